@@ -1,0 +1,295 @@
+/**
+ * The commands of the reference service, as pure functions of (parameters, caller, clock) to an
+ * Answer. The HTTP layer (server.ts) only parses requests and writes Answers.
+ *
+ * Decisions where the spec is silent (documented in README.md, "Reference Command Service"):
+ * - Enumerations and dates must be lower case; a bad value is a 412 naming the parameter and
+ *   the accepted form, as the real service answers for an invalid enumeration value.
+ * - page-size is 1 to 1000; start-page is 1 or more; a page past the end has no approvals.
+ * - Date filters are inclusive whole days: due-before 31-jan-2026 includes the 31st.
+ * - Text filters match whole values, ignoring case; approval-id matches the WorkItemId exactly.
+ * - Unknown parameters are ignored, as servlet-based services do.
+ * - name and application together select collectors matching both.
+ */
+
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.js';
+import { formatRunTime, nextDay, parseFilterDate } from './time.js';
+
+export type Format = 'json' | 'properties' | 'xml';
+
+export type Answer =
+  | { kind: 'object'; status: number; root: string; value: Record<string, unknown>; format: Format }
+  | { kind: 'error'; status: number; message: string; withQueryString: boolean };
+
+export interface Quirks {
+  /** Answer XML instead of JSON: always, or only when there are no approvals (as seen from the real service). */
+  xml?: 'never' | 'when-empty' | 'always';
+  /** Write counts and numeric ids as strings, as an XML-to-JSON conversion may. */
+  numbersAsStrings?: boolean;
+}
+
+export interface RunTimings {
+  /** How long a run stays New (queued). */
+  queuedMs: number;
+  /** How long it then stays Running. */
+  runningMs: number;
+}
+
+export const DEFAULT_RUN_TIMINGS: Readonly<RunTimings> = Object.freeze({ queuedMs: 2_000, runningMs: 8_000 });
+
+export const PAGE_SIZE_MAX = 1000;
+
+export function errorAnswer(status: number, message: string, withQueryString = true): Answer {
+  return { kind: 'error', status, message, withQueryString };
+}
+
+class ParameterError extends Error {}
+
+type Params = URLSearchParams;
+
+function enumParam<T extends string>(params: Params, name: string, allowed: readonly T[], fallback: T): T {
+  const value = params.get(name);
+  if (value === null || value === '') return fallback;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ParameterError(`The value '${value}' of the parameter ${name} is invalid. Valid values are: ${allowed.join(', ')}.`);
+}
+
+function intParam(params: Params, name: string, fallback: number, max: number): number {
+  const value = params.get(name);
+  if (value === null || value === '') return fallback;
+  const n = /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > max) {
+    throw new ParameterError(`The value '${value}' of the parameter ${name} is invalid. Expected a whole number from 1 to ${max}.`);
+  }
+  return n;
+}
+
+function dateParam(params: Params, name: string): string | undefined {
+  const value = params.get(name);
+  if (value === null || value === '') return undefined;
+  const day = parseFilterDate(value);
+  if (day === undefined) {
+    throw new ParameterError(`The value '${value}' of the parameter ${name} is invalid. Expected a date such as 31-jan-2026.`);
+  }
+  return day;
+}
+
+export function formatParam(params: Params): Format {
+  return enumParam(params, 'format', ['properties', 'json'] as const, 'properties');
+}
+
+/** Runs a parameter-checking body and turns a ParameterError into the service's 412 page. */
+export function withParameterChecks(body: () => Answer): Answer {
+  try {
+    return body();
+  } catch (error) {
+    if (error instanceof ParameterError) return errorAnswer(412, error.message);
+    throw error;
+  }
+}
+
+const TEXT_FILTERS: ReadonlyArray<readonly [param: string, column: string, exact: boolean]> = [
+  ['approval-id', 'work_item_id', true],
+  ['business-source', 'business_source', false],
+  ['entitlement-name', 'entitlement_name', false],
+  ['entitlement-type', 'entitlement_type', false],
+  ['user-first-name', 'requester_first_name', false],
+  ['user-id', 'requester_id', false],
+  ['user-last-name', 'requester_last_name', false],
+];
+
+const DATE_FILTERS: ReadonlyArray<readonly [prefix: string, column: string]> = [
+  ['completed', 'completed_at'],
+  ['due', 'due_at'],
+  ['requested', 'requested_at'],
+];
+
+interface ApprovalRow {
+  work_item_id: string;
+  work_item_name: string;
+  request_id: number;
+  request_name: string;
+  requester_first_name: string;
+  requester_last_name: string;
+  business_source: string;
+  entitlement_name: string;
+  entitlement_type: string;
+  state: 'pending' | 'completed';
+  requested_at: string;
+  due_at: string;
+  completed_at: string | null;
+}
+
+export class ApprovalFinder {
+  readonly #db: Db;
+  /** One prepared statement per combination of filters: a handful in practice. */
+  readonly #statements = new Map<string, Statement<unknown[], ApprovalRow>>();
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  find(approverId: string, params: Params, quirks: Quirks): Answer {
+    return withParameterChecks(() => {
+      const format = formatParam(params);
+      const state = enumParam(params, 'state', ['pending', 'completed', 'all'] as const, 'pending');
+      const sort = enumParam(params, 'sort', ['asc', 'desc'] as const, 'asc');
+      const pageSize = intParam(params, 'page-size', 20, PAGE_SIZE_MAX);
+      const startPage = intParam(params, 'start-page', 1, 1_000_000);
+
+      const where = ['approver_id = ?'];
+      const args: Array<string | number> = [approverId];
+      if (state !== 'all') {
+        where.push('state = ?');
+        args.push(state);
+      }
+      for (const [param, column, exact] of TEXT_FILTERS) {
+        const value = params.get(param);
+        if (value === null || value === '') continue;
+        where.push(exact ? `${column} = ?` : `${column} = ? COLLATE NOCASE`);
+        args.push(value);
+      }
+      for (const [prefix, column] of DATE_FILTERS) {
+        const after = dateParam(params, `${prefix}-after`);
+        const before = dateParam(params, `${prefix}-before`);
+        if (after !== undefined) {
+          where.push(`${column} >= ?`);
+          args.push(`${after} 00:00:00`);
+        }
+        if (before !== undefined) {
+          where.push(`${column} < ?`);
+          args.push(`${nextDay(before)} 00:00:00`);
+        }
+      }
+      const direction = sort === 'asc' ? 'ASC' : 'DESC';
+      const sql = `SELECT work_item_id, work_item_name, request_id, request_name, requester_first_name, requester_last_name,
+          business_source, entitlement_name, entitlement_type, state, requested_at, due_at, completed_at
+        FROM approvals WHERE ${where.join(' AND ')} ORDER BY due_at ${direction}, id ${direction} LIMIT ? OFFSET ?`;
+      let statement = this.#statements.get(sql);
+      if (statement === undefined) {
+        statement = this.#db.prepare<unknown[], ApprovalRow>(sql);
+        this.#statements.set(sql, statement);
+      }
+      const rows = statement.all(...args, pageSize, (startPage - 1) * pageSize);
+      const num = (n: number) => (quirks.numbersAsStrings ? String(n) : n);
+      const records = rows.map((r) => ({
+        WorkItemName: r.work_item_name,
+        WorkItemId: r.work_item_id,
+        RequestName: r.request_name,
+        WorkItemCompletedDate: r.completed_at ?? '',
+        WorkItemDueDate: r.due_at,
+        WorkItemState: r.state === 'pending' ? 'Pending' : 'Completed',
+        RequestId: num(r.request_id),
+        RequestedByName: `${r.requester_last_name}, ${r.requester_first_name}`,
+        RequestedDate: r.requested_at,
+        EntitlementName: r.entitlement_name,
+        EntitlementType: r.entitlement_type,
+        BusinessSource: r.business_source,
+      }));
+      const value: Record<string, unknown> = {};
+      // As the XML-to-JSON conversion does: one element is an object, several a list, none absent.
+      if (records.length === 1) value.Approval = records[0];
+      else if (records.length > 1) value.Approval = records;
+      value.NumApprovals = num(records.length);
+      const xml = quirks.xml === 'always' || (quirks.xml === 'when-empty' && records.length === 0);
+      return { kind: 'object', status: 200, root: 'findApprovals', value, format: xml ? 'xml' : format };
+    });
+  }
+}
+
+interface CollectorRow {
+  id: number;
+  name: string;
+  breaker_tripped: number;
+}
+
+export interface CollectOptions {
+  now: Date;
+  /** Refuse (409) to queue a collector that already has a run waiting, as the real service does. */
+  conflictWhenQueued: boolean;
+  timings: RunTimings;
+}
+
+export function collectEntitlements(db: Db, userId: string, params: Params, options: CollectOptions): Answer {
+  return withParameterChecks(() => {
+    const format = formatParam(params);
+    const force = enumParam(params, 'force', ['true', 'false'] as const, 'false') === 'true';
+    const name = params.get('name') || undefined;
+    const application = params.get('application') || undefined;
+    const where: string[] = [];
+    const args: string[] = [];
+    if (name !== undefined) {
+      where.push('name = ? COLLATE NOCASE');
+      args.push(name);
+    }
+    if (application !== undefined) {
+      where.push('application = ? COLLATE NOCASE');
+      args.push(application);
+    }
+    const collectors = db
+      .prepare<unknown[], CollectorRow>(
+        `SELECT id, name, breaker_tripped FROM collectors ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id`,
+      )
+      .all(...args);
+    if (collectors.length === 0 && application !== undefined) {
+      return errorAnswer(404, `No eligible collectors found for the application ${application}`);
+    }
+    const nowMs = options.now.getTime();
+    if (options.conflictWhenQueued) {
+      const queued = db.prepare<[number, number], { id: number }>(
+        'SELECT id FROM runs WHERE collector_id = ? AND queued_at_ms > ? LIMIT 1',
+      );
+      const busy = collectors.find((c) => queued.get(c.id, nowMs - options.timings.queuedMs) !== undefined);
+      if (busy !== undefined) {
+        return errorAnswer(409, `Cannot schedule the collector ${busy.name}: it is already in the queue for processing.`);
+      }
+    }
+    const insert = db.prepare<[number, string, number, number]>(
+      'INSERT INTO runs (collector_id, user_id, forced, queued_at_ms) VALUES (?, ?, ?, ?)',
+    );
+    const value: Record<string, unknown> = { type: 'collectEntitlements' };
+    const ids: string[] = [];
+    db.transaction(() => {
+      for (const c of collectors) {
+        const id = String(insert.run(c.id, userId, force ? 1 : 0, nowMs).lastInsertRowid);
+        ids.push(id);
+        value[`run-source-${id}`] = c.name;
+      }
+    })();
+    // A name that matches nothing still answers 200, without a run-id (as in the spec's example).
+    if (ids.length > 0) value['run-id'] = ids.join(',');
+    return { kind: 'object', status: 200, root: 'data', value, format };
+  });
+}
+
+export function getRunStatus(db: Db, params: Params, now: Date, timings: RunTimings): Answer {
+  return withParameterChecks(() => {
+    const format = formatParam(params);
+    const runId = params.get('run-id');
+    if (runId === null || runId === '') return errorAnswer(412, 'The parameter run-id is required.');
+    const run = /^\d{1,12}$/.test(runId)
+      ? db
+          .prepare<[number], { queued_at_ms: number; forced: number; breaker_tripped: number }>(
+            'SELECT r.queued_at_ms, r.forced, c.breaker_tripped FROM runs r JOIN collectors c ON c.id = r.collector_id WHERE r.id = ?',
+          )
+          .get(Number(runId))
+      : undefined;
+    if (run === undefined) return errorAnswer(404, `The run-id ${runId} is invalid.`);
+    const elapsed = now.getTime() - run.queued_at_ms;
+    const started = run.queued_at_ms + timings.queuedMs;
+    const ended = started + timings.runningMs;
+    let status: string;
+    if (elapsed < timings.queuedMs) status = 'New';
+    else if (elapsed < timings.queuedMs + timings.runningMs) status = 'Running';
+    else status = run.breaker_tripped && !run.forced ? 'Aborted' : 'Completed';
+    const value = {
+      type: 'getRunStatus',
+      'run-id': runId,
+      'overall-status': status,
+      'start-time': status === 'New' ? '' : formatRunTime(new Date(started)),
+      'completed-time': status === 'Completed' || status === 'Aborted' ? formatRunTime(new Date(ended)) : '',
+    };
+    return { kind: 'object', status: 200, root: 'data', value, format };
+  });
+}

@@ -1,0 +1,303 @@
+/**
+ * The demo data set: deterministic (the same seed gives the same rows), dated relative to the
+ * moment it is loaded so that "overdue" and "due today" always mean something, and varied enough
+ * to exercise every filter. A few rows are hostile on purpose (mrkdwn, HTML, commas) because a
+ * chat app must show such names inertly.
+ */
+
+import { randomBytes, scryptSync } from 'node:crypto';
+import { createIndexes, type Db } from './db.js';
+import { formatServiceTimestamp } from './time.js';
+
+export interface DemoUser {
+  id: string;
+  firstName: string;
+  lastName: string;
+  authSource: string;
+  /** Demo password; null for users who cannot log in (requesters). */
+  password: string | null;
+  commands: string[];
+  /** Approvals assigned to this user as approver in the demo set. */
+  approvals: number;
+}
+
+export const DEMO_PASSWORD = 'demo';
+
+export const DEMO_USERS: readonly DemoUser[] = [
+  {
+    id: 'ada.lovelace',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    authSource: 'internal',
+    password: DEMO_PASSWORD,
+    commands: ['findApprovals', 'logoutUser'],
+    approvals: 240,
+  },
+  {
+    id: 'grace.hopper',
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    authSource: 'internal',
+    password: DEMO_PASSWORD,
+    commands: ['findApprovals', 'collectEntitlements', 'getRunStatus', 'logoutUser'],
+    approvals: 120,
+  },
+  {
+    id: 'katherine.johnson',
+    firstName: 'Katherine',
+    lastName: 'Johnson',
+    authSource: 'corp-ldap',
+    password: DEMO_PASSWORD,
+    commands: ['findApprovals', 'logoutUser'],
+    approvals: 60,
+  },
+  {
+    id: 'oscar.ops',
+    firstName: 'Oscar',
+    lastName: 'Ops',
+    authSource: 'internal',
+    password: DEMO_PASSWORD,
+    commands: ['collectEntitlements', 'getRunStatus', 'logoutUser'],
+    approvals: 0,
+  },
+];
+
+export interface DemoCollector {
+  name: string;
+  application: string;
+  /** A tripped circuit breaker aborts the run unless it is forced. */
+  breakerTripped: boolean;
+}
+
+export const DEMO_COLLECTORS: readonly DemoCollector[] = [
+  { name: 'AD Accounts', application: 'Active Directory', breakerTripped: false },
+  { name: 'AD Groups', application: 'Active Directory', breakerTripped: false },
+  { name: 'Salesforce Users', application: 'Salesforce', breakerTripped: false },
+  { name: 'AWS IAM', application: 'AWS', breakerTripped: true },
+  { name: 'GitHub Org Members', application: 'GitHub', breakerTripped: false },
+  { name: 'SAP Roles', application: 'SAP', breakerTripped: false },
+  { name: 'Workday Workers', application: 'Workday', breakerTripped: false },
+];
+
+const FIRST_NAMES = [
+  'Alan',
+  'Barbara',
+  'Claude',
+  'Dorothy',
+  'Edsger',
+  'Frances',
+  'Guido',
+  'Hedy',
+  'Ivan',
+  'Jean',
+  'Ken',
+  'Lynn',
+  'Margaret',
+  'Niklaus',
+  'Radia',
+  'Tim',
+];
+const LAST_NAMES = [
+  'Turing',
+  'Liskov',
+  'Shannon',
+  'Vaughan',
+  'Dijkstra',
+  'Allen',
+  'van Rossum',
+  'Lamarr',
+  'Sutherland',
+  'Bartik',
+  'Thompson',
+  'Conway',
+  'Hamilton',
+  'Wirth',
+  'Perlman',
+  "O'Brien",
+];
+
+const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: string }> = [
+  { name: 'Domain Admins', type: 'group', source: 'Active Directory' },
+  { name: 'VPN Users', type: 'group', source: 'Active Directory' },
+  { name: 'Finance Share RW', type: 'group', source: 'Active Directory' },
+  { name: 'Sales Rep', type: 'role', source: 'Salesforce' },
+  { name: 'System Administrator', type: 'role', source: 'Salesforce' },
+  { name: 'ReadOnlyAccess', type: 'policy', source: 'AWS' },
+  { name: 'AdministratorAccess', type: 'policy', source: 'AWS' },
+  { name: 'platform-team', type: 'team', source: 'GitHub' },
+  { name: 'SAP_FI_APPROVER', type: 'role', source: 'SAP' },
+  { name: 'HR Partner', type: 'role', source: 'Workday' },
+];
+
+const WORK_ITEM_NAMES = ['Manager Approval', 'Entitlement Owner Approval', 'Technical Owner Approval', 'Security Review'];
+
+/** Names that a careless renderer would turn into pings, links or markup. */
+const HOSTILE_REQUEST_NAMES = [
+  '<!channel> urgent: Add Access for Bobby Tables',
+  'Add Access for <b>Mallory</b> & friends',
+  'Add Access for *bold* _italic_ ~strike~ `code`',
+  'Add Access for Smith, John',
+];
+
+/** mulberry32: small, fast, and the same sequence on every machine. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function pick<T>(rand: () => number, items: readonly T[]): T {
+  return items[Math.floor(rand() * items.length)] as T;
+}
+
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  // Low cost on purpose: these are demo accounts, and start-up time matters more here.
+  const hash = scryptSync(password, salt, 32, { N: 1024 });
+  return `${salt.toString('hex')}:${hash.toString('hex')}`;
+}
+
+const DAY_MS = 86_400_000;
+
+interface ApprovalSeed {
+  now: Date;
+  rand: () => number;
+  approverIds: readonly string[];
+  perApprover: (approverId: string, index: number) => number;
+  /** Request ids (and so work item ids) start after this one. */
+  firstRequestId: number;
+}
+
+/** Inserts approvals; callers wrap it in a transaction. Returns how many rows were written. */
+function insertApprovals(db: Db, seed: ApprovalSeed, requesters: ReadonlyArray<{ id: string; first: string; last: string }>): number {
+  const insert = db.prepare(
+    `INSERT INTO approvals (work_item_id, work_item_name, request_id, request_name, approver_id, requester_id,
+       requester_first_name, requester_last_name, business_source, entitlement_name, entitlement_type, state,
+       requested_at, due_at, completed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const { rand, now } = seed;
+  let written = 0;
+  let requestId = seed.firstRequestId;
+  seed.approverIds.forEach((approverId, approverIndex) => {
+    const total = seed.perApprover(approverId, approverIndex);
+    for (let i = 0; i < total; i++) {
+      requestId++;
+      const requester = pick(rand, requesters);
+      const entitlement = pick(rand, ENTITLEMENTS);
+      const completed = rand() < 0.3;
+      // Due dates from three weeks ago to six weeks ahead, so some are overdue and some due today.
+      const dueOffsetDays = Math.floor(rand() * 63) - 21;
+      const requestedOffsetDays = dueOffsetDays - 3 - Math.floor(rand() * 14);
+      const at = (days: number, hourSeed: number) =>
+        formatServiceTimestamp(new Date(now.getTime() + days * DAY_MS + Math.floor(hourSeed * 8 * 3_600_000)));
+      const requestedAt = at(requestedOffsetDays, rand());
+      const dueAt = at(dueOffsetDays, rand());
+      const completedAt = completed ? at(Math.min(requestedOffsetDays + 1 + Math.floor(rand() * 3), 0), rand()) : null;
+      const hostile = approverIndex === 0 && i < HOSTILE_REQUEST_NAMES.length ? HOSTILE_REQUEST_NAMES[i] : undefined;
+      const requestName = hostile ?? `Add Access for ${requester.last}, ${requester.first}: ${entitlement.name}`;
+      insert.run(
+        `${requestId}:${pick(rand, ['WPDS', 'WPDA', 'WPRV'])}:${1 + Math.floor(rand() * 3)}`,
+        pick(rand, WORK_ITEM_NAMES),
+        requestId,
+        requestName,
+        approverId,
+        requester.id,
+        requester.first,
+        requester.last,
+        entitlement.source,
+        entitlement.name,
+        entitlement.type,
+        hostile !== undefined || !completed ? 'pending' : 'completed',
+        requestedAt,
+        dueAt,
+        hostile !== undefined ? null : completedAt,
+      );
+      written++;
+    }
+  });
+  return written;
+}
+
+function requesterRows(): Array<{ id: string; first: string; last: string }> {
+  const rows: Array<{ id: string; first: string; last: string }> = [];
+  FIRST_NAMES.forEach((first, i) => {
+    const last = LAST_NAMES[i % LAST_NAMES.length] as string;
+    rows.push({ id: `${first}.${last}`.toLowerCase().replace(/[^a-z.]/g, ''), first, last });
+  });
+  return rows;
+}
+
+/** Loads the demo users, collectors and approvals into an empty database. */
+export function loadDemoData(db: Db, now: Date, seed = 42): void {
+  const rand = seededRandom(seed);
+  const requesters = requesterRows();
+  db.transaction(() => {
+    const insertUser = db.prepare(
+      'INSERT INTO users (id, first_name, last_name, auth_source, password_hash, commands) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    for (const u of DEMO_USERS) {
+      insertUser.run(
+        u.id,
+        u.firstName,
+        u.lastName,
+        u.authSource,
+        u.password === null ? null : hashPassword(u.password),
+        u.commands.join(','),
+      );
+    }
+    for (const r of requesters) insertUser.run(r.id, r.first, r.last, 'internal', null, '');
+    const insertCollector = db.prepare('INSERT INTO collectors (name, application, breaker_tripped) VALUES (?, ?, ?)');
+    for (const c of DEMO_COLLECTORS) insertCollector.run(c.name, c.application, c.breakerTripped ? 1 : 0);
+    const approvers = DEMO_USERS.filter((u) => u.approvals > 0);
+    insertApprovals(
+      db,
+      {
+        now,
+        rand,
+        approverIds: approvers.map((u) => u.id),
+        perApprover: (_id, i) => (approvers[i] as DemoUser).approvals,
+        firstRequestId: 10_000,
+      },
+      requesters,
+    );
+  })();
+  createIndexes(db);
+}
+
+/**
+ * A large data set for benchmarks: `total` approvals spread over `approvers` approvers named
+ * approver-1 … approver-N, plus the demo users. Indexes are built once, after the load.
+ */
+export function loadBulkData(db: Db, now: Date, total: number, approvers = 1_000, seed = 7): void {
+  loadDemoDataWithoutIndexes(db, now);
+  const rand = seededRandom(seed);
+  const requesters = requesterRows();
+  const ids = Array.from({ length: approvers }, (_, i) => `approver-${i + 1}`);
+  db.transaction(() => {
+    const insertUser = db.prepare('INSERT INTO users (id, first_name, last_name, commands) VALUES (?, ?, ?, ?)');
+    for (const id of ids) insertUser.run(id, 'Bench', id, 'findApprovals');
+    const base = Math.floor(total / approvers);
+    insertApprovals(
+      db,
+      { now, rand, approverIds: ids, perApprover: (_id, i) => base + (i < total % approvers ? 1 : 0), firstRequestId: 1_000_000 },
+      requesters,
+    );
+  })();
+  createIndexes(db);
+}
+
+function loadDemoDataWithoutIndexes(db: Db, now: Date): void {
+  loadDemoData(db, now);
+  // The demo load built the indexes; drop them so the bulk load is not slowed by them.
+  for (const { name } of db
+    .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+    .all()) {
+    db.exec(`DROP INDEX ${name}`);
+  }
+}

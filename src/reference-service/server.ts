@@ -1,0 +1,332 @@
+/**
+ * The reference Command Service over HTTP (node:http): `{base}/command.submit?cmd=…`, bearer
+ * tokens, HTML error pages titled Error with the `Query String=` line, json and properties
+ * formats. It is what local mode and the end-to-end tests talk to, so it follows the spec
+ * (../shared/spec/command-service.md) and service-notes.md rather than this app's wishes.
+ */
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  type Answer,
+  ApprovalFinder,
+  collectEntitlements,
+  DEFAULT_RUN_TIMINGS,
+  errorAnswer,
+  formatParam,
+  getRunStatus,
+  type Quirks,
+  type RunTimings,
+  withParameterChecks,
+} from './commands.js';
+import { type Db, openReferenceDb } from './db.js';
+import { DEMO_USERS, loadDemoData } from './demo.js';
+import { LOGIN_TOKEN_POLICY, type TokenPolicy, TokenRegistry } from './tokens.js';
+
+export interface ReferenceServiceOptions {
+  /** The data; a fresh in-memory demo data set when omitted. */
+  db?: Db;
+  now?: () => Date;
+  host?: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  runTimings?: Partial<RunTimings>;
+  loginTokenPolicy?: TokenPolicy;
+  /** Lifetime of the printed demo tokens; a day by default so that a demo session never meets a 401 it did not ask for. */
+  demoTokenLifetimeMs?: number;
+  quirks?: Quirks;
+  /** Delay before every answer, to play a slow service. */
+  delayMs?: number;
+  conflictWhenQueued?: boolean;
+}
+
+export interface DemoToken {
+  label: string;
+  userId: string;
+  commands: string[];
+  token: string;
+  note: string;
+}
+
+export interface ReferenceService {
+  /** base_url: `http://127.0.0.1:<port>/aveksa`. */
+  readonly url: string;
+  readonly port: number;
+  readonly db: Db;
+  readonly tokens: TokenRegistry;
+  readonly demoTokens: readonly DemoToken[];
+  setDelay(ms: number): void;
+  setQuirks(quirks: Quirks): void;
+  /** Requests answered so far, by command: lets tests prove that bad input never arrived. */
+  readonly calls: ReadonlyMap<string, number>;
+  close(): Promise<void>;
+}
+
+/** The path prefix the real product uses; any prefix ending in /command.submit is accepted. */
+export const BASE_PATH = '/aveksa';
+
+const COMMANDS_NEEDING_TOKEN = new Set(['findApprovals', 'collectEntitlements', 'getRunStatus', 'logoutUser']);
+
+export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<ReferenceService> {
+  const now = options.now ?? (() => new Date());
+  let db = options.db;
+  if (db === undefined) {
+    db = openReferenceDb(':memory:');
+    loadDemoData(db, now());
+  }
+  const tokens = new TokenRegistry(db, now);
+  const demoTokens =
+    options.db === undefined || hasDemoUsers(db) ? issueDemoTokens(tokens, now(), options.demoTokenLifetimeMs ?? 86_400_000) : [];
+  const handler = createReferenceHandler({
+    db,
+    tokens,
+    now,
+    runTimings: { ...DEFAULT_RUN_TIMINGS, ...options.runTimings },
+    loginTokenPolicy: options.loginTokenPolicy ?? LOGIN_TOKEN_POLICY,
+    conflictWhenQueued: options.conflictWhenQueued ?? true,
+  });
+  handler.setQuirks(options.quirks ?? {});
+  handler.setDelay(options.delayMs ?? 0);
+  const server: Server = createServer(handler.handle);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  const ownDb = options.db === undefined;
+  return {
+    url: `http://${host}:${port}${BASE_PATH}`,
+    port,
+    db,
+    tokens,
+    demoTokens,
+    setDelay: handler.setDelay,
+    setQuirks: handler.setQuirks,
+    calls: handler.calls,
+    async close() {
+      server.closeIdleConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (ownDb) db.close();
+    },
+  };
+}
+
+function hasDemoUsers(db: Db): boolean {
+  return db.prepare("SELECT 1 FROM users WHERE id = 'ada.lovelace'").get() !== undefined;
+}
+
+/** The tokens printed by `countersign service`: one per way of using the service, one already expired. */
+export function issueDemoTokens(tokens: TokenRegistry, now: Date, lifetimeMs: number): DemoToken[] {
+  const policy = { lifespanMs: lifetimeMs, inactivityMs: null };
+  const user = (id: string) => DEMO_USERS.find((u) => u.id === id)?.commands ?? [];
+  const make = (label: string, userId: string, commands: string[], note: string, kind: 'user' | 'app' = 'user', issuedAt = now) => ({
+    label,
+    userId,
+    commands,
+    note,
+    token: tokens.issue(userId, commands, policy, kind, issuedAt),
+  });
+  return [
+    make('approver', 'ada.lovelace', user('ada.lovelace'), 'findApprovals only'),
+    make('approver+ops', 'grace.hopper', user('grace.hopper'), 'findApprovals and collectEntitlements'),
+    make('ops', 'oscar.ops', user('oscar.ops'), 'collectEntitlements only'),
+    make(
+      'expired',
+      'ada.lovelace',
+      user('ada.lovelace'),
+      'already expired: every call answers 401',
+      'user',
+      new Date(now.getTime() - lifetimeMs - 60_000),
+    ),
+    make(
+      'trusted-app',
+      'integration',
+      ['findApprovals', 'collectEntitlements', 'getRunStatus'],
+      'an application token: answers 412 until auth-user-id is given',
+      'app',
+    ),
+  ];
+}
+
+interface HandlerDeps {
+  db: Db;
+  tokens: TokenRegistry;
+  now: () => Date;
+  runTimings: RunTimings;
+  loginTokenPolicy: TokenPolicy;
+  conflictWhenQueued: boolean;
+}
+
+export function createReferenceHandler(deps: HandlerDeps) {
+  const finder = new ApprovalFinder(deps.db);
+  const calls = new Map<string, number>();
+  let quirks: Quirks = {};
+  let delayMs = 0;
+
+  async function answer(req: IncomingMessage, url: URL): Promise<Answer> {
+    const params = url.searchParams;
+    const cmd = params.get('cmd');
+    if (cmd === null || cmd === '') return errorAnswer(412, 'The parameter cmd is required.');
+    calls.set(cmd, (calls.get(cmd) ?? 0) + 1);
+    if (cmd === 'loginUser') return login(req, params);
+    if (!COMMANDS_NEEDING_TOKEN.has(cmd)) return errorAnswer(404, `The command '${cmd}' is not a valid command.`);
+
+    const auth = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+    const check = deps.tokens.check(auth?.[1], cmd);
+    if (!check.ok) {
+      const suffix = check.reason === 'invalid-or-expired' ? 'Token is invalid or expired' : '';
+      return errorAnswer(401, `The token is not valid for the command '${cmd}'. ${suffix}`, false);
+    }
+    // An application's token acts for nobody until it says for whom (the likely source of the spec's 412).
+    let userId = check.userId;
+    if (check.kind === 'app') {
+      const onBehalf = params.get('auth-user-id');
+      if (!onBehalf) return errorAnswer(412, 'The parameter auth-user-id is required.');
+      userId = onBehalf;
+    }
+    const now = deps.now();
+    switch (cmd) {
+      case 'findApprovals':
+        return finder.find(userId, params, quirks);
+      case 'collectEntitlements':
+        return collectEntitlements(deps.db, userId, params, { now, conflictWhenQueued: deps.conflictWhenQueued, timings: deps.runTimings });
+      case 'getRunStatus':
+        return getRunStatus(deps.db, params, now, deps.runTimings);
+      default:
+        return withParameterChecks(() => {
+          const format = formatParam(params);
+          deps.tokens.revoke(auth?.[1] ?? '');
+          return { kind: 'object', status: 200, root: 'data', value: { type: 'logoutUser' }, format };
+        });
+    }
+  }
+
+  async function login(req: IncomingMessage, params: URLSearchParams): Promise<Answer> {
+    if (req.method !== 'POST') return errorAnswer(405, 'loginUser must be sent with POST.');
+    const body = await readBody(req, 64 * 1024);
+    const field = (name: string) => {
+      const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body);
+      return m?.[1] === undefined ? undefined : decodeXmlText(m[1]);
+    };
+    const username = field('username');
+    const password = field('password');
+    if (username === undefined) return errorAnswer(412, 'The parameter username is required.');
+    if (password === undefined) return errorAnswer(412, 'The parameter password is required.');
+    const token = deps.tokens.login(username, password, params.get('authsource') || undefined, deps.loginTokenPolicy);
+    if (token === undefined) return errorAnswer(401, 'User could not be validated. The username or password may be incorrect.');
+    return withParameterChecks(() => ({
+      kind: 'object',
+      status: 200,
+      root: 'data',
+      value: { type: 'loginUser', token },
+      format: formatParam(params),
+    }));
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = new URL(req.url ?? '/', 'http://reference.invalid');
+    const rawQuery = (req.url ?? '').split('?')[1] ?? '';
+    const respond = async () => {
+      if (delayMs > 0) await sleep(delayMs);
+      if (!url.pathname.endsWith('/command.submit')) return errorAnswer(404, `No such page: ${url.pathname}`, false);
+      return answer(req, url);
+    };
+    respond()
+      .catch((error: unknown) => {
+        // A Java service answers a 500 with the exception's text; this one answers with the message only.
+        return errorAnswer(500, `java.lang.RuntimeException: ${(error as Error).message}`, false);
+      })
+      .then((a) => {
+        if (!res.destroyed) write(res, a, rawQuery);
+      });
+  };
+
+  return {
+    handle,
+    calls: calls as ReadonlyMap<string, number>,
+    setQuirks: (q: Quirks) => {
+      quirks = { ...q };
+    },
+    setDelay: (ms: number) => {
+      delayMs = ms;
+    },
+  };
+}
+
+function write(res: ServerResponse, a: Answer, rawQuery: string): void {
+  let body: string;
+  let type: string;
+  if (a.kind === 'error') {
+    type = 'text/html;charset=utf-8';
+    body = errorPage(a.message, a.withQueryString ? rawQuery : undefined);
+  } else if (a.format === 'json') {
+    type = 'application/json;charset=utf-8';
+    body = JSON.stringify({ [a.root]: a.value });
+  } else if (a.format === 'xml') {
+    type = 'application/xml;charset=utf-8';
+    body = `<?xml version="1.0" encoding="UTF-8"?>${toXml(a.root, a.value)}`;
+  } else {
+    type = 'text/plain;charset=utf-8';
+    body = toProperties(a.value);
+  }
+  res.writeHead(a.status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export function errorPage(message: string, queryString: string | undefined): string {
+  const query = queryString === undefined ? '' : `<p>Query String=${escapeHtml(queryString)}</p>`;
+  return `<html><head><title>Error</title></head><body><h1>Error</h1><p>${escapeHtml(message)}</p>${query}</body></html>`;
+}
+
+/**
+ * The default format: `key=value` lines; several objects give one line per key with a
+ * comma-separated value per object, in object order, as the spec describes.
+ */
+function toProperties(value: Record<string, unknown>): string {
+  const lines: string[] = [];
+  for (const [key, v] of Object.entries(value)) {
+    if (Array.isArray(v)) {
+      const keys = [...new Set(v.flatMap((o) => Object.keys(o as object)))];
+      for (const k of keys) lines.push(`${k}=${v.map((o) => String((o as Record<string, unknown>)[k] ?? '')).join(',')}`);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) lines.push(`${k}=${String(inner)}`);
+    } else {
+      lines.push(`${key}=${String(v)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+const escapeXml = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string);
+
+function toXml(name: string, value: unknown): string {
+  if (Array.isArray(value)) return value.map((v) => toXml(name, v)).join('');
+  if (value !== null && typeof value === 'object') {
+    return `<${name}>${Object.entries(value)
+      .map(([k, v]) => toXml(k, v))
+      .join('')}</${name}>`;
+  }
+  return `<${name}>${escapeXml(String(value))}</${name}>`;
+}
+
+function decodeXmlText(text: string): string {
+  return text
+    .replace(/<!\[CDATA\[([\s\S]*?)\]\]>/g, '$1')
+    .replace(/&(lt|gt|quot|apos|amp);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' })[e] as string);
+}
+
+async function readBody(req: IncomingMessage, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

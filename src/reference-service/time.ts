@@ -1,0 +1,41 @@
+/**
+ * Dates as the service speaks them. Wall-clock values are written in UTC so that the reference
+ * service answers the same on every machine; the real service writes its own local time.
+ */
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** `YYYY-MM-DD hh:mm:ss.f`, the shape of WorkItemDueDate. */
+export function formatServiceTimestamp(date: Date): string {
+  return `${formatRunTime(date)}.${Math.floor(date.getUTCMilliseconds() / 100)}`;
+}
+
+/** `YYYY-MM-DD hh:mm:ss`, the shape of getRunStatus times. */
+export function formatRunTime(date: Date): string {
+  return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
+}
+
+/**
+ * `dd-mmm-yyyy` with a lower-case month, as the spec requires, to `YYYY-MM-DD`; undefined for
+ * anything else (an upper-case month included: the service expects parameter values in lower case).
+ */
+export function parseFilterDate(value: string): string | undefined {
+  const m = /^(\d{1,2})-([a-z]{3})-(\d{4})$/.exec(value);
+  if (!m) return undefined;
+  const month = MONTHS.indexOf(m[2] as string);
+  const day = Number(m[1]);
+  const year = Number(m[3]);
+  if (month < 0) return undefined;
+  const date = new Date(Date.UTC(year, month, day));
+  if (date.getUTCDate() !== day || date.getUTCMonth() !== month) return undefined;
+  return `${pad(year, 4)}-${pad(month + 1)}-${pad(day)}`;
+}
+
+/** The day after a `YYYY-MM-DD` day, for inclusive upper bounds. */
+export function nextDay(day: string): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  return `${pad(date.getUTCFullYear(), 4)}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())}`;
+}

@@ -1,0 +1,428 @@
+/**
+ * The Command Service client: the only code in the app that speaks HTTP to the service.
+ *
+ * One undici Pool per client keeps connections alive across users and commands (the token is a
+ * header, so sharing a connection shares nothing between users). Every answer goes through one
+ * decoder, whatever its status or format, and comes out as typed data or a typed ServiceError.
+ */
+
+import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import type { z } from 'zod';
+import { type Logger, silentLogger } from '../logger.js';
+import { Secret } from '../secret.js';
+import {
+  ConflictError,
+  InvalidParameterError,
+  InvalidTokenError,
+  LoginFailedError,
+  MissingParameterError,
+  NoEligibleCollectorsError,
+  NotFoundError,
+  ServiceError,
+  type ServiceErrorDetails,
+  ServiceUnavailableError,
+  UnexpectedResponseError,
+} from './errors.js';
+import { excerpt, parseProperties, parseXml } from './formats.js';
+import { looksLikeHtml, parseErrorPage } from './html.js';
+import { type ApprovalQuery, approvalQuerySchema, buildQueryString, type CollectQuery, collectQuerySchema } from './query.js';
+import {
+  type ApprovalsPage,
+  type CollectionResult,
+  collectBody,
+  findApprovalsBody,
+  loginBody,
+  type RunStatus,
+  runStatusBody,
+  toRunStatus,
+} from './schemas.js';
+
+export type CommandName = 'findApprovals' | 'collectEntitlements' | 'getRunStatus' | 'loginUser' | 'logoutUser';
+
+export interface ServiceTimeouts {
+  /** TCP + TLS handshake. */
+  connectMs: number;
+  /** From request sent to response headers received. */
+  headersMs: number;
+  /** Longest silence while the body streams in. */
+  bodyMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Readonly<ServiceTimeouts> = Object.freeze({ connectMs: 5_000, headersMs: 15_000, bodyMs: 15_000 });
+
+export interface ServiceClientOptions {
+  /** base_url of the spec: requests go to `<baseUrl>/command.submit`. */
+  baseUrl: string;
+  /** Where requests go; a keep-alive Pool to baseUrl's origin when omitted (tests pass a MockAgent). */
+  dispatcher?: Dispatcher;
+  timeouts?: Partial<ServiceTimeouts>;
+  /** Sockets kept open to the service. */
+  connections?: number;
+  /** A body larger than this is refused rather than buffered. */
+  maxBodyBytes?: number;
+  logger?: Logger;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface LoginCredentials {
+  username: string;
+  password: Secret;
+  /** An authentication source such as an LDAP directory; the service's default when omitted. */
+  authsource?: string;
+}
+
+export interface ServiceClient {
+  findApprovals(query: ApprovalQuery, token: Secret, options?: CallOptions): Promise<ApprovalsPage>;
+  /** Starts work on the service: never retried. */
+  collectEntitlements(query: CollectQuery, token: Secret, options?: CallOptions): Promise<CollectionResult>;
+  getRunStatus(runId: string, token: Secret, options?: CallOptions): Promise<RunStatus>;
+  /** Returns the new token; the password is sent once, in the body, and kept nowhere. */
+  loginUser(credentials: LoginCredentials, options?: CallOptions): Promise<Secret>;
+  logoutUser(token: Secret, options?: CallOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Errors that mean the request never reached the service, so a read-only call may be sent again. */
+const CONNECTION_FAILURE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+interface RawResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+interface Request {
+  command: CommandName;
+  params: Array<readonly [string, string]>;
+  token?: Secret;
+  /** Body and its content type, for loginUser only. */
+  body?: { contentType: string; text: string };
+  /** Safe to send twice: the call only reads. */
+  idempotent: boolean;
+  signal: AbortSignal | undefined;
+}
+
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const base = parseBaseUrl(options.baseUrl);
+  const timeouts: ServiceTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
+  const logger = options.logger ?? silentLogger;
+  const ownDispatcher = options.dispatcher === undefined;
+  const dispatcher: Dispatcher =
+    options.dispatcher ??
+    new Pool(base.origin, {
+      connections: options.connections ?? 32,
+      connect: { timeout: timeouts.connectMs },
+      keepAliveTimeout: 30_000,
+      keepAliveMaxTimeout: 300_000,
+    });
+
+  async function send(req: Request): Promise<RawResponse> {
+    const query = buildQueryString([['cmd', req.command], ...req.params]);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (req.token) headers.authorization = `Bearer ${req.token.reveal()}`;
+    headers['content-type'] = req.body?.contentType ?? 'application/json';
+    const response = await dispatcher.request({
+      origin: base.origin,
+      path: `${base.path}/command.submit?${query}`,
+      method: req.body ? 'POST' : 'GET',
+      headers,
+      body: req.body?.text,
+      signal: req.signal,
+      headersTimeout: timeouts.headersMs,
+      bodyTimeout: timeouts.bodyMs,
+    });
+    const contentType = String(response.headers['content-type'] ?? '');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > maxBodyBytes) {
+        response.body.destroy();
+        throw new UnexpectedResponseError(`body larger than ${maxBodyBytes} bytes`, { command: req.command, status: response.statusCode });
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return { status: response.statusCode, contentType, body: Buffer.concat(chunks).toString('utf8') };
+  }
+
+  async function call(req: Request): Promise<RawResponse> {
+    const started = performance.now();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await send(req);
+        logger.debug({ command: req.command, status: res.status, ms: Math.round(performance.now() - started), attempt }, 'service call');
+        return res;
+      } catch (error) {
+        if (error instanceof ServiceError) throw error;
+        const failure = toTransportError(req.command, error);
+        const retry = req.idempotent && attempt === 1 && isConnectionFailure(error) && !req.signal?.aborted;
+        logger.warn(
+          {
+            command: req.command,
+            reason: failure.reason,
+            code: errorCode(error),
+            attempt,
+            retrying: retry,
+            ms: Math.round(performance.now() - started),
+          },
+          'service call failed',
+        );
+        if (!retry) throw failure;
+      }
+    }
+  }
+
+  return {
+    async findApprovals(query, token, callOptions) {
+      const checked = checkQuery('findApprovals', approvalQuerySchema, query);
+      const params = Object.entries(checked)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)] as const);
+      const res = await call({
+        command: 'findApprovals',
+        params: [['format', 'json'], ...params],
+        token,
+        idempotent: true,
+        signal: callOptions?.signal,
+      });
+      return decode('findApprovals', res, findApprovalsBody, approvalsFromProperties);
+    },
+
+    async collectEntitlements(query, token, callOptions) {
+      const checked = checkQuery('collectEntitlements', collectQuerySchema, query);
+      const params: Array<readonly [string, string]> = [['format', 'json']];
+      if (checked.name !== undefined) params.push(['name', checked.name]);
+      if (checked.application !== undefined) params.push(['application', checked.application]);
+      if (checked.force !== undefined) params.push(['force', String(checked.force)]);
+      const res = await call({ command: 'collectEntitlements', params, token, idempotent: false, signal: callOptions?.signal });
+      const body = decode('collectEntitlements', res, collectBody, (props) => ({ data: Object.fromEntries(props) }), {
+        application: checked.application,
+      });
+      return body.data;
+    },
+
+    async getRunStatus(runId, token, callOptions) {
+      if (!/^[\w.-]{1,64}$/.test(runId)) {
+        throw new UnexpectedResponseError(`refused to send run id ${JSON.stringify(excerpt(runId, 40))}`, { command: 'getRunStatus' });
+      }
+      const res = await call({
+        command: 'getRunStatus',
+        params: [
+          ['run-id', runId],
+          ['format', 'json'],
+        ],
+        token,
+        idempotent: true,
+        signal: callOptions?.signal,
+      });
+      const body = decode('getRunStatus', res, runStatusBody, (props) => ({ data: Object.fromEntries(props) }));
+      return toRunStatus(runId, body.data);
+    },
+
+    async loginUser(credentials, callOptions) {
+      const params: Array<readonly [string, string]> = [['format', 'json']];
+      if (credentials.authsource) params.push(['authsource', credentials.authsource]);
+      const res = await call({
+        command: 'loginUser',
+        params,
+        body: {
+          contentType: 'application/xml',
+          text: `<username>${escapeXml(credentials.username)}</username><password>${escapeXml(credentials.password.reveal())}</password>`,
+        },
+        idempotent: false,
+        signal: callOptions?.signal,
+      });
+      const token = decode('loginUser', res, loginBody, (props) => ({ data: Object.fromEntries(props) }));
+      return new Secret(token);
+    },
+
+    async logoutUser(token, callOptions) {
+      const res = await call({
+        command: 'logoutUser',
+        params: [['format', 'json']],
+        token,
+        idempotent: false,
+        signal: callOptions?.signal,
+      });
+      if (res.status >= 200 && res.status < 300) return;
+      throw errorFor('logoutUser', res, {});
+    },
+
+    async close() {
+      if (ownDispatcher) await dispatcher.close();
+    },
+  };
+}
+
+function checkQuery<S extends z.ZodType>(command: CommandName, schema: S, query: unknown): z.infer<S> {
+  const parsed = schema.safeParse(query);
+  if (parsed.success) return parsed.data;
+  // A programming error upstream (the parsers validate user input first); say what, never send it.
+  const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'query'}: ${i.message}`).join('; ');
+  throw new InvalidParameterError(undefined, { command, serviceMessage: `Refused to send an invalid query: ${issues}` });
+}
+
+interface ErrorContext {
+  application?: string | undefined;
+}
+
+/**
+ * One decoder for every answer: status first, then the format the body is actually in (the
+ * service may ignore format=json), then the schema. Anything unexpected becomes an
+ * UnexpectedResponseError whose detail holds a short excerpt for the log.
+ */
+function decode<S extends z.ZodType>(
+  command: CommandName,
+  res: RawResponse,
+  schema: S,
+  fromProperties: (props: Map<string, string>) => unknown,
+  context: ErrorContext = {},
+): z.infer<S> {
+  if (res.status < 200 || res.status >= 300) throw errorFor(command, res, context);
+  const text = res.body.replace(/^\uFEFF/, '').trim();
+  const details = { command, status: res.status };
+  let tree: unknown;
+  try {
+    if (text === '') {
+      // Seen from the real service for zero approvals; for any other command an empty answer says nothing.
+      if (command !== 'findApprovals') throw new SyntaxError('empty body');
+      tree = { findApprovals: '' };
+    } else if (text.startsWith('{') || text.startsWith('[')) {
+      tree = JSON.parse(text);
+    } else if (text.startsWith('<')) {
+      if (looksLikeHtml(text)) {
+        const page = parseErrorPage(text);
+        throw new SyntaxError(`HTML page with status ${res.status}: ${excerpt(page.message)}`);
+      }
+      const xml = parseXml(text);
+      tree = { [xml.name]: xml.value };
+    } else {
+      tree = fromProperties(parseProperties(text));
+    }
+  } catch (error) {
+    throw new UnexpectedResponseError(`${(error as Error).message}; body starts: ${excerpt(text)}`, details);
+  }
+  const parsed = schema.safeParse(tree);
+  if (!parsed.success) {
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
+      .join('; ');
+    throw new UnexpectedResponseError(`${issues}; body starts: ${excerpt(text)}`, details);
+  }
+  return parsed.data;
+}
+
+/**
+ * The properties format of findApprovals: one key per field, a comma-separated value per object.
+ * A value that itself holds commas cannot be split safely; then the body is refused, not guessed.
+ */
+function approvalsFromProperties(props: Map<string, string>): unknown {
+  const countText = props.get('NumApprovals') ?? props.get('findApprovals.NumApprovals');
+  const count = countText === undefined ? Number.NaN : Number(countText);
+  if (!Number.isInteger(count) || count < 0) throw new SyntaxError('properties body without a NumApprovals count');
+  const records: Array<Record<string, string>> = Array.from({ length: count }, () => ({}));
+  for (const [rawKey, value] of props) {
+    const key = rawKey.replace(/^findApprovals\./, '').replace(/^Approval\./, '');
+    if (key === 'NumApprovals') continue;
+    const parts = count === 1 ? [value] : value.split(',');
+    if (parts.length !== count) throw new SyntaxError(`properties value of ${key} does not split into ${count} values`);
+    parts.forEach((part, i) => {
+      (records[i] as Record<string, string>)[key] = part;
+    });
+  }
+  return { findApprovals: { NumApprovals: count, ...(count > 0 ? { Approval: records } : {}) } };
+}
+
+function errorFor(command: CommandName, res: RawResponse, context: ErrorContext): ServiceError {
+  const page = looksLikeHtml(res.body) ? parseErrorPage(res.body) : { message: excerpt(res.body, 500), queryString: undefined };
+  const details: ServiceErrorDetails = {
+    command,
+    status: res.status,
+    serviceMessage: page.message || undefined,
+    queryString: page.queryString,
+  };
+  const message = page.message;
+  switch (true) {
+    case res.status === 401 && command === 'loginUser':
+      return new LoginFailedError(details);
+    case res.status === 401:
+      return new InvalidTokenError(details);
+    case res.status === 412: {
+      const required = /parameter\s+'?([\w-]+)'?\s+is\s+required/i.exec(message);
+      if (required?.[1]) return new MissingParameterError(required[1], details);
+      const named = /parameter\s+'?([\w-]+)'?/i.exec(message);
+      return new InvalidParameterError(named?.[1], details);
+    }
+    case res.status === 404 && command === 'collectEntitlements' && /no eligible collectors/i.test(message): {
+      const app = /for the application\s+(.+?)\s*$/i.exec(message)?.[1] ?? context.application;
+      return new NoEligibleCollectorsError(app, details);
+    }
+    case res.status === 409:
+      return new ConflictError(details);
+    case res.status >= 500:
+      return new ServiceUnavailableError('server-error', `The Command Service failed with status ${res.status}.`, details);
+    case res.status >= 400:
+      return new NotFoundError(details);
+    default:
+      return new UnexpectedResponseError(`status ${res.status}; body starts: ${excerpt(res.body)}`, details);
+  }
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  const causeCode = ((error as { cause?: { code?: unknown } } | null)?.cause as { code?: unknown } | undefined)?.code;
+  return typeof causeCode === 'string' ? causeCode : undefined;
+}
+
+function isConnectionFailure(error: unknown): boolean {
+  const code = errorCode(error);
+  return code !== undefined && CONNECTION_FAILURE_CODES.has(code);
+}
+
+function toTransportError(command: CommandName, error: unknown): ServiceUnavailableError {
+  const code = errorCode(error);
+  // The cause is kept for the log; undici errors carry no headers, so no token rides along.
+  const details = { command, cause: error };
+  if (error instanceof undiciErrors.RequestAbortedError || (error as Error | null)?.name === 'AbortError') {
+    return new ServiceUnavailableError('aborted', 'The call to the Command Service was cancelled.', details);
+  }
+  if (code !== undefined && TIMEOUT_CODES.has(code)) {
+    return new ServiceUnavailableError('timeout', 'The Command Service did not answer in time.', details);
+  }
+  return new ServiceUnavailableError('network', `The Command Service could not be reached (${code ?? 'network error'}).`, details);
+}
+
+function parseBaseUrl(baseUrl: string): { origin: string; path: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`COMMAND_SERVICE_URL is not a URL: ${excerpt(baseUrl, 80)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('COMMAND_SERVICE_URL must be http or https');
+  if (url.username || url.password) throw new TypeError('COMMAND_SERVICE_URL must not carry credentials');
+  return { origin: url.origin, path: url.pathname.replace(/\/+$/, '').replace(/\/command\.submit$/, '') };
+}
+
+function escapeXml(value: string): string {
+  return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
+}

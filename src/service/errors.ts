@@ -1,0 +1,135 @@
+/**
+ * Typed failures of the Command Service. Each carries what a person needs to act on it
+ * (the service's own message, the Query String line it echoed) and nothing that could hold a
+ * credential: the token travels in a header, never in the query, and passwords go in a body
+ * that is never quoted back.
+ */
+
+export type ServiceErrorKind =
+  | 'invalid-token'
+  | 'missing-parameter'
+  | 'invalid-parameter'
+  | 'no-eligible-collectors'
+  | 'conflict'
+  | 'login-failed'
+  | 'not-found'
+  | 'service-unavailable'
+  | 'unexpected-response';
+
+export interface ServiceErrorDetails {
+  /** The command the request was for, e.g. findApprovals. */
+  command: string;
+  /** HTTP status, when the service answered at all. */
+  status?: number;
+  /** The service's own message, as plain text. */
+  serviceMessage?: string;
+  /** The raw query string the service says it received (its `Query String=` line). */
+  queryString?: string;
+  cause?: unknown;
+}
+
+export abstract class ServiceError extends Error {
+  abstract readonly kind: ServiceErrorKind;
+  readonly command: string;
+  readonly status: number | undefined;
+  readonly serviceMessage: string | undefined;
+  readonly queryString: string | undefined;
+
+  constructor(message: string, details: ServiceErrorDetails) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.command = details.command;
+    this.status = details.status;
+    this.serviceMessage = details.serviceMessage;
+    this.queryString = details.queryString;
+  }
+}
+
+/** 401: the token is invalid, expired, or not allowed to run this command. */
+export class InvalidTokenError extends ServiceError {
+  readonly kind = 'invalid-token' as const;
+  /** True when the service said the token is expired or unknown, false when it only lacks the permission. */
+  readonly expired: boolean;
+  constructor(details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? `The token is not valid for the command '${details.command}'.`, details);
+    this.expired = /invalid or expired/i.test(details.serviceMessage ?? 'invalid or expired');
+  }
+}
+
+/** 412 naming a required parameter, e.g. auth-user-id. */
+export class MissingParameterError extends ServiceError {
+  readonly kind = 'missing-parameter' as const;
+  readonly parameter: string;
+  constructor(parameter: string, details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? `The parameter ${parameter} is required.`, details);
+    this.parameter = parameter;
+  }
+}
+
+/** 412 for anything else: an invalid enumeration value, a malformed date. */
+export class InvalidParameterError extends ServiceError {
+  readonly kind = 'invalid-parameter' as const;
+  /** The parameter the message names, when it names one. */
+  readonly parameter: string | undefined;
+  constructor(parameter: string | undefined, details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? 'The service rejected a parameter.', details);
+    this.parameter = parameter;
+  }
+}
+
+/** 404 from collectEntitlements: no collector matches the application. */
+export class NoEligibleCollectorsError extends ServiceError {
+  readonly kind = 'no-eligible-collectors' as const;
+  readonly application: string | undefined;
+  constructor(application: string | undefined, details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? 'No eligible collectors found.', details);
+    this.application = application;
+  }
+}
+
+/** 409: the service refuses because the same work is already queued. */
+export class ConflictError extends ServiceError {
+  readonly kind = 'conflict' as const;
+  constructor(details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? 'The service refused: the work is already queued.', details);
+  }
+}
+
+/** 401 from loginUser: wrong username, password or auth source. Never carries the password. */
+export class LoginFailedError extends ServiceError {
+  readonly kind = 'login-failed' as const;
+  constructor(details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? 'User could not be validated.', details);
+  }
+}
+
+/** Any other 4xx: an unknown command, an unknown run id. */
+export class NotFoundError extends ServiceError {
+  readonly kind = 'not-found' as const;
+  constructor(details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? `The service answered ${details.status ?? 'an error'}.`, details);
+  }
+}
+
+export type UnavailableReason = 'network' | 'timeout' | 'server-error' | 'aborted';
+
+/** The service could not be reached, was too slow, or failed on its side (5xx). Retryable. */
+export class ServiceUnavailableError extends ServiceError {
+  readonly kind = 'service-unavailable' as const;
+  readonly reason: UnavailableReason;
+  constructor(reason: UnavailableReason, message: string, details: ServiceErrorDetails) {
+    super(message, details);
+    this.reason = reason;
+  }
+}
+
+/** A 2xx (or unknown status) whose body is not what the contract describes. */
+export class UnexpectedResponseError extends ServiceError {
+  readonly kind = 'unexpected-response' as const;
+  /** What was wrong, for the log; a short excerpt of the body at most. */
+  readonly detail: string;
+  constructor(detail: string, details: ServiceErrorDetails) {
+    super(`The Command Service gave an answer that could not be understood (${details.command}).`, details);
+    this.detail = detail;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The parameters this app may send, exactly as the spec names them, checked before anything goes
+ * on the wire: the client is strict in what it sends, so a bug upstream shows as a clear local
+ * error instead of an odd answer from a production service.
+ */
+
+import { z } from 'zod';
+
+export const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
+
+const DATE_SHAPE = /^(\d{2})-([a-z]{3})-(\d{4})$/;
+
+/** dd-mmm-yyyy with a lower-case month, and a day that exists in that month. */
+export function isServiceDate(value: string): boolean {
+  const m = DATE_SHAPE.exec(value);
+  if (!m) return false;
+  const month = MONTHS.indexOf(m[2] as (typeof MONTHS)[number]);
+  if (month < 0) return false;
+  const day = Number(m[1]);
+  const year = Number(m[3]);
+  const daysInMonth = new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+  return day >= 1 && day <= daysInMonth;
+}
+
+export const serviceDate = z.string().refine(isServiceDate, 'a date such as 31-jan-2026 (dd-mmm-yyyy, lower-case month)');
+
+/** Free text the service matches; control characters never belong in it. */
+const freeText = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'no control characters');
+
+const positiveInt = z.number().int().min(1).max(1_000_000);
+
+export const APPROVAL_STATES = ['pending', 'completed', 'all'] as const;
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+
+export const approvalQuerySchema = z.strictObject({
+  'approval-id': freeText.optional(),
+  'business-source': freeText.optional(),
+  'completed-after': serviceDate.optional(),
+  'completed-before': serviceDate.optional(),
+  'due-after': serviceDate.optional(),
+  'due-before': serviceDate.optional(),
+  'entitlement-name': freeText.optional(),
+  'entitlement-type': freeText.optional(),
+  'page-size': positiveInt.optional(),
+  'requested-after': serviceDate.optional(),
+  'requested-before': serviceDate.optional(),
+  sort: z.enum(SORT_ORDERS).optional(),
+  'start-page': positiveInt.optional(),
+  state: z.enum(APPROVAL_STATES).optional(),
+  'user-first-name': freeText.optional(),
+  'user-id': freeText.optional(),
+  'user-last-name': freeText.optional(),
+});
+
+export type ApprovalQuery = z.infer<typeof approvalQuerySchema>;
+export type ApprovalParameter = keyof ApprovalQuery;
+export const APPROVAL_PARAMETERS = Object.keys(approvalQuerySchema.shape) as ApprovalParameter[];
+
+export const collectQuerySchema = z.strictObject({
+  name: freeText.optional(),
+  application: freeText.optional(),
+  force: z.boolean().optional(),
+});
+
+export type CollectQuery = z.infer<typeof collectQuerySchema>;
+
+/**
+ * The query string, percent-encoded by hand: URLSearchParams writes a space as "+", which not
+ * every servlet container reads back as a space, while %20 is read the same everywhere.
+ */
+export function buildQueryString(params: ReadonlyArray<readonly [string, string]>): string {
+  return params.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+}
