@@ -276,11 +276,12 @@ function write(res: ServerResponse, a: Answer, rawQuery: string): void {
   res.end(body);
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text content only ever needs these three; quotes are safe outside attributes. */
+const escapeMarkup = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string);
 
 export function errorPage(message: string, queryString: string | undefined): string {
-  const query = queryString === undefined ? '' : `<p>Query String=${escapeHtml(queryString)}</p>`;
-  return `<html><head><title>Error</title></head><body><h1>Error</h1><p>${escapeHtml(message)}</p>${query}</body></html>`;
+  const query = queryString === undefined ? '' : `<p>Query String=${escapeMarkup(queryString)}</p>`;
+  return `<html><head><title>Error</title></head><body><h1>Error</h1><p>${escapeMarkup(message)}</p>${query}</body></html>`;
 }
 
 /**
@@ -302,8 +303,6 @@ function toProperties(value: Record<string, unknown>): string {
   return `${lines.join('\n')}\n`;
 }
 
-const escapeXml = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c] as string);
-
 function toXml(name: string, value: unknown): string {
   if (Array.isArray(value)) return value.map((v) => toXml(name, v)).join('');
   if (value !== null && typeof value === 'object') {
@@ -311,7 +310,7 @@ function toXml(name: string, value: unknown): string {
       .map(([k, v]) => toXml(k, v))
       .join('')}</${name}>`;
   }
-  return `<${name}>${escapeXml(String(value))}</${name}>`;
+  return `<${name}>${escapeMarkup(String(value))}</${name}>`;
 }
 
 function decodeXmlText(text: string): string {

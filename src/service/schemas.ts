@@ -9,7 +9,8 @@ import { z } from 'zod';
 
 /** A scalar the XML-to-JSON conversion may have turned into a number, or left out. */
 const text = z
-  .union([z.string(), z.number(), z.boolean(), z.null(), z.undefined()])
+  .union([z.string(), z.number(), z.boolean(), z.null()])
+  .optional()
   .transform((v) => (v === null || v === undefined ? '' : String(v)));
 
 const count = z.union([

@@ -1,0 +1,144 @@
+/**
+ * `npm run bench [-- <suite> …]`: prints figures, asserts nothing (speed is read, not tested).
+ * Suites: client (service client vs a raw undici loop, same run), reference (findApprovals
+ * latency over 1,000,000 approvals). With no suite named, all run.
+ */
+
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'undici';
+import { openReferenceDb } from '../src/reference-service/db.js';
+import { loadBulkData } from '../src/reference-service/demo.js';
+import { Secret } from '../src/secret.js';
+import { createServiceClient } from '../src/service/index.js';
+import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
+
+const suites: Record<string, () => Promise<void>> = { client: clientSuite, reference: referenceSuite };
+
+async function clientSuite(): Promise<void> {
+  const CONCURRENCY = 16;
+  const SECONDS = 4;
+  const ROUNDS = 3;
+  console.log(
+    `\n## Service client vs raw undici (reference service in its own process; ${CONCURRENCY} in flight, ${ROUNDS} × ${SECONDS} s each, alternating)`,
+  );
+  const service = await startChildService();
+  try {
+    const token = service.tokens.get('approver') ?? '';
+    const base = new URL(service.url);
+    // The exact request the client sends, so the two loops differ only in the client's own work.
+    const path = `${base.pathname}/command.submit?cmd=findApprovals&format=json&page-size=20`;
+    const headers = { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': 'application/json' };
+    const pool = new Pool(base.origin, { connections: 32 });
+    const client = createServiceClient({ baseUrl: service.url });
+    const secret = new Secret(token);
+    const raw = async () => {
+      const res = await pool.request({ path, method: 'GET', headers });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(text);
+      JSON.parse(text);
+    };
+    const ours = async () => {
+      await client.findApprovals({ 'page-size': 20 }, secret);
+    };
+    // Warm both paths (JIT, connections, the server's statement cache).
+    await closedLoop(CONCURRENCY, 1, raw);
+    await closedLoop(CONCURRENCY, 1, ours);
+    const rawRates: number[] = [];
+    const ourRates: number[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      const r = await closedLoop(CONCURRENCY, SECONDS, raw);
+      const o = await closedLoop(CONCURRENCY, SECONDS, ours);
+      rawRates.push(r.perSecond);
+      ourRates.push(o.perSecond);
+      console.log(
+        `round ${round}: raw undici ${fmt(r.perSecond, 0)} req/s (${r.errors} errors), client ${fmt(o.perSecond, 0)} req/s (${o.errors} errors)`,
+      );
+    }
+    const rawMedian = median(rawRates);
+    const ourMedian = median(ourRates);
+    console.log(`median: raw undici ${fmt(rawMedian, 0)} req/s, client ${fmt(ourMedian, 0)} req/s`);
+    console.log(`client / raw = ${fmt((100 * ourMedian) / rawMedian)} %  (goal ≥ 90 %)`);
+    await client.close();
+    await pool.close();
+  } finally {
+    await service.stop();
+  }
+}
+
+async function referenceSuite(): Promise<void> {
+  const TOTAL = 1_000_000;
+  const APPROVERS = 1_000;
+  const dir = join(ROOT, 'data', 'bench');
+  const file = join(dir, `reference-${TOTAL}.db`);
+  console.log(
+    `\n## Reference service findApprovals over ${fmt(TOTAL, 0)} approvals (${APPROVERS} approvers; sequential requests over HTTP)`,
+  );
+  if (!existsSync(file)) {
+    mkdirSync(dir, { recursive: true });
+    const started = performance.now();
+    const db = openReferenceDb(file);
+    loadBulkData(db, new Date(), TOTAL, APPROVERS);
+    db.close();
+    console.log(`built ${file} in ${fmt((performance.now() - started) / 1000)} s (kept for later runs)`);
+  }
+  const service = await startChildService(['--data', file]);
+  try {
+    const base = new URL(service.url);
+    // The application token acts for any approver through auth-user-id, so one token reaches all 1,000.
+    const token = service.tokens.get('trusted-app') ?? '';
+    const pool = new Pool(base.origin, { connections: 1 });
+    const queries: Array<[string, string]> = [
+      ['default (pending, due asc, 20)', ''],
+      ['sort=desc', '&sort=desc'],
+      ['state=all, page 5 of 20', '&state=all&start-page=5'],
+      ['state=completed, page-size 100', '&state=completed&page-size=100'],
+      ['entitlement-name filter', '&entitlement-name=domain%20admins&state=all'],
+      ['due-after + due-before', '&due-after=01-jan-2020&due-before=31-dec-2099'],
+    ];
+    const all: number[] = [];
+    const rows: string[] = [];
+    let sample = 0;
+    for (const [label, extra] of queries) {
+      const times: number[] = [];
+      for (let i = 0; i < 300; i++) {
+        const approver = `approver-${1 + ((i * 7919) % APPROVERS)}`;
+        const path = `${base.pathname}/command.submit?cmd=findApprovals&format=json&auth-user-id=${approver}${extra}`;
+        const started = performance.now();
+        const res = await pool.request({ path, method: 'GET', headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+        const body = await res.body.text();
+        const ms = performance.now() - started;
+        if (res.statusCode !== 200) throw new Error(`${res.statusCode}: ${body.slice(0, 200)}`);
+        if (i >= 20) times.push(ms); // the first requests warm the page cache and the statement cache
+        if (i === 20) sample = JSON.parse(body).findApprovals.NumApprovals;
+      }
+      times.sort((a, b) => a - b);
+      all.push(...times);
+      rows.push(
+        `${label.padEnd(32)} median ${fmt(percentile(times, 50), 2)} ms  p99 ${fmt(percentile(times, 99), 2)} ms  (${sample} approvals per answer)`,
+      );
+    }
+    for (const row of rows) console.log(row);
+    console.log(
+      `all queries: median ${fmt(median(all), 2)} ms (goal < 10 ms), p99 ${fmt(
+        percentile(
+          [...all].sort((a, b) => a - b),
+          99,
+        ),
+        2,
+      )} ms`,
+    );
+    await pool.close();
+  } finally {
+    await service.stop();
+  }
+}
+
+const requested = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const unknown = requested.filter((name) => !(name in suites));
+if (unknown.length > 0) {
+  console.error(`unknown suite(s): ${unknown.join(', ')}; known: ${Object.keys(suites).join(', ')}`);
+  process.exit(2);
+}
+console.log(`countersign bench — node ${process.version}, ${new Date().toISOString()}`);
+for (const name of requested.length > 0 ? requested : Object.keys(suites)) await (suites[name] as () => Promise<void>)();

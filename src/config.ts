@@ -1,0 +1,182 @@
+/**
+ * Configuration: the environment, read once and checked whole, into a frozen typed Config.
+ * The only module that reads process.env (and only through the env it is given). A bad value
+ * stops the app with a message naming the variable, what is wrong, and an example.
+ */
+
+import { z } from 'zod';
+import { LOG_LEVELS, type LogLevel } from './logger.js';
+import { Secret } from './secret.js';
+
+export type Mode = 'local' | 'http' | 'socket';
+
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: Secret };
+
+export interface Config {
+  readonly mode: Mode;
+  /** base_url of the Command Service; undefined in local mode, where the embedded one is used. */
+  readonly commandServiceUrl: string | undefined;
+  readonly slack: {
+    readonly botToken: Secret | undefined;
+    readonly signingSecret: Secret | undefined;
+    readonly appToken: Secret | undefined;
+    /** Slack Web API base, e.g. https://slack.com/api/ (GovSlack, tests). */
+    readonly apiUrl: string | undefined;
+  };
+  readonly port: number;
+  readonly database: DatabaseTarget;
+  /** 32 bytes; undefined in local mode until the data dir provides one. */
+  readonly tokenEncryptionKey: Secret | undefined;
+  readonly logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, problem: string, example: string) {
+    super(`${variable} ${problem}. Example: ${variable}=${example}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULT_DATABASE_URL = 'sqlite:./data/countersign.db';
+
+interface Rule<T> {
+  variable: string;
+  example: string;
+  schema: z.ZodType<T>;
+}
+
+function read<T>(env: Env, rule: Rule<T>): T {
+  const raw = env[rule.variable];
+  const parsed = rule.schema.safeParse(raw === undefined || raw.trim() === '' ? undefined : raw.trim());
+  if (parsed.success) return parsed.data;
+  throw new ConfigError(rule.variable, parsed.error.issues[0]?.message ?? 'is not valid', rule.example);
+}
+
+const httpUrl = (what: string) =>
+  z.string().refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
+    } catch {
+      return false;
+    }
+  }, `must be an http(s) URL without credentials (${what})`);
+
+const prefixed = (prefix: string, what: string) =>
+  z
+    .string()
+    .refine((v) => v.startsWith(prefix) && v.length > prefix.length + 8, `must be ${what}, starting with ${prefix}`)
+    .transform((v) => new Secret(v));
+
+export function loadConfig(env: Env): Config {
+  const botToken = read(env, {
+    variable: 'SLACK_BOT_TOKEN',
+    example: 'xoxb-1234-5678-abcdef',
+    schema: prefixed('xoxb-', 'a bot token').optional(),
+  });
+  const signingSecret = read(env, {
+    variable: 'SLACK_SIGNING_SECRET',
+    example: '8f742231b10e8888abcd99yyyzzz85a5',
+    schema: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/i, 'must be the 32 hex characters of the app’s Signing Secret (Basic Information page)')
+      .transform((v) => new Secret(v))
+      .optional(),
+  });
+  const appToken = read(env, {
+    variable: 'SLACK_APP_TOKEN',
+    example: 'xapp-1-A0123-4567-abcdef',
+    schema: prefixed('xapp-', 'an app-level token').optional(),
+  });
+
+  if (botToken && !signingSecret)
+    throw new ConfigError('SLACK_SIGNING_SECRET', 'is required when SLACK_BOT_TOKEN is set', '8f742231b10e8888abcd99yyyzzz85a5');
+  if (signingSecret && !botToken)
+    throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_SIGNING_SECRET is set', 'xoxb-1234-5678-abcdef');
+  if (appToken && !botToken)
+    throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set (Socket Mode)', 'xoxb-1234-5678-abcdef');
+  const mode: Mode = !botToken ? 'local' : appToken ? 'socket' : 'http';
+
+  const commandServiceUrl = read(env, {
+    variable: 'COMMAND_SERVICE_URL',
+    example: 'https://igl.example.com/aveksa',
+    schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
+  });
+  if (mode !== 'local' && commandServiceUrl === undefined) {
+    throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set', 'https://igl.example.com/aveksa');
+  }
+
+  const apiUrl = read(env, {
+    variable: 'SLACK_API_URL',
+    example: 'https://slack.com/api/',
+    schema: httpUrl('the Slack Web API base').optional(),
+  });
+
+  const port = read(env, {
+    variable: 'PORT',
+    example: '3000',
+    schema: z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
+      .transform(Number)
+      .refine((n) => n >= 1 && n <= 65_535, 'must be a port number from 1 to 65535')
+      .optional(),
+  });
+
+  const database = read(env, {
+    variable: 'DATABASE_URL',
+    example: 'postgres://countersign@db.internal:5432/countersign',
+    schema: z
+      .string()
+      .optional()
+      .transform((v) => v ?? DEFAULT_DATABASE_URL)
+      .pipe(
+        z.string().transform((v, ctx): DatabaseTarget => {
+          if (v.startsWith('sqlite:') && v.length > 'sqlite:'.length) return { kind: 'sqlite', path: v.slice('sqlite:'.length) };
+          if (/^postgres(ql)?:\/\/./.test(v)) return { kind: 'postgres', url: new Secret(v) };
+          ctx.addIssue({ code: 'custom', message: 'must be sqlite:<path> or postgres://…' });
+          return z.NEVER;
+        }),
+      ),
+  });
+
+  const tokenEncryptionKey = read(env, {
+    variable: 'TOKEN_ENCRYPTION_KEY',
+    example: '$(openssl rand -base64 32)',
+    schema: z
+      .string()
+      .refine(
+        (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
+        'must be the base64 of exactly 32 random bytes',
+      )
+      .transform((v) => new Secret(v))
+      .optional(),
+  });
+  if (mode !== 'local' && tokenEncryptionKey === undefined) {
+    throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set', '$(openssl rand -base64 32)');
+  }
+
+  const logLevel = read(env, {
+    variable: 'LOG_LEVEL',
+    example: 'info',
+    schema: z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }))
+      .optional(),
+  });
+
+  return Object.freeze({
+    mode,
+    commandServiceUrl,
+    slack: Object.freeze({ botToken, signingSecret, appToken, apiUrl }),
+    port: port ?? 3000,
+    database,
+    tokenEncryptionKey,
+    logLevel: logLevel ?? 'info',
+  });
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const KEY = Buffer.alloc(32, 7).toString('base64');
+const SLACK = {
+  SLACK_BOT_TOKEN: 'xoxb-1111-2222-abcdefgh',
+  SLACK_SIGNING_SECRET: '0123456789abcdef0123456789abcdef',
+  COMMAND_SERVICE_URL: 'https://igl.example.com/aveksa',
+  TOKEN_ENCRYPTION_KEY: KEY,
+};
+
+function failure(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('runs in local mode with nothing set, with the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      mode: 'local',
+      commandServiceUrl: undefined,
+      port: 3000,
+      logLevel: 'info',
+      database: { kind: 'sqlite', path: './data/countersign.db' },
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('picks HTTP mode with a bot token and signing secret, and Socket Mode with an app token too', () => {
+    expect(loadConfig(SLACK).mode).toBe('http');
+    expect(loadConfig({ ...SLACK, SLACK_APP_TOKEN: 'xapp-1-A01-2345-abcdef' }).mode).toBe('socket');
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      ...SLACK,
+      SLACK_API_URL: 'http://127.0.0.1:9999/api/',
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@127.0.0.1:5432/test',
+      LOG_LEVEL: 'DEBUG',
+    });
+    expect(config.port).toBe(8080);
+    expect(config.logLevel).toBe('debug');
+    expect(config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
+    expect(config.database.kind).toBe('postgres');
+    expect(config.tokenEncryptionKey?.reveal()).toBe(KEY);
+  });
+
+  it('keeps secrets out of its own string form', () => {
+    expect(JSON.stringify(loadConfig({ ...SLACK, DATABASE_URL: 'postgres://u:pw@h/db' }))).not.toMatch(/xoxb-1111|0123456789abcdef|pw@h/);
+  });
+
+  const bad: Array<[string, Record<string, string>, RegExp]> = [
+    [
+      'a bot token of the wrong kind',
+      { ...SLACK, SLACK_BOT_TOKEN: 'xoxp-user-token-123' },
+      /^SLACK_BOT_TOKEN must be a bot token, starting with xoxb-\. Example: SLACK_BOT_TOKEN=xoxb-/,
+    ],
+    [
+      'a bot token without a signing secret',
+      { SLACK_BOT_TOKEN: SLACK.SLACK_BOT_TOKEN },
+      /^SLACK_SIGNING_SECRET is required when SLACK_BOT_TOKEN is set/,
+    ],
+    ['a signing secret without a bot token', { SLACK_SIGNING_SECRET: SLACK.SLACK_SIGNING_SECRET }, /^SLACK_BOT_TOKEN is required/],
+    ['a malformed signing secret', { ...SLACK, SLACK_SIGNING_SECRET: 'short' }, /^SLACK_SIGNING_SECRET must be the 32 hex characters/],
+    [
+      'an app token of the wrong kind',
+      { ...SLACK, SLACK_APP_TOKEN: 'xoxb-nope-nope-nope' },
+      /^SLACK_APP_TOKEN must be an app-level token, starting with xapp-/,
+    ],
+    [
+      'Slack without a service URL',
+      { ...SLACK, COMMAND_SERVICE_URL: '' },
+      /^COMMAND_SERVICE_URL is required when Slack credentials are set/,
+    ],
+    ['a service URL that is not http', { COMMAND_SERVICE_URL: 'igl.example.com' }, /^COMMAND_SERVICE_URL must be an http\(s\) URL/],
+    [
+      'a service URL with credentials',
+      { COMMAND_SERVICE_URL: 'https://u:p@igl.example.com' },
+      /^COMMAND_SERVICE_URL must be an http\(s\) URL without credentials/,
+    ],
+    ['a port out of range', { PORT: '70000' }, /^PORT must be a port number from 1 to 65535\. Example: PORT=3000$/],
+    ['a port that is not a number', { PORT: 'http' }, /^PORT must be a port number/],
+    ['an unknown database', { DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must be sqlite:<path> or postgres:\/\/…/],
+    ['an empty sqlite path', { DATABASE_URL: 'sqlite:' }, /^DATABASE_URL must be sqlite:<path>/],
+    [
+      'a short encryption key',
+      { TOKEN_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') },
+      /^TOKEN_ENCRYPTION_KEY must be the base64 of exactly 32 random bytes/,
+    ],
+    ['Slack without an encryption key', { ...SLACK, TOKEN_ENCRYPTION_KEY: '' }, /^TOKEN_ENCRYPTION_KEY is required/],
+    ['an unknown log level', { LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of debug, info, warn, error\. Example: LOG_LEVEL=info$/],
+  ];
+  for (const [name, env, message] of bad) {
+    it(`stops on ${name}, naming the variable and showing an example`, () => {
+      const error = failure(env);
+      expect(error.message).toMatch(message);
+      expect(error.message).toContain('Example:');
+    });
+  }
+
+  it('never echoes a secret value in its message', () => {
+    const error = failure({ ...SLACK, SLACK_SIGNING_SECRET: 'not-hex-but-secret-value-xyz' });
+    expect(error.message).not.toContain('not-hex-but-secret-value-xyz');
+  });
+});

@@ -1,0 +1,165 @@
+/** The reference service over raw HTTP: what any client, not only ours, would see. */
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openReferenceDb } from '../../src/reference-service/db.js';
+import { DEMO_COLLECTORS, loadDemoData } from '../../src/reference-service/demo.js';
+import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
+import { TestClock } from '../helpers/clock.js';
+
+const clock = new TestClock();
+let svc: ReferenceService;
+const demo = (label: string) => svc.demoTokens.find((t) => t.label === label)?.token ?? '';
+
+beforeAll(async () => {
+  svc = await startReferenceService({ now: clock.now });
+});
+afterAll(() => svc.close());
+
+async function get(query: string, label: string | null = 'approver', path = '/command.submit') {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (label) headers.authorization = `Bearer ${demo(label)}`;
+  const res = await request(`${svc.url}${path}?${query}`, { headers });
+  return { status: res.statusCode, type: String(res.headers['content-type']), body: await res.body.text() };
+}
+
+describe('formats', () => {
+  it('answers the properties format by default, one comma-separated value per object', async () => {
+    const res = await get('cmd=findApprovals&page-size=2');
+    expect(res.status).toBe(200);
+    expect(res.type).toMatch(/^text\/plain/);
+    const lines = Object.fromEntries(
+      res.body
+        .trim()
+        .split('\n')
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    expect(lines.NumApprovals).toBe('2');
+    expect(lines.WorkItemId?.split(',')).toHaveLength(2);
+  });
+
+  it('gives one approval as an object, several as a list, none as absent', async () => {
+    const one = JSON.parse((await get('cmd=findApprovals&format=json&page-size=1')).body);
+    expect(Array.isArray(one.findApprovals.Approval)).toBe(false);
+    expect(one.findApprovals.NumApprovals).toBe(1);
+    const two = JSON.parse((await get('cmd=findApprovals&format=json&page-size=2')).body);
+    expect(two.findApprovals.Approval).toHaveLength(2);
+    const none = JSON.parse((await get('cmd=findApprovals&format=json&start-page=9999')).body);
+    expect(none).toEqual({ findApprovals: { NumApprovals: 0 } });
+  });
+
+  it('writes collect results as type, run-id and run-source-<id>', async () => {
+    const res = await get('cmd=collectEntitlements&format=json&application=GitHub', 'ops');
+    const data = JSON.parse(res.body).data;
+    expect(data.type).toBe('collectEntitlements');
+    expect(data[`run-source-${data['run-id']}`]).toBe('GitHub Org Members');
+    const props = await get('cmd=collectEntitlements&name=Workday%20Workers', 'ops');
+    expect(props.body).toMatch(/^type=collectEntitlements\nrun-source-\d+=Workday Workers\nrun-id=\d+\n$/);
+  });
+});
+
+describe('error pages', () => {
+  const invalid: Array<[string, RegExp]> = [
+    ['state=Pending', /The value 'Pending' of the parameter state is invalid\. Valid values are: pending, completed, all\./],
+    ['sort=up', /parameter sort is invalid/],
+    ['format=xml', /parameter format is invalid/],
+    ['page-size=0', /parameter page-size is invalid\. Expected a whole number from 1 to 1000\./],
+    ['page-size=1001', /page-size/],
+    ['start-page=-1', /start-page/],
+    ['due-after=2026-01-31', /The value '2026-01-31' of the parameter due-after is invalid\. Expected a date such as 31-jan-2026\./],
+    ['due-before=31-JAN-2026', /due-before/],
+    ['completed-after=30-feb-2026', /completed-after/],
+  ];
+  for (const [query, message] of invalid) {
+    it(`412s ${query}, naming the parameter, with the query string`, async () => {
+      const res = await get(`cmd=findApprovals&${query}`);
+      expect(res.status).toBe(412);
+      expect(res.type).toMatch(/^text\/html/);
+      expect(res.body).toMatch(/<title>Error<\/title>/);
+      expect(res.body).toMatch(message);
+      expect(res.body).toContain(`Query String=cmd=findApprovals&amp;${query}`);
+    });
+  }
+
+  it('412s collectEntitlements with force=yes', async () => {
+    const res = await get('cmd=collectEntitlements&force=yes', 'ops');
+    expect(res.status).toBe(412);
+    expect(res.body).toContain('parameter force is invalid');
+  });
+
+  it('401s without a Query String line, with the spec’s wording', async () => {
+    const res = await get('cmd=findApprovals', 'expired');
+    expect(res.status).toBe(401);
+    expect(res.body).toContain("The token is not valid for the command 'findApprovals'. Token is invalid or expired");
+    expect(res.body).not.toContain('Query String');
+    expect((await get('cmd=findApprovals', null)).status).toBe(401);
+  });
+
+  it('404s with the application named, and escapes the echoed query', async () => {
+    const res = await get('cmd=collectEntitlements&application=%3Cscript%3E', 'ops');
+    expect(res.status).toBe(404);
+    expect(res.body).toContain('No eligible collectors found for the application &lt;script&gt;');
+    expect(res.body).not.toContain('<script>');
+  });
+
+  it('answers a missing cmd, an unknown cmd, a wrong path and a GET login', async () => {
+    expect((await get('format=json')).status).toBe(412);
+    const unknown = await get('cmd=deleteEverything');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toContain("The command 'deleteEverything' is not a valid command.");
+    expect((await get('cmd=findApprovals', 'approver', '/other')).status).toBe(404);
+    expect((await get('cmd=loginUser')).status).toBe(405);
+  });
+
+  it('412s getRunStatus without run-id, 404s a malformed one', async () => {
+    expect((await get('cmd=getRunStatus', 'ops')).body).toContain('The parameter run-id is required.');
+    const bad = await get('cmd=getRunStatus&run-id=abc', 'ops');
+    expect(bad.status).toBe(404);
+    expect(bad.body).toContain('The run-id abc is invalid.');
+  });
+
+  it('counts calls by command, so tests can prove nothing was sent', async () => {
+    const before = svc.calls.get('findApprovals') ?? 0;
+    await get('cmd=findApprovals&format=json');
+    expect(svc.calls.get('findApprovals')).toBe(before + 1);
+  });
+
+  it('plays a slow service', async () => {
+    svc.setDelay(300);
+    const started = performance.now();
+    await get('cmd=findApprovals&format=json');
+    svc.setDelay(0);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+  });
+});
+
+describe('demo data', () => {
+  it('is the same for the same seed and moment', () => {
+    const rows = () => {
+      const db = openReferenceDb();
+      loadDemoData(db, new Date('2026-01-01T00:00:00Z'));
+      const out = db.prepare('SELECT work_item_id, request_name, due_at, state FROM approvals ORDER BY id').all();
+      db.close();
+      return out;
+    };
+    const a = rows();
+    expect(a).toHaveLength(420);
+    expect(rows()).toEqual(a);
+  });
+
+  it('has overdue, due-today and completed approvals for the demo approver, and every collector', () => {
+    const count = (sql: string) => (svc.db.prepare(sql).get() as { n: number }).n;
+    expect(
+      count("SELECT count(*) n FROM approvals WHERE approver_id = 'ada.lovelace' AND state = 'pending' AND due_at < '2026-11-22'"),
+    ).toBeGreaterThan(0);
+    expect(count("SELECT count(*) n FROM approvals WHERE approver_id = 'ada.lovelace' AND due_at LIKE '2026-11-22%'")).toBeGreaterThan(0);
+    expect(count("SELECT count(*) n FROM approvals WHERE approver_id = 'ada.lovelace' AND state = 'completed'")).toBeGreaterThan(0);
+    expect(count('SELECT count(*) n FROM collectors')).toBe(DEMO_COLLECTORS.length);
+  });
+
+  it('stores only hashes of tokens', () => {
+    const stored = svc.db.prepare('SELECT hash FROM tokens').all() as Array<{ hash: string }>;
+    expect(stored.length).toBeGreaterThan(0);
+    for (const t of svc.demoTokens) expect(stored.some((s) => s.hash === t.token)).toBe(false);
+    expect(stored.every((s) => /^[0-9a-f]{64}$/.test(s.hash))).toBe(true);
+  });
+});

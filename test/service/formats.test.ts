@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { parseProperties, parseXml } from '../../src/service/formats.js';
+
+describe('parseProperties', () => {
+  it('reads key=value lines, skipping comments and blanks, splitting at the first =', () => {
+    const props = parseProperties('# comment\n\ntype=collectEntitlements\r\nrun-id=1,2\nrun-source-1=AD=Accounts\n! other comment\n');
+    expect([...props]).toEqual([
+      ['type', 'collectEntitlements'],
+      ['run-id', '1,2'],
+      ['run-source-1', 'AD=Accounts'],
+    ]);
+  });
+  it('throws on a line that is not key=value', () => {
+    expect(() => parseProperties('type=x\nnot a pair')).toThrow(/not a key=value line/);
+    expect(() => parseProperties('=value')).toThrow();
+  });
+});
+
+describe('parseXml', () => {
+  it('turns one child into an object and repeated children into a list', () => {
+    const one = parseXml(
+      '<?xml version="1.0"?><findApprovals><Approval><WorkItemId>1:a:1</WorkItemId></Approval><NumApprovals>1</NumApprovals></findApprovals>',
+    );
+    expect(one).toEqual({ name: 'findApprovals', value: { Approval: { WorkItemId: '1:a:1' }, NumApprovals: '1' } });
+    const two = parseXml('<r><A><x>1</x></A><A><x>2</x></A><A><x>3</x></A></r>');
+    expect(two.value).toEqual({ A: [{ x: '1' }, { x: '2' }, { x: '3' }] });
+  });
+  it('decodes entities and CDATA, ignores attributes and comments', () => {
+    expect(parseXml('<r a="1"><!-- c --><n>R&amp;D &lt;x&gt;</n><m><![CDATA[<raw> & ]]></m><e/></r>').value).toEqual({
+      n: 'R&D <x>',
+      m: '<raw> &',
+      e: '',
+    });
+  });
+  it('refuses truncated and mismatched documents', () => {
+    expect(() => parseXml('<findApprovals><NumApprovals>0</NumApprovals>')).toThrow(/never closed/);
+    expect(() => parseXml('<a><b></a></b>')).toThrow(/closes/);
+    expect(() => parseXml('<a></a><b></b>')).toThrow(/one root/);
+    expect(() => parseXml('<a></a> trailing')).toThrow(/after the last element/);
+    expect(() => parseXml('')).toThrow(/one root/);
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { decodeEntities, htmlToText, looksLikeHtml, parseErrorPage } from '../../src/service/html.js';
+
+describe('decodeEntities', () => {
+  it('decodes named, decimal and hex entities', () => {
+    expect(decodeEntities('a &amp; b &lt;c&gt; &quot;d&quot; &#39;e&#39; &#x27;f&#x27; &nbsp;')).toBe(`a & b <c> "d" 'e' 'f'  `);
+  });
+  it('leaves unknown and out-of-range entities as they are', () => {
+    expect(decodeEntities('&bogus; &#0; &#x110000; & alone')).toBe('&bogus; &#0; &#x110000; & alone');
+  });
+  it('decodes once, not twice', () => {
+    expect(decodeEntities('&amp;lt;')).toBe('&lt;');
+  });
+});
+
+describe('htmlToText', () => {
+  it('drops tags, scripts, styles and comments, and keeps block structure as lines', () => {
+    const html =
+      '<html><head><style>p{}</style><script>alert(1)</script></head><body><!-- x --><h1>Error</h1><p>One <b>two</b></p><br>three</body></html>';
+    expect(htmlToText(html)).toBe('Error\nOne two\nthree');
+  });
+});
+
+describe('parseErrorPage', () => {
+  it('reads the message and the Query String line of a 412 page', () => {
+    const page = parseErrorPage(
+      '<html><head><title>Error</title></head><body><h1>Error</h1><p>The parameter auth-user-id is required.</p><p>Query String=cmd=findApprovals&amp;format=json</p></body></html>',
+    );
+    expect(page).toEqual({
+      title: 'Error',
+      message: 'The parameter auth-user-id is required.',
+      queryString: 'cmd=findApprovals&format=json',
+    });
+  });
+
+  it('finds a Query String that follows the message on the same line, as the real service prints it', () => {
+    const page = parseErrorPage(
+      '<HTML><HEAD><TITLE>Error</TITLE></HEAD><BODY>User could not be validated. The username or password may be incorrect. Query String=cmd=loginUser</BODY></HTML>',
+    );
+    expect(page.message).toBe('User could not be validated. The username or password may be incorrect.');
+    expect(page.queryString).toBe('cmd=loginUser');
+  });
+
+  it('has no query string on a 401 page', () => {
+    const page = parseErrorPage(
+      "<html><head><title>Error</title></head><body><p>The token is not valid for the command 'findApprovals'. Token is invalid or expired</p></body></html>",
+    );
+    expect(page.message).toBe("The token is not valid for the command 'findApprovals'. Token is invalid or expired");
+    expect(page.queryString).toBeUndefined();
+  });
+
+  it('decodes entities in the message', () => {
+    expect(parseErrorPage('<title>Error</title><p>No eligible collectors found for the application R&amp;D &lt;EU&gt;</p>').message).toBe(
+      'No eligible collectors found for the application R&D <EU>',
+    );
+  });
+
+  it('reads plain text too', () => {
+    expect(parseErrorPage('Something broke\nQuery String=a=b')).toEqual({
+      title: undefined,
+      message: 'Something broke',
+      queryString: 'a=b',
+    });
+  });
+});
+
+describe('looksLikeHtml', () => {
+  it('tells an HTML page from XML and JSON', () => {
+    expect(looksLikeHtml('<!DOCTYPE html><html>')).toBe(true);
+    expect(looksLikeHtml('  <html><body>')).toBe(true);
+    expect(looksLikeHtml('<?xml version="1.0"?><findApprovals/>')).toBe(false);
+    expect(looksLikeHtml('{"a":1}')).toBe(false);
+  });
+});
