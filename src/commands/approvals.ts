@@ -1,0 +1,185 @@
+/**
+ * The /approvals grammar (../shared/DESIGN.md, "Slash commands"):
+ *   /approvals [pending|completed|all] [key:value …] | help | login | logout
+ * Pure: text and the user's today in, a validated ApprovalQuery (or a help, login, logout, or an
+ * Invalid naming the bad part) out. Nothing reaches the service unless it passes here and then
+ * the client's own schema.
+ */
+
+import { APPROVAL_STATES, type ApprovalParameter, type ApprovalQuery, approvalQuerySchema, SORT_ORDERS } from '../service/query.js';
+import { type CalendarDay, DATE_FORMS, parseDateInput } from './dates.js';
+import { type Invalid, invalid } from './result.js';
+import { nearest } from './suggest.js';
+import { tokenize } from './tokenize.js';
+
+export type ApprovalsCommand =
+  | { kind: 'help' }
+  | { kind: 'login' }
+  | { kind: 'logout' }
+  | { kind: 'query'; query: ApprovalQuery }
+  | Invalid;
+
+/** The largest page a user may ask for: more would not make a readable chat message. */
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 10;
+
+type KeySpec =
+  | { kind: 'text'; example: string }
+  | { kind: 'date'; example: string }
+  | { kind: 'int'; min: number; max: number; example: string }
+  | { kind: 'enum'; values: readonly string[]; example: string };
+
+export const APPROVAL_KEYS: Readonly<Record<ApprovalParameter, KeySpec>> = {
+  'approval-id': { kind: 'text', example: 'approval-id:20512:WPDS:1' },
+  'business-source': { kind: 'text', example: 'business-source:"Active Directory"' },
+  'completed-after': { kind: 'date', example: 'completed-after:-30d' },
+  'completed-before': { kind: 'date', example: 'completed-before:today' },
+  'due-after': { kind: 'date', example: 'due-after:today' },
+  'due-before': { kind: 'date', example: 'due-before:7d' },
+  'entitlement-name': { kind: 'text', example: 'entitlement-name:"Domain Admins"' },
+  'entitlement-type': { kind: 'text', example: 'entitlement-type:group' },
+  'page-size': { kind: 'int', min: 1, max: MAX_PAGE_SIZE, example: 'page-size:20' },
+  'requested-after': { kind: 'date', example: 'requested-after:2026-01-31' },
+  'requested-before': { kind: 'date', example: 'requested-before:31-jan-2026' },
+  sort: { kind: 'enum', values: SORT_ORDERS, example: 'sort:desc' },
+  'start-page': { kind: 'int', min: 1, max: 100_000, example: 'start-page:2' },
+  state: { kind: 'enum', values: APPROVAL_STATES, example: 'state:completed' },
+  'user-first-name': { kind: 'text', example: 'user-first-name:Jane' },
+  'user-id': { kind: 'text', example: 'user-id:jdoe' },
+  'user-last-name': { kind: 'text', example: 'user-last-name:"van Rossum"' },
+};
+
+const KEY_NAMES = Object.keys(APPROVAL_KEYS) as ApprovalParameter[];
+const SUBCOMMANDS = ['help', 'login', 'logout'] as const;
+const MAX_TEXT = 256;
+
+export const APPROVALS_USAGE = '/approvals [pending|completed|all] [key:value …] | help | login | logout';
+
+export function parseApprovalsCommand(text: string, today: CalendarDay): ApprovalsCommand {
+  const tokens = tokenize(text);
+  if (!tokens.ok) return invalid(`${capitalise(tokens.problem)}.`, '/approvals entitlement-name:"Domain Admins"');
+  const words = tokens.words;
+  const first = words[0];
+  if (first && !first.key && !first.quoted) {
+    const sub = first.text.toLowerCase();
+    if (sub === 'help' || sub === '?') return { kind: 'help' };
+    if ((sub === 'login' || sub === 'logout') && words.length === 1) return { kind: sub };
+  }
+
+  const query: Record<string, string | number> = {};
+  for (const word of words) {
+    if (word.key === undefined) {
+      const bare = word.text.toLowerCase();
+      if (!word.quoted && (APPROVAL_STATES as readonly string[]).includes(bare)) {
+        if (query.state !== undefined && query.state !== bare)
+          return invalid(`Choose one state: ${query.state} or ${bare}.`, '/approvals completed');
+        query.state = bare;
+        continue;
+      }
+      const meant = word.quoted ? undefined : nearest(bare, [...APPROVAL_STATES, ...SUBCOMMANDS]);
+      return invalid(
+        `I don't understand “${word.text}”. Filters are written key:value.`,
+        '/approvals pending due-before:7d entitlement-name:"Domain Admins"',
+        meant,
+      );
+    }
+    if (!Object.hasOwn(APPROVAL_KEYS, word.key)) {
+      const meant = nearest(word.key, KEY_NAMES);
+      return invalid(
+        `“${word.key}” is not a filter I know.`,
+        meant ? `/approvals ${APPROVAL_KEYS[meant].example}` : '/approvals help',
+        meant,
+      );
+    }
+    const key = word.key as ApprovalParameter;
+    const spec = APPROVAL_KEYS[key];
+    if (query[key] !== undefined && !(key === 'state' && query.state === word.value.toLowerCase())) {
+      return invalid(`${key} is given twice.`, `/approvals ${spec.example}`);
+    }
+    const value = word.value.trim();
+    if (value === '') return invalid(`${key} has no value.`, `/approvals ${spec.example}`);
+    switch (spec.kind) {
+      case 'text':
+        if (value.length > MAX_TEXT) return invalid(`${key} is longer than ${MAX_TEXT} characters.`, `/approvals ${spec.example}`);
+        if (/[\u0000-\u001f\u007f]/.test(value)) return invalid(`${key} contains a control character.`, `/approvals ${spec.example}`);
+        query[key] = value;
+        break;
+      case 'date': {
+        const date = parseDateInput(value, today);
+        if (!date.ok) return invalid(`${key}: ${date.problem}. Dates can be ${DATE_FORMS}.`, `/approvals ${spec.example}`);
+        query[key] = date.value;
+        break;
+      }
+      case 'int': {
+        const n = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
+        if (!Number.isInteger(n) || n < spec.min || n > spec.max) {
+          return invalid(`${key}:${value} is not a whole number from ${spec.min} to ${spec.max}.`, `/approvals ${spec.example}`);
+        }
+        query[key] = n;
+        break;
+      }
+      case 'enum': {
+        const lower = value.toLowerCase();
+        if (!spec.values.includes(lower)) {
+          return invalid(
+            `${key} can be ${spec.values.join(', ')}, not “${value}”.`,
+            `/approvals ${spec.example}`,
+            nearest(lower, spec.values),
+          );
+        }
+        query[key] = lower;
+        break;
+      }
+    }
+  }
+
+  for (const prefix of ['completed', 'due', 'requested'] as const) {
+    const after = query[`${prefix}-after`];
+    const before = query[`${prefix}-before`];
+    if (typeof after === 'string' && typeof before === 'string' && serviceDateValue(after) > serviceDateValue(before)) {
+      return invalid(
+        `${prefix}-after (${after}) is later than ${prefix}-before (${before}), so nothing could match.`,
+        `/approvals ${prefix}-after:-7d ${prefix}-before:today`,
+      );
+    }
+  }
+  if (query['page-size'] === undefined) query['page-size'] = DEFAULT_PAGE_SIZE;
+
+  // The client's schema is the last word on what may be sent; a failure here is a bug in this parser.
+  const checked = approvalQuerySchema.safeParse(query);
+  if (!checked.success) return invalid(`That query cannot be sent: ${checked.error.issues[0]?.message ?? 'invalid'}.`, '/approvals help');
+  return { kind: 'query', query: checked.data };
+}
+
+/** Re-validates a query that came back from a button, exactly as if it had been typed. */
+export function revalidateApprovalQuery(value: unknown): ApprovalQuery | undefined {
+  const checked = approvalQuerySchema.safeParse(value);
+  if (!checked.success) return undefined;
+  const size = checked.data['page-size'];
+  return size !== undefined && size > MAX_PAGE_SIZE ? undefined : checked.data;
+}
+
+const MONTH_INDEX: Record<string, string> = {
+  jan: '01',
+  feb: '02',
+  mar: '03',
+  apr: '04',
+  may: '05',
+  jun: '06',
+  jul: '07',
+  aug: '08',
+  sep: '09',
+  oct: '10',
+  nov: '11',
+  dec: '12',
+};
+
+/** dd-mmm-yyyy → yyyymmdd, so that two dates compare as strings. */
+function serviceDateValue(date: string): string {
+  const [d, m, y] = date.split('-') as [string, string, string];
+  return `${y}${MONTH_INDEX[m] ?? '00'}${d}`;
+}
+
+function capitalise(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}

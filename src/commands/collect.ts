@@ -1,0 +1,107 @@
+/**
+ * The /collect grammar (../shared/DESIGN.md, "Slash commands"):
+ *   /collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout
+ * Bare words make the collector's name (`/collect AD Accounts`); `force` alone is the flag
+ * (quote it to mean a collector called force). Starting every collector, or forcing, needs a
+ * confirmation: those are the two ways to do a lot of damage with one line.
+ */
+
+import { type CollectQuery, collectQuerySchema } from '../service/query.js';
+import { type Invalid, invalid } from './result.js';
+import { nearest } from './suggest.js';
+import { tokenize } from './tokenize.js';
+
+export type ConfirmReason = 'all-collectors' | 'force';
+
+export type CollectCommand =
+  | { kind: 'help' }
+  | { kind: 'login' }
+  | { kind: 'logout' }
+  | { kind: 'run'; query: CollectQuery; confirm: ConfirmReason[] }
+  | Invalid;
+
+const KEYS = ['name', 'application', 'force'] as const;
+const MAX_TEXT = 256;
+
+export const COLLECT_USAGE = '/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout';
+
+export function parseCollectCommand(text: string): CollectCommand {
+  const tokens = tokenize(text);
+  if (!tokens.ok)
+    return invalid(`${tokens.problem.charAt(0).toUpperCase()}${tokens.problem.slice(1)}.`, '/collect application:"Active Directory"');
+  const words = tokens.words;
+  const first = words[0];
+  if (first && !first.key && !first.quoted && words.length === 1) {
+    const sub = first.text.toLowerCase();
+    if (sub === 'help' || sub === '?') return { kind: 'help' };
+    if (sub === 'login' || sub === 'logout') return { kind: sub };
+  }
+  if (first && !first.key && !first.quoted && first.text.toLowerCase() === 'help') return { kind: 'help' };
+
+  const bareName: string[] = [];
+  let name: string | undefined;
+  let application: string | undefined;
+  let force: boolean | undefined;
+  for (const word of words) {
+    if (word.key === undefined) {
+      if (!word.quoted && word.text.toLowerCase() === 'force') {
+        force = true;
+        continue;
+      }
+      bareName.push(word.text);
+      continue;
+    }
+    const value = word.value.trim();
+    switch (word.key) {
+      case 'name':
+      case 'application': {
+        if (value === '')
+          return invalid(`${word.key} has no value.`, `/collect ${word.key}:"${word.key === 'name' ? 'AD Accounts' : 'Active Directory'}"`);
+        if ((word.key === 'name' ? name : application) !== undefined)
+          return invalid(`${word.key} is given twice.`, '/collect name:"AD Accounts"');
+        if (word.key === 'name') name = value;
+        else application = value;
+        break;
+      }
+      case 'force': {
+        const flag = { true: true, yes: true, false: false, no: false }[value.toLowerCase()];
+        if (flag === undefined) return invalid(`force can be true or false, not “${value}”.`, '/collect application:AWS force');
+        force = flag;
+        break;
+      }
+      default: {
+        const meant = nearest(word.key, KEYS);
+        return invalid(
+          `“${word.key}” is not an option of /collect.`,
+          meant === 'application' ? '/collect application:"Active Directory"' : '/collect name:"AD Accounts"',
+          meant,
+        );
+      }
+    }
+  }
+  if (bareName.length > 0) {
+    if (name !== undefined)
+      return invalid(`Give the collector's name once: “${bareName.join(' ')}” or name:“${name}”.`, '/collect "AD Accounts"');
+    name = bareName.join(' ');
+  }
+  for (const [label, value] of [
+    ['name', name],
+    ['application', application],
+  ] as const) {
+    if (value !== undefined && value.length > MAX_TEXT)
+      return invalid(`The ${label} is longer than ${MAX_TEXT} characters.`, '/collect "AD Accounts"');
+    if (value !== undefined && /[\u0000-\u001f\u007f]/.test(value))
+      return invalid(`The ${label} contains a control character.`, '/collect "AD Accounts"');
+  }
+
+  const query: CollectQuery = {};
+  if (name !== undefined) query.name = name;
+  if (application !== undefined) query.application = application;
+  if (force !== undefined) query.force = force;
+  const checked = collectQuerySchema.safeParse(query);
+  if (!checked.success) return invalid(`That request cannot be sent: ${checked.error.issues[0]?.message ?? 'invalid'}.`, '/collect help');
+  const confirm: ConfirmReason[] = [];
+  if (name === undefined && application === undefined) confirm.push('all-collectors');
+  if (force === true) confirm.push('force');
+  return { kind: 'run', query: checked.data, confirm };
+}

@@ -1,0 +1,74 @@
+/**
+ * Dates as people type them, to the service's dd-mmm-yyyy with a lower-case month. Relative words
+ * (today, 7d, -7d) count days from the user's own today, in their Slack time zone, so that an
+ * approver in Sydney and one in San Francisco both get what they meant.
+ */
+
+import { addDays, format } from 'date-fns';
+
+export interface CalendarDay {
+  year: number;
+  month: number;
+  day: number;
+}
+
+/** The calendar day it is now in an IANA time zone (UTC when the zone is unknown). */
+export function todayIn(timeZone: string | undefined, now: Date): CalendarDay {
+  let parts: Intl.DateTimeFormatPart[];
+  try {
+    parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: timeZone ?? 'UTC',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+    }).formatToParts(now);
+  } catch {
+    parts = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(now);
+  }
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
+  return { year: get('year'), month: get('month'), day: get('day') };
+}
+
+export type DateResult = { ok: true; value: string; day: Date } | { ok: false; problem: string };
+
+export const DATE_FORMS = '2026-01-31, 31-jan-2026, today, yesterday, tomorrow, 7d or -7d';
+
+const MAX_RELATIVE_DAYS = 3650;
+
+/** Days are handled as local-midnight Dates: only calendar arithmetic is done on them. */
+function localDay(d: CalendarDay): Date {
+  return new Date(d.year, d.month - 1, d.day);
+}
+
+export function parseDateInput(input: string, today: CalendarDay): DateResult {
+  const text = input.trim().toLowerCase();
+  const base = localDay(today);
+  let day: Date | undefined;
+  if (text === 'today') day = base;
+  else if (text === 'yesterday') day = addDays(base, -1);
+  else if (text === 'tomorrow') day = addDays(base, 1);
+  else if (/^[+-]?\d+d$/.test(text)) {
+    const n = Number.parseInt(text, 10);
+    if (Math.abs(n) > MAX_RELATIVE_DAYS) return { ok: false, problem: `${input} is more than ${MAX_RELATIVE_DAYS} days away` };
+    day = addDays(base, n);
+  } else if (/^\d{4}-\d{1,2}-\d{1,2}$/.test(text)) {
+    const [y, m, d] = text.split('-').map(Number) as [number, number, number];
+    day = calendarDay(y, m, d);
+  } else if (/^\d{1,2}-[a-z]{3}-\d{4}$/.test(text)) {
+    const [d, m, y] = text.split('-') as [string, string, string];
+    day = calendarDay(Number(y), MONTHS.indexOf(m) + 1, Number(d));
+  } else {
+    return { ok: false, problem: `${input} is not a date` };
+  }
+  if (day === undefined) return { ok: false, problem: `${input} is not a day of the calendar` };
+  return { ok: true, value: format(day, 'dd-MMM-yyyy').toLowerCase(), day };
+}
+
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/** The day, or undefined when it does not exist (31 February, month 13): Date would roll it over. */
+function calendarDay(year: number, month: number, day: number): Date | undefined {
+  if (year < 1900 || year > 9999) return undefined;
+  const date = new Date(year, month - 1, day);
+  return date.getFullYear() === year && date.getMonth() === month - 1 && date.getDate() === day ? date : undefined;
+}

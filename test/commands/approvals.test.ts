@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { APPROVAL_KEYS, parseApprovalsCommand, revalidateApprovalQuery } from '../../src/commands/approvals.js';
+import { APPROVAL_PARAMETERS } from '../../src/service/query.js';
+
+const TODAY = { year: 2026, month: 11, day: 22 };
+const parse = (text: string) => parseApprovalsCommand(text, TODAY);
+const query = (text: string) => {
+  const r = parse(text);
+  if (r.kind !== 'query') throw new Error(`${text}: ${JSON.stringify(r)}`);
+  return r.query;
+};
+
+describe('/approvals', () => {
+  it('asks for the first page of pending approvals by default, 10 to a page', () => {
+    expect(query('')).toEqual({ 'page-size': 10 });
+  });
+
+  it('takes a state word, in any case and anywhere', () => {
+    expect(query('completed')).toEqual({ state: 'completed', 'page-size': 10 });
+    expect(query('sort:desc ALL')).toEqual({ sort: 'desc', state: 'all', 'page-size': 10 });
+    expect(query('pending state:pending')).toMatchObject({ state: 'pending' });
+  });
+
+  it('knows help, login and logout', () => {
+    expect(parse('help')).toEqual({ kind: 'help' });
+    expect(parse(' HELP me')).toEqual({ kind: 'help' });
+    expect(parse('login')).toEqual({ kind: 'login' });
+    expect(parse('logout')).toEqual({ kind: 'logout' });
+  });
+
+  it('accepts every parameter of the spec', () => {
+    expect(Object.keys(APPROVAL_KEYS).sort()).toEqual([...APPROVAL_PARAMETERS].sort());
+    const q = query(
+      [
+        'approval-id:20512:WPDS:1',
+        'business-source:"Active Directory"',
+        'completed-after:-30d',
+        'completed-before:today',
+        'due-after=2026-01-31',
+        'due-before:31-DEC-2026',
+        'entitlement-name:“Domain Admins”',
+        'entitlement-type:group',
+        'page-size:25',
+        'requested-after:yesterday',
+        'requested-before:tomorrow',
+        'sort:DESC',
+        'start-page:3',
+        'state:All',
+        'user-first-name:Jane',
+        'user-id:jdoe',
+        "user-last-name:O'Brien",
+      ].join(' '),
+    );
+    expect(q).toEqual({
+      'approval-id': '20512:WPDS:1',
+      'business-source': 'Active Directory',
+      'completed-after': '23-oct-2026',
+      'completed-before': '22-nov-2026',
+      'due-after': '31-jan-2026',
+      'due-before': '31-dec-2026',
+      'entitlement-name': 'Domain Admins',
+      'entitlement-type': 'group',
+      'page-size': 25,
+      'requested-after': '21-nov-2026',
+      'requested-before': '23-nov-2026',
+      sort: 'desc',
+      'start-page': 3,
+      state: 'all',
+      'user-first-name': 'Jane',
+      'user-id': 'jdoe',
+      'user-last-name': "O'Brien",
+    });
+  });
+
+  it('keeps a value that looks like another parameter as one value', () => {
+    expect(query('entitlement-name:"x&force=true"')).toMatchObject({ 'entitlement-name': 'x&force=true' });
+  });
+
+  const wrong: Array<[string, RegExp, string | undefined]> = [
+    ['entitlment-name:VPN', /^“entitlment-name” is not a filter I know\.$/, 'entitlement-name'],
+    ['duebefore:7d', /not a filter I know/, 'due-before'],
+    ['page:2', /not a filter I know/, 'page-size'],
+    ['pendng', /I don't understand “pendng”/, 'pending'],
+    ['Domain Admins', /I don't understand “Domain”/, undefined],
+    ['pending completed', /Choose one state: pending or completed/, undefined],
+    ['sort:up', /sort can be asc, desc, not “up”/, undefined],
+    ['state:done', /state can be pending, completed, all/, undefined],
+    ['page-size:0', /page-size:0 is not a whole number from 1 to 100/, undefined],
+    ['page-size:101', /from 1 to 100/, undefined],
+    ['page-size:ten', /not a whole number/, undefined],
+    ['start-page:-1', /start-page:-1 is not a whole number/, undefined],
+    ['due-before:next-week', /due-before: next-week is not a date\. Dates can be 2026-01-31, 31-jan-2026, today/, undefined],
+    ['due-after:2026-02-30', /not a day of the calendar/, undefined],
+    ['due-after:7d due-before:today', /due-after \(29-nov-2026\) is later than due-before \(22-nov-2026\)/, undefined],
+    ['sort:asc sort:desc', /sort is given twice/, undefined],
+    ['user-id:', /user-id has no value/, undefined],
+    ['entitlement-name:"Domain Admins', /never closed/, undefined],
+    [`user-id:${'x'.repeat(300)}`, /longer than 256 characters/, undefined],
+  ];
+  for (const [text, problem, suggestion] of wrong) {
+    it(`refuses “${text.slice(0, 40)}”, naming the problem and showing the right form`, () => {
+      const r = parse(text);
+      expect(r.kind).toBe('invalid');
+      if (r.kind !== 'invalid') return;
+      expect(r.problem).toMatch(problem);
+      expect(r.example).toMatch(/^\/approvals /);
+      expect(r.suggestion).toBe(suggestion);
+    });
+  }
+});
+
+describe('revalidateApprovalQuery', () => {
+  it('accepts what the parser produces and refuses anything else', () => {
+    expect(revalidateApprovalQuery(query('completed sort:desc start-page:2'))).toEqual({
+      state: 'completed',
+      sort: 'desc',
+      'start-page': 2,
+      'page-size': 10,
+    });
+    expect(revalidateApprovalQuery({ 'page-size': 5000 })).toBeUndefined();
+    expect(revalidateApprovalQuery({ 'auth-user-id': 'someone-else' })).toBeUndefined();
+    expect(revalidateApprovalQuery({ 'due-after': '2026-01-01' })).toBeUndefined();
+    expect(revalidateApprovalQuery('state=all')).toBeUndefined();
+  });
+});

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { parseCollectCommand } from '../../src/commands/collect.js';
+
+describe('/collect', () => {
+  it('asks before starting every collector', () => {
+    expect(parseCollectCommand('')).toEqual({ kind: 'run', query: {}, confirm: ['all-collectors'] });
+  });
+
+  it('takes bare words as the collector name, and runs it without asking', () => {
+    expect(parseCollectCommand('AD Accounts')).toEqual({ kind: 'run', query: { name: 'AD Accounts' }, confirm: [] });
+    expect(parseCollectCommand('"AD Accounts"')).toEqual({ kind: 'run', query: { name: 'AD Accounts' }, confirm: [] });
+    expect(parseCollectCommand('name:“AD Accounts”')).toEqual({ kind: 'run', query: { name: 'AD Accounts' }, confirm: [] });
+  });
+
+  it('takes an application, and both together', () => {
+    expect(parseCollectCommand('application:"Active Directory"')).toEqual({
+      kind: 'run',
+      query: { application: 'Active Directory' },
+      confirm: [],
+    });
+    expect(parseCollectCommand('AD Groups application=AWS')).toEqual({
+      kind: 'run',
+      query: { name: 'AD Groups', application: 'AWS' },
+      confirm: [],
+    });
+  });
+
+  it('asks before forcing, and says why', () => {
+    expect(parseCollectCommand('AWS IAM force')).toEqual({ kind: 'run', query: { name: 'AWS IAM', force: true }, confirm: ['force'] });
+    expect(parseCollectCommand('FORCE')).toEqual({ kind: 'run', query: { force: true }, confirm: ['all-collectors', 'force'] });
+    expect(parseCollectCommand('application:AWS force:no')).toEqual({
+      kind: 'run',
+      query: { application: 'AWS', force: false },
+      confirm: [],
+    });
+    expect(parseCollectCommand('"force"')).toEqual({ kind: 'run', query: { name: 'force' }, confirm: [] });
+  });
+
+  it('knows help, login and logout', () => {
+    expect(parseCollectCommand('help')).toEqual({ kind: 'help' });
+    expect(parseCollectCommand('login')).toEqual({ kind: 'login' });
+    expect(parseCollectCommand('logout')).toEqual({ kind: 'logout' });
+    expect(parseCollectCommand('login collector')).toEqual({ kind: 'run', query: { name: 'login collector' }, confirm: [] });
+  });
+
+  it('keeps a name holding & and = as one value', () => {
+    expect(parseCollectCommand('name:"x&force=true"')).toEqual({ kind: 'run', query: { name: 'x&force=true' }, confirm: [] });
+  });
+
+  const wrong: Array<[string, RegExp, string | undefined]> = [
+    ['aplication:AWS', /“aplication” is not an option of \/collect/, 'application'],
+    ['nam:x', /not an option/, 'name'],
+    ['AD Accounts name:"AD Groups"', /Give the collector's name once/, undefined],
+    ['name:a name:b', /name is given twice/, undefined],
+    ['force:maybe', /force can be true or false/, undefined],
+    ['application:', /application has no value/, undefined],
+    ['name:"AD', /never closed/, undefined],
+    [`"${'x'.repeat(300)}"`, /longer than 256/, undefined],
+  ];
+  for (const [text, problem, suggestion] of wrong) {
+    it(`refuses “${text.slice(0, 30)}”`, () => {
+      const r = parseCollectCommand(text);
+      expect(r.kind).toBe('invalid');
+      if (r.kind !== 'invalid') return;
+      expect(r.problem).toMatch(problem);
+      expect(r.example).toMatch(/^\/collect /);
+      expect(r.suggestion).toBe(suggestion);
+    });
+  }
+});
