@@ -33,7 +33,10 @@ describe('tokenize', () => {
     expect(r.ok && r.words[0]).toEqual({ text: 'state:all', value: 'state:all', quoted: true, start: 0 });
   });
   it('reports an unclosed quote', () => {
-    expect(tokenize('entitlement-name:"Domain Admins')).toEqual({ ok: false, problem: 'the quote in “entitlement-name:"Domain Ad…” X
+    expect(tokenize('entitlement-name:"Domain Admins')).toEqual({
+      ok: false,
+      problem: 'the quote in “entitlement-name:"Domain…” is never closed',
+    });
   });
   it('gives nothing for empty text', () => {
     expect(words('   ')).toEqual([]);
