@@ -121,9 +121,9 @@ export function loadConfig(env: Env): Config {
     example: '3000',
     schema: z
       .string()
-      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
+      .regex(/^\d{1,5}$/, 'must be a port number from 0 to 65535 (0 picks a free port)')
       .transform(Number)
-      .refine((n) => n >= 1 && n <= 65_535, 'must be a port number from 1 to 65535')
+      .refine((n) => n <= 65_535, 'must be a port number from 0 to 65535 (0 picks a free port)')
       .optional(),
   });
 

@@ -85,7 +85,7 @@ describe('loadConfig', () => {
       { COMMAND_SERVICE_URL: 'https://u:p@igl.example.com' },
       /^COMMAND_SERVICE_URL must be an http\(s\) URL without credentials/,
     ],
-    ['a port out of range', { PORT: '70000' }, /^PORT must be a port number from 1 to 65535\. Example: PORT=3000$/],
+    ['a port out of range', { PORT: '70000' }, /^PORT must be a port number from 0 to 65535 \(0 picks a free port\)\. Example: PORT=3000$/],
     ['a port that is not a number', { PORT: 'http' }, /^PORT must be a port number/],
     ['an unknown database', { DATABASE_URL: 'mysql://x' }, /^DATABASE_URL must be sqlite:<path> or postgres:\/\/…/],
     ['an empty sqlite path', { DATABASE_URL: 'sqlite:' }, /^DATABASE_URL must be sqlite:<path>/],

@@ -133,3 +133,19 @@ export class UnexpectedResponseError extends ServiceError {
     this.detail = detail;
   }
 }
+
+/** Every concrete service error: switch on `kind` and TypeScript narrows to the class. */
+export type AnyServiceError =
+  | InvalidTokenError
+  | MissingParameterError
+  | InvalidParameterError
+  | NoEligibleCollectorsError
+  | ConflictError
+  | LoginFailedError
+  | NotFoundError
+  | ServiceUnavailableError
+  | UnexpectedResponseError;
+
+export function isServiceError(error: unknown): error is AnyServiceError {
+  return error instanceof ServiceError;
+}

@@ -1,0 +1,171 @@
+/**
+ * An /approvals page as Block Kit: a header naming the state and page, the filters in force, one
+ * entry per approval (request, step, due date and how it stands, completed date, id), and
+ * Previous/Next buttons carrying the query. Fits Slack's limits for any page size: entries are
+ * packed several to a section when one each would pass 50 blocks, and cut with a visible note
+ * past that.
+ */
+
+import type { KnownBlock } from '@slack/types';
+import type { CalendarDay } from '../commands/dates.js';
+import type { Approval, ApprovalQuery } from '../service/index.js';
+import { actions, button, code, context, fallback, header, inert, LIMITS, type Message, section } from './blocks.js';
+import { dueRelative, readableTimestamp } from './dates.js';
+
+export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
+
+/** What a paging button carries: who asked, and the query to re-issue. */
+export interface PageState {
+  /** Slack user id of the asker: only they may page. */
+  u: string;
+  q: ApprovalQuery;
+}
+
+export function encodePageState(state: PageState): string | undefined {
+  const value = JSON.stringify(state);
+  return value.length <= LIMITS.buttonValue ? value : undefined;
+}
+
+export function decodePageState(value: string | undefined): { user: string; query: unknown } | undefined {
+  if (value === undefined || value.length > LIMITS.buttonValue) return undefined;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const { u, q } = parsed as { u?: unknown; q?: unknown };
+    return typeof u === 'string' && /^[UW][A-Z0-9]{2,}$/.test(u) ? { user: u, query: q } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ApprovalsPageInput {
+  query: ApprovalQuery;
+  approvals: readonly Approval[];
+  /** The asker's Slack user id (goes into the paging buttons). */
+  userId: string;
+  /** The asker's today, for "overdue" and "due today". */
+  today: CalendarDay;
+}
+
+const STATE_TITLES = { pending: 'Pending approvals', completed: 'Completed approvals', all: 'All approvals' } as const;
+const FIXED_BLOCKS = 4; // header, context, actions, and room for one note
+
+const FILTER_LABELS: Partial<Record<keyof ApprovalQuery, string>> = {
+  'approval-id': 'id',
+  'business-source': 'source',
+  'completed-after': 'completed after',
+  'completed-before': 'completed before',
+  'due-after': 'due after',
+  'due-before': 'due before',
+  'entitlement-name': 'entitlement',
+  'entitlement-type': 'entitlement type',
+  'requested-after': 'requested after',
+  'requested-before': 'requested before',
+  'user-first-name': 'requester first name',
+  'user-id': 'requester',
+  'user-last-name': 'requester last name',
+};
+
+function describeFilters(query: ApprovalQuery): string {
+  const parts = Object.entries(FILTER_LABELS)
+    .filter(([key]) => query[key as keyof ApprovalQuery] !== undefined)
+    .map(([key, label]) => `${label} ${code(String(query[key as keyof ApprovalQuery]), 60)}`);
+  return parts.length > 0 ? parts.join(' · ') : 'no filters';
+}
+
+function entry(approval: Approval, today: CalendarDay): string {
+  const request = inert(approval.requestName || '(unnamed request)', 150);
+  const step = inert(approval.workItemName || 'Approval', 80);
+  const requester =
+    typeof approval.fields.RequestedByName === 'string' && approval.fields.RequestedByName !== ''
+      ? ` · requested by ${inert(approval.fields.RequestedByName, 60)}`
+      : '';
+  const lines = [`*${request}*`, `${step}${requester}`];
+  const due = readableTimestamp(approval.dueDate);
+  if (approval.completedDate !== '') {
+    const done = readableTimestamp(approval.completedDate) ?? inert(approval.completedDate, 40);
+    lines.push(`:white_check_mark: Completed ${done}${due ? ` · was due ${due}` : ''}`);
+  } else if (due) {
+    const rel = dueRelative(approval.dueDate, today);
+    lines.push(
+      `${rel?.overdue ? ':red_circle:' : ':large_blue_circle:'} Due ${due}${rel ? ` (${rel.overdue ? `*${rel.text}*` : rel.text})` : ''}`,
+    );
+  } else {
+    lines.push(`Due ${approval.dueDate ? inert(approval.dueDate, 40) : 'date not given'}`);
+  }
+  lines.push(code(approval.workItemId, 80));
+  return lines.join('\n');
+}
+
+/** Groups entries into section texts within the character limit, one per section when blocks allow. */
+function packEntries(entries: string[], maxSections: number): { sections: string[]; shown: number } {
+  if (entries.length <= maxSections) return { sections: entries, shown: entries.length };
+  const sections: string[] = [];
+  let current = '';
+  let shown = 0;
+  for (const text of entries) {
+    const joined = current === '' ? text : `${current}\n\n${text}`;
+    if (joined.length <= LIMITS.sectionText) {
+      current = joined;
+    } else {
+      if (sections.length + 1 >= maxSections) break;
+      sections.push(current);
+      current = text;
+    }
+    shown++;
+  }
+  if (current !== '') sections.push(current);
+  return { sections, shown };
+}
+
+export function renderApprovalsPage(input: ApprovalsPageInput): Message {
+  const { query, approvals } = input;
+  const state = query.state ?? 'pending';
+  const page = query['start-page'] ?? 1;
+  const pageSize = query['page-size'] ?? 20;
+  const title = `${STATE_TITLES[state]}${page > 1 ? ` · page ${page}` : ''}`;
+  const order = query.sort === 'desc' ? 'latest due first' : 'soonest due first';
+  const blocks: KnownBlock[] = [header(title), context(`${describeFilters(query)} · ${order} · ${pageSize} per page`)];
+
+  const { sections, shown } = packEntries(
+    approvals.map((a) => entry(a, input.today)),
+    LIMITS.blocksPerMessage - FIXED_BLOCKS,
+  );
+  for (const text of sections) blocks.push(section(text));
+  if (approvals.length === 0) {
+    const filtered = describeFilters(query) !== 'no filters';
+    blocks.push(
+      section(
+        page > 1
+          ? `Nothing more on page ${page}.`
+          : filtered
+            ? 'No approvals match these filters.'
+            : `No ${state === 'all' ? '' : `${state} `}approvals. :tada:`,
+      ),
+    );
+  }
+  if (shown < approvals.length) {
+    blocks.push(
+      context(
+        `:warning: Showing ${shown} of the ${approvals.length} approvals on this page: Slack cannot show more in one message. Ask for fewer, e.g. \`page-size:20\`.`,
+      ),
+    );
+  }
+
+  const buttons = [];
+  const previous = page > 1 ? encodePageState({ u: input.userId, q: { ...query, 'start-page': page - 1 } }) : undefined;
+  // A full page may have a successor; the service does not say how many there are in all.
+  const next = approvals.length >= pageSize ? encodePageState({ u: input.userId, q: { ...query, 'start-page': page + 1 } }) : undefined;
+  if (previous) buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: '← Previous', value: previous }));
+  if (next) buttons.push(button({ actionId: PAGE_ACTIONS.next, text: 'Next →', value: next }));
+  if (buttons.length > 0) blocks.push(actions('approvals:paging', buttons));
+  else if ((page > 1 || approvals.length >= pageSize) && (previous === undefined || next === undefined)) {
+    blocks.push(
+      context('Paging buttons are left out: this query is too long to carry in a button. Use `start-page:` to move between pages.'),
+    );
+  }
+
+  const count = approvals.length === 0 ? 'No' : String(approvals.length);
+  const plain = `${count} ${STATE_TITLES[state].toLowerCase()}${page > 1 ? ` (page ${page})` : ''}${approvals[0] ? `: ${approvals.map((a) => a.requestName).join('; ')}` : ''}`;
+  return { text: fallback(plain), blocks };
+}

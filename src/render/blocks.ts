@@ -1,0 +1,83 @@
+/**
+ * Slack's limits as named constants, mrkdwn escaping, and the few builders every message uses.
+ * Everything here is pure: data in, Block Kit out.
+ */
+
+import type { ActionsBlock, Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+
+export const LIMITS = Object.freeze({
+  blocksPerMessage: 50,
+  sectionText: 3000,
+  headerText: 150,
+  contextElements: 10,
+  buttonText: 75,
+  buttonValue: 2000,
+  actionId: 255,
+  /** Slack truncates the top-level text beyond this; keep the fallback well inside it. */
+  fallbackText: 3000,
+});
+
+export interface Message {
+  /** Plain fallback for notifications and screen readers; also escaped, since Slack parses it. */
+  text: string;
+  blocks: KnownBlock[];
+}
+
+/** Makes any text inert in mrkdwn: no pings (<!channel>), no links, no entity tricks. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Cuts text to `max` characters (counting the ellipsis) at a character boundary. */
+export function truncate(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;
+}
+
+/** Truncates, then escapes: escaping can lengthen text, so callers budget for the escaped form. */
+export function inert(text: string, max: number): string {
+  return escapeMrkdwn(truncate(text.replace(/[\r\n\t]+/g, ' '), max));
+}
+
+/** Inline code that cannot be broken out of: backticks inside would end the span. */
+export function code(text: string, max = 80): string {
+  return `\`${inert(text, max).replace(/`/g, "'")}\``;
+}
+
+export function header(text: string): HeaderBlock {
+  return { type: 'header', text: { type: 'plain_text', text: truncate(text, LIMITS.headerText), emoji: true } };
+}
+
+export function section(mrkdwn: string): SectionBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(mrkdwn, LIMITS.sectionText) } };
+}
+
+export function context(...mrkdwn: string[]): ContextBlock {
+  return {
+    type: 'context',
+    elements: mrkdwn
+      .slice(0, LIMITS.contextElements)
+      .map((text) => ({ type: 'mrkdwn' as const, text: truncate(text, LIMITS.sectionText) })),
+  };
+}
+
+export function button(options: { actionId: string; text: string; value?: string; style?: 'primary' | 'danger' }): Button {
+  if (options.value !== undefined && options.value.length > LIMITS.buttonValue) {
+    throw new RangeError(`button value of ${options.value.length} characters is over Slack's ${LIMITS.buttonValue}`);
+  }
+  return {
+    type: 'button',
+    action_id: options.actionId,
+    text: { type: 'plain_text', text: truncate(options.text, LIMITS.buttonText), emoji: true },
+    ...(options.value === undefined ? {} : { value: options.value }),
+    ...(options.style === undefined ? {} : { style: options.style }),
+  };
+}
+
+export function actions(blockId: string, elements: Button[]): ActionsBlock {
+  return { type: 'actions', block_id: blockId, elements };
+}
+
+export function fallback(text: string): string {
+  return escapeMrkdwn(truncate(text, LIMITS.fallbackText));
+}

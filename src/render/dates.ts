@@ -1,0 +1,26 @@
+/**
+ * Service timestamps for people: "Mon 24 Nov 2026, 10:00", and how that day stands against the
+ * reader's today ("overdue by 3 days", "due today"). Wall-clock values from the service are shown
+ * as written, since the service does not say its zone.
+ */
+
+import { differenceInCalendarDays, format } from 'date-fns';
+import type { CalendarDay } from '../commands/dates.js';
+import { parseServiceTimestamp } from '../service/index.js';
+
+export function readableTimestamp(value: string): string | undefined {
+  const t = parseServiceTimestamp(value);
+  if (t === undefined) return undefined;
+  return format(new Date(t.year, t.month - 1, t.day, t.hour, t.minute), 'EEE d MMM yyyy, HH:mm');
+}
+
+/** "overdue by 3 days", "due today", "due tomorrow", "due in 5 days"; undefined for an unreadable date. */
+export function dueRelative(value: string, today: CalendarDay): { text: string; overdue: boolean } | undefined {
+  const t = parseServiceTimestamp(value);
+  if (t === undefined) return undefined;
+  const days = differenceInCalendarDays(new Date(t.year, t.month - 1, t.day), new Date(today.year, today.month - 1, today.day));
+  if (days < 0) return { text: `overdue by ${-days} day${days === -1 ? '' : 's'}`, overdue: true };
+  if (days === 0) return { text: 'due today', overdue: false };
+  if (days === 1) return { text: 'due tomorrow', overdue: false };
+  return { text: `due in ${days} days`, overdue: false };
+}

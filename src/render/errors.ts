@@ -1,0 +1,166 @@
+/**
+ * The one place where failures become words for users. Each class of failure gets one clear,
+ * ephemeral message saying what happened and what to do; the matching log line (with detail,
+ * never a token) is chosen here too, so the two cannot drift apart.
+ */
+
+import type { KnownBlock } from '@slack/types';
+import type { Invalid } from '../commands/result.js';
+import { isServiceError } from '../service/index.js';
+import { code, context, fallback, inert, type Message, section } from './blocks.js';
+
+export type SlashCommand = '/approvals' | '/collect';
+export type ServiceCommand = 'findApprovals' | 'collectEntitlements';
+
+export interface FailureContext {
+  slash: SlashCommand;
+  command: ServiceCommand;
+  /** Slack user id, shown in linking instructions so an admin can copy it. */
+  userId: string;
+  /** Correlates the message with the log line. */
+  reference: string;
+}
+
+export interface Translated {
+  message: Message;
+  log: { level: 'info' | 'warn' | 'error'; event: string; detail: Record<string, unknown> };
+}
+
+function message(lines: string[], note?: string): Message {
+  const blocks: KnownBlock[] = [section(lines.join('\n'))];
+  if (note) blocks.push(context(note));
+  return { text: fallback(lines.join(' ').replace(/[*_`]/g, '')), blocks };
+}
+
+/** How to link a token, until users can do it themselves with `login`. */
+export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command'>): string {
+  return `An admin links a token with \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\` (the token is read from standard input).`;
+}
+
+export function renderInvalid(invalid: Invalid, slash: SlashCommand): Message {
+  const lines = [`:raised_hand: ${inert(invalid.problem, 600)}`];
+  if (invalid.suggestion) lines.push(`Did you mean ${code(invalid.suggestion, 40)}?`);
+  lines.push(`Try: ${code(invalid.example, 200)}`);
+  return message(lines, `Type \`${slash} help\` for everything ${slash} understands. Nothing was sent to the Command Service.`);
+}
+
+export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' | 'slash'>): Message {
+  return message([
+    `:link: Your Slack account is not linked to the Command Service for ${code(ctx.command)} yet, so countersign cannot ask on your behalf.`,
+    linkInstructions(ctx),
+  ]);
+}
+
+export function renderNotYours(ownerId: string, slash: SlashCommand): Message {
+  return message([`These results belong to <@${ownerId}>, so only they can page through them. Type \`${slash}\` to see your own.`]);
+}
+
+export function renderUnreadableButton(slash: SlashCommand): Message {
+  return message([`This button no longer works (it may come from an older version of countersign). Type \`${slash}\` again.`]);
+}
+
+export function translateFailure(error: unknown, ctx: FailureContext): Translated {
+  const ref = `Reference ${code(ctx.reference, 40)}.`;
+  if (!isServiceError(error)) {
+    return {
+      message: message(
+        [':boom: Something went wrong inside countersign. It has been logged; please tell your Slack admins if it keeps happening.'],
+        ref,
+      ),
+      log: { level: 'error', event: 'internal error', detail: { error } },
+    };
+  }
+  const serviceSays = error.serviceMessage ? `The Command Service says: “${inert(error.serviceMessage, 500)}”` : undefined;
+  const detail = {
+    kind: error.kind,
+    status: error.status,
+    command: error.command,
+    serviceMessage: error.serviceMessage,
+    queryString: error.queryString,
+  };
+  const started = ctx.command === 'collectEntitlements';
+  switch (error.kind) {
+    case 'invalid-token':
+      if (error.expired === false) {
+        return {
+          message: message([
+            `:no_entry: Your token is not allowed to run ${code(ctx.command)}. Ask your identity team for that permission, or link a token that has it.`,
+            linkInstructions(ctx),
+          ]),
+          log: { level: 'info', event: 'token not permitted', detail },
+        };
+      }
+      return {
+        message: message([
+          ':key: Your token is not valid or has expired, so the Command Service refused it. Link your account again:',
+          linkInstructions(ctx),
+        ]),
+        log: { level: 'info', event: 'token invalid or expired', detail },
+      };
+    case 'missing-parameter':
+      return {
+        message: message(
+          [
+            `:warning: ${serviceSays ?? `The Command Service needs the parameter ${code(error.parameter)}.`}`,
+            error.parameter === 'auth-user-id'
+              ? 'This usually means the linked token belongs to an application, not to you. Link a token of your own.'
+              : 'countersign cannot send that parameter; tell your Slack admins.',
+          ],
+          ref,
+        ),
+        log: { level: 'warn', event: 'service wants a parameter', detail },
+      };
+    case 'invalid-parameter':
+      return {
+        message: message([`:warning: The Command Service refused the request. ${serviceSays ?? ''}`], ref),
+        log: { level: 'warn', event: 'service refused a parameter', detail },
+      };
+    case 'no-eligible-collectors':
+      return {
+        message: message([
+          `:mag: ${serviceSays ?? 'No collector is eligible for that application.'}`,
+          'Check the application’s name as the service spells it. Nothing was started.',
+        ]),
+        log: { level: 'info', event: 'no eligible collectors', detail },
+      };
+    case 'conflict':
+      return {
+        message: message([
+          `:hourglass: ${serviceSays ?? 'That work is already queued.'}`,
+          'Nothing new was started; try again once the queued run has begun.',
+        ]),
+        log: { level: 'info', event: 'service conflict', detail },
+      };
+    case 'login-failed':
+    case 'not-found':
+      return {
+        message: message([`:warning: ${serviceSays ?? 'The Command Service refused the request.'}`], ref),
+        log: { level: 'warn', event: 'service refused', detail },
+      };
+    case 'service-unavailable': {
+      const maybeStarted = started
+        ? ' The collection may or may not have started: check before you run it again.'
+        : ' Nothing was changed.';
+      const lines = {
+        timeout: `:hourglass_flowing_sand: The Command Service did not answer in time.${maybeStarted}`,
+        network: `:electric_plug: The Command Service cannot be reached right now.${started ? ' Nothing was started.' : ''} Try again in a few minutes.`,
+        'server-error': `:warning: The Command Service failed while answering (status ${error.status ?? 'unknown'}).${maybeStarted} Try again; if it keeps failing, tell your identity team.`,
+        aborted: `:hourglass_flowing_sand: The request to the Command Service was cancelled.${maybeStarted}`,
+      }[error.reason];
+      return {
+        message: message([lines], ref),
+        log: { level: 'warn', event: 'service unavailable', detail: { ...detail, reason: error.reason } },
+      };
+    }
+    case 'unexpected-response':
+      return {
+        message: message(
+          [
+            `:warning: The Command Service gave an answer countersign could not read.${started ? ' The collection may have started: check before you run it again.' : ''} It has been logged for your Slack admins.`,
+          ],
+          ref,
+        ),
+        log: { level: 'error', event: 'unexpected service response', detail: { ...detail, detail: error.detail } },
+      };
+  }
+}

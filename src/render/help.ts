@@ -1,0 +1,58 @@
+/** Help for each command: what it does, its forms, and worked examples. */
+
+import { APPROVAL_KEYS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../commands/approvals.js';
+import { DATE_FORMS } from '../commands/dates.js';
+import { context, header, type Message, section } from './blocks.js';
+
+export function renderApprovalsHelp(): Message {
+  const keys = Object.entries(APPROVAL_KEYS)
+    .map(([key, spec]) => `\`${key}\`${spec.kind === 'enum' ? ` (${spec.values.join(', ')})` : spec.kind === 'date' ? ' (date)' : ''}`)
+    .join(', ');
+  return {
+    text: 'How to use /approvals',
+    blocks: [
+      header('/approvals'),
+      section(
+        [
+          'Shows the approvals waiting for you (only you see them), newest due date last, with Next and Previous buttons.',
+          '',
+          '*Forms*',
+          '`/approvals` · your pending approvals',
+          '`/approvals completed` · or `all`',
+          '`/approvals due-before:7d` · due within a week',
+          '`/approvals entitlement-name:"Domain Admins" sort:desc`',
+          '`/approvals login` · `/approvals logout` · `/approvals help`',
+        ].join('\n'),
+      ),
+      section(`*Filters* (write \`key:value\` or \`key=value\`; quote values with spaces)\n${keys}`),
+      context(
+        `Dates: ${DATE_FORMS}, counted in your Slack time zone. page-size is 1 to ${MAX_PAGE_SIZE} (${DEFAULT_PAGE_SIZE} when not given).`,
+      ),
+    ],
+  };
+}
+
+export function renderCollectHelp(): Message {
+  return {
+    text: 'How to use /collect',
+    blocks: [
+      header('/collect'),
+      section(
+        [
+          'Starts account collectors on the Command Service. The channel sees who started what, with each run id.',
+          '',
+          '*Forms*',
+          '`/collect AD Accounts` · one collector, by name',
+          '`/collect application:"Active Directory"` · every collector of an application',
+          '`/collect name:"AD Groups" application:"Active Directory"` · both must match',
+          '`/collect` · every collector of every application (asks first)',
+          '`/collect AWS IAM force` · ignore circuit-breaker thresholds (asks first)',
+          '`/collect login` · `/collect logout` · `/collect help`',
+        ].join('\n'),
+      ),
+      context(
+        'Quote names with spaces when you also give other options. Only you can confirm what you asked for, and one confirmation starts one collection.',
+      ),
+    ],
+  };
+}

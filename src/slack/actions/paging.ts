@@ -1,0 +1,34 @@
+/**
+ * Next / Previous on an /approvals page. The button carries the asker and the query; the query
+ * is re-validated as if typed, and only the asker's own token is ever used, so a forwarded or
+ * forged click cannot page someone else's approvals.
+ */
+
+import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { revalidateApprovalQuery } from '../../commands/approvals.js';
+import { decodePageState } from '../../render/approvals.js';
+import { renderNotYours, renderUnreadableButton } from '../../render/errors.js';
+import { showApprovals } from '../commands/approvals.js';
+import { principalOf, todayOf } from '../context.js';
+import type { Deps } from '../deps.js';
+import { ephemeral } from '../respond.js';
+
+export function pagingAction(deps: Deps) {
+  return async ({ ack, body, action, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const who = principalOf(body);
+    deps.background.run('approvals paging', async () => {
+      const state = decodePageState(action.value);
+      const query = state === undefined ? undefined : revalidateApprovalQuery(state.query);
+      if (state === undefined || query === undefined) {
+        deps.logger.warn({ user: who.userId, action: action.action_id }, 'unreadable paging button');
+        return void (await respond(ephemeral(renderUnreadableButton('/approvals'))));
+      }
+      if (state.user !== who.userId) {
+        deps.logger.info({ user: who.userId, owner: state.user }, 'paging refused: not the asker');
+        return void (await respond(ephemeral(renderNotYours(state.user, '/approvals'))));
+      }
+      await showApprovals(deps, who, query, await todayOf(deps, who.userId), respond, 'replace');
+    });
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The Bolt App: HTTPReceiver on POST /slack/events (Slack-signed, 5-minute window) with GET
+ * /healthz, or Socket Mode. One registration module wires each Slack surface to its handler.
+ */
+
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import type { Logger } from '../logger.js';
+import { PAGE_ACTIONS } from '../render/approvals.js';
+import { CONFIRM_ACTIONS } from '../render/collect.js';
+import type { Secret } from '../secret.js';
+import { confirmAction } from './actions/confirm.js';
+import { pagingAction } from './actions/paging.js';
+import { approvalsCommand } from './commands/approvals.js';
+import { collectCommand } from './commands/collect.js';
+import type { Deps } from './deps.js';
+
+export interface SlackAppOptions {
+  botToken: Secret;
+  signingSecret: Secret;
+  /** Socket Mode when given. */
+  appToken?: Secret;
+  /** Slack Web API base (GovSlack, tests). */
+  apiUrl?: string;
+  port: number;
+  host?: string;
+}
+
+export interface SlackApp {
+  app: App;
+  /** Starts listening; resolves with the HTTP port (HTTP mode) or undefined (Socket Mode). */
+  start(): Promise<number | undefined>;
+  /** /healthz answers 503 from now on, so that a load balancer stops sending traffic. */
+  beginDraining(): void;
+  stop(): Promise<void>;
+}
+
+export function registerListeners(app: App, deps: Deps): void {
+  app.command('/approvals', approvalsCommand(deps));
+  app.command('/collect', collectCommand(deps));
+  app.action(PAGE_ACTIONS.next, pagingAction(deps));
+  app.action(PAGE_ACTIONS.previous, pagingAction(deps));
+  app.action(CONFIRM_ACTIONS.run, confirmAction(deps, 'run'));
+  app.action(CONFIRM_ACTIONS.cancel, confirmAction(deps, 'cancel'));
+  app.error(async (error) => {
+    deps.logger.error(
+      { error: { name: error.name, message: error.message, code: (error as { code?: string }).code } },
+      'unhandled Slack listener error',
+    );
+  });
+}
+
+export function createSlackApp(deps: Deps, options: SlackAppOptions): SlackApp {
+  let draining = false;
+  const logger = boltLogger(deps.logger.child({ component: 'bolt' }));
+  const clientOptions = options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl };
+  let receiver: HTTPReceiver | SocketModeReceiver;
+  if (options.appToken) {
+    receiver = new SocketModeReceiver({ appToken: options.appToken.reveal(), logger });
+  } else {
+    receiver = new HTTPReceiver({
+      signingSecret: options.signingSecret.reveal(),
+      endpoints: '/slack/events',
+      logger,
+      customRoutes: [
+        {
+          path: '/healthz',
+          method: ['GET'],
+          handler: (_req, res) => {
+            res.writeHead(draining ? 503 : 200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(draining ? { ok: false, draining: true } : { ok: true }));
+          },
+        },
+      ],
+    });
+  }
+  const app = new App({ token: options.botToken.reveal(), receiver, logger, clientOptions });
+  registerListeners(app, deps);
+
+  return {
+    app,
+    async start() {
+      if (receiver instanceof SocketModeReceiver) {
+        await app.start();
+        return undefined;
+      }
+      const server = (await receiver.start(options.host ? { port: options.port, host: options.host } : options.port)) as Server;
+      return (server.address() as AddressInfo).port;
+    },
+    beginDraining() {
+      draining = true;
+    },
+    async stop() {
+      await app.stop();
+    },
+  };
+}
+
+/** Bolt logs through ours, so its lines get the same format, level and redaction. */
+function boltLogger(logger: Logger): BoltLogger {
+  let level = LogLevel.INFO;
+  const join = (msg: unknown[]) =>
+    msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  return {
+    debug: (...msg) => logger.debug({}, join(msg)),
+    info: (...msg) => logger.info({}, join(msg)),
+    warn: (...msg) => logger.warn({}, join(msg)),
+    error: (...msg) => logger.error({}, join(msg)),
+    setLevel: (l) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}

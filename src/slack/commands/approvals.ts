@@ -1,0 +1,61 @@
+/** /approvals: ack at once, then parse, fetch with the user's own token, and answer ephemerally. */
+
+import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { parseApprovalsCommand } from '../../commands/approvals.js';
+import type { CalendarDay } from '../../commands/dates.js';
+import { renderApprovalsPage } from '../../render/approvals.js';
+import { renderInvalid, renderNotLinked } from '../../render/errors.js';
+import { renderApprovalsHelp } from '../../render/help.js';
+import type { ApprovalQuery } from '../../service/index.js';
+import type { Principal } from '../../store/index.js';
+import { explainLogin, logout } from '../accounts.js';
+import { principalOf, todayOf } from '../context.js';
+import type { Deps } from '../deps.js';
+import { reportFailure } from '../failures.js';
+import { ephemeral, replace } from '../respond.js';
+
+export function approvalsCommand(deps: Deps) {
+  return async ({ command, ack, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const who = principalOf(command);
+    deps.background.run('/approvals', async () => {
+      const today = await todayOf(deps, who.userId);
+      const parsed = parseApprovalsCommand(command.text ?? '', today);
+      switch (parsed.kind) {
+        case 'help':
+          return void (await respond(ephemeral(renderApprovalsHelp())));
+        case 'login':
+          return explainLogin(who, 'findApprovals', respond);
+        case 'logout':
+          return logout(deps, who, respond);
+        case 'invalid':
+          return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
+        case 'query':
+          return showApprovals(deps, who, parsed.query, today, respond, 'ephemeral');
+      }
+    });
+  };
+}
+
+/** Fetches one page with the user's token and shows it, as a new message or in place of the old one. */
+export async function showApprovals(
+  deps: Deps,
+  who: Principal,
+  query: ApprovalQuery,
+  today: CalendarDay,
+  respond: RespondFn,
+  how: 'ephemeral' | 'replace',
+): Promise<void> {
+  const reference = deps.newId();
+  const ctx = { ...who, slash: '/approvals' as const, command: 'findApprovals' as const, reference };
+  try {
+    const linked = await deps.store.getToken(who, 'findApprovals');
+    if (linked === undefined) return void (await respond(ephemeral(renderNotLinked(ctx))));
+    const page = await deps.service.findApprovals(query, linked.token);
+    await deps.store.recordOutcome(who, 'findApprovals', 'ok', deps.now());
+    const message = renderApprovalsPage({ query, approvals: page.approvals, userId: who.userId, today });
+    await respond(how === 'replace' ? replace(message) : ephemeral(message));
+  } catch (error) {
+    await reportFailure(deps, error, ctx, respond);
+  }
+}

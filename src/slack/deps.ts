@@ -1,0 +1,52 @@
+/**
+ * What every Slack handler needs, built once in main.ts and passed in: no module singletons, so
+ * tests build the same objects with a fixed clock, a throwaway store and the reference service.
+ */
+
+import type { Logger } from '../logger.js';
+import type { ServiceClient } from '../service/index.js';
+import type { Store } from '../store/index.js';
+
+export interface TimeZones {
+  /** The user's IANA zone from their Slack profile; undefined when Slack does not say. */
+  lookup(userId: string): Promise<string | undefined>;
+}
+
+export interface Deps {
+  service: ServiceClient;
+  store: Store;
+  logger: Logger;
+  now: () => Date;
+  timeZones: TimeZones;
+  /** Unpredictable ids (confirmations, log references). */
+  newId: () => string;
+  /** Work that runs after the ack; tracked so that shutdown can wait for it. */
+  background: Background;
+  /** How long a /collect confirmation stays valid. */
+  confirmationTtlMs: number;
+}
+
+/** Runs work after the ack, catches what escapes, and lets shutdown wait for all of it. */
+export class Background {
+  readonly #running = new Set<Promise<void>>();
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
+  run(name: string, work: () => Promise<void>): void {
+    const task = work()
+      .catch((error: unknown) => this.#logger.error({ task: name, error }, 'background task failed'))
+      .finally(() => this.#running.delete(task));
+    this.#running.add(task);
+  }
+
+  get size(): number {
+    return this.#running.size;
+  }
+
+  async drain(): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+  }
+}

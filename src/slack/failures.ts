@@ -1,0 +1,27 @@
+/** Turns a failure into the user's message and the matching log line, in one call. */
+
+import type { RespondArguments } from '@slack/bolt';
+import { type FailureContext, translateFailure } from '../render/errors.js';
+import type { Principal } from '../store/index.js';
+import type { Deps } from './deps.js';
+import { ephemeral, replace } from './respond.js';
+
+export async function reportFailure(
+  deps: Deps,
+  error: unknown,
+  ctx: FailureContext & Principal,
+  respond: (args: RespondArguments) => Promise<unknown>,
+  how: 'ephemeral' | 'replace' = 'ephemeral',
+): Promise<void> {
+  const translated = translateFailure(error, ctx);
+  deps.logger[translated.log.level](
+    { ...translated.log.detail, reference: ctx.reference, user: ctx.userId, team: ctx.teamId, slash: ctx.slash },
+    translated.log.event,
+  );
+  if (isInvalidToken(error)) await deps.store.recordOutcome(ctx, ctx.command, 'rejected', deps.now()).catch(() => undefined);
+  await respond(how === 'replace' ? replace(translated.message) : ephemeral(translated.message));
+}
+
+function isInvalidToken(error: unknown): boolean {
+  return (error as { kind?: unknown } | null)?.kind === 'invalid-token';
+}

@@ -1,0 +1,199 @@
+/**
+ * The SQLite store (better-sqlite3, WAL): the default, for one instance. Versioned migrations run
+ * at open. Tokens are encrypted by TokenCipher before they reach a row.
+ */
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Secret } from '../secret.js';
+import { TokenCipher } from './cipher.js';
+import type {
+  ClaimResult,
+  LinkedToken,
+  LinkSummary,
+  PendingConfirmation,
+  Principal,
+  ServiceCommandName,
+  Store,
+  TokenSource,
+} from './types.js';
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE tokens (
+     team_id      TEXT NOT NULL,
+     user_id      TEXT NOT NULL,
+     command      TEXT NOT NULL,
+     ciphertext   TEXT NOT NULL,
+     key_id       TEXT NOT NULL,
+     source       TEXT NOT NULL,
+     linked_at    INTEGER NOT NULL,
+     last_used_at INTEGER,
+     last_outcome TEXT,
+     PRIMARY KEY (team_id, user_id, command)
+   );
+   CREATE TABLE confirmations (
+     id         TEXT PRIMARY KEY,
+     team_id    TEXT NOT NULL,
+     channel_id TEXT NOT NULL,
+     user_id    TEXT NOT NULL,
+     payload    TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER NOT NULL,
+     used_at    INTEGER
+   );
+   CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
+];
+
+const associated = (who: Principal, command: string) => `${who.teamId}\u0000${who.userId}\u0000${command}`;
+
+interface TokenRow {
+  team_id: string;
+  user_id: string;
+  command: ServiceCommandName;
+  ciphertext: string;
+  source: TokenSource;
+  linked_at: number;
+  last_used_at: number | null;
+  last_outcome: 'ok' | 'rejected' | null;
+}
+
+export class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #cipher: TokenCipher;
+
+  constructor(path: string, key: Secret) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.#db = new Database(path);
+    if (path !== ':memory:') this.#db.pragma('journal_mode = WAL');
+    this.#db.pragma('busy_timeout = 5000');
+    this.#cipher = new TokenCipher(key);
+    this.#migrate();
+  }
+
+  #migrate(): void {
+    this.#db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
+    const applied = new Set(
+      this.#db
+        .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
+        .all()
+        .map((r) => r.version),
+    );
+    MIGRATIONS.forEach((sql, index) => {
+      const version = index + 1;
+      if (applied.has(version)) return;
+      this.#db.transaction(() => {
+        this.#db.exec(sql);
+        this.#db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
+      })();
+    });
+  }
+
+  async getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
+    // A workspace-specific link wins over one made for any workspace (team '').
+    const row = this.#db
+      .prepare<[string, string, string], TokenRow>(
+        "SELECT * FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1",
+      )
+      .get(who.userId, command, who.teamId);
+    if (row === undefined) return undefined;
+    const token = this.#cipher.decrypt(row.ciphertext, associated({ teamId: row.team_id, userId: row.user_id }, command));
+    return { token, linkedAt: new Date(row.linked_at), source: row.source };
+  }
+
+  async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
+    const upsert = this.#db.prepare(
+      `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
+         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
+    );
+    this.#db.transaction(() => {
+      for (const command of commands) {
+        upsert.run(
+          who.teamId,
+          who.userId,
+          command,
+          this.#cipher.encrypt(token, associated(who, command)),
+          this.#cipher.keyId,
+          source,
+          at.getTime(),
+        );
+      }
+    })();
+  }
+
+  async deleteTokens(who: Principal): Promise<number> {
+    return this.#db.prepare('DELETE FROM tokens WHERE team_id = ? AND user_id = ?').run(who.teamId, who.userId).changes;
+  }
+
+  async listLinks(): Promise<LinkSummary[]> {
+    return this.#db
+      .prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command')
+      .all()
+      .map((r) => ({
+        teamId: r.team_id,
+        userId: r.user_id,
+        command: r.command,
+        linkedAt: new Date(r.linked_at),
+        source: r.source,
+        lastUsedAt: r.last_used_at === null ? undefined : new Date(r.last_used_at),
+        lastOutcome: r.last_outcome ?? undefined,
+      }));
+  }
+
+  async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
+    this.#db
+      .prepare("UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id IN (?, '')")
+      .run(at.getTime(), outcome, who.userId, command, who.teamId);
+  }
+
+  async createConfirmation(c: PendingConfirmation): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime());
+    // Old confirmations are kept a day for support questions, then dropped.
+    this.#db.prepare('DELETE FROM confirmations WHERE expires_at < ?').run(c.createdAt.getTime() - 86_400_000);
+  }
+
+  async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
+    const row = this.#db
+      .prepare<
+        [string],
+        {
+          id: string;
+          team_id: string;
+          channel_id: string;
+          user_id: string;
+          payload: string;
+          created_at: number;
+          expires_at: number;
+          used_at: number | null;
+        }
+      >('SELECT * FROM confirmations WHERE id = ?')
+      .get(id);
+    if (row === undefined) return { status: 'not-found' };
+    if (row.user_id !== userId) return { status: 'not-yours', ownerId: row.user_id };
+    if (row.used_at !== null) return { status: 'already-used' };
+    if (row.expires_at < at.getTime()) return { status: 'expired' };
+    // The conditional update is the claim: only one caller can move used_at from NULL.
+    const claimed =
+      this.#db.prepare('UPDATE confirmations SET used_at = ? WHERE id = ? AND used_at IS NULL').run(at.getTime(), id).changes === 1;
+    if (!claimed) return { status: 'already-used' };
+    return {
+      status: 'claimed',
+      confirmation: {
+        id: row.id,
+        teamId: row.team_id,
+        channelId: row.channel_id,
+        userId: row.user_id,
+        payload: row.payload,
+        createdAt: new Date(row.created_at),
+        expiresAt: new Date(row.expires_at),
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Slack's own servers, played on loopback: the Web API methods the app calls (auth.test,
+ * users.info, chat.*) and response_url endpoints that record what the app sends. This is the
+ * only mock in the end-to-end tests, at the edge of the machine.
+ */
+
+import { EventEmitter } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ResponseBody {
+  response_type?: 'ephemeral' | 'in_channel';
+  replace_original?: boolean;
+  delete_original?: boolean;
+  text?: string;
+  blocks?: Array<Record<string, unknown>>;
+}
+
+export interface FakeSlack {
+  url: string;
+  apiUrl: string;
+  /** Web API calls by method. */
+  apiCalls: Array<{ method: string; body: string }>;
+  /** A fresh response_url. */
+  responseUrl(): { id: string; url: string };
+  responses(id: string): ResponseBody[];
+  waitForResponses(id: string, count: number, timeoutMs?: number): Promise<ResponseBody[]>;
+  timeZones: Map<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startFakeSlack(): Promise<FakeSlack> {
+  const responses = new Map<string, ResponseBody[]>();
+  const apiCalls: Array<{ method: string; body: string }> = [];
+  const events = new EventEmitter();
+  const timeZones = new Map<string, string>();
+  let next = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const url = new URL(req.url ?? '/', 'http://x');
+      const response = /^\/response\/(\w+)$/.exec(url.pathname);
+      if (response) {
+        const id = response[1] as string;
+        const list = responses.get(id) ?? [];
+        list.push(JSON.parse(body) as ResponseBody);
+        responses.set(id, list);
+        events.emit(id);
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        return res.end('ok');
+      }
+      const api = /^\/api\/([\w.]+)$/.exec(url.pathname);
+      if (api) {
+        const method = api[1] as string;
+        apiCalls.push({ method, body });
+        const params = new URLSearchParams(body);
+        const answer: Record<string, unknown> =
+          method === 'auth.test'
+            ? {
+                ok: true,
+                url: 'https://example.slack.com/',
+                team: 'Example',
+                user: 'countersign',
+                team_id: 'T0001',
+                user_id: 'UBOT',
+                bot_id: 'BBOT',
+              }
+            : method === 'users.info'
+              ? { ok: true, user: { id: params.get('user'), tz: timeZones.get(params.get('user') ?? '') ?? 'UTC' } }
+              : { ok: true };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(JSON.stringify(answer));
+      }
+      res.writeHead(404);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    apiUrl: `${url}/api/`,
+    apiCalls,
+    timeZones,
+    responseUrl() {
+      next++;
+      const id = `r${next}`;
+      return { id, url: `${url}/response/${id}` };
+    },
+    responses: (id) => responses.get(id) ?? [],
+    waitForResponses(id, count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const list = responses.get(id) ?? [];
+          if (list.length >= count) {
+            events.off(id, check);
+            clearTimeout(timer);
+            resolve(list);
+          }
+        };
+        const timer = setTimeout(() => {
+          events.off(id, check);
+          reject(new Error(`expected ${count} responses on ${id}, got ${JSON.stringify(responses.get(id) ?? [])}`));
+        }, timeoutMs);
+        events.on(id, check);
+        check();
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** All text of a response, blocks included, for assertions. */
+export function textOf(body: ResponseBody | undefined): string {
+  if (body === undefined) return '';
+  const parts: string[] = [body.text ?? ''];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') return;
+    if (Array.isArray(v)) {
+      for (const item of v) walk(item);
+      return;
+    }
+    if (v && typeof v === 'object') {
+      for (const [k, inner] of Object.entries(v)) {
+        if (k === 'text' && typeof inner === 'string') parts.push(inner);
+        else walk(inner);
+      }
+    }
+  };
+  walk(body.blocks);
+  return parts.join('\n');
+}
+
+export function buttonsOf(body: ResponseBody | undefined): Array<{ action_id: string; value?: string; text: string }> {
+  const out: Array<{ action_id: string; value?: string; text: string }> = [];
+  for (const block of body?.blocks ?? []) {
+    if (block.type !== 'actions') continue;
+    for (const el of block.elements as Array<{ action_id: string; value?: string; text: { text: string } }>) {
+      out.push({ action_id: el.action_id, ...(el.value === undefined ? {} : { value: el.value }), text: el.text.text });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,160 @@
+/**
+ * The real app, started as main.ts starts it, over signed HTTP, against the reference Command
+ * Service, with Slack's servers played by FakeSlack. Each test file gets its own harness.
+ */
+
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type Running, startCountersign } from '../../src/main.js';
+import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
+import { Secret } from '../../src/secret.js';
+import type { ServiceCommandName } from '../../src/store/index.js';
+import { type FakeSlack, startFakeSlack } from './fake-slack.js';
+
+export const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
+export const TEAM = 'T0001';
+
+export interface Harness {
+  app: Running;
+  url: string;
+  slack: FakeSlack;
+  service: ReferenceService;
+  logs: string[];
+  /** The demo token with this label, as the reference service printed it. */
+  demoToken(label: string): string;
+  link(userId: string, label: string, commands?: ServiceCommandName[]): Promise<void>;
+  command(userId: string, command: '/approvals' | '/collect', text: string, options?: SignOptions): Promise<Sent>;
+  click(userId: string, actionId: string, value: string | undefined, options?: SignOptions): Promise<Sent>;
+  close(): Promise<void>;
+}
+
+export interface SignOptions {
+  /** Seconds since the epoch for the signature; now by default. */
+  timestamp?: number;
+  /** Sign with another secret (a forgery). */
+  secret?: string;
+  /** Reuse a response_url (a button on an earlier message). */
+  responseUrl?: { id: string; url: string };
+  channelId?: string;
+}
+
+export interface Sent {
+  status: number;
+  ackMs: number;
+  body: string;
+  responseId: string;
+}
+
+export interface HarnessOptions {
+  /** Use this base URL as the Command Service instead of the reference service. */
+  serviceUrl?: string;
+}
+
+export function sign(body: string, secret: string, timestamp: number): Record<string, string> {
+  const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
+  return { 'x-slack-signature': signature, 'x-slack-request-timestamp': String(timestamp) };
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
+  const slack = await startFakeSlack();
+  const service = await startReferenceService();
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', write: (line) => logs.push(line) });
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-0000-1111-e2etestbot',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    COMMAND_SERVICE_URL: options.serviceUrl ?? service.url,
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+    DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}`,
+    PORT: '0',
+    LOG_LEVEL: 'debug',
+  });
+  const app = await startCountersign(config, { logger, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${app.port}`;
+
+  async function post(form: string, opts: SignOptions, responseId: string): Promise<Sent> {
+    const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
+    const started = performance.now();
+    const res = await request(`${url}/slack/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(form, opts.secret ?? SIGNING_SECRET, timestamp) },
+      body: form,
+    });
+    const body = await res.body.text();
+    return { status: res.statusCode, ackMs: performance.now() - started, body, responseId };
+  }
+
+  const demoToken = (label: string) => {
+    const t = service.demoTokens.find((d) => d.label === label);
+    if (!t) throw new Error(`no demo token ${label}`);
+    return t.token;
+  };
+
+  return {
+    app,
+    url,
+    slack,
+    service,
+    logs,
+    demoToken,
+    async link(userId, label, commands = ['findApprovals', 'collectEntitlements']) {
+      await app.deps.store.setToken({ teamId: TEAM, userId }, commands, new Secret(demoToken(label)), 'admin', new Date());
+    },
+    async command(userId, command, text, opts = {}) {
+      const response = opts.responseUrl ?? slack.responseUrl();
+      const form = new URLSearchParams({
+        token: 'legacy-verification-token',
+        team_id: TEAM,
+        team_domain: 'example',
+        channel_id: opts.channelId ?? 'C0OPS',
+        channel_name: 'identity-ops',
+        user_id: userId,
+        user_name: userId.toLowerCase(),
+        command,
+        text,
+        api_app_id: 'A0COUNTERSIGN',
+        response_url: response.url,
+        trigger_id: '1234.5678.abcd',
+      }).toString();
+      return post(form, opts, response.id);
+    },
+    async click(userId, actionId, value, opts = {}) {
+      const response = opts.responseUrl ?? slack.responseUrl();
+      const payload = {
+        type: 'block_actions',
+        user: { id: userId, username: userId.toLowerCase(), team_id: TEAM },
+        api_app_id: 'A0COUNTERSIGN',
+        token: 'legacy-verification-token',
+        container: { type: 'message', message_ts: '1700000000.000100', channel_id: 'C0OPS', is_ephemeral: true },
+        trigger_id: '1234.5678.abcd',
+        team: { id: TEAM, domain: 'example' },
+        channel: { id: 'C0OPS', name: 'identity-ops' },
+        response_url: response.url,
+        actions: [
+          {
+            action_id: actionId,
+            block_id: 'b',
+            type: 'button',
+            action_ts: '1700000001.000200',
+            text: { type: 'plain_text', text: 'x' },
+            ...(value === undefined ? {} : { value }),
+          },
+        ],
+      };
+      return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), opts, response.id);
+    },
+    async close() {
+      await app.shutdown();
+      await service.close();
+      await slack.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
