@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { WebClient } from '@slack/web-api';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
-import { createServiceClient, type ServiceClient } from './service/index.js';
+import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import { Background, type Deps, type TimeZones } from './slack/deps.js';
 import { slackTimeZones } from './slack/timezones.js';
@@ -23,6 +23,7 @@ export interface Overrides {
   serviceUrl?: string;
   timeZones?: TimeZones;
   host?: string;
+  serviceTimeouts?: Partial<ServiceTimeouts>;
 }
 
 export interface Running {
@@ -42,7 +43,11 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     throw new ConfigError('SLACK_BOT_TOKEN', 'and SLACK_SIGNING_SECRET are required to run the Slack app', 'xoxb-1234-5678-abcdef');
   }
   const store: Store = await openStore(config);
-  const service: ServiceClient = createServiceClient({ baseUrl: serviceUrl, logger: logger.child({ component: 'service' }) });
+  const service: ServiceClient = createServiceClient({
+    baseUrl: serviceUrl,
+    logger: logger.child({ component: 'service' }),
+    ...(overrides.serviceTimeouts ? { timeouts: overrides.serviceTimeouts } : {}),
+  });
   const background = new Background(logger);
   const timeZones =
     overrides.timeZones ??

@@ -11,8 +11,9 @@ import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type Running, startCountersign } from '../../src/main.js';
-import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
+import { type ReferenceService, type ReferenceServiceOptions, startReferenceService } from '../../src/reference-service/server.js';
 import { Secret } from '../../src/secret.js';
+import type { ServiceTimeouts } from '../../src/service/index.js';
 import type { ServiceCommandName } from '../../src/store/index.js';
 import { type FakeSlack, startFakeSlack } from './fake-slack.js';
 
@@ -53,6 +54,8 @@ export interface Sent {
 export interface HarnessOptions {
   /** Use this base URL as the Command Service instead of the reference service. */
   serviceUrl?: string;
+  reference?: ReferenceServiceOptions;
+  serviceTimeouts?: Partial<ServiceTimeouts>;
 }
 
 export function sign(body: string, secret: string, timestamp: number): Record<string, string> {
@@ -63,7 +66,7 @@ export function sign(body: string, secret: string, timestamp: number): Record<st
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
   const slack = await startFakeSlack();
-  const service = await startReferenceService();
+  const service = await startReferenceService(options.reference);
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => logs.push(line) });
   const config = loadConfig({
@@ -76,7 +79,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     PORT: '0',
     LOG_LEVEL: 'debug',
   });
-  const app = await startCountersign(config, { logger, host: '127.0.0.1' });
+  const app = await startCountersign(config, {
+    logger,
+    host: '127.0.0.1',
+    ...(options.serviceTimeouts ? { serviceTimeouts: options.serviceTimeouts } : {}),
+  });
   const url = `http://127.0.0.1:${app.port}`;
 
   async function post(form: string, opts: SignOptions, responseId: string): Promise<Sent> {

@@ -1,0 +1,147 @@
+/** /collect end to end: named runs, confirmations, once-only, refusals. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
+import { TestClock } from '../helpers/clock.js';
+import { buttonsOf, textOf } from '../helpers/fake-slack.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ reference: { now: clock.now, runTimings: { queuedMs: 1_000, runningMs: 5_000 } } });
+  await h.link('UOSCAR', 'ops');
+  await h.link('UGRACE', 'approver+ops');
+  await h.link('UADA', 'approver');
+});
+afterAll(() => h.close());
+
+const collects = () => h.service.calls.get('collectEntitlements') ?? 0;
+
+// The reference service's clock moves only when a test says so: a run stays queued (and a second
+// start of its collector answers 409) until queueEmpty() moves time past the queue.
+const clock = new TestClock(new Date());
+const queueEmpty = async () => clock.advance(1_500);
+
+async function confirmation(user: string, text: string) {
+  await queueEmpty();
+  const sent = await h.command(user, '/collect', text);
+  const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
+  const run = buttonsOf(answer).find((b) => b.action_id === CONFIRM_ACTIONS.run);
+  return { sent, answer, run, cancel: buttonsOf(answer).find((b) => b.action_id === CONFIRM_ACTIONS.cancel) };
+}
+
+describe('/collect', () => {
+  it('runs a named collector at once and tells the channel who started which run', async () => {
+    await queueEmpty();
+    const before = collects();
+    const sent = await h.command('UOSCAR', '/collect', 'Salesforce Users');
+    expect(sent.ackMs).toBeLessThan(3000);
+    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
+    expect(answer?.response_type).toBe('in_channel');
+    expect(textOf(answer)).toMatch(/<@UOSCAR> started 1 collection:\n• \*Salesforce Users\*: run `\d+`/);
+    expect(collects()).toBe(before + 1);
+  });
+
+  it('runs every collector of an application, listing each run', async () => {
+    await queueEmpty();
+    const sent = await h.command('UGRACE', '/collect', 'application:"Active Directory"');
+    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
+    expect(textOf(answer)).toMatch(/started 2 collections:\n• \*AD Accounts\*: run `\d+`\n• \*AD Groups\*: run `\d+`/);
+    expect(textOf(answer)).toContain('application `Active Directory`');
+  });
+
+  it('passes the service’s 404 for an application without collectors to the asker alone', async () => {
+    const sent = await h.command('UOSCAR', '/collect', 'application:Mainframe');
+    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
+    expect(answer?.response_type).toBe('ephemeral');
+    expect(textOf(answer)).toContain('No eligible collectors found for the application Mainframe');
+  });
+
+  it('passes on a 409 when the collector is still queued', async () => {
+    await queueEmpty();
+    const first = await h.command('UOSCAR', '/collect', 'Workday Workers');
+    await h.slack.waitForResponses(first.responseId, 1);
+    const second = await h.command('UOSCAR', '/collect', 'Workday Workers');
+    const [answer] = await h.slack.waitForResponses(second.responseId, 1);
+    expect(answer?.response_type).toBe('ephemeral');
+    expect(textOf(answer)).toContain('already in the queue for processing');
+    expect(textOf(answer)).toContain('Nothing new was started');
+  });
+
+  it('says so when a name matches no collector', async () => {
+    const sent = await h.command('UOSCAR', '/collect', 'No Such Thing');
+    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
+    expect(answer?.response_type).toBe('ephemeral');
+    expect(textOf(answer)).toContain('No collector matched collector *No Such Thing*');
+  });
+
+  it('asks before starting everything, and one confirmation starts exactly one collection however often it is clicked', async () => {
+    const { answer, run } = await confirmation('UOSCAR', '');
+    expect(answer?.response_type).toBe('ephemeral');
+    expect(textOf(answer)).toContain('every collector of every application');
+    const before = collects();
+    const clicks = await Promise.all([1, 2, 3, 4].map(() => h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value)));
+    expect(clicks.every((c) => c.status === 200 && c.ackMs < 3000)).toBe(true);
+    const all = await Promise.all(clicks.map((c) => h.slack.waitForResponses(c.responseId, 1)));
+    await new Promise((r) => setTimeout(r, 300));
+    const everything = clicks.flatMap((c) => h.slack.responses(c.responseId));
+    expect(everything.filter((r) => r.response_type === 'in_channel')).toHaveLength(1);
+    expect(everything.filter((r) => textOf(r).includes('already used'))).toHaveLength(3);
+    expect(textOf(everything.find((r) => r.response_type === 'in_channel'))).toMatch(/<@UOSCAR> started 7 collections/);
+    expect(collects()).toBe(before + 1);
+    expect(all).toHaveLength(4);
+  });
+
+  it('asks before forcing, with a danger button', async () => {
+    const { answer, run } = await confirmation('UOSCAR', 'AWS IAM force');
+    expect(textOf(answer)).toContain('*Force* ignores the circuit-breaker thresholds');
+    expect(run?.text).toBe('Run, forced');
+    const click = await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
+    const responses = await h.slack.waitForResponses(click.responseId, 3);
+    expect(textOf(responses.find((r) => r.response_type === 'in_channel'))).toMatch(/started 1 collection \(forced\):\n• \*AWS IAM\*/);
+  });
+
+  it('lets only the asker confirm, without using up the confirmation', async () => {
+    const { run } = await confirmation('UOSCAR', '');
+    const before = collects();
+    await queueEmpty();
+    const other = await h.click('UGRACE', CONFIRM_ACTIONS.run, run?.value);
+    const [refusal] = await h.slack.waitForResponses(other.responseId, 1);
+    expect(textOf(refusal)).toContain('belong to <@UOSCAR>');
+    expect(collects()).toBe(before);
+    const own = await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
+    const responses = await h.slack.waitForResponses(own.responseId, 3);
+    expect(responses.some((r) => r.response_type === 'in_channel')).toBe(true);
+    expect(collects()).toBe(before + 1);
+  });
+
+  it('starts nothing after Cancel, even if Run is clicked later', async () => {
+    const { run, cancel } = await confirmation('UOSCAR', 'force');
+    const before = collects();
+    const c = await h.click('UOSCAR', CONFIRM_ACTIONS.cancel, cancel?.value);
+    expect(textOf((await h.slack.waitForResponses(c.responseId, 1))[0])).toContain('Cancelled. Nothing was started.');
+    const r = await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
+    expect(textOf((await h.slack.waitForResponses(r.responseId, 1))[0])).toContain('already used');
+    expect(collects()).toBe(before);
+  });
+
+  it('tells a user whose token lacks collectEntitlements, and an unlinked one, before asking anything', async () => {
+    const denied = await h.command('UADA', '/collect', 'SAP Roles');
+    expect(textOf((await h.slack.waitForResponses(denied.responseId, 1))[0])).toContain(
+      'Your token is not allowed to run `collectEntitlements`',
+    );
+    const unlinked = await h.command('UNOBODY', '/collect', '');
+    const [answer] = await h.slack.waitForResponses(unlinked.responseId, 1);
+    expect(textOf(answer)).toContain('countersign tokens set --user UNOBODY --command collectEntitlements');
+    expect(buttonsOf(answer)).toEqual([]);
+  });
+
+  it('refuses bad input without calling the service', async () => {
+    const before = collects();
+    const sent = await h.command('UOSCAR', '/collect', 'aplication:AWS');
+    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
+    expect(textOf(answer)).toContain('Did you mean `application`?');
+    const forged = await h.click('UOSCAR', CONFIRM_ACTIONS.run, 'made-up-confirmation-id');
+    expect(textOf((await h.slack.waitForResponses(forged.responseId, 1))[0])).toContain('This button no longer works');
+    expect(collects()).toBe(before);
+  });
+});
