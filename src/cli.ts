@@ -6,14 +6,24 @@
 
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { loadConfig } from './config.js';
 import { DEFAULT_RUN_TIMINGS } from './reference-service/commands.js';
 import { openReferenceDb } from './reference-service/db.js';
 import { loadBulkData, loadDemoData } from './reference-service/demo.js';
 import { type DemoToken, startReferenceService } from './reference-service/server.js';
+import { Secret } from './secret.js';
+import { openStore, SERVICE_COMMANDS, type ServiceCommandName } from './store/index.js';
 
 const USAGE = `Usage: countersign <command> [options]
 
 Commands:
+  tokens set --user <SlackUserId> --command <findApprovals|collectEntitlements|all> [--team <TeamId>]
+      Link a Command Service token to a Slack user. The token is read from standard input,
+      never from the command line (the command line is visible to every user of the machine).
+  tokens list [--json]
+      Linked users, commands and when they were linked. Never the tokens.
+  tokens delete --user <SlackUserId> [--team <TeamId>]
+      Forget a user's tokens.
   service [--port N] [--host H] [--data demo|<file.db>] [--approvals N]
       Run the reference Command Service alone. --data demo (the default) keeps a fresh
       demo data set in memory; a file path keeps the data in that SQLite file (created and
@@ -22,6 +32,7 @@ Commands:
       Show this text.
 
 Examples:
+  countersign tokens set --user U012ABCDEF --command all < token.txt
   countersign service --port 4000
   countersign service --data ./data/reference.db --approvals 1000000
 `;
@@ -34,6 +45,8 @@ export async function runCli(argv: string[]): Promise<number> {
     switch (command) {
       case 'service':
         return await serviceCommand(rest);
+      case 'tokens':
+        return await tokensCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -51,6 +64,111 @@ export async function runCli(argv: string[]): Promise<number> {
     process.stderr.write(`countersign: ${(error as Error).message}\n`);
     return 1;
   }
+}
+
+const USER_ID = /^[UW][A-Z0-9]{2,}$/;
+const TEAM_ID = /^[TE][A-Z0-9]{2,}$/;
+
+async function tokensCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    strict: true,
+    options: { user: { type: 'string' }, command: { type: 'string' }, team: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  if (action !== 'set' && action !== 'list' && action !== 'delete')
+    throw new UsageError(`tokens takes set, list or delete, not '${action ?? ''}'`);
+  if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
+    throw new UsageError(
+      `tokens ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
+    );
+  }
+  if (values.team !== undefined && !TEAM_ID.test(values.team))
+    throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
+  let commands: ServiceCommandName[] = [];
+  if (action === 'set') {
+    const c = values.command;
+    if (c !== 'all' && !(SERVICE_COMMANDS as readonly string[]).includes(c ?? '')) {
+      throw new UsageError(`tokens set needs --command findApprovals, collectEntitlements or all${c ? `, not '${c}'` : ''}`);
+    }
+    commands = c === 'all' ? [...SERVICE_COMMANDS] : [c as ServiceCommandName];
+  }
+
+  const config = loadConfig(process.env);
+  const store = await openStore(config);
+  try {
+    const who = { teamId: values.team ?? '', userId: values.user ?? '' };
+    switch (action) {
+      case 'set': {
+        const token = await readToken();
+        await store.setToken(who, commands, token, 'admin', new Date());
+        process.stderr.write(`Linked ${commands.join(' and ')} for ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''}.\n`);
+        return 0;
+      }
+      case 'delete': {
+        const removed = await store.deleteTokens(who);
+        process.stderr.write(
+          removed > 0
+            ? `Forgot ${removed} token(s) of ${who.userId}.\n`
+            : `${who.userId} had no tokens${who.teamId ? ` in ${who.teamId}` : ''}.\n`,
+        );
+        return removed > 0 ? 0 : 1;
+      }
+      case 'list': {
+        const links = await store.listLinks();
+        if (values.json) {
+          for (const l of links)
+            process.stdout.write(
+              `${JSON.stringify({ ...l, linkedAt: l.linkedAt.toISOString(), lastUsedAt: l.lastUsedAt?.toISOString() ?? null })}\n`,
+            );
+          return 0;
+        }
+        if (links.length === 0) {
+          process.stderr.write('No tokens are linked.\n');
+          return 0;
+        }
+        const rows = [['TEAM', 'USER', 'COMMAND', 'LINKED AT', 'SOURCE', 'LAST USE']].concat(
+          links.map((l) => [
+            l.teamId || '*',
+            l.userId,
+            l.command,
+            l.linkedAt.toISOString(),
+            l.source,
+            l.lastOutcome ? `${l.lastOutcome} ${l.lastUsedAt?.toISOString() ?? ''}` : '-',
+          ]),
+        );
+        const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+        for (const r of rows)
+          process.stdout.write(
+            `${r
+              .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+              .join('  ')
+              .trimEnd()}\n`,
+          );
+        return 0;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** The token, from standard input only. */
+async function readToken(): Promise<Secret> {
+  if (process.stdin.isTTY) process.stderr.write('Paste the token, then press Enter and Ctrl-D:\n');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    size += (chunk as Buffer).length;
+    if (size > 8192) throw new UsageError('standard input is larger than any token (8 KiB)');
+    chunks.push(chunk as Buffer);
+  }
+  const token = Buffer.concat(chunks).toString('utf8').trim();
+  if (token === '')
+    throw new UsageError('no token on standard input; pipe it in, e.g. countersign tokens set --user U012ABCDEF --command all < token.txt');
+  if (/\s|[\u0000-\u001f\u007f]/.test(token))
+    throw new UsageError('the token on standard input contains spaces or control characters; give exactly one token');
+  return new Secret(token);
 }
 
 function positiveInt(value: string | undefined, flag: string, min: number, max: number): number | undefined {

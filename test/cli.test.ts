@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -50,5 +50,78 @@ describe('countersign service', () => {
     expect(second.stderr()).toMatch(/EADDRINUSE/);
     first.child.kill('SIGTERM');
     await first.exited;
+  });
+});
+
+describe('countersign tokens', () => {
+  const env = (name: string) => ({
+    DATABASE_URL: `sqlite:${join(dir, name, 'countersign.db')}`,
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+  });
+  const TOKEN = 'ws3101aaaa:-28aff589:18a2758240d:-7c4e0.57';
+
+  it('links a token read from stdin, lists it without the token, stores it encrypted, and deletes it', async () => {
+    const e = env('a');
+    const set = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], e, `${TOKEN}\n`);
+    expect(await set.exited).toBe(0);
+    expect(set.stderr()).toContain('Linked findApprovals and collectEntitlements for U012ABCDEF.');
+    const list = spawnCli(['tokens', 'list'], e);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toMatch(/^TEAM +USER +COMMAND +LINKED AT +SOURCE +LAST USE\n\* +U012ABCDEF +collectEntitlements +\d{4}-/);
+    expect(list.stdout()).not.toContain(TOKEN);
+    const json = spawnCli(['tokens', 'list', '--json'], e);
+    expect(await json.exited).toBe(0);
+    expect(
+      json
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).command),
+    ).toEqual(['collectEntitlements', 'findApprovals']);
+    for (const file of readdirSync(join(dir, 'a'))) {
+      expect(readFileSync(join(dir, 'a', file)).includes(Buffer.from('28aff589'))).toBe(false);
+    }
+    const del = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
+    expect(await del.exited).toBe(0);
+    expect(del.stderr()).toContain('Forgot 2 token(s)');
+    const again = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
+    expect(await again.exited).toBe(1);
+  });
+
+  it('generates a local key, readable by its owner only, when none is configured', async () => {
+    const set = spawnCli(
+      ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'findApprovals'],
+      { DATABASE_URL: `sqlite:${join(dir, 'local', 'c.db')}` },
+      TOKEN,
+    );
+    expect(await set.exited).toBe(0);
+    expect(statSync(join(dir, 'local', 'encryption.key')).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a token on the command line, and other usage errors, with exit 2', async () => {
+    const e = env('b');
+    for (const [args, input, message] of [
+      [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', '--token', TOKEN], TOKEN, /Unknown option '--token'/],
+      [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], '', /no token on standard input/],
+      [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], 'two tokens', /spaces or control characters/],
+      [['tokens', 'set', '--user', 'alice', '--command', 'all'], TOKEN, /Slack user id such as U012ABCDEF, not 'alice'/],
+      [
+        ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'deleteAll'],
+        TOKEN,
+        /--command findApprovals, collectEntitlements or all, not 'deleteAll'/,
+      ],
+      [['tokens', 'rotate'], undefined, /tokens takes set, list or delete/],
+    ] as const) {
+      const cli = spawnCli([...args], e, input);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr()).toMatch(message);
+      expect(cli.stderr()).not.toContain('28aff589');
+    }
+  });
+
+  it('exits 1 naming the variable when the configuration is bad', async () => {
+    const cli = spawnCli(['tokens', 'list'], { DATABASE_URL: 'mysql://x' });
+    expect(await cli.exited).toBe(1);
+    expect(cli.stderr()).toContain('DATABASE_URL must be sqlite:<path> or postgres://');
   });
 });

@@ -13,12 +13,14 @@ export interface Spawned {
 }
 
 /** Runs the CLI from source (through tsx), as `countersign …` would run from dist. */
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): Spawned {
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Spawned {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  if (input !== undefined) child.stdin?.end(input);
+  else child.stdin?.end();
   let out = '';
   let err = '';
   child.stdout?.on('data', (c: Buffer) => {

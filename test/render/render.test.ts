@@ -1,0 +1,280 @@
+import { describe, expect, it } from 'vitest';
+import { decodePageState, encodePageState, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
+import { escapeMrkdwn, LIMITS, truncate } from '../../src/render/blocks.js';
+import { renderCollectConfirmation, renderCollectResult } from '../../src/render/collect.js';
+import { renderInvalid, translateFailure } from '../../src/render/errors.js';
+import { renderApprovalsHelp, renderCollectHelp } from '../../src/render/help.js';
+import {
+  type Approval,
+  ConflictError,
+  InvalidTokenError,
+  MissingParameterError,
+  NoEligibleCollectorsError,
+  ServiceUnavailableError,
+  UnexpectedResponseError,
+} from '../../src/service/index.js';
+
+const TODAY = { year: 2026, month: 11, day: 22 };
+const approval = (i: number, over: Partial<Approval> = {}): Approval => ({
+  workItemId: `${1000 + i}:WPDS:1`,
+  workItemName: 'Manager Approval',
+  requestName: `Add Access for Turing, Alan #${i}`,
+  dueDate: '2026-11-24 10:00:00.0',
+  completedDate: '',
+  fields: { RequestedByName: 'Turing, Alan' },
+  ...over,
+});
+const json = (v: unknown) => JSON.stringify(v);
+
+describe('blocks', () => {
+  it('escapes the three characters Slack parses, and truncates by character', () => {
+    expect(escapeMrkdwn('<!channel> & <@U1> <https://x|y>')).toBe('&lt;!channel&gt; &amp; &lt;@U1&gt; &lt;https://x|y&gt;');
+    expect(truncate('abcdef', 4)).toBe('abc…');
+    expect(truncate('🙂🙂🙂', 2)).toBe('🙂…');
+  });
+});
+
+describe('renderApprovalsPage', () => {
+  it('shows each approval with its request, step, requester, readable due date and standing, and id', () => {
+    const m = renderApprovalsPage({
+      query: { 'page-size': 10 },
+      approvals: [approval(1), approval(2, { dueDate: '2026-11-20 09:00:00.0' })],
+      userId: 'U1',
+      today: TODAY,
+    });
+    const text = json(m.blocks);
+    expect(text).toContain('*Add Access for Turing, Alan #1*');
+    expect(text).toContain('Manager Approval · requested by Turing, Alan');
+    expect(text).toContain('Due Tue 24 Nov 2026, 10:00 (due in 2 days)');
+    expect(text).toContain('(*overdue by 2 days*)');
+    expect(text).toContain('`1001:WPDS:1`');
+    expect(m.text).toContain('2 pending approvals');
+  });
+
+  it('shows the completed date for completed approvals', () => {
+    const m = renderApprovalsPage({
+      query: { state: 'completed' },
+      approvals: [approval(1, { completedDate: '2026-11-21 08:30:00.0' })],
+      userId: 'U1',
+      today: TODAY,
+    });
+    expect(json(m.blocks)).toContain('Completed Sat 21 Nov 2026, 08:30 · was due Tue 24 Nov 2026, 10:00');
+    expect(json(m.blocks)).toContain('Completed approvals');
+  });
+
+  it('offers Next on a full page and Previous after page 1, carrying the asker and the query', () => {
+    const m = renderApprovalsPage({
+      query: { 'page-size': 2, 'start-page': 2, sort: 'desc' },
+      approvals: [approval(1), approval(2)],
+      userId: 'U012ABCDEF',
+      today: TODAY,
+    });
+    const actions = m.blocks.find((b) => b.type === 'actions') as { elements: Array<{ action_id: string; value: string }> };
+    expect(actions.elements.map((e) => e.action_id)).toEqual([PAGE_ACTIONS.previous, PAGE_ACTIONS.next]);
+    expect(decodePageState(actions.elements[1]?.value)).toEqual({
+      user: 'U012ABCDEF',
+      query: { 'page-size': 2, 'start-page': 3, sort: 'desc' },
+    });
+    expect(decodePageState(actions.elements[0]?.value)?.query).toMatchObject({ 'start-page': 1 });
+  });
+
+  it('has no Next on a short page, and says plainly when there is nothing', () => {
+    const short = renderApprovalsPage({ query: { 'page-size': 10 }, approvals: [approval(1)], userId: 'U1', today: TODAY });
+    expect(short.blocks.some((b) => b.type === 'actions')).toBe(false);
+    expect(json(renderApprovalsPage({ query: {}, approvals: [], userId: 'U1', today: TODAY }).blocks)).toContain(
+      'No pending approvals. :tada:',
+    );
+    expect(json(renderApprovalsPage({ query: { 'user-id': 'x' }, approvals: [], userId: 'U1', today: TODAY }).blocks)).toContain(
+      'No approvals match these filters.',
+    );
+    expect(json(renderApprovalsPage({ query: { 'start-page': 4 }, approvals: [], userId: 'U1', today: TODAY }).blocks)).toContain(
+      'Nothing more on page 4.',
+    );
+  });
+
+  it('stays within Slack’s limits for any page size and any length of names', () => {
+    const long = 'x'.repeat(5000);
+    for (const size of [1, 10, 46, 47, 100]) {
+      const approvals = Array.from({ length: size }, (_, i) =>
+        approval(i, { requestName: `${long}<!channel>`, workItemName: long, workItemId: `${i}:${'Y'.repeat(300)}:1` }),
+      );
+      const m = renderApprovalsPage({
+        query: { 'page-size': size, 'entitlement-name': 'n'.repeat(256) },
+        approvals,
+        userId: 'U1',
+        today: TODAY,
+      });
+      expect(m.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
+      for (const b of m.blocks as Array<{
+        type: string;
+        text?: { text: string };
+        elements?: Array<{ text?: string | { text: string }; value?: string }>;
+      }>) {
+        if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
+        for (const e of b.elements ?? []) {
+          if (e.value) expect(e.value.length).toBeLessThanOrEqual(LIMITS.buttonValue);
+          if (typeof e.text === 'object') expect(e.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
+          if (typeof e.text === 'string') expect(e.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
+        }
+      }
+      expect(json(m)).not.toContain('<!channel>');
+      expect(m.text.length).toBeLessThanOrEqual(LIMITS.fallbackText + 100);
+    }
+  });
+
+  it('packs a large page into fewer sections, and notes when it cannot show everything', () => {
+    const approvals = Array.from({ length: 100 }, (_, i) => approval(i));
+    const packed = renderApprovalsPage({ query: { 'page-size': 100 }, approvals, userId: 'U1', today: TODAY });
+    expect(packed.blocks.length).toBeLessThanOrEqual(50);
+    expect(json(packed.blocks)).toContain('`1099:WPDS:1`');
+    // Escaping makes each & five characters: about 1,300 characters an entry, two to a section.
+    const huge = Array.from({ length: 100 }, (_, i) =>
+      approval(i, { requestName: '&'.repeat(150), workItemName: '<'.repeat(80), workItemId: `${i}:${'I'.repeat(70)}:1` }),
+    );
+    const capped = renderApprovalsPage({ query: { 'page-size': 100 }, approvals: huge, userId: 'U1', today: TODAY });
+    expect(capped.blocks.length).toBeLessThanOrEqual(50);
+    expect(json(capped.blocks)).toMatch(/Showing \d+ of the 100 approvals on this page/);
+  });
+
+  it('drops the paging buttons, with a note, when the query is too long for a button', () => {
+    const query = Object.fromEntries(
+      [
+        'approval-id',
+        'business-source',
+        'entitlement-name',
+        'entitlement-type',
+        'user-first-name',
+        'user-id',
+        'user-last-name',
+        'user-id',
+      ].map((k) => [k, '"'.repeat(256)]),
+    );
+    const m = renderApprovalsPage({ query: { ...query, 'page-size': 1 }, approvals: [approval(1)], userId: 'U1', today: TODAY });
+    expect(m.blocks.some((b) => b.type === 'actions')).toBe(false);
+    expect(json(m.blocks)).toContain('too long to carry in a button');
+  });
+});
+
+describe('page state', () => {
+  it('round-trips, and refuses anything malformed', () => {
+    expect(decodePageState(encodePageState({ u: 'U1ABC', q: { state: 'all' } }))).toEqual({ user: 'U1ABC', query: { state: 'all' } });
+    for (const bad of [undefined, '', 'x', '[]', 'null', '{"u":1}', '{"u":"alice","q":{}}', 'x'.repeat(3000)])
+      expect(decodePageState(bad)).toBeUndefined();
+  });
+});
+
+describe('collect messages', () => {
+  it('lists each run with its collector, escaping names, and who started it', () => {
+    const m = renderCollectResult({
+      userId: 'U1',
+      query: { application: 'AD' },
+      runs: [
+        { runId: '7', collector: '<!here> AD' },
+        { runId: '8', collector: null },
+      ],
+    });
+    expect(json(m.blocks)).toContain('<@U1> started 2 collections:\\n• *&lt;!here&gt; AD*: run `7`\\n• _unnamed collector_: run `8`');
+    expect(json(m)).not.toContain('<!here>');
+  });
+  it('summarises beyond 40 runs', () => {
+    const runs = Array.from({ length: 300 }, (_, i) => ({ runId: String(i), collector: `Collector ${i}` }));
+    const m = renderCollectResult({ userId: 'U1', query: {}, runs });
+    expect(json(m.blocks)).toContain('…and 260 more.');
+  });
+  it('asks with Run and Cancel, danger when forced', () => {
+    const m = renderCollectConfirmation({ force: true }, ['all-collectors', 'force'], 'abc123abc123');
+    const actions = m.blocks.find((b) => b.type === 'actions') as {
+      elements: Array<{ style?: string; value: string; text: { text: string } }>;
+    };
+    expect(actions.elements.map((e) => [e.text.text, e.style, e.value])).toEqual([
+      ['Run, forced', 'danger', 'abc123abc123'],
+      ['Cancel', undefined, 'abc123abc123'],
+    ]);
+  });
+});
+
+describe('errors', () => {
+  const ctx = { slash: '/approvals' as const, command: 'findApprovals' as const, userId: 'U1', reference: 'ref1' };
+  it('renders invalid input with the problem, the suggestion and the right form, escaped', () => {
+    const m = renderInvalid(
+      { kind: 'invalid', problem: 'I don’t understand “<!channel>”.', example: '/approvals pending', suggestion: 'pending' },
+      '/approvals',
+    );
+    expect(json(m)).toContain('&lt;!channel&gt;');
+    expect(json(m)).toContain('Did you mean `pending`?');
+    expect(json(m)).toContain('Try: `/approvals pending`');
+  });
+  const cases: Array<[unknown, RegExp, string]> = [
+    [
+      new InvalidTokenError({
+        command: 'findApprovals',
+        status: 401,
+        serviceMessage: "The token is not valid for the command 'findApprovals'. Token is invalid or expired",
+      }),
+      /not valid or has expired/,
+      'info',
+    ],
+    [
+      new InvalidTokenError({
+        command: 'findApprovals',
+        status: 401,
+        serviceMessage: "The token is not valid for the command 'findApprovals'. ",
+      }),
+      /not allowed to run/,
+      'info',
+    ],
+    [
+      new MissingParameterError('auth-user-id', {
+        command: 'findApprovals',
+        status: 412,
+        serviceMessage: 'The parameter auth-user-id is required.',
+      }),
+      /auth-user-id is required.*belongs to an application/s,
+      'warn',
+    ],
+    [
+      new NoEligibleCollectorsError('X', {
+        command: 'collectEntitlements',
+        status: 404,
+        serviceMessage: 'No eligible collectors found for the application X',
+      }),
+      /No eligible collectors found for the application X/,
+      'info',
+    ],
+    [
+      new ConflictError({ command: 'collectEntitlements', status: 409, serviceMessage: 'already in the queue' }),
+      /already in the queue/,
+      'info',
+    ],
+    [new ServiceUnavailableError('timeout', 't', { command: 'findApprovals' }), /did not answer in time\. Nothing was changed/, 'warn'],
+    [new ServiceUnavailableError('network', 'n', { command: 'findApprovals' }), /cannot be reached right now/, 'warn'],
+    [new ServiceUnavailableError('server-error', 's', { command: 'findApprovals', status: 503 }), /status 503/, 'warn'],
+    [new UnexpectedResponseError('body starts: {', { command: 'findApprovals', status: 200 }), /could not read/, 'error'],
+    [new Error('bug'), /Something went wrong inside countersign/, 'error'],
+  ];
+  for (const [error, message, level] of cases) {
+    it(`translates ${(error as Error).name} (${(error as Error).message.slice(0, 30)})`, () => {
+      const t = translateFailure(error, ctx);
+      expect(t.message.text + json(t.message.blocks)).toMatch(message);
+      expect(t.log.level).toBe(level);
+    });
+  }
+  it('escapes what the service says', () => {
+    const t = translateFailure(
+      new NoEligibleCollectorsError('<!channel>', {
+        command: 'collectEntitlements',
+        status: 404,
+        serviceMessage: 'No eligible collectors found for the application <!channel>',
+      }),
+      ctx,
+    );
+    expect(json(t.message)).not.toContain('<!channel>');
+  });
+});
+
+describe('help', () => {
+  it('lists every filter and the forms of each command', () => {
+    expect(json(renderApprovalsHelp())).toContain('`user-last-name`');
+    expect(json(renderCollectHelp())).toContain('application:\\"Active Directory\\"');
+  });
+});

@@ -1,0 +1,203 @@
+/** Handlers called directly with fakes: a scripted service, an in-memory store, a fixed clock. */
+import type { RespondArguments } from '@slack/bolt';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.js';
+import { Secret } from '../../src/secret.js';
+import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
+import { InvalidTokenError } from '../../src/service/index.js';
+import { confirmAction } from '../../src/slack/actions/confirm.js';
+import { pagingAction } from '../../src/slack/actions/paging.js';
+import { approvalsCommand } from '../../src/slack/commands/approvals.js';
+import { collectCommand } from '../../src/slack/commands/collect.js';
+import { Background, type Deps } from '../../src/slack/deps.js';
+import { DecryptError } from '../../src/store/cipher.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+
+type Call =
+  | { command: 'findApprovals'; query: ApprovalQuery; token: string }
+  | { command: 'collectEntitlements'; query: CollectQuery; token: string };
+
+function fakeService(
+  script: { findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>; collect?: (q: CollectQuery) => Promise<CollectionResult> } = {},
+) {
+  const calls: Call[] = [];
+  const events: string[] = [];
+  const service: ServiceClient = {
+    async findApprovals(query, token) {
+      events.push('service');
+      calls.push({ command: 'findApprovals', query, token: token.reveal() });
+      return script.findApprovals ? script.findApprovals(query) : { approvals: [], count: 0 };
+    },
+    async collectEntitlements(query, token) {
+      events.push('service');
+      calls.push({ command: 'collectEntitlements', query, token: token.reveal() });
+      return script.collect ? script.collect(query) : { runs: [{ runId: '1', collector: 'AD Accounts' }] };
+    },
+    getRunStatus: async () => {
+      throw new Error('not used');
+    },
+    loginUser: async () => {
+      throw new Error('not used');
+    },
+    logoutUser: async () => {},
+    close: async () => {},
+  };
+  return { service, calls, events };
+}
+
+function build(options: { service?: ReturnType<typeof fakeService>; zone?: string; now?: string } = {}) {
+  const fake = options.service ?? fakeService();
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', write: (l) => logs.push(l) });
+  let id = 0;
+  const deps: Deps = {
+    service: fake.service,
+    store: new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64'))),
+    logger,
+    now: () => new Date(options.now ?? '2026-11-22T06:30:00Z'),
+    timeZones: { lookup: async () => options.zone },
+    newId: () => `id-${String(++id).padStart(6, '0')}`,
+    background: new Background(logger),
+    confirmationTtlMs: 60_000,
+  };
+  const responses: RespondArguments[] = [];
+  const respond = async (r: RespondArguments) => {
+    fake.events.push('respond');
+    responses.push(r);
+    return {};
+  };
+  const ack = async () => {
+    fake.events.push('ack');
+  };
+  /** A slash command's arguments, as Bolt passes them; override what a test cares about. */
+  const commandArgs = (text: string, over: Record<string, string> = {}) =>
+    ({ command: { text, user_id: 'UADA', team_id: 'T1', channel_id: 'C1', ...over }, ack, respond }) as never;
+  const clickArgs = (actionId: string, value: string, userId = 'UADA') =>
+    ({ body: { user: { id: userId, team_id: 'T1' }, team: { id: 'T1' } }, action: { action_id: actionId, value }, ack, respond }) as never;
+  const link = (userId = 'UADA') =>
+    deps.store.setToken(
+      { teamId: 'T1', userId },
+      ['findApprovals', 'collectEntitlements'],
+      new Secret(`token-of-${userId}`),
+      'admin',
+      new Date(),
+    );
+  return { deps, fake, logs, responses, commandArgs, clickArgs, link };
+}
+
+const texts = (responses: RespondArguments[]) => JSON.stringify(responses);
+
+describe('approvalsCommand', () => {
+  it('acks before it calls the service, and uses the asker’s own token', async () => {
+    const t = build();
+    await t.link();
+    await approvalsCommand(t.deps)(t.commandArgs('completed'));
+    await t.deps.background.drain();
+    expect(t.fake.events).toEqual(['ack', 'service', 'respond']);
+    expect(t.fake.calls).toEqual([{ command: 'findApprovals', query: { state: 'completed', 'page-size': 10 }, token: 'token-of-UADA' }]);
+  });
+
+  it('counts relative dates from the user’s today in their time zone', async () => {
+    const t = build({ zone: 'America/Los_Angeles', now: '2026-11-22T06:30:00Z' });
+    await t.link();
+    await approvalsCommand(t.deps)(t.commandArgs('due-before:today due-after:-1d'));
+    await t.deps.background.drain();
+    expect(t.fake.calls[0]?.query).toMatchObject({ 'due-before': '21-nov-2026', 'due-after': '20-nov-2026' });
+  });
+
+  it('never calls the service for bad input', async () => {
+    const t = build();
+    await t.link();
+    await approvalsCommand(t.deps)(t.commandArgs('sort:sideways'));
+    await t.deps.background.drain();
+    expect(t.fake.calls).toEqual([]);
+    expect(texts(t.responses)).toContain('sort can be asc, desc');
+  });
+
+  it('marks the link rejected on a 401 and says how to link again', async () => {
+    const t = build({
+      service: fakeService({
+        findApprovals: async () => {
+          throw new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'Token is invalid or expired' });
+        },
+      }),
+    });
+    await t.link();
+    await approvalsCommand(t.deps)(t.commandArgs(''));
+    await t.deps.background.drain();
+    expect(texts(t.responses)).toContain('not valid or has expired');
+    expect((await t.deps.store.listLinks()).find((l) => l.command === 'findApprovals')?.lastOutcome).toBe('rejected');
+  });
+
+  it('survives a response_url that fails, logging it', async () => {
+    const t = build();
+    await t.link();
+    const failing = {
+      ...(t.commandArgs('') as object),
+      respond: async () => Promise.reject(new Error('response_url answered 404')),
+    } as never;
+    await approvalsCommand(t.deps)(failing);
+    await t.deps.background.drain();
+    expect(t.logs.some((l) => l.includes('background task failed') && l.includes('response_url answered 404'))).toBe(true);
+  });
+
+  it('answers a store that cannot decrypt with an apology, not a crash', async () => {
+    const t = build();
+    await t.link();
+    t.deps.store.getToken = async () => {
+      throw new DecryptError('auth-failed');
+    };
+    await approvalsCommand(t.deps)(t.commandArgs(''));
+    await t.deps.background.drain();
+    expect(texts(t.responses)).toContain('Something went wrong inside countersign');
+    expect(t.logs.some((l) => l.includes('"level":"error"') && l.includes('stored token failed authentication'))).toBe(true);
+  });
+});
+
+describe('pagingAction', () => {
+  it('refuses anyone but the asker, without a service call', async () => {
+    const t = build();
+    await t.link('UEVE');
+    await pagingAction(t.deps)(t.clickArgs('approvals:next', JSON.stringify({ u: 'UADA', q: { 'start-page': 2 } }), 'UEVE'));
+    await t.deps.background.drain();
+    expect(t.fake.calls).toEqual([]);
+    expect(texts(t.responses)).toContain('belong to <@UADA>');
+  });
+
+  it('re-issues the carried query for the asker and replaces the message', async () => {
+    const t = build();
+    await t.link();
+    await pagingAction(t.deps)(t.clickArgs('approvals:next', JSON.stringify({ u: 'UADA', q: { 'start-page': 2, 'page-size': 5 } })));
+    await t.deps.background.drain();
+    expect(t.fake.calls[0]?.query).toEqual({ 'start-page': 2, 'page-size': 5 });
+    expect(t.responses[0]?.replace_original).toBe(true);
+  });
+});
+
+describe('collect', () => {
+  it('asks before everything, and runs exactly once on confirmation', async () => {
+    const t = build();
+    await t.link();
+    await collectCommand(t.deps)(t.commandArgs(''));
+    await t.deps.background.drain();
+    expect(t.fake.calls).toEqual([]);
+    const value = /"value":"(id-\d+)"/.exec(texts(t.responses))?.[1] ?? '';
+    await Promise.all([
+      confirmAction(t.deps, 'run')(t.clickArgs('collect:run', value)),
+      confirmAction(t.deps, 'run')(t.clickArgs('collect:run', value)),
+    ]);
+    await t.deps.background.drain();
+    expect(t.fake.calls).toEqual([{ command: 'collectEntitlements', query: {}, token: 'token-of-UADA' }]);
+    expect(t.responses.filter((r) => r.response_type === 'in_channel')).toHaveLength(1);
+  });
+
+  it('runs a named collector straight away with exactly the parsed query', async () => {
+    const t = build();
+    await t.link();
+    await collectCommand(t.deps)(t.commandArgs('name:"x&force=true" application:AD'));
+    await t.deps.background.drain();
+    expect(t.fake.calls).toEqual([
+      { command: 'collectEntitlements', query: { name: 'x&force=true', application: 'AD' }, token: 'token-of-UADA' },
+    ]);
+  });
+});
