@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- <suite> …]`: prints figures, asserts nothing (speed is read, not tested).
  * Suites: client (service client vs a raw undici loop, same run), reference (findApprovals
- * latency over 1,000,000 approvals). With no suite named, all run.
+ * latency over 1,000,000 approvals), slack (ack latency at 200 commands/s, throughput against a
+ * bare Bolt app, own time per /approvals). With no suite named, all run.
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
@@ -12,8 +13,9 @@ import { loadBulkData } from '../src/reference-service/demo.js';
 import { Secret } from '../src/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
+import { slackSuite } from './slack.js';
 
-const suites: Record<string, () => Promise<void>> = { client: clientSuite, reference: referenceSuite };
+const suites: Record<string, () => Promise<void>> = { client: clientSuite, reference: referenceSuite, slack: slackSuite };
 
 async function clientSuite(): Promise<void> {
   const CONCURRENCY = 16;

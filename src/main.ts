@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import { Background, type Deps, type TimeZones } from './slack/deps.js';
+import { createResponder } from './slack/response-url.js';
 import { slackTimeZones } from './slack/timezones.js';
 import { openStore, type Store } from './store/index.js';
 
@@ -64,6 +65,7 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     timeZones,
     newId: () => randomBytes(12).toString('base64url'),
     background,
+    responder: createResponder(),
     confirmationTtlMs: 15 * 60_000,
   };
   const slack = createSlackApp(deps, {
@@ -88,6 +90,7 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
         logger.info({ inFlight: background.size }, 'shutting down: no new requests, finishing in-flight work');
         await slack.stop();
         await background.drain();
+        await deps.responder.close();
         await service.close();
         await store.close();
         logger.info({}, 'stopped');

@@ -12,19 +12,25 @@ export interface CalendarDay {
   day: number;
 }
 
+/** Formatters are costly to build (a few hundred microseconds) and there are few zones: keep one per zone. */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let formatter = formatters.get(timeZone);
+  if (formatter === undefined) {
+    try {
+      formatter = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
+    } catch {
+      formatter = formatterFor('UTC');
+    }
+    if (formatters.size < 1000) formatters.set(timeZone, formatter);
+  }
+  return formatter;
+}
+
 /** The calendar day it is now in an IANA time zone (UTC when the zone is unknown). */
 export function todayIn(timeZone: string | undefined, now: Date): CalendarDay {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: timeZone ?? 'UTC',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-    }).formatToParts(now);
-  } catch {
-    parts = new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', year: 'numeric', month: 'numeric', day: 'numeric' }).formatToParts(now);
-  }
+  const parts = formatterFor(timeZone ?? 'UTC').formatToParts(now);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
   return { year: get('year'), month: get('month'), day: get('day') };
 }

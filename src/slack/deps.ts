@@ -6,6 +6,7 @@
 import type { Logger } from '../logger.js';
 import type { ServiceClient } from '../service/index.js';
 import type { Store } from '../store/index.js';
+import type { Responder } from './response-url.js';
 
 export interface TimeZones {
   /** The user's IANA zone from their Slack profile; undefined when Slack does not say. */
@@ -22,6 +23,8 @@ export interface Deps {
   newId: () => string;
   /** Work that runs after the ack; tracked so that shutdown can wait for it. */
   background: Background;
+  /** Posts answers to a request's response_url. */
+  responder: Responder;
   /** How long a /collect confirmation stays valid. */
   confirmationTtlMs: number;
 }

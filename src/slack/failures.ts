@@ -1,16 +1,16 @@
 /** Turns a failure into the user's message and the matching log line, in one call. */
 
-import type { RespondArguments } from '@slack/bolt';
 import { type FailureContext, translateFailure } from '../render/errors.js';
 import type { Principal } from '../store/index.js';
 import type { Deps } from './deps.js';
 import { ephemeral, replace } from './respond.js';
+import type { Respond } from './response-url.js';
 
 export async function reportFailure(
   deps: Deps,
   error: unknown,
   ctx: FailureContext & Principal,
-  respond: (args: RespondArguments) => Promise<unknown>,
+  respond: Respond,
   how: 'ephemeral' | 'replace' = 'ephemeral',
 ): Promise<void> {
   const translated = translateFailure(error, ctx);

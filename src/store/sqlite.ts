@@ -45,6 +45,9 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
 ];
 
+/** How stale "last used" may get: whoami shows it to the minute, so a write per call is waste. */
+const OUTCOME_REWRITE_MS = 60_000;
+
 const associated = (who: Principal, command: string) => `${who.teamId}\u0000${who.userId}\u0000${command}`;
 
 interface TokenRow {
@@ -58,17 +61,59 @@ interface TokenRow {
   last_outcome: 'ok' | 'rejected' | null;
 }
 
+interface ConfirmationRow {
+  id: string;
+  team_id: string;
+  channel_id: string;
+  user_id: string;
+  payload: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** Every statement, prepared once: preparing costs more than running these. */
+function prepare(db: Database.Database) {
+  return {
+    getToken: db.prepare<[string, string, string], TokenRow>(
+      "SELECT * FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1",
+    ),
+    upsertToken: db.prepare<[string, string, string, string, string, string, number]>(
+      `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
+         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
+    ),
+    deleteTokens: db.prepare<[string, string]>('DELETE FROM tokens WHERE team_id = ? AND user_id = ?'),
+    recordOutcome: db.prepare<[number, string, string, string, string]>(
+      "UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id IN (?, '')",
+    ),
+    insertConfirmation: db.prepare<[string, string, string, string, string, number, number]>(
+      'INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    pruneConfirmations: db.prepare<[number]>('DELETE FROM confirmations WHERE expires_at < ?'),
+    getConfirmation: db.prepare<[string], ConfirmationRow>('SELECT * FROM confirmations WHERE id = ?'),
+    claimConfirmation: db.prepare<[number, string]>('UPDATE confirmations SET used_at = ? WHERE id = ? AND used_at IS NULL'),
+  };
+}
+
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #cipher: TokenCipher;
+  readonly #sql: ReturnType<typeof prepare>;
+  /** The last outcome written per link: the same outcome again within a minute is not rewritten. */
+  readonly #recorded = new Map<string, { outcome: 'ok' | 'rejected'; at: number }>();
 
   constructor(path: string, key: Secret) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);
     if (path !== ':memory:') this.#db.pragma('journal_mode = WAL');
+    // With WAL, NORMAL cannot corrupt the database; a power cut may lose the last commits, which
+    // for this data (a re-linkable token, a usage timestamp) is the right trade for not syncing per call.
+    this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma('busy_timeout = 5000');
     this.#cipher = new TokenCipher(key);
     this.#migrate();
+    this.#sql = prepare(this.#db);
   }
 
   #migrate(): void {
@@ -91,22 +136,15 @@ export class SqliteStore implements Store {
 
   async getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
     // A workspace-specific link wins over one made for any workspace (team '').
-    const row = this.#db
-      .prepare<[string, string, string], TokenRow>(
-        "SELECT * FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1",
-      )
-      .get(who.userId, command, who.teamId);
+    const row = this.#sql.getToken.get(who.userId, command, who.teamId);
     if (row === undefined) return undefined;
     const token = this.#cipher.decrypt(row.ciphertext, associated({ teamId: row.team_id, userId: row.user_id }, command));
     return { token, linkedAt: new Date(row.linked_at), source: row.source };
   }
 
   async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
-    const upsert = this.#db.prepare(
-      `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
-         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
-    );
+    const upsert = this.#sql.upsertToken;
+    for (const command of commands) this.#recorded.delete(`${who.teamId}\u0000${who.userId}\u0000${command}`);
     this.#db.transaction(() => {
       for (const command of commands) {
         upsert.run(
@@ -123,7 +161,8 @@ export class SqliteStore implements Store {
   }
 
   async deleteTokens(who: Principal): Promise<number> {
-    return this.#db.prepare('DELETE FROM tokens WHERE team_id = ? AND user_id = ?').run(who.teamId, who.userId).changes;
+    this.#recorded.clear();
+    return this.#sql.deleteTokens.run(who.teamId, who.userId).changes;
   }
 
   async listLinks(): Promise<LinkSummary[]> {
@@ -142,17 +181,18 @@ export class SqliteStore implements Store {
   }
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
-    this.#db
-      .prepare("UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id IN (?, '')")
-      .run(at.getTime(), outcome, who.userId, command, who.teamId);
+    const key = `${who.teamId}\u0000${who.userId}\u0000${command}`;
+    const last = this.#recorded.get(key);
+    if (last !== undefined && last.outcome === outcome && at.getTime() - last.at < OUTCOME_REWRITE_MS) return;
+    this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.teamId);
+    if (this.#recorded.size >= 50_000) this.#recorded.clear();
+    this.#recorded.set(key, { outcome, at: at.getTime() });
   }
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {
-    this.#db
-      .prepare('INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime());
+    this.#sql.insertConfirmation.run(c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime());
     // Old confirmations are kept a day for support questions, then dropped.
-    this.#db.prepare('DELETE FROM confirmations WHERE expires_at < ?').run(c.createdAt.getTime() - 86_400_000);
+    this.#sql.pruneConfirmations.run(c.createdAt.getTime() - 86_400_000);
   }
 
   async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {

@@ -50,6 +50,13 @@ function build(options: { service?: ReturnType<typeof fakeService>; zone?: strin
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', write: (l) => logs.push(l) });
   let id = 0;
+  const responses: RespondArguments[] = [];
+  let responseUrlFails = false;
+  const respond = async (r: RespondArguments) => {
+    fake.events.push('respond');
+    if (responseUrlFails) throw new Error('response_url answered 404');
+    responses.push(r);
+  };
   const deps: Deps = {
     service: fake.service,
     store: new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64'))),
@@ -58,22 +65,24 @@ function build(options: { service?: ReturnType<typeof fakeService>; zone?: strin
     timeZones: { lookup: async () => options.zone },
     newId: () => `id-${String(++id).padStart(6, '0')}`,
     background: new Background(logger),
+    responder: { to: () => respond, close: async () => {} },
     confirmationTtlMs: 60_000,
-  };
-  const responses: RespondArguments[] = [];
-  const respond = async (r: RespondArguments) => {
-    fake.events.push('respond');
-    responses.push(r);
-    return {};
   };
   const ack = async () => {
     fake.events.push('ack');
   };
   /** A slash command's arguments, as Bolt passes them; override what a test cares about. */
   const commandArgs = (text: string, over: Record<string, string> = {}) =>
-    ({ command: { text, user_id: 'UADA', team_id: 'T1', channel_id: 'C1', ...over }, ack, respond }) as never;
+    ({
+      command: { text, user_id: 'UADA', team_id: 'T1', channel_id: 'C1', response_url: 'https://hooks.slack.invalid/r', ...over },
+      ack,
+    }) as never;
   const clickArgs = (actionId: string, value: string, userId = 'UADA') =>
-    ({ body: { user: { id: userId, team_id: 'T1' }, team: { id: 'T1' } }, action: { action_id: actionId, value }, ack, respond }) as never;
+    ({
+      body: { user: { id: userId, team_id: 'T1' }, team: { id: 'T1' }, response_url: 'https://hooks.slack.invalid/r' },
+      action: { action_id: actionId, value },
+      ack,
+    }) as never;
   const link = (userId = 'UADA') =>
     deps.store.setToken(
       { teamId: 'T1', userId },
@@ -82,7 +91,10 @@ function build(options: { service?: ReturnType<typeof fakeService>; zone?: strin
       'admin',
       new Date(),
     );
-  return { deps, fake, logs, responses, commandArgs, clickArgs, link };
+  const failResponseUrl = () => {
+    responseUrlFails = true;
+  };
+  return { deps, fake, logs, responses, commandArgs, clickArgs, link, failResponseUrl };
 }
 
 const texts = (responses: RespondArguments[]) => JSON.stringify(responses);
@@ -132,11 +144,8 @@ describe('approvalsCommand', () => {
   it('survives a response_url that fails, logging it', async () => {
     const t = build();
     await t.link();
-    const failing = {
-      ...(t.commandArgs('') as object),
-      respond: async () => Promise.reject(new Error('response_url answered 404')),
-    } as never;
-    await approvalsCommand(t.deps)(failing);
+    t.failResponseUrl();
+    await approvalsCommand(t.deps)(t.commandArgs(''));
     await t.deps.background.drain();
     expect(t.logs.some((l) => l.includes('background task failed') && l.includes('response_url answered 404'))).toBe(true);
   });

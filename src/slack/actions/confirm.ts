@@ -15,8 +15,9 @@ import type { Deps } from '../deps.js';
 import { ephemeral, replace } from '../respond.js';
 
 export function confirmAction(deps: Deps, decision: 'run' | 'cancel') {
-  return async ({ ack, body, action, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ ack, body, action }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
     await ack();
+    const respond = deps.responder.to(body.response_url);
     const who = principalOf(body);
     deps.background.run(`collect ${decision}`, async () => {
       const id = action.value ?? '';

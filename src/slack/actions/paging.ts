@@ -14,8 +14,9 @@ import type { Deps } from '../deps.js';
 import { ephemeral } from '../respond.js';
 
 export function pagingAction(deps: Deps) {
-  return async ({ ack, body, action, respond }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ ack, body, action }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
     await ack();
+    const respond = deps.responder.to(body.response_url);
     const who = principalOf(body);
     deps.background.run('approvals paging', async () => {
       const state = decodePageState(action.value);

@@ -1,6 +1,6 @@
 /** /approvals: ack at once, then parse, fetch with the user's own token, and answer ephemerally. */
 
-import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { parseApprovalsCommand } from '../../commands/approvals.js';
 import type { CalendarDay } from '../../commands/dates.js';
 import { renderApprovalsPage } from '../../render/approvals.js';
@@ -13,10 +13,12 @@ import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { reportFailure } from '../failures.js';
 import { ephemeral, replace } from '../respond.js';
+import type { Respond } from '../response-url.js';
 
 export function approvalsCommand(deps: Deps) {
-  return async ({ command, ack, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
+    const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
     deps.background.run('/approvals', async () => {
       const today = await todayOf(deps, who.userId);
@@ -43,7 +45,7 @@ export async function showApprovals(
   who: Principal,
   query: ApprovalQuery,
   today: CalendarDay,
-  respond: RespondFn,
+  respond: Respond,
   how: 'ephemeral' | 'replace',
 ): Promise<void> {
   const reference = deps.newId();

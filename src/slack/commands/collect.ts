@@ -3,7 +3,7 @@
  * sees the result; everything-at-once and force first ask the user to confirm.
  */
 
-import type { AllMiddlewareArgs, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { parseCollectCommand } from '../../commands/collect.js';
 import { renderCollectConfirmation, renderCollectResult, renderNoCollectorMatched } from '../../render/collect.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
@@ -15,10 +15,12 @@ import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { reportFailure } from '../failures.js';
 import { ephemeral, inChannel } from '../respond.js';
+import type { Respond } from '../response-url.js';
 
 export function collectCommand(deps: Deps) {
-  return async ({ command, ack, respond }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
+    const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
     deps.background.run('/collect', async () => {
       const parsed = parseCollectCommand(command.text ?? '');
@@ -65,7 +67,7 @@ export async function startCollection(
   deps: Deps,
   who: Principal,
   query: CollectQuery,
-  respond: RespondFn,
+  respond: Respond,
   onDone?: (outcome: 'started' | 'nothing' | 'failed') => Promise<void>,
 ): Promise<void> {
   const reference = deps.newId();

@@ -1,0 +1,41 @@
+/**
+ * One app under load, in its own process: `countersign` (the real app, as main.ts starts it) or
+ * `bare` (a Bolt app with the same receiver that only acks), so both are measured alike.
+ * Prints "READY <port>" when listening.
+ */
+
+import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
+import { loadConfig } from '../src/config.js';
+import { createLogger } from '../src/logger.js';
+import { startCountersign } from '../src/main.js';
+
+const kind = process.argv[2];
+const config = loadConfig(process.env);
+let stop: () => Promise<void>;
+if (kind === 'bare') {
+  const receiver = new HTTPReceiver({ signingSecret: config.slack.signingSecret?.reveal() ?? '', logLevel: LogLevel.ERROR });
+  const app = new App({
+    token: config.slack.botToken?.reveal() ?? '',
+    receiver,
+    logLevel: LogLevel.ERROR,
+    clientOptions: { slackApiUrl: config.slack.apiUrl ?? '' },
+  });
+  app.command(/.*/, async ({ ack }) => ack());
+  const server = (await receiver.start(0)) as import('node:http').Server;
+  process.stdout.write(`READY ${(server.address() as import('node:net').AddressInfo).port}\n`);
+  stop = async () => {
+    await app.stop();
+  };
+} else {
+  const running = await startCountersign(config, { logger: createLogger({ level: 'error' }), host: '127.0.0.1' });
+  process.stdout.write(`READY ${running.port}\n`);
+  stop = () => running.shutdown();
+}
+// The bench asks for this process's CPU time, to compare the apps' own cost per command.
+process.on('SIGUSR2', () => {
+  const { user, system } = process.cpuUsage();
+  process.stdout.write(`CPU ${user + system}\n`);
+});
+process.once('SIGTERM', () => {
+  stop().then(() => process.exit(0));
+});
