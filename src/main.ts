@@ -135,13 +135,13 @@ async function run(): Promise<number> {
 
 const isMain = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
+  // Exit explicitly: the Slack Web API client may still hold retry timers (an auth.test that
+  // Slack has not answered), which would keep a stopped process alive until it is killed.
   run().then(
-    (code) => {
-      process.exitCode = code;
-    },
+    (code) => process.exit(code),
     (error: unknown) => {
       process.stderr.write(`countersign: ${(error as Error).message}\n`);
-      process.exitCode = 1;
+      process.exit(1);
     },
   );
 }
