@@ -10,12 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { WebClient } from '@slack/web-api';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { type PlaygroundUser, startPlayground } from './playground/server.js';
+import { startReferenceService } from './reference-service/server.js';
+import { Secret } from './secret.js';
 import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
 import { Background, type Deps, type TimeZones } from './slack/deps.js';
 import { createResponder } from './slack/response-url.js';
 import { slackTimeZones } from './slack/timezones.js';
-import { openStore, type Store } from './store/index.js';
+import { openStore, type ServiceCommandName, type Store } from './store/index.js';
 
 export interface Overrides {
   logger?: Logger;
@@ -100,6 +103,81 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
   };
 }
 
+export const LOCAL_USERS: readonly PlaygroundUser[] = [
+  { id: 'U0DEMOADA', name: 'Ada Lovelace', role: 'approver', tz: 'Europe/London' },
+  { id: 'U0DEMOOSCAR', name: 'Oscar Ops', role: 'ops engineer', tz: 'America/New_York' },
+  { id: 'U0DEMOGRACE', name: 'Grace Hopper', role: 'approver and ops', tz: 'America/Los_Angeles' },
+  { id: 'U0DEMONEW', name: 'Nadia New', role: 'no token linked', tz: 'Asia/Tokyo' },
+];
+
+/** Which demo token of the reference service each playground user gets (Nadia gets none). */
+const LOCAL_LINKS: ReadonlyArray<[userId: string, demoToken: string, commands: ServiceCommandName[]]> = [
+  ['U0DEMOADA', 'approver', ['findApprovals']],
+  ['U0DEMOOSCAR', 'ops', ['collectEntitlements']],
+  ['U0DEMOGRACE', 'approver+ops', ['findApprovals', 'collectEntitlements']],
+];
+
+const LOCAL_SUGGESTIONS = [
+  '/approvals',
+  '/approvals help',
+  '/approvals completed sort:desc',
+  '/approvals due-before:7d',
+  '/approvals entitlement-name:"Domain Admins" state:all',
+  '/collect help',
+  '/collect AD Accounts',
+  '/collect application:"Active Directory"',
+  '/collect',
+  '/collect AWS IAM force',
+];
+
+/**
+ * Local mode: the reference Command Service with its demo data, the playground standing in for
+ * Slack, and the real app between them, configured as for Slack except for where Slack is.
+ */
+export async function startLocal(
+  config: Config,
+  overrides: Overrides = {},
+): Promise<{ url: string; running: Running; shutdown(): Promise<void> }> {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  const reference = await startReferenceService({ host: '127.0.0.1' });
+  const signingSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
+  const playground = await startPlayground({
+    port: config.port,
+    ...(overrides.host ? { host: overrides.host } : {}),
+    signingSecret,
+    botToken,
+    users: LOCAL_USERS,
+    teamId: LOCAL_TEAM,
+    channel: { id: 'C0IDENTITYOPS', name: 'identity-ops' },
+    suggestions: LOCAL_SUGGESTIONS,
+    logger: logger.child({ component: 'playground' }),
+  });
+  const appConfig: Config = {
+    ...config,
+    port: 0,
+    slack: { botToken: new Secret(botToken), signingSecret: new Secret(signingSecret), appToken: undefined, apiUrl: playground.apiUrl },
+  };
+  const running = await startCountersign(appConfig, { ...overrides, logger, serviceUrl: reference.url, host: '127.0.0.1' });
+  playground.setAppUrl(`http://127.0.0.1:${running.port}/slack/events`);
+  // The reference service makes new demo tokens at each start; link them afresh.
+  for (const [userId, label, commands] of LOCAL_LINKS) {
+    const demo = reference.demoTokens.find((t) => t.label === label);
+    if (demo) await running.deps.store.setToken({ teamId: LOCAL_TEAM, userId }, commands, new Secret(demo.token), 'admin', new Date());
+  }
+  return {
+    url: playground.url,
+    running,
+    async shutdown() {
+      await running.shutdown();
+      await playground.close();
+      await reference.close();
+    },
+  };
+}
+
+const LOCAL_TEAM = 'T0LOCAL';
+
 async function run(): Promise<number> {
   let config: Config;
   try {
@@ -111,22 +189,18 @@ async function run(): Promise<number> {
     }
     throw error;
   }
-  if (config.mode === 'local') {
-    process.stderr.write(
-      [
-        'countersign: no Slack credentials are set, and local mode (a browser playground) is not built yet.',
-        'Set SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, COMMAND_SERVICE_URL and TOKEN_ENCRYPTION_KEY (see README.md),',
-        'or run `npm start` to try the reference Command Service on its own.',
-        '',
-      ].join('\n'),
-    );
-    return 1;
-  }
   // Listen for signals before starting, so a stop during start-up is not lost.
   const stop = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
   });
+  if (config.mode === 'local') {
+    const local = await startLocal(config);
+    process.stdout.write(`\ncountersign is running in local mode. Open ${local.url}\n\n`);
+    await stop;
+    await local.shutdown();
+    return 0;
+  }
   const running = await startCountersign(config);
   await stop;
   await running.shutdown();

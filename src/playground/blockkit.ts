@@ -1,0 +1,169 @@
+/**
+ * A Block Kit renderer for the playground page, to HTML strings. It is one self-contained
+ * function (no imports, no outside names) because the page embeds its source verbatim: the same
+ * code runs in the browser and in the unit tests. Whatever it cannot render it shows as raw JSON,
+ * never drops.
+ */
+
+export interface BlockKitRenderer {
+  mrkdwn(text: string): string;
+  plain(text: string): string;
+  blocks(blocks: unknown[]): string;
+}
+
+/** `names` maps user ids to display names, as Slack shows <@U123> by name. */
+export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRenderer {
+  const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+  /** Slack's text arrives with &amp; &lt; &gt; as the only entities; anything else raw is made inert. */
+  function inertText(s: string): string {
+    return s
+      .replace(/&(?!(amp|lt|gt);)/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;');
+  }
+
+  function link(inner: string): string {
+    // <https://x|label>, <@U123>, <#C123|name>, <!here>, <!subteam^S1|@team>
+    const [target = '', label] = inner.split('|');
+    if (target.startsWith('@')) return `<span class="mention">@${esc(label ?? names[target.slice(1)] ?? target.slice(1))}</span>`;
+    if (target.startsWith('#')) return `<span class="mention">#${esc(label ?? target.slice(1))}</span>`;
+    if (target.startsWith('!'))
+      return `<span class="mention special">@${esc((label ?? target.slice(1)).replace(/^subteam\^\w+$/, 'team'))}</span>`;
+    if (/^(https?:|mailto:)/.test(target))
+      return `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer">${inertText(label ?? target)}</a>`;
+    return inertText(`<${inner}>`);
+  }
+
+  function inline(text: string): string {
+    // Code first, so that nothing inside it is formatted.
+    const parts = text.split(/(`[^`\n]+`)/);
+    return parts
+      .map((part, i) => {
+        if (i % 2 === 1) return `<code>${inertText(part.slice(1, -1))}</code>`;
+        const pieces = part.split(/<([^<>\n]+)>/);
+        return pieces
+          .map((piece, j) => {
+            if (j % 2 === 1) return link(piece);
+            return inertText(piece)
+              .replace(/(^|[\s(])\*(?=\S)([^*\n]*?\S)\*(?=$|[\s).,!?:;])/g, '$1<b>$2</b>')
+              .replace(/(^|[\s(])_(?=\S)([^_\n]*?\S)_(?=$|[\s).,!?:;])/g, '$1<i>$2</i>')
+              .replace(/(^|[\s(])~(?=\S)([^~\n]*?\S)~(?=$|[\s).,!?:;])/g, '$1<s>$2</s>')
+              .replace(/:([a-z0-9_+-]+):/g, (m, name: string) => EMOJI[name] ?? m);
+          })
+          .join('');
+      })
+      .join('');
+  }
+
+  const EMOJI: Record<string, string> = {
+    tada: '🎉',
+    warning: '⚠️',
+    white_check_mark: '✅',
+    red_circle: '🔴',
+    large_blue_circle: '🔵',
+    raised_hand: '✋',
+    link: '🔗',
+    key: '🔑',
+    no_entry: '⛔',
+    mag: '🔍',
+    hourglass: '⌛',
+    hourglass_flowing_sand: '⏳',
+    electric_plug: '🔌',
+    boom: '💥',
+  };
+
+  function mrkdwn(text: string): string {
+    const blocks = text.split(/```/);
+    return blocks
+      .map((chunk, i) => {
+        if (i % 2 === 1) return `<pre>${inertText(chunk)}</pre>`;
+        return chunk
+          .split('\n')
+          .map((line) =>
+            line.startsWith('&gt; ') || line.startsWith('> ')
+              ? `<blockquote>${inline(line.replace(/^(&gt;|>) /, ''))}</blockquote>`
+              : inline(line),
+          )
+          .join('<br>');
+      })
+      .join('');
+  }
+
+  function plain(text: string): string {
+    return esc(text).replace(/\n/g, '<br>');
+  }
+
+  function textObject(t: unknown): string {
+    const o = t as { type?: string; text?: string } | undefined;
+    if (!o || typeof o.text !== 'string') return '';
+    return o.type === 'mrkdwn' ? mrkdwn(o.text) : plain(o.text);
+  }
+
+  function raw(value: unknown): string {
+    return `<pre class="raw" title="not rendered by the playground">${esc(JSON.stringify(value, null, 2))}</pre>`;
+  }
+
+  function element(e: unknown): string {
+    const el = e as {
+      type?: string;
+      action_id?: string;
+      value?: string;
+      style?: string;
+      text?: unknown;
+      url?: string;
+      image_url?: string;
+      alt_text?: string;
+    };
+    if (el?.type === 'button') {
+      const style = el.style === 'primary' || el.style === 'danger' ? ` ${el.style}` : '';
+      return `<button class="bk-button${style}" data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}">${textObject(el.text)}</button>`;
+    }
+    if (el?.type === 'mrkdwn' || el?.type === 'plain_text') return `<span>${textObject(el)}</span>`;
+    if (el?.type === 'image') return `<img src="${esc(el.image_url ?? '')}" alt="${esc(el.alt_text ?? '')}">`;
+    return raw(e);
+  }
+
+  function block(b: unknown): string {
+    const bl = b as {
+      type?: string;
+      text?: unknown;
+      fields?: unknown[];
+      accessory?: unknown;
+      elements?: unknown[];
+      label?: unknown;
+      element?: { type?: string; action_id?: string; multiline?: boolean; placeholder?: unknown };
+      block_id?: string;
+      optional?: boolean;
+    };
+    switch (bl?.type) {
+      case 'header':
+        return `<div class="bk-header">${textObject(bl.text)}</div>`;
+      case 'divider':
+        return '<hr class="bk-divider">';
+      case 'section': {
+        const fields = Array.isArray(bl.fields)
+          ? `<div class="bk-fields">${bl.fields.map((f) => `<div>${textObject(f)}</div>`).join('')}</div>`
+          : '';
+        const accessory = bl.accessory ? `<div class="bk-accessory">${element(bl.accessory)}</div>` : '';
+        return `<div class="bk-section"><div class="bk-text">${textObject(bl.text)}${fields}</div>${accessory}</div>`;
+      }
+      case 'context':
+        return `<div class="bk-context">${(bl.elements ?? []).map(element).join(' ')}</div>`;
+      case 'actions':
+        return `<div class="bk-actions" data-block-id="${esc(bl.block_id ?? '')}">${(bl.elements ?? []).map(element).join('')}</div>`;
+      case 'input': {
+        const input = bl.element;
+        if (input?.type !== 'plain_text_input') return raw(b);
+        const name = `${esc(bl.block_id ?? '')}|${esc(input.action_id ?? '')}`;
+        const field = input.multiline ? `<textarea name="${name}"></textarea>` : `<input name="${name}" autocomplete="off">`;
+        return `<label class="bk-input"><span>${textObject(bl.label)}${bl.optional ? ' <em>(optional)</em>' : ''}</span>${field}</label>`;
+      }
+      default:
+        return raw(b);
+    }
+  }
+
+  return { mrkdwn, plain, blocks: (blocks) => blocks.map(block).join('') };
+}

@@ -1,0 +1,454 @@
+/**
+ * The local Slack stand-in (local mode): a page that looks like a channel, and the parts of Slack
+ * the app talks to: the Web API methods it calls, response_url endpoints, and signed requests for
+ * what the page's user types and clicks. The app is unchanged: it reaches this server only
+ * through SLACK_API_URL, signed requests and response_url, exactly as it reaches Slack.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import type { Logger } from '../logger.js';
+import { playgroundPage } from './page.js';
+import { signSlackRequest } from './sign.js';
+
+export interface PlaygroundUser {
+  id: string;
+  name: string;
+  role: string;
+  tz: string;
+}
+
+export interface PlaygroundMessage {
+  id: number;
+  ts: string;
+  channel: string;
+  /** 'bot' or the user who typed a command. */
+  author: string;
+  text: string;
+  blocks: unknown[];
+  /** Seen only by this user, as Slack's ephemeral messages are. */
+  ephemeralTo?: string;
+  /** A slash command as typed, shown to the one who typed it. */
+  typed?: boolean;
+}
+
+interface ResponseTarget {
+  channel: string;
+  userId: string;
+  /** The message a button came from: replace_original and delete_original act on it. */
+  messageId?: number;
+}
+
+export interface PlaygroundOptions {
+  port: number;
+  host?: string;
+  signingSecret: string;
+  botToken: string;
+  users: readonly PlaygroundUser[];
+  teamId: string;
+  channel: { id: string; name: string };
+  /** Command suggestions for the message box (manifest usage hints and examples). */
+  suggestions: readonly string[];
+  logger: Logger;
+}
+
+export interface Playground {
+  url: string;
+  apiUrl: string;
+  setAppUrl(url: string): void;
+  close(): Promise<void>;
+}
+
+const MAX_MESSAGES = 300;
+
+export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
+  let appUrl = '';
+  let nextId = 0;
+  let version = 0;
+  const messages: PlaygroundMessage[] = [];
+  const targets = new Map<string, ResponseTarget>();
+  const homes = new Map<string, unknown>();
+  const modals = new Map<string, { id: string; view: unknown }>();
+  const triggers = new Map<string, string>();
+  let base = '';
+
+  const changed = () => {
+    version++;
+  };
+  const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++nextId).padStart(6, '0')}`;
+  const add = (m: Omit<PlaygroundMessage, 'id' | 'ts'>) => {
+    const stamp = ts(); // advances nextId, which then doubles as the message's id
+    const message = { ...m, id: nextId, ts: stamp };
+    messages.push(message);
+    if (messages.length > MAX_MESSAGES) messages.splice(0, messages.length - MAX_MESSAGES);
+    changed();
+    return message;
+  };
+  const newResponseUrl = (target: ResponseTarget) => {
+    const id = randomBytes(9).toString('base64url');
+    targets.set(id, target);
+    return `${base}/response/${id}`;
+  };
+  const newTrigger = (userId: string) => {
+    const id = `${Date.now()}.${randomBytes(6).toString('hex')}`;
+    triggers.set(id, userId);
+    return id;
+  };
+
+  async function forward(form: string): Promise<{ status: number; body: string }> {
+    if (!appUrl) return { status: 503, body: 'the app is not running yet' };
+    const res = await request(appUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...signSlackRequest(form, options.signingSecret, Math.floor(Date.now() / 1000)),
+      },
+      body: form,
+    });
+    return { status: res.statusCode, body: await res.body.text() };
+  }
+
+  const user = (id: unknown) => options.users.find((u) => u.id === id);
+
+  async function typed(userId: string, text: string): Promise<{ status: number; message?: string }> {
+    const m = /^\s*(\/[a-z-]+)\s*([\s\S]*)$/.exec(text);
+    if (!m) return { status: 400, message: 'Type a slash command, such as /approvals.' };
+    const [, command = '', args = ''] = m;
+    add({ channel: options.channel.id, author: userId, text: `${command} ${args}`.trim(), blocks: [], ephemeralTo: userId, typed: true });
+    if (command !== '/approvals' && command !== '/collect') {
+      add({
+        channel: options.channel.id,
+        author: 'slackbot',
+        text: `${command} is not a valid command. This app has /approvals and /collect.`,
+        blocks: [],
+        ephemeralTo: userId,
+      });
+      return { status: 200 };
+    }
+    const form = new URLSearchParams({
+      token: 'playground',
+      team_id: options.teamId,
+      team_domain: 'playground',
+      channel_id: options.channel.id,
+      channel_name: options.channel.name,
+      user_id: userId,
+      user_name: user(userId)?.name ?? userId,
+      command,
+      text: args.trim(),
+      api_app_id: 'A0PLAYGROUND',
+      response_url: newResponseUrl({ channel: options.channel.id, userId }),
+      trigger_id: newTrigger(userId),
+    }).toString();
+    const res = await forward(form);
+    ackBody(res, userId);
+    return { status: res.status };
+  }
+
+  /** An ack may carry a message (Slack shows it to the user alone); show it the same way. */
+  function ackBody(res: { status: number; body: string }, userId: string): void {
+    if (res.status !== 200) {
+      add({
+        channel: options.channel.id,
+        author: 'slackbot',
+        text: `The app answered ${res.status}: Slack would say the command failed.`,
+        blocks: [],
+        ephemeralTo: userId,
+      });
+      return;
+    }
+    if (res.body.trim() === '') return;
+    try {
+      const body = JSON.parse(res.body) as { text?: string; blocks?: unknown[] };
+      if (body.text || body.blocks)
+        add({ channel: options.channel.id, author: 'bot', text: body.text ?? '', blocks: body.blocks ?? [], ephemeralTo: userId });
+    } catch {
+      add({ channel: options.channel.id, author: 'bot', text: res.body, blocks: [], ephemeralTo: userId });
+    }
+  }
+
+  async function clicked(
+    userId: string,
+    messageId: number,
+    actionId: string,
+    value: string | undefined,
+    blockId: string,
+  ): Promise<{ status: number }> {
+    const message = messages.find((m) => m.id === messageId);
+    const payload = {
+      type: 'block_actions',
+      user: { id: userId, username: user(userId)?.name ?? userId, team_id: options.teamId },
+      api_app_id: 'A0PLAYGROUND',
+      token: 'playground',
+      container: {
+        type: 'message',
+        message_ts: message?.ts ?? '',
+        channel_id: options.channel.id,
+        is_ephemeral: message?.ephemeralTo !== undefined,
+      },
+      trigger_id: newTrigger(userId),
+      team: { id: options.teamId, domain: 'playground' },
+      channel: { id: options.channel.id, name: options.channel.name },
+      message: message ? { ts: message.ts, text: message.text, blocks: message.blocks } : undefined,
+      response_url: newResponseUrl({ channel: options.channel.id, userId, messageId }),
+      actions: [{ action_id: actionId, block_id: blockId, type: 'button', action_ts: ts(), ...(value ? { value } : {}) }],
+    };
+    const res = await forward(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    if (res.status !== 200)
+      add({
+        channel: options.channel.id,
+        author: 'slackbot',
+        text: `The app answered ${res.status} to the click.`,
+        blocks: [],
+        ephemeralTo: userId,
+      });
+    return { status: res.status };
+  }
+
+  async function submitted(userId: string, values: Record<string, string>): Promise<{ status: number; errors?: Record<string, string> }> {
+    const modal = modals.get(userId);
+    if (!modal) return { status: 404 };
+    const state: Record<string, Record<string, { type: string; value: string | null }>> = {};
+    for (const [key, value] of Object.entries(values)) {
+      const [blockId = '', actionId = ''] = key.split('|');
+      state[blockId] = { ...state[blockId], [actionId]: { type: 'plain_text_input', value: value === '' ? null : value } };
+    }
+    const view = { ...(modal.view as object), id: modal.id, state: { values: state } };
+    const payload = {
+      type: 'view_submission',
+      team: { id: options.teamId },
+      user: { id: userId, team_id: options.teamId },
+      api_app_id: 'A0PLAYGROUND',
+      trigger_id: newTrigger(userId),
+      view,
+    };
+    const res = await forward(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
+    if (res.status === 200 && res.body.trim() !== '') {
+      const body = JSON.parse(res.body) as { response_action?: string; errors?: Record<string, string>; view?: unknown };
+      if (body.response_action === 'errors') return { status: 200, errors: body.errors ?? {} };
+      if (body.response_action === 'update' && body.view) {
+        modals.set(userId, { id: modal.id, view: body.view });
+        changed();
+        return { status: 200 };
+      }
+    }
+    modals.delete(userId);
+    changed();
+    return { status: res.status };
+  }
+
+  /** What response_url does with an answer: a new message, or the original replaced or deleted. */
+  function responded(
+    target: ResponseTarget,
+    body: { response_type?: string; replace_original?: boolean; delete_original?: boolean; text?: string; blocks?: unknown[] },
+  ) {
+    const original = target.messageId === undefined ? undefined : messages.find((m) => m.id === target.messageId);
+    if (body.delete_original && original) {
+      messages.splice(messages.indexOf(original), 1);
+      changed();
+      return;
+    }
+    if (body.replace_original && original) {
+      original.text = body.text ?? '';
+      original.blocks = body.blocks ?? [];
+      if (body.response_type === 'in_channel') delete original.ephemeralTo;
+      changed();
+      return;
+    }
+    add({
+      channel: target.channel,
+      author: 'bot',
+      text: body.text ?? '',
+      blocks: body.blocks ?? [],
+      ...(body.response_type === 'in_channel' ? {} : { ephemeralTo: target.userId }),
+    });
+  }
+
+  function webApi(method: string, params: Record<string, unknown>): Record<string, unknown> {
+    const str = (k: string) => (typeof params[k] === 'string' ? (params[k] as string) : '');
+    const parsed = (k: string) => {
+      const v = params[k];
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v);
+      } catch {
+        return v;
+      }
+    };
+    switch (method) {
+      case 'auth.test':
+        return {
+          ok: true,
+          url: `${base}/`,
+          team: 'Playground',
+          user: 'countersign',
+          team_id: options.teamId,
+          user_id: 'UCOUNTERSIGN',
+          bot_id: 'BCOUNTERSIGN',
+        };
+      case 'users.info': {
+        const u = user(str('user'));
+        return u ? { ok: true, user: { id: u.id, name: u.name, real_name: u.name, tz: u.tz } } : { ok: false, error: 'user_not_found' };
+      }
+      case 'conversations.open':
+        return { ok: true, channel: { id: `D${str('users').split(',')[0]?.slice(1) ?? ''}` } };
+      case 'chat.postMessage': {
+        const channel = str('channel');
+        const dmTo = channel.startsWith('D') ? options.users.find((u) => `D${u.id.slice(1)}` === channel)?.id : undefined;
+        const m = add({
+          channel: options.channel.id,
+          author: 'bot',
+          text: str('text'),
+          blocks: (parsed('blocks') as unknown[]) ?? [],
+          ...(dmTo ? { ephemeralTo: dmTo } : {}),
+        });
+        return { ok: true, channel, ts: m.ts };
+      }
+      case 'chat.postEphemeral': {
+        const m = add({
+          channel: options.channel.id,
+          author: 'bot',
+          text: str('text'),
+          blocks: (parsed('blocks') as unknown[]) ?? [],
+          ephemeralTo: str('user'),
+        });
+        return { ok: true, message_ts: m.ts };
+      }
+      case 'chat.update': {
+        const m = messages.find((x) => x.ts === str('ts'));
+        if (!m) return { ok: false, error: 'message_not_found' };
+        m.text = str('text');
+        m.blocks = (parsed('blocks') as unknown[]) ?? [];
+        changed();
+        return { ok: true, channel: str('channel'), ts: m.ts };
+      }
+      case 'views.publish':
+        homes.set(str('user_id'), parsed('view'));
+        changed();
+        return { ok: true, view: { id: `VHOME${str('user_id')}` } };
+      case 'views.open': {
+        const userId = triggers.get(str('trigger_id'));
+        if (!userId) return { ok: false, error: 'invalid_trigger_id' };
+        const id = `VMODAL${randomBytes(4).toString('hex')}`;
+        modals.set(userId, { id, view: parsed('view') });
+        changed();
+        return { ok: true, view: { id } };
+      }
+      case 'views.update': {
+        const entry = [...modals.entries()].find(([, m]) => m.id === str('view_id'));
+        if (!entry) return { ok: false, error: 'not_found' };
+        modals.set(entry[0], { id: entry[1].id, view: parsed('view') });
+        changed();
+        return { ok: true, view: { id: entry[1].id } };
+      }
+      default:
+        return { ok: false, error: 'unknown_method', detail: `the playground does not play ${method}` };
+    }
+  }
+
+  const page = playgroundPage({ users: options.users, channel: options.channel.name, suggestions: options.suggestions });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://playground.invalid');
+    const body = await readBody(req);
+    const json = (status: number, value: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(value));
+    };
+    if (req.method === 'GET' && url.pathname === '/') {
+      res.writeHead(200, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src * data:",
+      });
+      return void res.end(page);
+    }
+    if (req.method === 'GET' && url.pathname === '/favicon.ico') {
+      res.writeHead(204);
+      return void res.end();
+    }
+    if (req.method === 'GET' && url.pathname === '/playground/state') {
+      const userId = url.searchParams.get('user') ?? '';
+      const visible = messages.filter((m) => m.ephemeralTo === undefined || m.ephemeralTo === userId);
+      return json(200, { version, messages: visible, home: homes.get(userId) ?? null, modal: modals.get(userId)?.view ?? null });
+    }
+    if (req.method === 'POST' && url.pathname.startsWith('/playground/')) {
+      const input = JSON.parse(body || '{}') as Record<string, unknown>;
+      const userId = String(input.user ?? '');
+      if (!user(userId)) return json(400, { error: 'unknown user' });
+      if (url.pathname === '/playground/command') return json(200, await typed(userId, String(input.text ?? '')));
+      if (url.pathname === '/playground/action') {
+        return json(
+          200,
+          await clicked(
+            userId,
+            Number(input.messageId),
+            String(input.actionId ?? ''),
+            input.value === undefined ? undefined : String(input.value),
+            String(input.blockId ?? ''),
+          ),
+        );
+      }
+      if (url.pathname === '/playground/submit') return json(200, await submitted(userId, (input.values ?? {}) as Record<string, string>));
+      if (url.pathname === '/playground/close') {
+        modals.delete(userId);
+        changed();
+        return json(200, {});
+      }
+    }
+    const response = /^\/response\/([\w-]+)$/.exec(url.pathname);
+    if (req.method === 'POST' && response) {
+      const target = targets.get(response[1] as string);
+      if (!target) return json(404, { ok: false, error: 'expired_url' });
+      responded(target, JSON.parse(body) as Parameters<typeof responded>[1]);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return void res.end('ok');
+    }
+    const api = /^\/api\/([\w.]+)$/.exec(url.pathname);
+    if (req.method === 'POST' && api) {
+      if (req.headers.authorization !== `Bearer ${options.botToken}`) return json(200, { ok: false, error: 'invalid_auth' });
+      const params: Record<string, unknown> = String(req.headers['content-type']).includes('json')
+        ? (JSON.parse(body || '{}') as Record<string, unknown>)
+        : Object.fromEntries(new URLSearchParams(body));
+      return json(200, webApi(api[1] as string, params));
+    }
+    json(404, { error: 'not found' });
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.logger.error({ error, path: req.url?.split('?')[0] }, 'playground request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: (error as Error).message }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  base = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  return {
+    url: base,
+    apiUrl: `${base}/api/`,
+    setAppUrl(url) {
+      appUrl = url;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 1024 * 1024) throw new Error('request body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

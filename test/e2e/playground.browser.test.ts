@@ -1,0 +1,131 @@
+/**
+ * Local mode in a real browser: Debian's Chromium driven by playwright-core. Skipped, saying so,
+ * where /usr/bin/chromium is missing (.ci/run installs it). Screenshots go to test-artifacts/.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startLocal } from '../../src/main.js';
+import { ROOT } from '../helpers/spawn.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const available = existsSync(CHROMIUM);
+if (!available) console.warn(`playground browser test skipped: ${CHROMIUM} is not installed (apt-get install chromium)`);
+
+const ARTIFACTS = join(ROOT, 'test-artifacts');
+const dir = mkdtempSync(join(tmpdir(), 'countersign-local-'));
+let local: Awaited<ReturnType<typeof startLocal>>;
+let browser: Browser;
+let page: Page;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  if (!available) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  local = await startLocal(loadConfig({ PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}` }), {
+    logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  await page.goto(local.url);
+});
+afterAll(async () => {
+  await browser?.close();
+  await local?.shutdown();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function type(text: string) {
+  await page.fill('#text', text);
+  await page.press('#text', 'Enter');
+}
+// Page-side checks run in the browser (and not as strings: the page's CSP forbids eval); the
+// project's types are Node's, so the few DOM members used are typed here.
+type PageDocument = { body: { innerText: string }; querySelector(selector: string): { textContent: string | null } | null };
+const see = (text: string) =>
+  page.waitForFunction((t) => (globalThis as unknown as { document: PageDocument }).document.body.innerText.includes(t), text);
+const header = (text: string) =>
+  page.waitForFunction(
+    (t) => (globalThis as unknown as { document: PageDocument }).document.querySelector('.bk-header')?.textContent === t,
+    text,
+  );
+const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `playground-${name}.png`) });
+
+describe.skipIf(!available)('local mode in a browser', () => {
+  it('shows the demo approver her pending approvals, marked as visible to her only', async () => {
+    await type('/approvals');
+    await page.waitForSelector('.msg.ephemeral .bk-header');
+    expect(await page.textContent('.msg.ephemeral .bk-header')).toBe('Pending approvals');
+    expect(await page.locator('.msg.ephemeral .eph').first().textContent()).toContain('Only visible to you');
+    expect(await page.locator('.msg.ephemeral code').count()).toBeGreaterThanOrEqual(10);
+    await shot('1-approvals');
+  });
+
+  it('replaces page 1 with page 2 on Next, and back on Previous', async () => {
+    const messages = await page.locator('.msg').count();
+    const firstIds = await page.locator('.msg.ephemeral code').allTextContents();
+    await page.click('button[data-action-id="approvals:next"]');
+    await header('Pending approvals · page 2');
+    expect(await page.locator('.msg').count()).toBe(messages);
+    expect(await page.locator('.msg.ephemeral code').allTextContents()).not.toEqual(firstIds);
+    await shot('2-page-2');
+    await page.click('button[data-action-id="approvals:previous"]');
+    await header('Pending approvals');
+    expect(await page.locator('.msg.ephemeral code').allTextContents()).toEqual(firstIds);
+  });
+
+  it('shows the exact payload of a message on request', async () => {
+    await page.locator('button.toggle').last().click();
+    await page.waitForSelector('pre.payload');
+    expect(await page.textContent('pre.payload')).toContain('"type": "header"');
+  });
+
+  it('lets the ops engineer run every collector after confirming, and the channel sees it', async () => {
+    await page.selectOption('#who', 'U0DEMOOSCAR');
+    await page.waitForFunction(() => !(globalThis as unknown as { document: PageDocument }).document.querySelector('.bk-header'));
+    await type('/collect');
+    await page.waitForSelector('button[data-action-id="collect:run"]');
+    await shot('3-confirm');
+    await page.click('button[data-action-id="collect:run"]');
+    await see('started 7 collections');
+    const channelMessage = page.locator('.msg:not(.ephemeral)', { hasText: 'started 7 collections' });
+    expect(await channelMessage.count()).toBe(1);
+    expect(await channelMessage.textContent()).toContain('@Oscar Ops started 7 collections');
+    await shot('4-collect');
+    await page.selectOption('#who', 'U0DEMOADA');
+    await see('started 7 collections');
+  });
+
+  it('tells a user without a token how to link, and answers login', async () => {
+    await page.selectOption('#who', 'U0DEMONEW');
+    await type('/approvals');
+    await see('not linked to the Command Service');
+    await type('/approvals login');
+    await see('countersign tokens set --user U0DEMONEW');
+    await shot('5-not-linked');
+  });
+
+  it('answers a mistake with the right form, and an unknown command as Slack would', async () => {
+    await page.selectOption('#who', 'U0DEMOADA');
+    await type('/approvals entitlment-name:VPN');
+    await see('Did you mean');
+    await type('/deploy prod');
+    await see('/deploy is not a valid command');
+  });
+
+  it('keeps the page free of script errors, and the logs free of tokens', async () => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.reload();
+    await page.waitForSelector('#text');
+    expect(errors).toEqual([]);
+    expect(logs.join('\n')).not.toMatch(/ws[0-9a-f]{12}:-/);
+  });
+});

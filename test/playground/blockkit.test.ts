@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { blockKitRenderer } from '../../src/playground/blockkit.js';
+import { renderApprovalsPage } from '../../src/render/approvals.js';
+
+const bk = blockKitRenderer();
+
+describe('playground mrkdwn', () => {
+  it('renders bold, italic, strike, code, quotes and line breaks', () => {
+    expect(bk.mrkdwn('*bold* _it_ ~gone~ `x*y*`\n> quoted')).toBe(
+      '<b>bold</b> <i>it</i> <s>gone</s> <code>x*y*</code><br><blockquote>quoted</blockquote>',
+    );
+  });
+  it('shows escaped text literally and inertly', () => {
+    expect(bk.mrkdwn('&lt;!channel&gt; &amp; &lt;b&gt;x&lt;/b&gt;')).toBe('&lt;!channel&gt; &amp; &lt;b&gt;x&lt;/b&gt;');
+  });
+  it('renders links and mentions, and never raw markup', () => {
+    expect(bk.mrkdwn('<https://x.test/a?b=1&amp;c=2|the link> <@U123> <!here>')).toBe(
+      '<a href="https://x.test/a?b=1&amp;amp;c=2" target="_blank" rel="noopener noreferrer">the link</a> <span class="mention">@U123</span> <span class="mention special">@here</span>',
+    );
+    expect(bk.mrkdwn('<javascript:alert(1)|x>')).not.toContain('<a');
+    expect(bk.mrkdwn('a "quote" & <img src=x onerror=alert(1)>')).not.toMatch(/<img/);
+  });
+  it('shows a known user by name', () => {
+    expect(blockKitRenderer({ U123: 'Ada Lovelace' }).mrkdwn('<@U123> started')).toBe('<span class="mention">@Ada Lovelace</span> started');
+  });
+  it('turns the emoji the app uses into characters', () => {
+    expect(bk.mrkdwn(':warning: :tada: :unknown:')).toBe('⚠️ 🎉 :unknown:');
+  });
+});
+
+describe('playground blocks', () => {
+  it('renders header, section, context, actions with styles, divider and input', () => {
+    const html = bk.blocks([
+      { type: 'header', text: { type: 'plain_text', text: 'Title <x>' } },
+      {
+        type: 'section',
+        text: { type: 'mrkdwn', text: '*a*' },
+        fields: [{ type: 'mrkdwn', text: 'f1' }],
+        accessory: { type: 'button', action_id: 'x:y', value: 'v"1', text: { type: 'plain_text', text: 'Go' } },
+      },
+      { type: 'context', elements: [{ type: 'mrkdwn', text: 'ctx' }] },
+      {
+        type: 'actions',
+        block_id: 'b1',
+        elements: [{ type: 'button', action_id: 'run', style: 'danger', text: { type: 'plain_text', text: 'Run' } }],
+      },
+      { type: 'divider' },
+      {
+        type: 'input',
+        block_id: 'token',
+        label: { type: 'plain_text', text: 'Token' },
+        element: { type: 'plain_text_input', action_id: 'value' },
+      },
+    ]);
+    expect(html).toContain('<div class="bk-header">Title &lt;x&gt;</div>');
+    expect(html).toContain('data-value="v&quot;1"');
+    expect(html).toContain('class="bk-button danger" data-action-id="run"');
+    expect(html).toContain('<input name="token|value"');
+    expect(html).toContain('<hr class="bk-divider">');
+  });
+  it('shows what it cannot render as raw JSON instead of dropping it', () => {
+    expect(bk.blocks([{ type: 'rich_text', elements: [] }])).toContain('<pre class="raw"');
+    expect(bk.blocks([{ type: 'actions', elements: [{ type: 'static_select' }] }])).toContain('static_select');
+  });
+  it('renders every block of an approvals page without falling back to raw JSON', () => {
+    const page = renderApprovalsPage({
+      query: { 'page-size': 1, 'start-page': 2 },
+      approvals: [
+        {
+          workItemId: '1:A:1',
+          workItemName: 'W',
+          requestName: '<!channel>',
+          dueDate: '2026-11-24 10:00:00.0',
+          completedDate: '',
+          fields: {},
+        },
+      ],
+      userId: 'U012ABC',
+      today: { year: 2026, month: 11, day: 22 },
+    });
+    const html = bk.blocks(page.blocks);
+    expect(html).not.toContain('class="raw"');
+    expect(html).toContain('&lt;!channel&gt;');
+  });
+});
