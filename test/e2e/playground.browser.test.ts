@@ -65,7 +65,10 @@ describe.skipIf(!available)('local mode in a browser', () => {
     expect(await page.textContent('.msg.ephemeral .bk-header')).toBe('Pending approvals');
     expect(await page.locator('.msg.ephemeral .eph').first().textContent()).toContain('Only visible to you');
     expect(await page.locator('.msg.ephemeral code').count()).toBeGreaterThanOrEqual(10);
+    // Tall enough for the whole first page: this one illustrates the README.
+    await page.setViewportSize({ width: 1200, height: 1250 });
     await shot('1-approvals');
+    await page.setViewportSize({ width: 1200, height: 900 });
   });
 
   it('replaces page 1 with page 2 on Next, and back on Previous', async () => {
