@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { WebClient } from '@slack/web-api';
+import { APPROVALS_USAGE } from './commands/approvals.js';
+import { COLLECT_USAGE } from './commands/collect.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { type PlaygroundUser, startPlayground } from './playground/server.js';
@@ -151,6 +153,7 @@ export async function startLocal(
     teamId: LOCAL_TEAM,
     channel: { id: 'C0IDENTITYOPS', name: 'identity-ops' },
     suggestions: LOCAL_SUGGESTIONS,
+    usage: { '/approvals': APPROVALS_USAGE.replace(/^\/approvals /, ''), '/collect': COLLECT_USAGE.replace(/^\/collect /, '') },
     logger: logger.child({ component: 'playground' }),
   });
   const appConfig: Config = {
@@ -214,7 +217,10 @@ if (isMain) {
   run().then(
     (code) => process.exit(code),
     (error: unknown) => {
-      process.stderr.write(`countersign: ${(error as Error).message}\n`);
+      const busy = (error as { code?: string }).code === 'EADDRINUSE';
+      process.stderr.write(
+        `countersign: ${(error as Error).message}${busy ? '. Set PORT to a free port, e.g. PORT=3001 npm start' : ''}\n`,
+      );
       process.exit(1);
     },
   );

@@ -107,15 +107,24 @@ document.addEventListener('submit', async (e) => {
     refresh();
   }
 });
+$('text').addEventListener('input', (e) => {
+  const command = e.target.value.trim().split(/s/)[0];
+  $('usage').textContent = CONFIG.usage[command] ? command + ' ' + CONFIG.usage[command] : '';
+});
 $('who').addEventListener('change', (e) => { state.user = e.target.value; state.version = -1; refresh(true); });
 setInterval(refresh, 400);
 refresh(true);
 `;
 
-export function playgroundPage(input: { users: readonly PlaygroundUser[]; channel: string; suggestions: readonly string[] }): string {
+export function playgroundPage(input: {
+  users: readonly PlaygroundUser[];
+  channel: string;
+  suggestions: readonly string[];
+  usage: Readonly<Record<string, string>>;
+}): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   // JSON inside a script element: escape "<" so that no value can close the element.
-  const config = JSON.stringify({ users: input.users, channel: input.channel }).replace(/</g, '\\u003c');
+  const config = JSON.stringify({ users: input.users, channel: input.channel, usage: input.usage }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>countersign playground</title><meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
 <body>
@@ -124,7 +133,7 @@ export function playgroundPage(input: { users: readonly PlaygroundUser[]; channe
 <p style="font-size:12px">Local mode: a stand-in for Slack, with the reference Command Service and its demo data.</p></nav>
 <main><header id="title"># ${esc(input.channel)}<small>local playground</small></header>
 <div id="messages"></div><div id="home" hidden></div>
-<form id="box"><input id="text" list="hints" placeholder="Message #${esc(input.channel)} — try /approvals or /collect help" autocomplete="off" autofocus>
+<form id="box"><div id="usage" class="bk-context"></div><input id="text" list="hints" placeholder="Message #${esc(input.channel)} — try /approvals or /collect help" autocomplete="off" autofocus>
 <datalist id="hints">${input.suggestions.map((s) => `<option value="${esc(s)}">`).join('')}</datalist></form></main>
 <div id="modal"><div class="box"></div></div>
 <script>const CONFIG = ${config};${SCRIPT}</script>

@@ -49,8 +49,10 @@ export interface PlaygroundOptions {
   users: readonly PlaygroundUser[];
   teamId: string;
   channel: { id: string; name: string };
-  /** Command suggestions for the message box (manifest usage hints and examples). */
+  /** Command suggestions for the message box. */
   suggestions: readonly string[];
+  /** Each command's usage hint, shown while it is typed, as Slack shows the manifest's. */
+  usage: Readonly<Record<string, string>>;
   logger: Logger;
 }
 
@@ -347,7 +349,12 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     }
   }
 
-  const page = playgroundPage({ users: options.users, channel: options.channel.name, suggestions: options.suggestions });
+  const page = playgroundPage({
+    users: options.users,
+    channel: options.channel.name,
+    suggestions: options.suggestions,
+    usage: options.usage,
+  });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://playground.invalid');

@@ -59,6 +59,13 @@ const header = (text: string) =>
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `playground-${name}.png`) });
 
 describe.skipIf(!available)('local mode in a browser', () => {
+  it('shows the usage hint while a command is typed', async () => {
+    await page.fill('#text', '/collect AD');
+    await page.dispatchEvent('#text', 'input');
+    expect(await page.textContent('#usage')).toBe('/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout');
+    await page.fill('#text', '');
+  });
+
   it('shows the demo approver her pending approvals, marked as visible to her only', async () => {
     await type('/approvals');
     await page.waitForSelector('.msg.ephemeral .bk-header');
