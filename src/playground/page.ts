@@ -108,7 +108,7 @@ document.addEventListener('submit', async (e) => {
   }
 });
 $('text').addEventListener('input', (e) => {
-  const command = e.target.value.trim().split(/s/)[0];
+  const command = e.target.value.trim().split(' ')[0];
   $('usage').textContent = CONFIG.usage[command] ? command + ' ' + CONFIG.usage[command] : '';
 });
 $('who').addEventListener('change', (e) => { state.user = e.target.value; state.version = -1; refresh(true); });
