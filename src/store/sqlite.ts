@@ -196,21 +196,7 @@ export class SqliteStore implements Store {
   }
 
   async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
-    const row = this.#db
-      .prepare<
-        [string],
-        {
-          id: string;
-          team_id: string;
-          channel_id: string;
-          user_id: string;
-          payload: string;
-          created_at: number;
-          expires_at: number;
-          used_at: number | null;
-        }
-      >('SELECT * FROM confirmations WHERE id = ?')
-      .get(id);
+    const row = this.#sql.getConfirmation.get(id);
     if (row === undefined) return { status: 'not-found' };
     if (row.user_id !== userId) return { status: 'not-yours', ownerId: row.user_id };
     if (row.used_at !== null) return { status: 'already-used' };
