@@ -202,8 +202,7 @@ export class SqliteStore implements Store {
     if (row.used_at !== null) return { status: 'already-used' };
     if (row.expires_at < at.getTime()) return { status: 'expired' };
     // The conditional update is the claim: only one caller can move used_at from NULL.
-    const claimed =
-      this.#db.prepare('UPDATE confirmations SET used_at = ? WHERE id = ? AND used_at IS NULL').run(at.getTime(), id).changes === 1;
+    const claimed = this.#sql.claimConfirmation.run(at.getTime(), id).changes === 1;
     if (!claimed) return { status: 'already-used' };
     return {
       status: 'claimed',
