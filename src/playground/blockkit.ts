@@ -133,6 +133,7 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
       accessory?: unknown;
       elements?: unknown[];
       label?: unknown;
+      hint?: unknown;
       element?: { type?: string; action_id?: string; multiline?: boolean; placeholder?: unknown };
       block_id?: string;
       optional?: boolean;
@@ -158,7 +159,8 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
         if (input?.type !== 'plain_text_input') return raw(b);
         const name = `${esc(bl.block_id ?? '')}|${esc(input.action_id ?? '')}`;
         const field = input.multiline ? `<textarea name="${name}"></textarea>` : `<input name="${name}" autocomplete="off">`;
-        return `<label class="bk-input"><span>${textObject(bl.label)}${bl.optional ? ' <em>(optional)</em>' : ''}</span>${field}</label>`;
+        const hint = bl.hint ? `<small class="bk-hint">${textObject(bl.hint)}</small>` : '';
+        return `<label class="bk-input"><span>${textObject(bl.label)}${bl.optional ? ' <em>(optional)</em>' : ''}</span>${field}${hint}</label>`;
       }
       default:
         return raw(b);

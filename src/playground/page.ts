@@ -32,7 +32,7 @@ form#box{border-top:1px solid #ddd;padding:12px 20px}form#box input{width:100%;p
 #modal{position:fixed;inset:0;background:rgba(0,0,0,.45);display:none;align-items:center;justify-content:center}
 #modal .box{background:#fff;border-radius:8px;width:520px;max-height:90vh;overflow:auto;padding:20px}#modal h2{margin-top:0}
 .bk-input{display:block;margin:10px 0}.bk-input span{display:block;font-weight:700;margin-bottom:4px}.bk-input input,.bk-input textarea{width:100%;padding:8px}
-.modal-buttons{display:flex;justify-content:flex-end;gap:8px;margin-top:12px}.error{color:#e01e5a;font-size:13px}
+.bk-hint{display:block;color:#616061;font-size:12px;margin-top:2px}.modal-buttons{display:flex;justify-content:flex-end;gap:8px;margin-top:12px}.error{color:#e01e5a;font-size:13px}
 `;
 
 const SCRIPT = `
@@ -67,9 +67,11 @@ function render(s) {
     if (modal.dataset.shown !== JSON.stringify(s.modal)) {
       modal.dataset.shown = JSON.stringify(s.modal);
       const title = s.modal.title ? BK.plain(s.modal.title.text) : '';
-      const submit = s.modal.submit ? BK.plain(s.modal.submit.text) : 'Submit';
+      // As in Slack: Submit only when the view has one; the close button says what the view says.
+      const submit = s.modal.submit ? '<button class="bk-button primary">' + BK.plain(s.modal.submit.text) + '</button>' : '';
+      const closeText = s.modal.close ? BK.plain(s.modal.close.text) : 'Cancel';
       modal.querySelector('.box').innerHTML = '<h2>' + title + '</h2><form id="modal-form">' + BK.blocks(s.modal.blocks || []) +
-        '<div class="error" id="modal-errors"></div><div class="modal-buttons"><button type="button" class="bk-button" id="modal-cancel">Cancel</button><button class="bk-button primary">' + submit + '</button></div></form>';
+        '<div class="error" id="modal-errors"></div><div class="modal-buttons"><button type="button" class="bk-button" id="modal-cancel">' + closeText + '</button>' + submit + '</div></form>';
     }
   } else {
     modal.style.display = 'none';

@@ -32,9 +32,10 @@ function message(lines: string[], note?: string): Message {
   return { text: fallback(lines.join(' ').replace(/[*_`]/g, '')), blocks };
 }
 
-/** How to link a token, until users can do it themselves with `login`. */
+/** How to link: the user with `login`, or an admin with the CLI. */
 export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command'>): string {
-  return `An admin links a token with \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\` (the token is read from standard input).`;
+  const slash = ctx.command === 'findApprovals' ? '/approvals' : '/collect';
+  return `Type \`${slash} login\` to link your account, or ask an admin to run \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\`.`;
 }
 
 export function renderInvalid(invalid: Invalid, slash: SlashCommand): Message {

@@ -113,13 +113,23 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await see('started 7 collections');
   });
 
-  it('tells a user without a token how to link, and answers login', async () => {
+  it('lets a user without a token open login, link one, and see approvals', async () => {
     await page.selectOption('#who', 'U0DEMONEW');
     await type('/approvals');
     await see('not linked to the Command Service');
     await type('/approvals login');
-    await see('countersign tokens set --user U0DEMONEW');
-    await shot('5-not-linked');
+    await page.waitForSelector('#modal input[name="username|value"]');
+    await page.fill('#modal input[name="username|value"]', 'katherine.johnson');
+    await page.fill('#modal input[name="password|value"]', 'demo');
+    await page.fill('#modal input[name="authsource|value"]', 'corp-ldap');
+    await shot('5-login');
+    await page.click('#modal button.primary');
+    await see('Linked for findApprovals and collectEntitlements');
+    await shot('6-linked');
+    await page.click('#modal-cancel');
+    await type('/approvals');
+    await page.waitForSelector('.msg.ephemeral .bk-header');
+    expect(await page.textContent('.msg.ephemeral .bk-header')).toBe('Pending approvals');
   });
 
   it('answers a mistake with the right form, and an unknown command as Slack would', async () => {

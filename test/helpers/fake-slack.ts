@@ -19,7 +19,7 @@ export interface ResponseBody {
 export interface FakeSlack {
   url: string;
   apiUrl: string;
-  /** Web API calls by method. */
+  /** Web API calls by method, bodies as sent (form-encoded). */
   apiCalls: Array<{ method: string; body: string }>;
   /** A fresh response_url. */
   responseUrl(): { id: string; url: string };
@@ -69,7 +69,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               }
             : method === 'users.info'
               ? { ok: true, user: { id: params.get('user'), tz: timeZones.get(params.get('user') ?? '') ?? 'UTC' } }
-              : { ok: true };
+              : method === 'views.open' || method === 'views.update'
+                ? { ok: true, view: { id: params.get('view_id') ?? `V${apiCalls.length}` } }
+                : { ok: true };
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify(answer));
       }
@@ -136,6 +138,23 @@ export function textOf(body: ResponseBody | undefined): string {
   };
   walk(body.blocks);
   return parts.join('\n');
+}
+
+/** The views the app sent with views.open / views.update, in order. */
+export function viewsSent(
+  slack: FakeSlack,
+  method: 'views.open' | 'views.update',
+): Array<{ view: Record<string, unknown>; viewId: string | null; triggerId: string | null }> {
+  return slack.apiCalls
+    .filter((c) => c.method === method)
+    .map((c) => {
+      const p = new URLSearchParams(c.body);
+      return {
+        view: JSON.parse(p.get('view') ?? '{}') as Record<string, unknown>,
+        viewId: p.get('view_id'),
+        triggerId: p.get('trigger_id'),
+      };
+    });
 }
 
 export function buttonsOf(body: ResponseBody | undefined): Array<{ action_id: string; value?: string; text: string }> {

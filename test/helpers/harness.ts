@@ -31,6 +31,8 @@ export interface Harness {
   link(userId: string, label: string, commands?: ServiceCommandName[]): Promise<void>;
   command(userId: string, command: '/approvals' | '/collect', text: string, options?: SignOptions): Promise<Sent>;
   click(userId: string, actionId: string, value: string | undefined, options?: SignOptions): Promise<Sent>;
+  /** Submits a modal the app opened, with plain-text input values by block id. */
+  submitView(userId: string, view: Record<string, unknown>, viewId: string, values: Record<string, string>): Promise<Sent>;
   close(): Promise<void>;
 }
 
@@ -156,6 +158,21 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         ],
       };
       return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), opts, response.id);
+    },
+    async submitView(userId, view, viewId, values) {
+      const state = Object.fromEntries(
+        Object.entries(values).map(([block, value]) => [block, { value: { type: 'plain_text_input', value } }]),
+      );
+      const payload = {
+        type: 'view_submission',
+        team: { id: TEAM, domain: 'example' },
+        user: { id: userId, username: userId.toLowerCase(), team_id: TEAM },
+        api_app_id: 'A0COUNTERSIGN',
+        token: 'legacy-verification-token',
+        trigger_id: '1234.5678.view',
+        view: { ...view, id: viewId, team_id: TEAM, state: { values: state } },
+      };
+      return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), {}, '');
     },
     async close() {
       await app.shutdown();

@@ -8,7 +8,7 @@ import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderApprovalsHelp } from '../../render/help.js';
 import type { ApprovalQuery } from '../../service/index.js';
 import type { Principal } from '../../store/index.js';
-import { explainLogin, logout } from '../accounts.js';
+import { logout, openLinkModal } from '../accounts.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { reportFailure } from '../failures.js';
@@ -16,7 +16,7 @@ import { ephemeral, replace } from '../respond.js';
 import type { Respond } from '../response-url.js';
 
 export function approvalsCommand(deps: Deps) {
-  return async ({ command, ack }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
@@ -27,7 +27,7 @@ export function approvalsCommand(deps: Deps) {
         case 'help':
           return void (await respond(ephemeral(renderApprovalsHelp())));
         case 'login':
-          return explainLogin(who, 'findApprovals', respond);
+          return openLinkModal(deps, client, command.trigger_id, who, 'findApprovals', respond);
         case 'logout':
           return logout(deps, who, respond);
         case 'invalid':

@@ -10,7 +10,7 @@ import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderCollectHelp } from '../../render/help.js';
 import type { CollectQuery } from '../../service/index.js';
 import type { Principal } from '../../store/index.js';
-import { explainLogin, logout } from '../accounts.js';
+import { logout, openLinkModal } from '../accounts.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { reportFailure } from '../failures.js';
@@ -18,7 +18,7 @@ import { ephemeral, inChannel } from '../respond.js';
 import type { Respond } from '../response-url.js';
 
 export function collectCommand(deps: Deps) {
-  return async ({ command, ack }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
@@ -28,7 +28,7 @@ export function collectCommand(deps: Deps) {
         case 'help':
           return void (await respond(ephemeral(renderCollectHelp())));
         case 'login':
-          return explainLogin(who, 'collectEntitlements', respond);
+          return openLinkModal(deps, client, command.trigger_id, who, 'collectEntitlements', respond);
         case 'logout':
           return logout(deps, who, respond);
         case 'invalid':

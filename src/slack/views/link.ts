@@ -1,0 +1,97 @@
+/**
+ * The "link your account" modal's submission. Checks the form at once (errors shown in the
+ * modal), acks with a "checking" view, then asks the service and updates the modal with the
+ * outcome: acking first keeps within Slack's 3 seconds whatever the service does.
+ */
+
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import { LINK_FIELDS, type LinkMetadata, linkDone, linkModal, linkProgress } from '../../render/link.js';
+import { Secret } from '../../secret.js';
+import { isServiceError } from '../../service/index.js';
+import { SERVICE_COMMANDS, type ServiceCommandName } from '../../store/index.js';
+import { principalOf } from '../context.js';
+import type { Deps } from '../deps.js';
+
+type Field = (typeof LINK_FIELDS)[keyof typeof LINK_FIELDS];
+
+export function linkSubmission(deps: Deps) {
+  return async ({ ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
+    const value = (f: Field) => view.state.values[f.block]?.[f.action]?.value ?? '';
+    const username = value(LINK_FIELDS.username).trim();
+    // A password may begin or end with a space: it is taken as typed.
+    const password = value(LINK_FIELDS.password);
+    const authsource = value(LINK_FIELDS.authsource).trim();
+    const token = value(LINK_FIELDS.token).trim();
+    const metadata = readMetadata(view.private_metadata);
+    const errors: Record<string, string> = {};
+    if (metadata === undefined) errors[LINK_FIELDS.token.block] = 'This form is out of date. Close it and type /approvals login again.';
+    else if (token !== '' && (username !== '' || password !== ''))
+      errors[LINK_FIELDS.token.block] = 'Give either a username and password, or a token, not both.';
+    else if (token === '' && username === '' && password === '')
+      errors[LINK_FIELDS.username.block] = 'Give your username and password, or paste a token below.';
+    else if (token === '' && username === '') errors[LINK_FIELDS.username.block] = 'Give the username that goes with the password.';
+    else if (token === '' && password === '') errors[LINK_FIELDS.password.block] = 'Give the password too.';
+    else if (token !== '' && (/\s/.test(token) || token.length > 4096))
+      errors[LINK_FIELDS.token.block] = 'A token is one word, without spaces.';
+    if (metadata === undefined || Object.keys(errors).length > 0) return void (await ack({ response_action: 'errors', errors }));
+
+    await ack({ response_action: 'update', view: linkProgress('Checking with the Command Service…') });
+    const who = principalOf(body);
+    const viewId = body.view.id;
+    deps.background.run('link account', async () => {
+      const update = async (next: ReturnType<typeof linkModal>) => {
+        await client.views.update({ view_id: viewId, view: next });
+      };
+      try {
+        let commands: readonly ServiceCommandName[];
+        let checked: boolean;
+        if (token !== '') {
+          const secret = new Secret(token);
+          // Only findApprovals can be tried harmlessly; collectEntitlements would start work.
+          checked = metadata.command === 'findApprovals';
+          if (checked) await deps.service.findApprovals({ 'page-size': 1 }, secret);
+          commands = [metadata.command];
+          await deps.store.setToken(who, commands, secret, 'pasted', deps.now());
+        } else {
+          const secret = await deps.service.loginUser({ username, password: new Secret(password), ...(authsource ? { authsource } : {}) });
+          commands = SERVICE_COMMANDS;
+          checked = true;
+          await deps.store.setToken(who, commands, secret, 'login', deps.now());
+        }
+        deps.logger.info({ user: who.userId, team: who.teamId, commands, source: token !== '' ? 'pasted' : 'login' }, 'account linked');
+        await update(linkDone(commands, checked));
+      } catch (error) {
+        deps.logger.info(
+          { user: who.userId, kind: isServiceError(error) ? error.kind : 'internal', error: isServiceError(error) ? undefined : error },
+          'account not linked',
+        );
+        await update(linkModal(metadata, problemOf(error)));
+      }
+    });
+  };
+}
+
+function problemOf(error: unknown): string {
+  if (!isServiceError(error)) return 'Something went wrong inside countersign; nothing was linked. Please try again.';
+  switch (error.kind) {
+    case 'login-failed':
+      return `The Command Service did not accept that username and password: ${error.serviceMessage ?? ''}`.trim();
+    case 'invalid-token':
+      return 'The Command Service did not accept that token: it is not valid, has expired, or may not run findApprovals.';
+    case 'service-unavailable':
+      return 'The Command Service could not be reached or did not answer in time. Nothing was linked; try again in a minute.';
+    default:
+      return `The Command Service refused: ${error.serviceMessage ?? error.message}`;
+  }
+}
+
+function readMetadata(text: string | undefined): LinkMetadata | undefined {
+  try {
+    const parsed = JSON.parse(text ?? '') as { command?: unknown };
+    return (SERVICE_COMMANDS as readonly unknown[]).includes(parsed.command)
+      ? { command: parsed.command as ServiceCommandName }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}

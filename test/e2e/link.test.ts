@@ -1,0 +1,111 @@
+/** Linking an account from Slack: the modal, loginUser or a pasted token, and what is kept. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LINK_FIELDS } from '../../src/render/link.js';
+import { textOf, viewsSent } from '../helpers/fake-slack.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(() => h.close());
+
+const PASSWORD = 'demo';
+const lastUpdate = async (count: number) => {
+  const until = Date.now() + 5000;
+  while (viewsSent(h.slack, 'views.update').length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  const updates = viewsSent(h.slack, 'views.update');
+  expect(updates.length).toBeGreaterThanOrEqual(count);
+  return JSON.stringify(updates[updates.length - 1]?.view);
+};
+
+async function openModal(userId: string, slash: '/approvals' | '/collect' = '/approvals') {
+  const before = viewsSent(h.slack, 'views.open').length;
+  const sent = await h.command(userId, slash, 'login');
+  expect(sent.status).toBe(200);
+  const until = Date.now() + 5000;
+  while (viewsSent(h.slack, 'views.open').length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  const opened = viewsSent(h.slack, 'views.open').at(-1);
+  expect(opened?.triggerId).toBe('1234.5678.abcd');
+  return opened?.view ?? {};
+}
+
+describe('linking from Slack', () => {
+  it('signs in with username and password, keeps only the token, and the user can use /approvals', async () => {
+    const view = await openModal('ULOGIN');
+    expect(JSON.stringify(view)).toContain('Link your account');
+    const updatesBefore = viewsSent(h.slack, 'views.update').length;
+    const sent = await h.submitView('ULOGIN', view, 'VLOGIN1', {
+      [LINK_FIELDS.username.block]: 'ada.lovelace',
+      [LINK_FIELDS.password.block]: PASSWORD,
+    });
+    expect(sent.status).toBe(200);
+    expect(JSON.parse(sent.body)).toMatchObject({ response_action: 'update' });
+    expect(await lastUpdate(updatesBefore + 1)).toContain('Linked for `findApprovals` and `collectEntitlements`');
+    const links = (await h.app.deps.store.listLinks()).filter((l) => l.userId === 'ULOGIN');
+    expect(links.map((l) => [l.command, l.source])).toEqual([
+      ['collectEntitlements', 'login'],
+      ['findApprovals', 'login'],
+    ]);
+    const approvals = await h.command('ULOGIN', '/approvals', 'page-size:3');
+    expect(textOf((await h.slack.waitForResponses(approvals.responseId, 1))[0])).toContain('Pending approvals');
+  });
+
+  it('shows a wrong password in the modal, never echoing it, and links nothing', async () => {
+    const view = await openModal('UWRONG');
+    const before = viewsSent(h.slack, 'views.update').length;
+    await h.submitView('UWRONG', view, 'VWRONG', {
+      [LINK_FIELDS.username.block]: 'ada.lovelace',
+      [LINK_FIELDS.password.block]: 'Hunter2-secret',
+    });
+    const shown = await lastUpdate(before + 1);
+    expect(shown).toContain('did not accept that username and password');
+    expect(JSON.stringify(h.slack.apiCalls)).not.toContain('Hunter2-secret');
+    expect(h.logs.join('\n')).not.toContain('Hunter2-secret');
+    expect((await h.app.deps.store.listLinks()).filter((l) => l.userId === 'UWRONG')).toEqual([]);
+  });
+
+  it('checks a pasted token with a harmless call before saving it', async () => {
+    const view = await openModal('UPASTE');
+    const before = viewsSent(h.slack, 'views.update').length;
+    await h.submitView('UPASTE', view, 'VPASTE', { [LINK_FIELDS.token.block]: h.demoToken('expired') });
+    expect(await lastUpdate(before + 1)).toContain('did not accept that token');
+    await h.submitView('UPASTE', view, 'VPASTE', { [LINK_FIELDS.token.block]: h.demoToken('approver') });
+    expect(await lastUpdate(before + 2)).toContain('Linked for `findApprovals`. The Command Service accepted the token.');
+    expect((await h.app.deps.store.listLinks()).filter((l) => l.userId === 'UPASTE').map((l) => [l.command, l.source])).toEqual([
+      ['findApprovals', 'pasted'],
+    ]);
+  });
+
+  it('saves a collectEntitlements token unchecked, since checking would start work', async () => {
+    const calls = h.service.calls.get('collectEntitlements') ?? 0;
+    const view = await openModal('UOPSPASTE', '/collect');
+    const before = viewsSent(h.slack, 'views.update').length;
+    await h.submitView('UOPSPASTE', view, 'VOPS', { [LINK_FIELDS.token.block]: h.demoToken('ops') });
+    expect(await lastUpdate(before + 1)).toContain('It will be checked the first time you use it.');
+    expect(h.service.calls.get('collectEntitlements') ?? 0).toBe(calls);
+  });
+
+  it('answers an incomplete form inside the modal, without calling the service', async () => {
+    const view = await openModal('UFORM');
+    const logins = h.service.calls.get('loginUser') ?? 0;
+    for (const [values, block, message] of [
+      [{}, LINK_FIELDS.username.block, 'Give your username and password, or paste a token below.'],
+      [{ [LINK_FIELDS.username.block]: 'ada' }, LINK_FIELDS.password.block, 'Give the password too.'],
+      [{ [LINK_FIELDS.password.block]: 'pw-only-9' }, LINK_FIELDS.username.block, 'Give the username that goes with the password.'],
+      [
+        { [LINK_FIELDS.username.block]: 'ada', [LINK_FIELDS.password.block]: 'pw', [LINK_FIELDS.token.block]: 'tok' },
+        LINK_FIELDS.token.block,
+        'not both',
+      ],
+      [{ [LINK_FIELDS.token.block]: 'two words' }, LINK_FIELDS.token.block, 'without spaces'],
+    ] as const) {
+      const sent = await h.submitView('UFORM', view, 'VFORM', values);
+      const body = JSON.parse(sent.body) as { response_action: string; errors: Record<string, string> };
+      expect(body.response_action).toBe('errors');
+      expect(body.errors[block]).toContain(message);
+      expect(sent.body).not.toContain('pw-only-9');
+    }
+    expect(h.service.calls.get('loginUser') ?? 0).toBe(logins);
+  });
+});
