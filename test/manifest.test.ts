@@ -15,7 +15,7 @@ describe('manifest.yml', () => {
       expect(new URL(c.url).pathname).toBe('/slack/events');
       expect(c.usage_hint.length).toBeLessThanOrEqual(1000);
       expect(c.description.length).toBeLessThanOrEqual(100);
-      for (const word of ['help', 'login', 'logout']) expect(c.usage_hint).toContain(word);
+      for (const word of ['help', 'login', 'logout', 'whoami']) expect(c.usage_hint).toContain(word);
     }
     expect(APPROVALS_USAGE).toContain('help | login | logout');
     expect(COLLECT_USAGE).toContain('help | login | logout');

@@ -16,6 +16,7 @@ export type ApprovalsCommand =
   | { kind: 'help' }
   | { kind: 'login' }
   | { kind: 'logout' }
+  | { kind: 'whoami' }
   | { kind: 'query'; query: ApprovalQuery }
   | Invalid;
 
@@ -50,10 +51,10 @@ export const APPROVAL_KEYS: Readonly<Record<ApprovalParameter, KeySpec>> = {
 };
 
 const KEY_NAMES = Object.keys(APPROVAL_KEYS) as ApprovalParameter[];
-const SUBCOMMANDS = ['help', 'login', 'logout'] as const;
+const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami'] as const;
 const MAX_TEXT = 256;
 
-export const APPROVALS_USAGE = '/approvals [pending|completed|all] [key:value …] | help | login | logout';
+export const APPROVALS_USAGE = '/approvals [pending|completed|all] [key:value …] | help | login | logout | whoami';
 
 export function parseApprovalsCommand(text: string, today: CalendarDay): ApprovalsCommand {
   const tokens = tokenize(text);
@@ -63,7 +64,7 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
   if (first && !first.key && !first.quoted) {
     const sub = first.text.toLowerCase();
     if (sub === 'help' || sub === '?') return { kind: 'help' };
-    if ((sub === 'login' || sub === 'logout') && words.length === 1) return { kind: sub };
+    if ((sub === 'login' || sub === 'logout' || sub === 'whoami') && words.length === 1) return { kind: sub };
   }
 
   const query: Record<string, string | number> = {};

@@ -17,13 +17,14 @@ export type CollectCommand =
   | { kind: 'help' }
   | { kind: 'login' }
   | { kind: 'logout' }
+  | { kind: 'whoami' }
   | { kind: 'run'; query: CollectQuery; confirm: ConfirmReason[] }
   | Invalid;
 
 const KEYS = ['name', 'application', 'force'] as const;
 const MAX_TEXT = 256;
 
-export const COLLECT_USAGE = '/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout';
+export const COLLECT_USAGE = '/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout | whoami';
 
 export function parseCollectCommand(text: string): CollectCommand {
   const tokens = tokenize(text);
@@ -34,7 +35,7 @@ export function parseCollectCommand(text: string): CollectCommand {
   if (first && !first.key && !first.quoted && words.length === 1) {
     const sub = first.text.toLowerCase();
     if (sub === 'help' || sub === '?') return { kind: 'help' };
-    if (sub === 'login' || sub === 'logout') return { kind: sub };
+    if (sub === 'login' || sub === 'logout' || sub === 'whoami') return { kind: sub };
   }
   if (first && !first.key && !first.quoted && first.text.toLowerCase() === 'help') return { kind: 'help' };
 

@@ -7,7 +7,8 @@
 import type { KnownBlock } from '@slack/types';
 import type { Invalid } from '../commands/result.js';
 import { isServiceError } from '../service/index.js';
-import { code, context, fallback, inert, type Message, section } from './blocks.js';
+import { actions, button, code, context, fallback, inert, type Message, section } from './blocks.js';
+import { RELINK_ACTION } from './link.js';
 
 export type SlashCommand = '/approvals' | '/collect';
 export type ServiceCommand = 'findApprovals' | 'collectEntitlements';
@@ -19,6 +20,8 @@ export interface FailureContext {
   userId: string;
   /** Correlates the message with the log line. */
   reference: string;
+  /** Value for a "Link again" button that replays the query after linking; none when absent. */
+  relink?: string | undefined;
 }
 
 export interface Translated {
@@ -60,6 +63,15 @@ export function renderUnreadableButton(slash: SlashCommand): Message {
   return message([`This button no longer works (it may come from an older version of countersign). Type \`${slash}\` again.`]);
 }
 
+/** Adds the one-click way back: the button opens the sign-in modal and then re-runs the query. */
+function withRelink(m: Message, value: string | undefined): Message {
+  if (value === undefined) return m;
+  return {
+    ...m,
+    blocks: [...m.blocks, actions('account:relink', [button({ actionId: RELINK_ACTION, text: 'Link again', value, style: 'primary' })])],
+  };
+}
+
 export function translateFailure(error: unknown, ctx: FailureContext): Translated {
   const ref = `Reference ${code(ctx.reference, 40)}.`;
   if (!isServiceError(error)) {
@@ -92,10 +104,13 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
         };
       }
       return {
-        message: message([
-          ':key: Your token is not valid or has expired, so the Command Service refused it. Link your account again:',
-          linkInstructions(ctx),
-        ]),
+        message: withRelink(
+          message([
+            ':key: Your token is not valid or has expired, so the Command Service refused it. Link your account again:',
+            linkInstructions(ctx),
+          ]),
+          ctx.relink,
+        ),
         log: { level: 'info', event: 'token invalid or expired', detail },
       };
     case 'missing-parameter':

@@ -5,8 +5,10 @@
  */
 
 import type { View } from '@slack/types';
+import { revalidateApprovalQuery } from '../commands/approvals.js';
+import { type ApprovalQuery, type CollectQuery, collectQuerySchema } from '../service/index.js';
 import type { ServiceCommandName } from '../store/index.js';
-import { code, context, inert, section } from './blocks.js';
+import { code, context, inert, LIMITS, section } from './blocks.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -16,8 +18,36 @@ export const LINK_FIELDS = {
   token: { block: 'token', action: 'value' },
 } as const;
 
+/** What to run again once the user has linked: the query whose answer was a 401. */
+export type Replay = { kind: 'approvals'; query: ApprovalQuery } | { kind: 'collect'; query: CollectQuery };
+
 export interface LinkMetadata {
   command: ServiceCommandName;
+  replay?: Replay;
+  /** Where the replay's answer goes: the response_url of the message that carried "Link again". */
+  responseUrl?: string;
+}
+
+export const RELINK_ACTION = 'account:relink';
+
+/** The "Link again" button's value; undefined when the query is too long to carry. */
+export function encodeRelink(replay: Replay): string | undefined {
+  const value = JSON.stringify(replay);
+  return value.length <= LIMITS.buttonValue ? value : undefined;
+}
+
+/** Parses and re-validates a replay from a button or modal metadata, as if it had been typed. */
+export function decodeReplay(value: unknown): Replay | undefined {
+  const r = value as { kind?: unknown; query?: unknown } | null;
+  if (r?.kind === 'approvals') {
+    const query = revalidateApprovalQuery(r.query);
+    return query === undefined ? undefined : { kind: 'approvals', query };
+  }
+  if (r?.kind === 'collect') {
+    const query = collectQuerySchema.safeParse(r.query);
+    return query.success ? { kind: 'collect', query: query.data } : undefined;
+  }
+  return undefined;
 }
 
 const title = { type: 'plain_text' as const, text: 'Link your account' };
@@ -76,4 +106,34 @@ export function linkDone(commands: readonly ServiceCommandName[], checked: boole
     close,
     blocks: [section(lines.join(' ')), context('Type `/approvals logout` at any time to make countersign forget it.')],
   };
+}
+
+/** What `whoami` shows: which commands are linked, since when, how the last call went. Never a token. */
+export function renderWhoami(
+  userId: string,
+  links: ReadonlyArray<{
+    command: ServiceCommandName;
+    linkedAt: Date;
+    source: string;
+    lastUsedAt: Date | undefined;
+    lastOutcome: string | undefined;
+  }>,
+  commands: readonly ServiceCommandName[],
+): { text: string; blocks: ReturnType<typeof section>[] } {
+  const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  const lines = commands.map((command) => {
+    const link = links.find((l) => l.command === command);
+    if (!link)
+      return `• ${code(command)}: not linked. Type \`${command === 'findApprovals' ? '/approvals' : '/collect'} login\` to link it.`;
+    const last =
+      link.lastOutcome === undefined || link.lastUsedAt === undefined
+        ? 'not used yet'
+        : link.lastOutcome === 'ok'
+          ? `last call succeeded ${when(link.lastUsedAt)}`
+          : `*the service refused the token* ${when(link.lastUsedAt)}: link again`;
+    const how = { login: 'by signing in', pasted: 'with a pasted token', admin: 'by an admin' }[link.source] ?? '';
+    return `• ${code(command)}: linked ${how} ${when(link.linkedAt)}; ${last}.`;
+  });
+  const text = `<@${userId}>, this is what countersign holds for you:\n${lines.join('\n')}`;
+  return { text: text.replace(/[*`]/g, ''), blocks: [section(text)] };
 }

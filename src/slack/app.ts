@@ -9,10 +9,11 @@ import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeRecei
 import type { Logger } from '../logger.js';
 import { PAGE_ACTIONS } from '../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../render/collect.js';
-import { LINK_CALLBACK } from '../render/link.js';
+import { LINK_CALLBACK, RELINK_ACTION } from '../render/link.js';
 import type { Secret } from '../secret.js';
 import { confirmAction } from './actions/confirm.js';
 import { pagingAction } from './actions/paging.js';
+import { relinkAction } from './actions/relink.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { collectCommand } from './commands/collect.js';
 import type { Deps } from './deps.js';
@@ -45,6 +46,7 @@ export function registerListeners(app: App, deps: Deps): void {
   app.action(PAGE_ACTIONS.previous, pagingAction(deps));
   app.action(CONFIRM_ACTIONS.run, confirmAction(deps, 'run'));
   app.action(CONFIRM_ACTIONS.cancel, confirmAction(deps, 'cancel'));
+  app.action(RELINK_ACTION, relinkAction(deps));
   app.view(LINK_CALLBACK, linkSubmission(deps));
   app.error(async (error) => {
     deps.logger.error(

@@ -26,6 +26,7 @@ describe('/approvals', () => {
     expect(parse(' HELP me')).toEqual({ kind: 'help' });
     expect(parse('login')).toEqual({ kind: 'login' });
     expect(parse('logout')).toEqual({ kind: 'logout' });
+    expect(parse('WhoAmI')).toEqual({ kind: 'whoami' });
   });
 
   it('accepts every parameter of the spec', () => {

@@ -40,6 +40,7 @@ describe('/collect', () => {
     expect(parseCollectCommand('help')).toEqual({ kind: 'help' });
     expect(parseCollectCommand('login')).toEqual({ kind: 'login' });
     expect(parseCollectCommand('logout')).toEqual({ kind: 'logout' });
+    expect(parseCollectCommand('whoami')).toEqual({ kind: 'whoami' });
     expect(parseCollectCommand('login collector')).toEqual({ kind: 'run', query: { name: 'login collector' }, confirm: [] });
   });
 

@@ -1,7 +1,7 @@
 /** Linking an account from Slack: the modal, loginUser or a pasted token, and what is kept. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LINK_FIELDS } from '../../src/render/link.js';
-import { textOf, viewsSent } from '../helpers/fake-slack.js';
+import { LINK_FIELDS, RELINK_ACTION } from '../../src/render/link.js';
+import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
 let h: Harness;
@@ -107,5 +107,82 @@ describe('linking from Slack', () => {
       expect(sent.body).not.toContain('pw-only-9');
     }
     expect(h.service.calls.get('loginUser') ?? 0).toBe(logins);
+  });
+});
+
+describe('re-linking in one click, whoami and logout', () => {
+  it('offers Link again on an expired token, and after linking runs the original query in place of the error', async () => {
+    await h.link('URELINK', 'expired', ['findApprovals']);
+    const sent = await h.command('URELINK', '/approvals', 'completed page-size:3');
+    const [error] = await h.slack.waitForResponses(sent.responseId, 1);
+    expect(textOf(error)).toContain('not valid or has expired');
+    const button = buttonsOf(error).find((b) => b.action_id === RELINK_ACTION);
+    expect(button?.text).toBe('Link again');
+
+    const opensBefore = viewsSent(h.slack, 'views.open').length;
+    const responseUrl = h.slack.responseUrl();
+    await h.click('URELINK', RELINK_ACTION, button?.value, { responseUrl });
+    const until = Date.now() + 5000;
+    while (viewsSent(h.slack, 'views.open').length === opensBefore && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    const view = viewsSent(h.slack, 'views.open').at(-1)?.view ?? {};
+    expect(JSON.parse(String(view.private_metadata))).toMatchObject({
+      command: 'findApprovals',
+      replay: { kind: 'approvals', query: { state: 'completed', 'page-size': 3 } },
+    });
+
+    await h.submitView('URELINK', view, 'VRELINK', {
+      [LINK_FIELDS.username.block]: 'ada.lovelace',
+      [LINK_FIELDS.password.block]: PASSWORD,
+    });
+    const [replayed] = await h.slack.waitForResponses(responseUrl.id, 1);
+    expect(replayed?.replace_original).toBe(true);
+    expect(textOf(replayed)).toContain('Completed approvals');
+  });
+
+  it('refuses a tampered replay: the modal links, but nothing runs that would not pass as typed', async () => {
+    const view = {
+      type: 'modal',
+      callback_id: 'link-account',
+      private_metadata: JSON.stringify({
+        command: 'findApprovals',
+        replay: { kind: 'approvals', query: { 'page-size': 99999 } },
+        responseUrl: h.slack.responseUrl().url,
+      }),
+    };
+    const before = viewsSent(h.slack, 'views.update').length;
+    const calls = h.service.calls.get('findApprovals') ?? 0;
+    await h.submitView('UTAMPER', view, 'VTAMPER', {
+      [LINK_FIELDS.username.block]: 'ada.lovelace',
+      [LINK_FIELDS.password.block]: PASSWORD,
+    });
+    expect(await lastUpdate(before + 1)).toContain('Linked');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.service.calls.get('findApprovals') ?? 0).toBe(calls);
+  });
+
+  it('says what is linked with whoami, never the token', async () => {
+    const sent = await h.command('ULOGIN', '/collect', 'whoami');
+    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
+    const text = textOf(answer);
+    expect(text).toMatch(/`findApprovals`: linked by signing in \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; last call succeeded/);
+    expect(text).toMatch(/`collectEntitlements`: linked by signing in .*; not used yet/);
+    expect(JSON.stringify(answer)).not.toMatch(/ws[0-9a-f]{12}:-/);
+    const none = await h.command('UNOBODY2', '/approvals', 'whoami');
+    expect(textOf((await h.slack.waitForResponses(none.responseId, 1))[0])).toContain(
+      '`findApprovals`: not linked. Type `/approvals login`',
+    );
+  });
+
+  it('logs out: ends the login session at the service and forgets the tokens', async () => {
+    const token = (await h.app.deps.store.getToken({ teamId: 'T0001', userId: 'ULOGIN' }, 'findApprovals'))?.token;
+    expect(token).toBeDefined();
+    const logouts = h.service.calls.get('logoutUser') ?? 0;
+    const sent = await h.command('ULOGIN', '/approvals', 'logout');
+    expect(textOf((await h.slack.waitForResponses(sent.responseId, 1))[0])).toContain(
+      'forgot your 2 tokens and ended your session at the Command Service',
+    );
+    expect(h.service.calls.get('logoutUser')).toBe(logouts + 1);
+    expect(await h.app.deps.store.getToken({ teamId: 'T0001', userId: 'ULOGIN' }, 'findApprovals')).toBeUndefined();
+    expect(h.service.tokens.check(token?.reveal(), 'findApprovals').ok).toBe(false);
   });
 });

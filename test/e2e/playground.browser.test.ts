@@ -62,7 +62,9 @@ describe.skipIf(!available)('local mode in a browser', () => {
   it('shows the usage hint while a command is typed', async () => {
     await page.fill('#text', '/collect AD');
     await page.dispatchEvent('#text', 'input');
-    expect(await page.textContent('#usage')).toBe('/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout');
+    expect(await page.textContent('#usage')).toBe(
+      '/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout | whoami',
+    );
     await page.fill('#text', '');
   });
 

@@ -6,9 +6,10 @@ import type { CalendarDay } from '../../commands/dates.js';
 import { renderApprovalsPage } from '../../render/approvals.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderApprovalsHelp } from '../../render/help.js';
+import { encodeRelink } from '../../render/link.js';
 import type { ApprovalQuery } from '../../service/index.js';
 import type { Principal } from '../../store/index.js';
-import { logout, openLinkModal } from '../accounts.js';
+import { logout, openLinkModal, whoami } from '../accounts.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { reportFailure } from '../failures.js';
@@ -27,9 +28,11 @@ export function approvalsCommand(deps: Deps) {
         case 'help':
           return void (await respond(ephemeral(renderApprovalsHelp())));
         case 'login':
-          return openLinkModal(deps, client, command.trigger_id, who, 'findApprovals', respond);
+          return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
         case 'logout':
           return logout(deps, who, respond);
+        case 'whoami':
+          return whoami(deps, who, respond);
         case 'invalid':
           return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
         case 'query':
@@ -49,7 +52,13 @@ export async function showApprovals(
   how: 'ephemeral' | 'replace',
 ): Promise<void> {
   const reference = deps.newId();
-  const ctx = { ...who, slash: '/approvals' as const, command: 'findApprovals' as const, reference };
+  const ctx = {
+    ...who,
+    slash: '/approvals' as const,
+    command: 'findApprovals' as const,
+    reference,
+    relink: encodeRelink({ kind: 'approvals', query }),
+  };
   try {
     const linked = await deps.store.getToken(who, 'findApprovals');
     if (linked === undefined) return void (await respond(ephemeral(renderNotLinked(ctx))));

@@ -8,9 +8,10 @@ import { parseCollectCommand } from '../../commands/collect.js';
 import { renderCollectConfirmation, renderCollectResult, renderNoCollectorMatched } from '../../render/collect.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderCollectHelp } from '../../render/help.js';
+import { encodeRelink } from '../../render/link.js';
 import type { CollectQuery } from '../../service/index.js';
 import type { Principal } from '../../store/index.js';
-import { logout, openLinkModal } from '../accounts.js';
+import { logout, openLinkModal, whoami } from '../accounts.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { reportFailure } from '../failures.js';
@@ -28,9 +29,11 @@ export function collectCommand(deps: Deps) {
         case 'help':
           return void (await respond(ephemeral(renderCollectHelp())));
         case 'login':
-          return openLinkModal(deps, client, command.trigger_id, who, 'collectEntitlements', respond);
+          return openLinkModal(deps, client, command.trigger_id, who, { command: 'collectEntitlements' }, respond);
         case 'logout':
           return logout(deps, who, respond);
+        case 'whoami':
+          return whoami(deps, who, respond);
         case 'invalid':
           return void (await respond(ephemeral(renderInvalid(parsed, '/collect'))));
         case 'run': {
@@ -71,7 +74,13 @@ export async function startCollection(
   onDone?: (outcome: 'started' | 'nothing' | 'failed') => Promise<void>,
 ): Promise<void> {
   const reference = deps.newId();
-  const ctx = { ...who, slash: '/collect' as const, command: 'collectEntitlements' as const, reference };
+  const ctx = {
+    ...who,
+    slash: '/collect' as const,
+    command: 'collectEntitlements' as const,
+    reference,
+    relink: encodeRelink({ kind: 'collect', query }),
+  };
   try {
     const linked = await deps.store.getToken(who, 'collectEntitlements');
     if (linked === undefined) {

@@ -5,11 +5,13 @@
  */
 
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
-import { LINK_FIELDS, type LinkMetadata, linkDone, linkModal, linkProgress } from '../../render/link.js';
+import { decodeReplay, LINK_FIELDS, type LinkMetadata, linkDone, linkModal, linkProgress } from '../../render/link.js';
 import { Secret } from '../../secret.js';
 import { isServiceError } from '../../service/index.js';
-import { SERVICE_COMMANDS, type ServiceCommandName } from '../../store/index.js';
-import { principalOf } from '../context.js';
+import { type Principal, SERVICE_COMMANDS, type ServiceCommandName } from '../../store/index.js';
+import { showApprovals } from '../commands/approvals.js';
+import { startCollection } from '../commands/collect.js';
+import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
 
 type Field = (typeof LINK_FIELDS)[keyof typeof LINK_FIELDS];
@@ -60,6 +62,7 @@ export function linkSubmission(deps: Deps) {
         }
         deps.logger.info({ user: who.userId, team: who.teamId, commands, source: token !== '' ? 'pasted' : 'login' }, 'account linked');
         await update(linkDone(commands, checked));
+        await replay(deps, who, metadata);
       } catch (error) {
         deps.logger.info(
           { user: who.userId, kind: isServiceError(error) ? error.kind : 'internal', error: isServiceError(error) ? undefined : error },
@@ -69,6 +72,15 @@ export function linkSubmission(deps: Deps) {
       }
     });
   };
+}
+
+/** Runs the query that met the 401, answering in place of the message that offered "Link again". */
+async function replay(deps: Deps, who: Principal, metadata: LinkMetadata): Promise<void> {
+  if (metadata.replay === undefined || metadata.responseUrl === undefined) return;
+  const respond = deps.responder.to(metadata.responseUrl);
+  if (metadata.replay.kind === 'approvals')
+    await showApprovals(deps, who, metadata.replay.query, await todayOf(deps, who.userId), respond, 'replace');
+  else await startCollection(deps, who, metadata.replay.query, respond);
 }
 
 function problemOf(error: unknown): string {
@@ -85,12 +97,18 @@ function problemOf(error: unknown): string {
   }
 }
 
+/** The modal's metadata, re-validated: it travelled through Slack and comes back as the user's input. */
 function readMetadata(text: string | undefined): LinkMetadata | undefined {
   try {
-    const parsed = JSON.parse(text ?? '') as { command?: unknown };
-    return (SERVICE_COMMANDS as readonly unknown[]).includes(parsed.command)
-      ? { command: parsed.command as ServiceCommandName }
-      : undefined;
+    const parsed = JSON.parse(text ?? '') as { command?: unknown; replay?: unknown; responseUrl?: unknown };
+    if (!(SERVICE_COMMANDS as readonly unknown[]).includes(parsed.command)) return undefined;
+    const metadata: LinkMetadata = { command: parsed.command as ServiceCommandName };
+    const replayed = parsed.replay === undefined ? undefined : decodeReplay(parsed.replay);
+    if (replayed && typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)) {
+      metadata.replay = replayed;
+      metadata.responseUrl = parsed.responseUrl;
+    }
+    return metadata;
   } catch {
     return undefined;
   }
