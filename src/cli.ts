@@ -24,6 +24,9 @@ Commands:
       Linked users, commands and when they were linked. Never the tokens.
   tokens delete --user <SlackUserId> [--team <TeamId>]
       Forget a user's tokens.
+  keys rotate
+      Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
+      TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
   service [--port N] [--host H] [--data demo|<file.db>] [--approvals N]
       Run the reference Command Service alone. --data demo (the default) keeps a fresh
       demo data set in memory; a file path keeps the data in that SQLite file (created and
@@ -47,6 +50,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return await serviceCommand(rest);
       case 'tokens':
         return await tokensCommand(rest);
+      case 'keys':
+        return await keysCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -63,6 +68,28 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     process.stderr.write(`countersign: ${(error as Error).message}\n`);
     return 1;
+  }
+}
+
+async function keysCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  if (action !== 'rotate' || rest.length > 0) throw new UsageError(`keys takes rotate, not '${[action, ...rest].join(' ')}'`);
+  const config = loadConfig(process.env);
+  const store = await openStore(config);
+  try {
+    const rotated = await store.rotateKeys();
+    process.stderr.write(`Re-encrypted ${rotated} token(s) with the current key. TOKEN_ENCRYPTION_KEY_PREVIOUS can now be removed.\n`);
+    return 0;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'DecryptError') {
+      process.stderr.write(
+        `countersign: ${(error as Error).message}. Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.\n`,
+      );
+      return 1;
+    }
+    throw error;
+  } finally {
+    await store.close();
   }
 }
 

@@ -27,6 +27,8 @@ export interface Config {
   readonly database: DatabaseTarget;
   /** 32 bytes; undefined in local mode until the data dir provides one. */
   readonly tokenEncryptionKey: Secret | undefined;
+  /** The key being rotated away from: still read, never written. */
+  readonly tokenEncryptionKeyPrevious: Secret | undefined;
   readonly logLevel: LogLevel;
 }
 
@@ -156,6 +158,21 @@ export function loadConfig(env: Env): Config {
       .transform((v) => new Secret(v))
       .optional(),
   });
+  const tokenEncryptionKeyPrevious = read(env, {
+    variable: 'TOKEN_ENCRYPTION_KEY_PREVIOUS',
+    example: '<the TOKEN_ENCRYPTION_KEY being replaced>',
+    schema: z
+      .string()
+      .refine(
+        (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
+        'must be the base64 of exactly 32 random bytes',
+      )
+      .transform((v) => new Secret(v))
+      .optional(),
+  });
+  if (tokenEncryptionKeyPrevious !== undefined && tokenEncryptionKey === undefined) {
+    throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when TOKEN_ENCRYPTION_KEY_PREVIOUS is set', '$(openssl rand -base64 32)');
+  }
   if (mode !== 'local' && tokenEncryptionKey === undefined) {
     throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set', '$(openssl rand -base64 32)');
   }
@@ -177,6 +194,7 @@ export function loadConfig(env: Env): Config {
     port: port ?? 3000,
     database,
     tokenEncryptionKey,
+    tokenEncryptionKeyPrevious,
     logLevel: logLevel ?? 'info',
   });
 }

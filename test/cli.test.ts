@@ -125,3 +125,32 @@ describe('countersign tokens', () => {
     expect(cli.stderr()).toContain('DATABASE_URL must be sqlite:<path> or postgres://');
   });
 });
+
+describe('countersign keys rotate', () => {
+  it('re-encrypts every token with the new key, reading the old with TOKEN_ENCRYPTION_KEY_PREVIOUS', async () => {
+    const db = `sqlite:${join(dir, 'rotate', 'countersign.db')}`;
+    const oldKey = Buffer.alloc(32, 11).toString('base64');
+    const newKey = Buffer.alloc(32, 12).toString('base64');
+    const set = spawnCli(
+      ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'],
+      { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: oldKey },
+      'ws-rotate-1',
+    );
+    expect(await set.exited).toBe(0);
+    const without = spawnCli(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
+    expect(await without.exited).toBe(1);
+    expect(without.stderr()).toContain('Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.');
+    const rotate = spawnCli(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey, TOKEN_ENCRYPTION_KEY_PREVIOUS: oldKey });
+    expect(await rotate.exited).toBe(0);
+    expect(rotate.stderr()).toContain('Re-encrypted 2 token(s)');
+    const again = spawnCli(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
+    expect(await again.exited).toBe(0);
+    expect(again.stderr()).toContain('Re-encrypted 0 token(s)');
+  });
+
+  it('refuses other words with exit 2', async () => {
+    const cli = spawnCli(['keys', 'delete']);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain("keys takes rotate, not 'delete'");
+  });
+});

@@ -95,6 +95,16 @@ describe('loadConfig', () => {
       /^TOKEN_ENCRYPTION_KEY must be the base64 of exactly 32 random bytes/,
     ],
     ['Slack without an encryption key', { ...SLACK, TOKEN_ENCRYPTION_KEY: '' }, /^TOKEN_ENCRYPTION_KEY is required/],
+    [
+      'a previous key without a current one',
+      { TOKEN_ENCRYPTION_KEY_PREVIOUS: KEY },
+      /^TOKEN_ENCRYPTION_KEY is required when TOKEN_ENCRYPTION_KEY_PREVIOUS is set/,
+    ],
+    [
+      'a malformed previous key',
+      { TOKEN_ENCRYPTION_KEY: KEY, TOKEN_ENCRYPTION_KEY_PREVIOUS: 'short' },
+      /^TOKEN_ENCRYPTION_KEY_PREVIOUS must be the base64 of exactly 32 random bytes/,
+    ],
     ['an unknown log level', { LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of debug, info, warn, error\. Example: LOG_LEVEL=info$/],
   ];
   for (const [name, env, message] of bad) {

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { Secret } from '../secret.js';
 import { generateKey } from './cipher.js';
+import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './types.js';
 
@@ -31,6 +32,7 @@ export function resolveEncryptionKey(config: Config): Secret {
 
 export async function openStore(config: Config): Promise<Store> {
   const key = resolveEncryptionKey(config);
-  if (config.database.kind === 'sqlite') return new SqliteStore(config.database.path, key);
-  throw new Error('DATABASE_URL: PostgreSQL support arrives with the accounts issue; use sqlite:<path> for now');
+  const previous = config.tokenEncryptionKeyPrevious;
+  if (config.database.kind === 'sqlite') return new SqliteStore(config.database.path, key, previous);
+  return PostgresStore.open(config.database.url, key, previous);
 }

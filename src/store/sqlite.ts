@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Secret } from '../secret.js';
-import { TokenCipher } from './cipher.js';
+import { Keyring, OutcomeThrottle } from './keyring.js';
 import type {
   ClaimResult,
   LinkedToken,
@@ -44,11 +44,6 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
 ];
-
-/** How stale "last used" may get: whoami shows it to the minute, so a write per call is waste. */
-const OUTCOME_REWRITE_MS = 60_000;
-
-const associated = (who: Principal, command: string) => `${who.teamId}\u0000${who.userId}\u0000${command}`;
 
 interface TokenRow {
   team_id: string;
@@ -98,12 +93,11 @@ function prepare(db: Database.Database) {
 
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
-  readonly #cipher: TokenCipher;
+  readonly #keys: Keyring;
   readonly #sql: ReturnType<typeof prepare>;
-  /** The last outcome written per link: the same outcome again within a minute is not rewritten. */
-  readonly #recorded = new Map<string, { outcome: 'ok' | 'rejected'; at: number }>();
+  readonly #outcomes = new OutcomeThrottle();
 
-  constructor(path: string, key: Secret) {
+  constructor(path: string, key: Secret, previousKey?: Secret) {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);
     if (path !== ':memory:') this.#db.pragma('journal_mode = WAL');
@@ -111,7 +105,7 @@ export class SqliteStore implements Store {
     // for this data (a re-linkable token, a usage timestamp) is the right trade for not syncing per call.
     this.#db.pragma('synchronous = NORMAL');
     this.#db.pragma('busy_timeout = 5000');
-    this.#cipher = new TokenCipher(key);
+    this.#keys = new Keyring(key, previousKey);
     this.#migrate();
     this.#sql = prepare(this.#db);
   }
@@ -138,21 +132,21 @@ export class SqliteStore implements Store {
     // A workspace-specific link wins over one made for any workspace (team '').
     const row = this.#sql.getToken.get(who.userId, command, who.teamId);
     if (row === undefined) return undefined;
-    const token = this.#cipher.decrypt(row.ciphertext, associated({ teamId: row.team_id, userId: row.user_id }, command));
+    const token = this.#keys.decrypt(row.ciphertext, { teamId: row.team_id, userId: row.user_id }, command);
     return { token, linkedAt: new Date(row.linked_at), source: row.source };
   }
 
   async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
     const upsert = this.#sql.upsertToken;
-    for (const command of commands) this.#recorded.delete(`${who.teamId}\u0000${who.userId}\u0000${command}`);
+    this.#outcomes.forget();
     this.#db.transaction(() => {
       for (const command of commands) {
         upsert.run(
           who.teamId,
           who.userId,
           command,
-          this.#cipher.encrypt(token, associated(who, command)),
-          this.#cipher.keyId,
+          this.#keys.encrypt(token, who, command),
+          this.#keys.current.keyId,
           source,
           at.getTime(),
         );
@@ -161,7 +155,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteTokens(who: Principal): Promise<number> {
-    this.#recorded.clear();
+    this.#outcomes.forget();
     return this.#sql.deleteTokens.run(who.teamId, who.userId).changes;
   }
 
@@ -181,12 +175,8 @@ export class SqliteStore implements Store {
   }
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
-    const key = `${who.teamId}\u0000${who.userId}\u0000${command}`;
-    const last = this.#recorded.get(key);
-    if (last !== undefined && last.outcome === outcome && at.getTime() - last.at < OUTCOME_REWRITE_MS) return;
+    if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
     this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.teamId);
-    if (this.#recorded.size >= 50_000) this.#recorded.clear();
-    this.#recorded.set(key, { outcome, at: at.getTime() });
   }
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {
@@ -216,6 +206,22 @@ export class SqliteStore implements Store {
         expiresAt: new Date(row.expires_at),
       },
     };
+  }
+
+  async rotateKeys(): Promise<number> {
+    const stale = this.#db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id <> ?').all(this.#keys.current.keyId);
+    const rewrite = this.#db.prepare<[string, string, string, string, string]>(
+      'UPDATE tokens SET ciphertext = ?, key_id = ? WHERE team_id = ? AND user_id = ? AND command = ?',
+    );
+    // Decrypt everything first: a row the keys cannot read stops the rotation before any write.
+    const rewritten = stale.map((r) => {
+      const who = { teamId: r.team_id, userId: r.user_id };
+      return { r, value: this.#keys.encrypt(this.#keys.decrypt(r.ciphertext, who, r.command), who, r.command) };
+    });
+    this.#db.transaction(() => {
+      for (const { r, value } of rewritten) rewrite.run(value, this.#keys.current.keyId, r.team_id, r.user_id, r.command);
+    })();
+    return rewritten.length;
   }
 
   async close(): Promise<void> {

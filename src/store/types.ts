@@ -60,5 +60,8 @@ export interface Store {
    */
   claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult>;
 
+  /** Re-encrypts every token written with an older key; returns how many were rewritten. */
+  rotateKeys(): Promise<number>;
+
   close(): Promise<void>;
 }

@@ -1,0 +1,249 @@
+/**
+ * The PostgreSQL store, for several instances behind a load balancer: every instance sees the
+ * same tokens, and a confirmation's claim is one conditional UPDATE, so of any number of clicks
+ * on any number of instances exactly one starts the collection. Migrations run at start under an
+ * advisory lock, so instances starting together do not race.
+ */
+
+import pg from 'pg';
+import type { Secret } from '../secret.js';
+import { Keyring, OutcomeThrottle } from './keyring.js';
+import type {
+  ClaimResult,
+  LinkedToken,
+  LinkSummary,
+  PendingConfirmation,
+  Principal,
+  ServiceCommandName,
+  Store,
+  TokenSource,
+} from './types.js';
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE tokens (
+     team_id      TEXT NOT NULL,
+     user_id      TEXT NOT NULL,
+     command      TEXT NOT NULL,
+     ciphertext   TEXT NOT NULL,
+     key_id       TEXT NOT NULL,
+     source       TEXT NOT NULL,
+     linked_at    BIGINT NOT NULL,
+     last_used_at BIGINT,
+     last_outcome TEXT,
+     PRIMARY KEY (team_id, user_id, command)
+   );
+   CREATE TABLE confirmations (
+     id         TEXT PRIMARY KEY,
+     team_id    TEXT NOT NULL,
+     channel_id TEXT NOT NULL,
+     user_id    TEXT NOT NULL,
+     payload    TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     expires_at BIGINT NOT NULL,
+     used_at    BIGINT
+   );
+   CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
+];
+
+/** Any number: it only has to be the same for every instance of countersign. */
+const MIGRATION_LOCK = 0x636f756e;
+
+interface TokenRow {
+  team_id: string;
+  user_id: string;
+  command: ServiceCommandName;
+  ciphertext: string;
+  key_id: string;
+  source: TokenSource;
+  linked_at: string;
+  last_used_at: string | null;
+  last_outcome: 'ok' | 'rejected' | null;
+}
+
+interface ConfirmationRow {
+  id: string;
+  team_id: string;
+  channel_id: string;
+  user_id: string;
+  payload: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export class PostgresStore implements Store {
+  readonly #pool: pg.Pool;
+  readonly #keys: Keyring;
+  readonly #outcomes = new OutcomeThrottle();
+
+  private constructor(pool: pg.Pool, keys: Keyring) {
+    this.#pool = pool;
+    this.#keys = keys;
+  }
+
+  static async open(url: Secret, key: Secret, previousKey?: Secret, poolSize = 10): Promise<PostgresStore> {
+    const pool = new pg.Pool({ connectionString: url.reveal(), max: poolSize, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
+    // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    const store = new PostgresStore(pool, new Keyring(key, previousKey));
+    try {
+      await store.#migrate();
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return store;
+  }
+
+  async #migrate(): Promise<void> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
+      const applied = new Set(
+        (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
+      );
+      for (const [index, sql] of MIGRATIONS.entries()) {
+        if (applied.has(index + 1)) continue;
+        await client.query(sql);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [index + 1, Date.now()]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
+    // A workspace-specific link wins over one made for any workspace (team '').
+    const { rows } = await this.#pool.query<TokenRow>(
+      "SELECT * FROM tokens WHERE user_id = $1 AND command = $2 AND team_id IN ($3, '') ORDER BY team_id = '' LIMIT 1",
+      [who.userId, command, who.teamId],
+    );
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    const token = this.#keys.decrypt(row.ciphertext, { teamId: row.team_id, userId: row.user_id }, command);
+    return { token, linkedAt: new Date(Number(row.linked_at)), source: row.source };
+  }
+
+  async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
+    this.#outcomes.forget();
+    await this.#transaction(async (client) => {
+      for (const command of commands) {
+        await client.query(
+          `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
+             source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
+          [who.teamId, who.userId, command, this.#keys.encrypt(token, who, command), this.#keys.current.keyId, source, at.getTime()],
+        );
+      }
+    });
+  }
+
+  async deleteTokens(who: Principal): Promise<number> {
+    this.#outcomes.forget();
+    return (await this.#pool.query('DELETE FROM tokens WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId])).rowCount ?? 0;
+  }
+
+  async listLinks(): Promise<LinkSummary[]> {
+    const { rows } = await this.#pool.query<TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command');
+    return rows.map((r) => ({
+      teamId: r.team_id,
+      userId: r.user_id,
+      command: r.command,
+      linkedAt: new Date(Number(r.linked_at)),
+      source: r.source,
+      lastUsedAt: r.last_used_at === null ? undefined : new Date(Number(r.last_used_at)),
+      lastOutcome: r.last_outcome ?? undefined,
+    }));
+  }
+
+  async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
+    if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
+    await this.#pool.query(
+      "UPDATE tokens SET last_used_at = $1, last_outcome = $2 WHERE user_id = $3 AND command = $4 AND team_id IN ($5, '')",
+      [at.getTime(), outcome, who.userId, command, who.teamId],
+    );
+  }
+
+  async createConfirmation(c: PendingConfirmation): Promise<void> {
+    await this.#pool.query(
+      'INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime()],
+    );
+    // Old confirmations are kept a day for support questions, then dropped.
+    await this.#pool.query('DELETE FROM confirmations WHERE expires_at < $1', [c.createdAt.getTime() - 86_400_000]);
+  }
+
+  async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
+    // The conditional update is the claim: only one caller, on any instance, can move used_at from NULL.
+    const claimed = await this.#pool.query<ConfirmationRow>(
+      'UPDATE confirmations SET used_at = $1 WHERE id = $2 AND user_id = $3 AND used_at IS NULL AND expires_at >= $1 RETURNING *',
+      [at.getTime(), id, userId],
+    );
+    const row = claimed.rows[0];
+    if (row !== undefined) {
+      return {
+        status: 'claimed',
+        confirmation: {
+          id: row.id,
+          teamId: row.team_id,
+          channelId: row.channel_id,
+          userId: row.user_id,
+          payload: row.payload,
+          createdAt: new Date(Number(row.created_at)),
+          expiresAt: new Date(Number(row.expires_at)),
+        },
+      };
+    }
+    // Not claimed: say why, in the same order of checks as the SQLite store.
+    const { rows } = await this.#pool.query<ConfirmationRow>('SELECT * FROM confirmations WHERE id = $1', [id]);
+    const existing = rows[0];
+    if (existing === undefined) return { status: 'not-found' };
+    if (existing.user_id !== userId) return { status: 'not-yours', ownerId: existing.user_id };
+    if (existing.used_at !== null) return { status: 'already-used' };
+    return { status: 'expired' };
+  }
+
+  async rotateKeys(): Promise<number> {
+    return this.#transaction(async (client) => {
+      // FOR UPDATE: a rotation on one instance and a link on another do not overwrite each other.
+      const { rows } = await client.query<TokenRow>('SELECT * FROM tokens WHERE key_id <> $1 FOR UPDATE', [this.#keys.current.keyId]);
+      for (const r of rows) {
+        const who = { teamId: r.team_id, userId: r.user_id };
+        const value = this.#keys.encrypt(this.#keys.decrypt(r.ciphertext, who, r.command), who, r.command);
+        await client.query('UPDATE tokens SET ciphertext = $1, key_id = $2 WHERE team_id = $3 AND user_id = $4 AND command = $5', [
+          value,
+          this.#keys.current.keyId,
+          r.team_id,
+          r.user_id,
+          r.command,
+        ]);
+      }
+      return rows.length;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+
+  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Two app instances on one PostgreSQL behave as one app: a confirmation clicked on both starts
+ * one collection, and a page asked of one can be turned on the other.
+ */
+
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { type Running, startCountersign } from '../../src/main.js';
+import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
+import { PAGE_ACTIONS } from '../../src/render/approvals.js';
+import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
+import { Secret } from '../../src/secret.js';
+import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fake-slack.js';
+import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
+import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
+
+const available = await postgresAvailable('two-instance tests');
+let slack: FakeSlack;
+let service: ReferenceService;
+let schema: Awaited<ReturnType<typeof freshSchema>>;
+const apps: Running[] = [];
+
+beforeAll(async () => {
+  if (!available) return;
+  slack = await startFakeSlack();
+  service = await startReferenceService();
+  schema = await freshSchema();
+  const config = loadConfig({
+    SLACK_BOT_TOKEN: 'xoxb-0000-1111-twoinstances',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    COMMAND_SERVICE_URL: service.url,
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 8).toString('base64'),
+    DATABASE_URL: schema.url,
+    PORT: '0',
+  });
+  for (let i = 0; i < 2; i++)
+    apps.push(await startCountersign(config, { logger: createLogger({ level: 'error', write: () => {} }), host: '127.0.0.1' }));
+  const approver = service.demoTokens.find((t) => t.label === 'approver+ops')?.token ?? '';
+  await apps[0]?.deps.store.setToken(
+    { teamId: TEAM, userId: 'UGRACE' },
+    ['findApprovals', 'collectEntitlements'],
+    new Secret(approver),
+    'admin',
+    new Date(),
+  );
+});
+afterAll(async () => {
+  for (const app of apps) await app.shutdown();
+  await service?.close();
+  await slack?.close();
+  await schema?.drop();
+});
+
+async function post(app: Running, form: string) {
+  const res = await request(`http://127.0.0.1:${app.port}/slack/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(form, SIGNING_SECRET, Math.floor(Date.now() / 1000)) },
+    body: form,
+  });
+  await res.body.dump();
+  return res.statusCode;
+}
+const command = (app: Running, text: string, response: { url: string }) =>
+  post(
+    app,
+    new URLSearchParams({
+      team_id: TEAM,
+      channel_id: 'C0OPS',
+      user_id: 'UGRACE',
+      command: text.split(' ')[0] ?? '',
+      text: text.split(' ').slice(1).join(' '),
+      response_url: response.url,
+      trigger_id: 't',
+    }).toString(),
+  );
+const click = (app: Running, actionId: string, value: string | undefined, response: { url: string }) =>
+  post(
+    app,
+    new URLSearchParams({
+      payload: JSON.stringify({
+        type: 'block_actions',
+        user: { id: 'UGRACE', team_id: TEAM },
+        team: { id: TEAM },
+        trigger_id: 't',
+        response_url: response.url,
+        actions: [{ action_id: actionId, block_id: 'b', type: 'button', value }],
+      }),
+    }).toString(),
+  );
+
+describe.skipIf(!available)('two instances on one PostgreSQL', () => {
+  it('start one collection for a confirmation clicked on both', async () => {
+    const asked = slack.responseUrl();
+    expect(await command(apps[0] as Running, '/collect', asked)).toBe(200);
+    const [confirmation] = await slack.waitForResponses(asked.id, 1);
+    const run = buttonsOf(confirmation).find((b) => b.action_id === CONFIRM_ACTIONS.run);
+    const before = service.calls.get('collectEntitlements') ?? 0;
+    const clicks = Array.from({ length: 6 }, () => slack.responseUrl());
+    await Promise.all(clicks.map((r, i) => click(apps[i % 2] as Running, CONFIRM_ACTIONS.run, run?.value, r)));
+    await Promise.all(clicks.map((r) => slack.waitForResponses(r.id, 1)));
+    await new Promise((r) => setTimeout(r, 300));
+    const all = clicks.flatMap((r) => slack.responses(r.id));
+    expect(all.filter((r) => r.response_type === 'in_channel')).toHaveLength(1);
+    expect(service.calls.get('collectEntitlements') ?? 0).toBe(before + 1);
+  });
+
+  it('turn a page asked of one instance on the other', async () => {
+    const asked = slack.responseUrl();
+    await command(apps[0] as Running, '/approvals page-size:3', asked);
+    const [page1] = await slack.waitForResponses(asked.id, 1);
+    const next = buttonsOf(page1).find((b) => b.action_id === PAGE_ACTIONS.next);
+    const turned = slack.responseUrl();
+    await click(apps[1] as Running, PAGE_ACTIONS.next, next?.value, turned);
+    const [page2] = await slack.waitForResponses(turned.id, 1);
+    expect(textOf(page2)).toContain('Pending approvals · page 2');
+  });
+});

@@ -1,0 +1,241 @@
+/**
+ * One suite for both stores: SQLite (always) and PostgreSQL (when a server answers at
+ * TEST_DATABASE_URL, default postgres://127.0.0.1:5432/test; otherwise skipped, saying so).
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Secret } from '../../src/secret.js';
+import { DecryptError, generateKey, TokenCipher } from '../../src/store/cipher.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { Store } from '../../src/store/types.js';
+import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'countersign-store-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const KEY = new Secret(Buffer.alloc(32, 1).toString('base64'));
+const ADA = { teamId: 'T1', userId: 'UADA' };
+const TOKEN = new Secret('ws3101aaaa:-28aff589:18a2758240d:-7c4e0.57');
+const at = new Date('2026-11-22T10:00:00Z');
+let n = 0;
+const file = () => join(dir, `s${++n}.db`);
+
+describe('TokenCipher', () => {
+  const cipher = new TokenCipher(KEY);
+  it('round-trips with a fresh IV each time', () => {
+    const a = cipher.encrypt(TOKEN, 'T1/UADA/findApprovals');
+    const b = cipher.encrypt(TOKEN, 'T1/UADA/findApprovals');
+    expect(a).not.toBe(b);
+    expect(cipher.decrypt(a, 'T1/UADA/findApprovals').reveal()).toBe(TOKEN.reveal());
+  });
+  it('refuses another row, another key, and tampering', () => {
+    const value = cipher.encrypt(TOKEN, 'T1/UADA/findApprovals');
+    expect(() => cipher.decrypt(value, 'T1/UEVE/findApprovals')).toThrow(DecryptError);
+    expect(() => new TokenCipher(generateKey()).decrypt(value, 'T1/UADA/findApprovals')).toThrow(/another key/);
+    const parts = value.split(':');
+    const body = Buffer.from(parts[3] as string, 'base64');
+    body[0] = (body[0] as number) ^ 1;
+    parts[3] = body.toString('base64');
+    expect(() => cipher.decrypt(parts.join(':'), 'T1/UADA/findApprovals')).toThrow(/failed authentication/);
+    expect(() => cipher.decrypt('garbage', 'x')).toThrow(/known format/);
+  });
+  it('refuses a key that is not 32 bytes', () => {
+    expect(() => new TokenCipher(new Secret(Buffer.alloc(16).toString('base64')))).toThrow(/32 bytes/);
+  });
+});
+
+const pgAvailable = await postgresAvailable('PostgreSQL store tests');
+
+interface Backend {
+  /** A new, empty database; open() may be called several times on it (instances, restarts). */
+  database(): Promise<{ open(key: Secret, previous?: Secret): Promise<Store>; raw(sql: string): Promise<void>; files?: string[] }>;
+}
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterAll(async () => {
+  for (const c of cleanups) await c();
+});
+
+const backends: Record<string, Backend & { available: boolean }> = {
+  sqlite: {
+    available: true,
+    async database() {
+      const path = file();
+      return {
+        open: async (key, previous) => new SqliteStore(path, key, previous),
+        raw: async (sql) => {
+          const db = new Database(path);
+          db.exec(sql);
+          db.close();
+        },
+        files: [path, `${path}-wal`],
+      };
+    },
+  },
+  postgres: {
+    available: pgAvailable,
+    async database() {
+      const db = await freshSchema();
+      cleanups.push(db.drop);
+      return {
+        open: (key, previous) => PostgresStore.open(new Secret(db.url), key, previous),
+        raw: async (sql) => {
+          const c = new pg.Client({ connectionString: db.url });
+          await c.connect();
+          await c.query(sql);
+          await c.end();
+        },
+      };
+    },
+  },
+};
+
+for (const [name, backend] of Object.entries(backends)) {
+  describe.skipIf(!backend.available)(`${name} store`, () => {
+    it('keeps tokens encrypted at rest and across a restart', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setToken(ADA, ['findApprovals', 'collectEntitlements'], TOKEN, 'admin', at);
+      await store.close();
+      for (const f of db.files ?? []) {
+        try {
+          expect(readFileSync(f).includes(Buffer.from('28aff589'))).toBe(false);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+        }
+      }
+      const again = await db.open(KEY);
+      expect((await again.getToken(ADA, 'collectEntitlements'))?.token.reveal()).toBe(TOKEN.reveal());
+      expect(await again.getToken({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals')).toBeUndefined();
+      await again.close();
+    });
+
+    it('fails to read with the wrong key, and a row copied to another user fails to decrypt', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      await store.close();
+      const wrong = await db.open(generateKey());
+      await expect(wrong.getToken(ADA, 'findApprovals')).rejects.toThrow(DecryptError);
+      await wrong.close();
+      await db.raw(
+        "INSERT INTO tokens SELECT team_id, 'UEVE', command, ciphertext, key_id, source, linked_at, NULL, NULL FROM tokens WHERE user_id = 'UADA'",
+      );
+      const again = await db.open(KEY);
+      await expect(again.getToken({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals')).rejects.toThrow(/failed authentication/);
+      await again.close();
+    });
+
+    it('detects a tampered ciphertext', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      // Four characters of the ciphertext body overwritten, in each database's own SQL.
+      const overwrite =
+        name === 'sqlite'
+          ? "substr(ciphertext, 1, 29) || 'AAAA' || substr(ciphertext, 34)"
+          : "overlay(ciphertext placing 'AAAA' from 30 for 4)";
+      await db.raw(`UPDATE tokens SET ciphertext = ${overwrite}`);
+      await expect(store.getToken(ADA, 'findApprovals')).rejects.toThrow(DecryptError);
+      await store.close();
+    });
+
+    it('rotates keys: the old key stays readable while previous, and rotation rewrites every row', async () => {
+      const db = await backend.database();
+      const oldKey = generateKey();
+      const newKey = generateKey();
+      const before = await db.open(oldKey);
+      await before.setToken(ADA, ['findApprovals', 'collectEntitlements'], TOKEN, 'admin', at);
+      await before.close();
+      await expect((await db.open(newKey)).rotateKeys()).rejects.toThrow(/another key/);
+      const during = await db.open(newKey, oldKey);
+      expect((await during.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe(TOKEN.reveal());
+      expect(await during.rotateKeys()).toBe(2);
+      expect(await during.rotateKeys()).toBe(0);
+      await during.close();
+      const after = await db.open(newKey);
+      expect((await after.getToken(ADA, 'collectEntitlements'))?.token.reveal()).toBe(TOKEN.reveal());
+      await after.close();
+    });
+
+    it('prefers a workspace link over an any-workspace link, and deletes per workspace', async () => {
+      const store = await (await backend.database()).open(KEY);
+      await store.setToken({ teamId: '', userId: 'UADA' }, ['findApprovals'], new Secret('any-workspace'), 'admin', at);
+      expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('any-workspace');
+      await store.setToken(ADA, ['findApprovals'], new Secret('this-workspace'), 'admin', at);
+      expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('this-workspace');
+      expect(await store.deleteTokens(ADA)).toBe(1);
+      expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('any-workspace');
+      await store.close();
+    });
+
+    it('records outcomes and lists links without tokens', async () => {
+      const store = await (await backend.database()).open(KEY);
+      await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      await store.recordOutcome(ADA, 'findApprovals', 'rejected', new Date('2026-11-22T11:00:00Z'));
+      const links = await store.listLinks();
+      expect(links).toEqual([
+        {
+          teamId: 'T1',
+          userId: 'UADA',
+          command: 'findApprovals',
+          linkedAt: at,
+          source: 'admin',
+          lastUsedAt: new Date('2026-11-22T11:00:00Z'),
+          lastOutcome: 'rejected',
+        },
+      ]);
+      expect(JSON.stringify(links)).not.toContain('28aff589');
+      await store.close();
+    });
+
+    it('takes concurrent writes for many users from two instances', async () => {
+      const db = await backend.database();
+      const instances = [await db.open(KEY), await db.open(KEY)];
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          (instances[i % 2] as Store).setToken(
+            { teamId: 'T1', userId: `U${i}XX` },
+            ['findApprovals'],
+            new Secret(`token-${i}`),
+            'admin',
+            at,
+          ),
+        ),
+      );
+      for (let i = 0; i < 40; i++)
+        expect(
+          (await (instances[(i + 1) % 2] as Store).getToken({ teamId: 'T1', userId: `U${i}XX` }, 'findApprovals'))?.token.reveal(),
+        ).toBe(`token-${i}`);
+      for (const s of instances) await s.close();
+    });
+
+    it('lets exactly one of many concurrent claims through, on two instances, checks the owner first, and expires', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)];
+      const base = {
+        teamId: 'T1',
+        channelId: 'C1',
+        userId: 'UOPS',
+        payload: '{}',
+        createdAt: at,
+        expiresAt: new Date(at.getTime() + 60_000),
+      };
+      await stores[0]?.createConfirmation({ id: 'confirm-1', ...base });
+      expect(await stores[1]?.claimConfirmation('confirm-1', 'UEVE', at)).toEqual({ status: 'not-yours', ownerId: 'UOPS' });
+      const results = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (stores[i % 2] as Store).claimConfirmation('confirm-1', 'UOPS', at)),
+      );
+      expect(results.filter((r) => r.status === 'claimed')).toHaveLength(1);
+      expect(results.filter((r) => r.status === 'already-used')).toHaveLength(9);
+      await stores[0]?.createConfirmation({ id: 'confirm-2', ...base });
+      expect(await stores[0]?.claimConfirmation('confirm-2', 'UOPS', new Date(at.getTime() + 61_000))).toEqual({ status: 'expired' });
+      expect(await stores[0]?.claimConfirmation('nope', 'UOPS', at)).toEqual({ status: 'not-found' });
+      for (const s of stores) await s.close();
+    });
+  });
+}
