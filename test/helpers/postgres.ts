@@ -16,6 +16,9 @@ export async function postgresAvailable(what: string): Promise<boolean> {
     await client.end();
     return true;
   } catch (error) {
+    // CI sets REQUIRE_POSTGRES: there the PostgreSQL half must run, not quietly skip.
+    if (process.env.REQUIRE_POSTGRES === '1')
+      throw new Error(`${what}: PostgreSQL is required but ${PG_URL} did not answer: ${(error as Error).message}`);
     console.warn(`${what} skipped: no PostgreSQL at ${PG_URL} (${(error as Error).message})`);
     return false;
   }
