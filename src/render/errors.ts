@@ -96,10 +96,13 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
     case 'invalid-token':
       if (error.expired === false) {
         return {
-          message: message([
-            `:no_entry: Your token is not allowed to run ${code(ctx.command)}. Ask your identity team for that permission, or link a token that has it.`,
-            linkInstructions(ctx),
-          ]),
+          message: withRelink(
+            message([
+              `:no_entry: Your token is not allowed to run ${code(ctx.command)}. Ask your identity team for that permission, or link a token that has it.`,
+              linkInstructions(ctx),
+            ]),
+            ctx.relink,
+          ),
           log: { level: 'info', event: 'token not permitted', detail },
         };
       }

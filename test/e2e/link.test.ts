@@ -110,6 +110,8 @@ describe('linking from Slack', () => {
   });
 });
 
+let loginToken: string | undefined;
+
 describe('re-linking in one click, whoami and logout', () => {
   it('offers Link again on an expired token, and after linking runs the original query in place of the error', async () => {
     await h.link('URELINK', 'expired', ['findApprovals']);
@@ -184,5 +186,15 @@ describe('re-linking in one click, whoami and logout', () => {
     expect(h.service.calls.get('logoutUser')).toBe(logouts + 1);
     expect(await h.app.deps.store.getToken({ teamId: 'T0001', userId: 'ULOGIN' }, 'findApprovals')).toBeUndefined();
     expect(h.service.tokens.check(token?.reveal(), 'findApprovals').ok).toBe(false);
+    loginToken = token?.reveal();
+  });
+
+  it('leaves no token and no password in any log line of this run', () => {
+    const all = h.logs.join('\n');
+    expect(all).toContain('account linked');
+    expect(loginToken).toBeDefined();
+    for (const secret of [loginToken ?? '', ...h.service.demoTokens.map((t) => t.token), 'Hunter2-secret', 'pw-only-9'])
+      expect(all).not.toContain(secret);
+    expect(all).not.toMatch(/"password":"(?!\[redacted\])/);
   });
 });
