@@ -58,7 +58,12 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
   const timeZones =
     overrides.timeZones ??
     slackTimeZones(
-      new WebClient(config.slack.botToken.reveal(), config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      // Bounded: a time zone is worth one quick try, since without it the user's today is UTC's.
+      new WebClient(config.slack.botToken.reveal(), {
+        ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+        timeout: 2_000,
+        retryConfig: { retries: 0 },
+      }),
       logger,
       now,
     );

@@ -163,6 +163,27 @@ describe('approvalsCommand', () => {
   });
 });
 
+describe('login', () => {
+  it('opens the modal at once, without waiting on a slow time-zone lookup (the trigger lasts 3 s)', async () => {
+    const t = build();
+    let lookups = 0;
+    t.deps.timeZones = {
+      lookup: () => {
+        lookups++;
+        return new Promise(() => {}); // Slack never answers users.info
+      },
+    };
+    const opened: unknown[] = [];
+    const client = { views: { open: async (args: unknown) => void opened.push(args) } };
+    await approvalsCommand(t.deps)({ ...(t.commandArgs('login', { trigger_id: 'trig-1' }) as object), client } as never);
+    await t.deps.background.drain();
+    expect(opened).toEqual([
+      expect.objectContaining({ trigger_id: 'trig-1', view: expect.objectContaining({ callback_id: 'link-account' }) }),
+    ]);
+    expect(lookups).toBe(0);
+  });
+});
+
 describe('pagingAction', () => {
   it('refuses anyone but the asker, without a service call', async () => {
     const t = build();

@@ -2,7 +2,7 @@
 
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { parseApprovalsCommand } from '../../commands/approvals.js';
-import type { CalendarDay } from '../../commands/dates.js';
+import { type CalendarDay, todayIn } from '../../commands/dates.js';
 import { renderApprovalsPage } from '../../render/approvals.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderApprovalsHelp } from '../../render/help.js';
@@ -22,6 +22,10 @@ export function approvalsCommand(deps: Deps) {
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
     deps.background.run('/approvals', async () => {
+      // login must open its modal within the trigger's 3 seconds: before any other I/O.
+      if (parseApprovalsCommand(command.text ?? '', todayIn(undefined, deps.now())).kind === 'login') {
+        return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
+      }
       const today = await todayOf(deps, who.userId);
       const parsed = parseApprovalsCommand(command.text ?? '', today);
       switch (parsed.kind) {
