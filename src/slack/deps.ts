@@ -38,9 +38,17 @@ export class Background {
     this.#logger = logger;
   }
 
-  run(name: string, work: () => Promise<void>): void {
+  /**
+   * `answer` is called with any error that escapes `work`, so that the user hears of it too
+   * (a store that went away, say); if answering fails as well, the log is all that is left.
+   */
+  run(name: string, work: () => Promise<void>, answer?: (error: unknown) => Promise<void>): void {
     const task = work()
-      .catch((error: unknown) => this.#logger.error({ task: name, error }, 'background task failed'))
+      .catch(async (error: unknown) => {
+        this.#logger.error({ task: name, error }, 'background task failed');
+        if (answer)
+          await answer(error).catch((again: unknown) => this.#logger.error({ task: name, error: again }, 'could not tell the user either'));
+      })
       .finally(() => this.#running.delete(task));
     this.#running.add(task);
   }

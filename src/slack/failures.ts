@@ -25,3 +25,14 @@ export async function reportFailure(
 function isInvalidToken(error: unknown): boolean {
   return (error as { kind?: unknown } | null)?.kind === 'invalid-token';
 }
+
+/** The fallback for a background task: whatever escaped it becomes the user's "something went wrong". */
+export function answerWith(
+  deps: Deps,
+  who: Principal,
+  slash: '/approvals' | '/collect',
+  respond: Respond,
+): (error: unknown) => Promise<void> {
+  const command = slash === '/approvals' ? 'findApprovals' : 'collectEntitlements';
+  return (error) => reportFailure(deps, error, { ...who, slash, command, reference: deps.newId() }, respond);
+}

@@ -163,6 +163,24 @@ describe('approvalsCommand', () => {
   });
 });
 
+describe('a store that fails mid-task', () => {
+  it('still gets the user an answer, for a confirmation and for whoami', async () => {
+    const t = build();
+    t.deps.store.claimConfirmation = async () => {
+      throw new Error('connection terminated unexpectedly');
+    };
+    t.deps.store.listLinks = async () => {
+      throw new Error('connection terminated unexpectedly');
+    };
+    await confirmAction(t.deps, 'run')(t.clickArgs('collect:run', 'id-000001'));
+    await collectCommand(t.deps)(t.commandArgs('whoami'));
+    await t.deps.background.drain();
+    expect(t.responses).toHaveLength(2);
+    for (const r of t.responses) expect(JSON.stringify(r)).toContain('Something went wrong inside countersign');
+    expect(t.logs.filter((l) => l.includes('background task failed'))).toHaveLength(2);
+  });
+});
+
 describe('login', () => {
   it('opens the modal at once, without waiting on a slow time-zone lookup (the trigger lasts 3 s)', async () => {
     const t = build();

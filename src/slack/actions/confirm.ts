@@ -12,6 +12,7 @@ import { collectQuerySchema } from '../../service/index.js';
 import { startCollection } from '../commands/collect.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
+import { answerWith } from '../failures.js';
 import { ephemeral, replace } from '../respond.js';
 
 export function confirmAction(deps: Deps, decision: 'run' | 'cancel') {
@@ -19,43 +20,47 @@ export function confirmAction(deps: Deps, decision: 'run' | 'cancel') {
     await ack();
     const respond = deps.responder.to(body.response_url);
     const who = principalOf(body);
-    deps.background.run(`collect ${decision}`, async () => {
-      const id = action.value ?? '';
-      const claim = /^[\w-]{8,64}$/.test(id)
-        ? await deps.store.claimConfirmation(id, who.userId, deps.now())
-        : { status: 'not-found' as const };
-      switch (claim.status) {
-        case 'not-yours':
-          deps.logger.info({ user: who.userId, owner: claim.ownerId }, 'confirmation refused: not the asker');
-          return void (await respond(ephemeral(renderNotYours(claim.ownerId, '/collect'))));
-        case 'not-found':
-          return void (await respond(ephemeral(renderUnreadableButton('/collect'))));
-        case 'already-used':
-          return void (await respond(ephemeral(renderConfirmationClosed('already-used'))));
-        case 'expired':
-          return void (await respond(replace(renderConfirmationClosed('expired'))));
-        case 'claimed':
-          break;
-      }
-      if (decision === 'cancel') {
-        deps.logger.info({ user: who.userId, confirmation: id }, 'collection cancelled');
-        return void (await respond(replace(renderConfirmationClosed('cancelled'))));
-      }
-      const query = collectQuerySchema.safeParse(safeJson(claim.confirmation.payload));
-      if (!query.success) {
-        deps.logger.error({ confirmation: id }, 'stored confirmation does not hold a valid query');
-        return void (await respond(replace(renderUnreadableButton('/collect'))));
-      }
-      await respond(replace(renderConfirmationClosed('starting', query.data)));
-      await startCollection(deps, who, query.data, respond, async (outcome) => {
-        const text = {
-          started: 'Started: the result is in the channel.',
-          nothing: 'Nothing was started.',
-          failed: 'Not started: see the message below.',
-        }[outcome];
-        await respond(replace({ text: fallback(text), blocks: [section(text)] }));
-      });
-    });
+    deps.background.run(
+      `collect ${decision}`,
+      async () => {
+        const id = action.value ?? '';
+        const claim = /^[\w-]{8,64}$/.test(id)
+          ? await deps.store.claimConfirmation(id, who.userId, deps.now())
+          : { status: 'not-found' as const };
+        switch (claim.status) {
+          case 'not-yours':
+            deps.logger.info({ user: who.userId, owner: claim.ownerId }, 'confirmation refused: not the asker');
+            return void (await respond(ephemeral(renderNotYours(claim.ownerId, '/collect'))));
+          case 'not-found':
+            return void (await respond(ephemeral(renderUnreadableButton('/collect'))));
+          case 'already-used':
+            return void (await respond(ephemeral(renderConfirmationClosed('already-used'))));
+          case 'expired':
+            return void (await respond(replace(renderConfirmationClosed('expired'))));
+          case 'claimed':
+            break;
+        }
+        if (decision === 'cancel') {
+          deps.logger.info({ user: who.userId, confirmation: id }, 'collection cancelled');
+          return void (await respond(replace(renderConfirmationClosed('cancelled'))));
+        }
+        const query = collectQuerySchema.safeParse(safeJson(claim.confirmation.payload));
+        if (!query.success) {
+          deps.logger.error({ confirmation: id }, 'stored confirmation does not hold a valid query');
+          return void (await respond(replace(renderUnreadableButton('/collect'))));
+        }
+        await respond(replace(renderConfirmationClosed('starting', query.data)));
+        await startCollection(deps, who, query.data, respond, async (outcome) => {
+          const text = {
+            started: 'Started: the result is in the channel.',
+            nothing: 'Nothing was started.',
+            failed: 'Not started: see the message below.',
+          }[outcome];
+          await respond(replace({ text: fallback(text), blocks: [section(text)] }));
+        });
+      },
+      answerWith(deps, who, '/collect', respond),
+    );
   };
 }
 

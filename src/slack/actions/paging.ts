@@ -11,6 +11,7 @@ import { renderNotYours, renderUnreadableButton } from '../../render/errors.js';
 import { showApprovals } from '../commands/approvals.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
+import { answerWith } from '../failures.js';
 import { ephemeral } from '../respond.js';
 
 export function pagingAction(deps: Deps) {
@@ -18,18 +19,22 @@ export function pagingAction(deps: Deps) {
     await ack();
     const respond = deps.responder.to(body.response_url);
     const who = principalOf(body);
-    deps.background.run('approvals paging', async () => {
-      const state = decodePageState(action.value);
-      const query = state === undefined ? undefined : revalidateApprovalQuery(state.query);
-      if (state === undefined || query === undefined) {
-        deps.logger.warn({ user: who.userId, action: action.action_id }, 'unreadable paging button');
-        return void (await respond(ephemeral(renderUnreadableButton('/approvals'))));
-      }
-      if (state.user !== who.userId) {
-        deps.logger.info({ user: who.userId, owner: state.user }, 'paging refused: not the asker');
-        return void (await respond(ephemeral(renderNotYours(state.user, '/approvals'))));
-      }
-      await showApprovals(deps, who, query, await todayOf(deps, who.userId), respond, 'replace');
-    });
+    deps.background.run(
+      'approvals paging',
+      async () => {
+        const state = decodePageState(action.value);
+        const query = state === undefined ? undefined : revalidateApprovalQuery(state.query);
+        if (state === undefined || query === undefined) {
+          deps.logger.warn({ user: who.userId, action: action.action_id }, 'unreadable paging button');
+          return void (await respond(ephemeral(renderUnreadableButton('/approvals'))));
+        }
+        if (state.user !== who.userId) {
+          deps.logger.info({ user: who.userId, owner: state.user }, 'paging refused: not the asker');
+          return void (await respond(ephemeral(renderNotYours(state.user, '/approvals'))));
+        }
+        await showApprovals(deps, who, query, await todayOf(deps, who.userId), respond, 'replace');
+      },
+      answerWith(deps, who, '/approvals', respond),
+    );
   };
 }

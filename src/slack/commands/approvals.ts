@@ -12,7 +12,7 @@ import type { Principal } from '../../store/index.js';
 import { logout, openLinkModal, whoami } from '../accounts.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
-import { reportFailure } from '../failures.js';
+import { answerWith, reportFailure } from '../failures.js';
 import { ephemeral, replace } from '../respond.js';
 import type { Respond } from '../response-url.js';
 
@@ -21,28 +21,32 @@ export function approvalsCommand(deps: Deps) {
     await ack();
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
-    deps.background.run('/approvals', async () => {
-      // login must open its modal within the trigger's 3 seconds: before any other I/O.
-      if (parseApprovalsCommand(command.text ?? '', todayIn(undefined, deps.now())).kind === 'login') {
-        return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
-      }
-      const today = await todayOf(deps, who.userId);
-      const parsed = parseApprovalsCommand(command.text ?? '', today);
-      switch (parsed.kind) {
-        case 'help':
-          return void (await respond(ephemeral(renderApprovalsHelp())));
-        case 'login':
+    deps.background.run(
+      '/approvals',
+      async () => {
+        // login must open its modal within the trigger's 3 seconds: before any other I/O.
+        if (parseApprovalsCommand(command.text ?? '', todayIn(undefined, deps.now())).kind === 'login') {
           return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
-        case 'logout':
-          return logout(deps, who, respond);
-        case 'whoami':
-          return whoami(deps, who, respond);
-        case 'invalid':
-          return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
-        case 'query':
-          return showApprovals(deps, who, parsed.query, today, respond, 'ephemeral');
-      }
-    });
+        }
+        const today = await todayOf(deps, who.userId);
+        const parsed = parseApprovalsCommand(command.text ?? '', today);
+        switch (parsed.kind) {
+          case 'help':
+            return void (await respond(ephemeral(renderApprovalsHelp())));
+          case 'login':
+            return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
+          case 'logout':
+            return logout(deps, who, respond);
+          case 'whoami':
+            return whoami(deps, who, respond);
+          case 'invalid':
+            return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
+          case 'query':
+            return showApprovals(deps, who, parsed.query, today, respond, 'ephemeral');
+        }
+      },
+      answerWith(deps, who, '/approvals', respond),
+    );
   };
 }
 

@@ -14,7 +14,7 @@ import type { Principal } from '../../store/index.js';
 import { logout, openLinkModal, whoami } from '../accounts.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
-import { reportFailure } from '../failures.js';
+import { answerWith, reportFailure } from '../failures.js';
 import { ephemeral, inChannel } from '../respond.js';
 import type { Respond } from '../response-url.js';
 
@@ -23,45 +23,49 @@ export function collectCommand(deps: Deps) {
     await ack();
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
-    deps.background.run('/collect', async () => {
-      const parsed = parseCollectCommand(command.text ?? '');
-      switch (parsed.kind) {
-        case 'help':
-          return void (await respond(ephemeral(renderCollectHelp())));
-        case 'login':
-          return openLinkModal(deps, client, command.trigger_id, who, { command: 'collectEntitlements' }, respond);
-        case 'logout':
-          return logout(deps, who, respond);
-        case 'whoami':
-          return whoami(deps, who, respond);
-        case 'invalid':
-          return void (await respond(ephemeral(renderInvalid(parsed, '/collect'))));
-        case 'run': {
-          if (parsed.confirm.length === 0) return startCollection(deps, who, parsed.query, respond);
-          // Ask only someone who could go on: an unlinked user learns that first.
-          const reference = deps.newId();
-          const ctx = { ...who, slash: '/collect' as const, command: 'collectEntitlements' as const, reference };
-          try {
-            if ((await deps.store.getToken(who, 'collectEntitlements')) === undefined)
-              return void (await respond(ephemeral(renderNotLinked(ctx))));
-            const id = deps.newId();
-            const now = deps.now();
-            await deps.store.createConfirmation({
-              id,
-              teamId: who.teamId,
-              channelId: command.channel_id,
-              userId: who.userId,
-              payload: JSON.stringify(parsed.query),
-              createdAt: now,
-              expiresAt: new Date(now.getTime() + deps.confirmationTtlMs),
-            });
-            await respond(ephemeral(renderCollectConfirmation(parsed.query, parsed.confirm, id)));
-          } catch (error) {
-            await reportFailure(deps, error, ctx, respond);
+    deps.background.run(
+      '/collect',
+      async () => {
+        const parsed = parseCollectCommand(command.text ?? '');
+        switch (parsed.kind) {
+          case 'help':
+            return void (await respond(ephemeral(renderCollectHelp())));
+          case 'login':
+            return openLinkModal(deps, client, command.trigger_id, who, { command: 'collectEntitlements' }, respond);
+          case 'logout':
+            return logout(deps, who, respond);
+          case 'whoami':
+            return whoami(deps, who, respond);
+          case 'invalid':
+            return void (await respond(ephemeral(renderInvalid(parsed, '/collect'))));
+          case 'run': {
+            if (parsed.confirm.length === 0) return startCollection(deps, who, parsed.query, respond);
+            // Ask only someone who could go on: an unlinked user learns that first.
+            const reference = deps.newId();
+            const ctx = { ...who, slash: '/collect' as const, command: 'collectEntitlements' as const, reference };
+            try {
+              if ((await deps.store.getToken(who, 'collectEntitlements')) === undefined)
+                return void (await respond(ephemeral(renderNotLinked(ctx))));
+              const id = deps.newId();
+              const now = deps.now();
+              await deps.store.createConfirmation({
+                id,
+                teamId: who.teamId,
+                channelId: command.channel_id,
+                userId: who.userId,
+                payload: JSON.stringify(parsed.query),
+                createdAt: now,
+                expiresAt: new Date(now.getTime() + deps.confirmationTtlMs),
+              });
+              await respond(ephemeral(renderCollectConfirmation(parsed.query, parsed.confirm, id)));
+            } catch (error) {
+              await reportFailure(deps, error, ctx, respond);
+            }
           }
         }
-      }
-    });
+      },
+      answerWith(deps, who, '/collect', respond),
+    );
   };
 }
 
