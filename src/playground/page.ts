@@ -86,7 +86,7 @@ document.addEventListener('click', async (e) => {
   const t = e.target.closest('button, .tab');
   if (!t) return;
   if (t.dataset.toggle) { const id = Number(t.dataset.toggle); state.open.has(id) ? state.open.delete(id) : state.open.add(id); return refresh(true); }
-  if (t.classList.contains('tab')) { state.tab = t.dataset.tab; document.querySelectorAll('.tab').forEach((x) => x.classList.toggle('active', x === t)); $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('title').textContent = state.tab === 'home' ? 'countersign · Home' : '#' + CONFIG.channel; return; }
+  if (t.classList.contains('tab')) { state.tab = t.dataset.tab; if (state.tab === 'home') { post('/playground/home', {}).then(() => setTimeout(refresh, 150)); } document.querySelectorAll('.tab').forEach((x) => x.classList.toggle('active', x === t)); $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('title').textContent = state.tab === 'home' ? 'countersign · Home' : '#' + CONFIG.channel; return; }
   if (t.id === 'modal-cancel') { await post('/playground/close', {}); return refresh(); }
   if (t.dataset.actionId !== undefined) {
     const msg = t.closest('.msg');

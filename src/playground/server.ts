@@ -99,15 +99,13 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     return id;
   };
 
-  async function forward(form: string): Promise<{ status: number; body: string }> {
+  /** Sends a signed request to the app, as Slack does: forms for commands and clicks, JSON for events. */
+  async function forward(body: string, contentType = 'application/x-www-form-urlencoded'): Promise<{ status: number; body: string }> {
     if (!appUrl) return { status: 503, body: 'the app is not running yet' };
     const res = await request(appUrl, {
       method: 'POST',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        ...signSlackRequest(form, options.signingSecret, Math.floor(Date.now() / 1000)),
-      },
-      body: form,
+      headers: { 'content-type': contentType, ...signSlackRequest(body, options.signingSecret, Math.floor(Date.now() / 1000)) },
+      body,
     });
     return { status: res.statusCode, body: await res.body.text() };
   }
@@ -397,6 +395,18 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         );
       }
       if (url.pathname === '/playground/submit') return json(200, await submitted(userId, (input.values ?? {}) as Record<string, string>));
+      if (url.pathname === '/playground/home') {
+        const event = {
+          token: 'playground',
+          team_id: options.teamId,
+          api_app_id: 'A0PLAYGROUND',
+          type: 'event_callback',
+          event_id: `Ev${randomBytes(6).toString('hex')}`,
+          event_time: Math.floor(Date.now() / 1000),
+          event: { type: 'app_home_opened', user: userId, channel: `D${userId.slice(1)}`, tab: 'home', event_ts: ts() },
+        };
+        return json(200, { status: (await forward(JSON.stringify(event), 'application/json')).status });
+      }
       if (url.pathname === '/playground/close') {
         modals.delete(userId);
         changed();

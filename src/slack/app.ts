@@ -17,6 +17,7 @@ import { relinkAction } from './actions/relink.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { collectCommand } from './commands/collect.js';
 import type { Deps } from './deps.js';
+import { homeOpened } from './events/home.js';
 import { linkSubmission } from './views/link.js';
 
 export interface SlackAppOptions {
@@ -48,6 +49,7 @@ export function registerListeners(app: App, deps: Deps): void {
   app.action(CONFIRM_ACTIONS.cancel, confirmAction(deps, 'cancel'));
   app.action(RELINK_ACTION, relinkAction(deps));
   app.view(LINK_CALLBACK, linkSubmission(deps));
+  app.event('app_home_opened', homeOpened(deps));
   app.error(async (error) => {
     deps.logger.error(
       { error: { name: error.name, message: error.message, code: (error as { code?: string }).code } },

@@ -112,6 +112,43 @@ describe('linking from Slack', () => {
 
 let loginToken: string | undefined;
 
+describe('App Home', () => {
+  async function published(userId: string) {
+    const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
+    const sent = await h.event(userId, { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '1.2' });
+    expect(sent.status).toBe(200);
+    const until = Date.now() + 5000;
+    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === before && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const call = h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1);
+    const params = new URLSearchParams(call?.body ?? '');
+    expect(params.get('user_id')).toBe(userId);
+    return JSON.parse(params.get('view') ?? '{}') as { type: string; blocks: Array<Record<string, unknown>> };
+  }
+
+  it('shows an unlinked user how to link, with a button that opens the sign-in modal', async () => {
+    const view = await published('UHOMELESS');
+    expect(view.type).toBe('home');
+    expect(JSON.stringify(view)).toContain('`findApprovals`: not linked');
+    const link = (
+      view.blocks.find((b) => b.type === 'actions') as { elements: Array<{ action_id: string; value: string; text: { text: string } }> }
+    ).elements[0];
+    expect(link?.text.text).toBe('Link your account');
+    const opens = viewsSent(h.slack, 'views.open').length;
+    await h.click('UHOMELESS', link?.action_id ?? '', link?.value);
+    const until = Date.now() + 5000;
+    while (viewsSent(h.slack, 'views.open').length === opens && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(JSON.stringify(viewsSent(h.slack, 'views.open').at(-1)?.view)).toContain('Link your account');
+  });
+
+  it('shows a linked user what is linked, and no button when nothing needs doing', async () => {
+    await h.link('UHOMED', 'approver+ops');
+    const view = await published('UHOMED');
+    expect(JSON.stringify(view)).toMatch(/`collectEntitlements`: linked \d{4}-\d{2}-\d{2}/);
+    expect(view.blocks.some((b) => b.type === 'actions')).toBe(false);
+  });
+});
+
 describe('re-linking in one click, whoami and logout', () => {
   it('offers Link again on an expired token, and after linking runs the original query in place of the error', async () => {
     await h.link('URELINK', 'expired', ['findApprovals']);

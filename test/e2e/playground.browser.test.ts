@@ -132,6 +132,11 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await type('/approvals');
     await page.waitForSelector('.msg.ephemeral .bk-header');
     expect(await page.textContent('.msg.ephemeral .bk-header')).toBe('Pending approvals');
+    // The Home tab, published when opened, now says what Nadia has linked.
+    await page.click('.tab[data-tab="home"]');
+    await see('findApprovals: linked');
+    await shot('7-home');
+    await page.click('.tab[data-tab="channel"]');
   });
 
   it('answers a mistake with the right form, and an unknown command as Slack would', async () => {

@@ -31,6 +31,8 @@ export interface Harness {
   link(userId: string, label: string, commands?: ServiceCommandName[]): Promise<void>;
   command(userId: string, command: '/approvals' | '/collect', text: string, options?: SignOptions): Promise<Sent>;
   click(userId: string, actionId: string, value: string | undefined, options?: SignOptions): Promise<Sent>;
+  /** Sends an Events API event (JSON, signed), e.g. app_home_opened. */
+  event(userId: string, event: Record<string, unknown>): Promise<Sent>;
   /** Submits a modal the app opened, with plain-text input values by block id. */
   submitView(userId: string, view: Record<string, unknown>, viewId: string, values: Record<string, string>): Promise<Sent>;
   close(): Promise<void>;
@@ -158,6 +160,24 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         ],
       };
       return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), opts, response.id);
+    },
+    async event(userId, event) {
+      const body = JSON.stringify({
+        token: 'legacy',
+        team_id: TEAM,
+        api_app_id: 'A0COUNTERSIGN',
+        type: 'event_callback',
+        event_id: `Ev${Date.now()}`,
+        event_time: Math.floor(Date.now() / 1000),
+        event: { user: userId, ...event },
+      });
+      const started = performance.now();
+      const res = await request(`${url}/slack/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...sign(body, SIGNING_SECRET, Math.floor(Date.now() / 1000)) },
+        body,
+      });
+      return { status: res.statusCode, ackMs: performance.now() - started, body: await res.body.text(), responseId: '' };
     },
     async submitView(userId, view, viewId, values) {
       const state = Object.fromEntries(
