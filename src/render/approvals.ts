@@ -73,7 +73,8 @@ function describeFilters(query: ApprovalQuery): string {
   return parts.length > 0 ? parts.join(' · ') : 'no filters';
 }
 
-function entry(approval: Approval, today: CalendarDay): string {
+/** One approval as mrkdwn: request, step and requester, due date and how it stands, id. Shared with App Home. */
+export function approvalEntry(approval: Approval, today: CalendarDay): string {
   const request = inert(approval.requestName || '(unnamed request)', 150);
   const step = inert(approval.workItemName || 'Approval', 80);
   const requester =
@@ -128,7 +129,7 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const blocks: KnownBlock[] = [header(title), context(`${describeFilters(query)} · ${order} · ${pageSize} per page`)];
 
   const { sections, shown } = packEntries(
-    approvals.map((a) => entry(a, input.today)),
+    approvals.map((a) => approvalEntry(a, input.today)),
     LIMITS.blocksPerMessage - FIXED_BLOCKS,
   );
   for (const text of sections) blocks.push(section(text));

@@ -9,6 +9,7 @@ import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeRecei
 import type { Logger } from '../logger.js';
 import { PAGE_ACTIONS } from '../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../render/collect.js';
+import { HOME_ACTIONS } from '../render/home.js';
 import { LINK_CALLBACK, RELINK_ACTION } from '../render/link.js';
 import type { Secret } from '../secret.js';
 import { confirmAction } from './actions/confirm.js';
@@ -17,7 +18,7 @@ import { relinkAction } from './actions/relink.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { collectCommand } from './commands/collect.js';
 import type { Deps } from './deps.js';
-import { homeOpened } from './events/home.js';
+import { homeOpened, homePageAction } from './events/home.js';
 import { linkSubmission } from './views/link.js';
 
 export interface SlackAppOptions {
@@ -50,6 +51,7 @@ export function registerListeners(app: App, deps: Deps): void {
   app.action(RELINK_ACTION, relinkAction(deps));
   app.view(LINK_CALLBACK, linkSubmission(deps));
   app.event('app_home_opened', homeOpened(deps));
+  for (const id of Object.values(HOME_ACTIONS)) app.action(id, homePageAction(deps));
   app.error(async (error) => {
     deps.logger.error(
       { error: { name: error.name, message: error.message, code: (error as { code?: string }).code } },

@@ -141,11 +141,38 @@ describe('App Home', () => {
     expect(JSON.stringify(viewsSent(h.slack, 'views.open').at(-1)?.view)).toContain('Link your account');
   });
 
-  it('shows a linked user what is linked, and no button when nothing needs doing', async () => {
+  const actionIds = (view: { blocks: Array<Record<string, unknown>> }) =>
+    view.blocks
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => (b.elements as Array<{ action_id: string; value: string }>).map((e) => e));
+  const ids = (text: string) => [...text.matchAll(/`(\d+:[A-Z]+:\d+)`/g)].map((m) => m[1]);
+
+  it('shows a linked approver her pending approvals with counts, pages them, and offers no link button', async () => {
     await h.link('UHOMED', 'approver+ops');
     const view = await published('UHOMED');
-    expect(JSON.stringify(view)).toMatch(/`collectEntitlements`: linked \d{4}-\d{2}-\d{2}/);
-    expect(view.blocks.some((b) => b.type === 'actions')).toBe(false);
+    const text = JSON.stringify(view);
+    expect(text).toMatch(/\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+ due today · \d+ more this week/);
+    expect(text).toMatch(/`collectEntitlements`: linked \d{4}-\d{2}-\d{2}/);
+    expect(ids(text)).toHaveLength(10);
+    expect(actionIds(view).map((e) => e.action_id)).toEqual(['home:refresh', 'home:next']);
+    const next = actionIds(view).find((e) => e.action_id === 'home:next');
+    const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
+    await h.click('UHOMED', 'home:next', next?.value);
+    const until = Date.now() + 5000;
+    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === before && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const page2 = new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '';
+    expect(ids(page2)).toHaveLength(10);
+    expect(ids(page2)).not.toEqual(ids(text));
+    expect(page2).toContain('home:previous');
+  });
+
+  it('says so on Home when the token has expired, with Link again', async () => {
+    await h.link('UHOMEOLD', 'expired', ['findApprovals']);
+    const view = await published('UHOMEOLD');
+    expect(JSON.stringify(view)).toContain('not valid or has expired');
+    expect(actionIds(view).map((e) => e.action_id)).toEqual(['home:refresh', RELINK_ACTION]);
+    expect(JSON.stringify(view)).toContain('the service refused it last time');
   });
 });
 
