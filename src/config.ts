@@ -74,6 +74,15 @@ const prefixed = (prefix: string, what: string) =>
     .refine((v) => v.startsWith(prefix) && v.length > prefix.length + 8, `must be ${what}, starting with ${prefix}`)
     .transform((v) => new Secret(v));
 
+/** An AES-256 key: the base64 of exactly 32 bytes. */
+const encryptionKey = z
+  .string()
+  .refine(
+    (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
+    'must be the base64 of exactly 32 random bytes',
+  )
+  .transform((v) => new Secret(v));
+
 export function loadConfig(env: Env): Config {
   const botToken = read(env, {
     variable: 'SLACK_BOT_TOKEN',
@@ -149,26 +158,12 @@ export function loadConfig(env: Env): Config {
   const tokenEncryptionKey = read(env, {
     variable: 'TOKEN_ENCRYPTION_KEY',
     example: '$(openssl rand -base64 32)',
-    schema: z
-      .string()
-      .refine(
-        (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
-        'must be the base64 of exactly 32 random bytes',
-      )
-      .transform((v) => new Secret(v))
-      .optional(),
+    schema: encryptionKey.optional(),
   });
   const tokenEncryptionKeyPrevious = read(env, {
     variable: 'TOKEN_ENCRYPTION_KEY_PREVIOUS',
     example: '<the TOKEN_ENCRYPTION_KEY being replaced>',
-    schema: z
-      .string()
-      .refine(
-        (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
-        'must be the base64 of exactly 32 random bytes',
-      )
-      .transform((v) => new Secret(v))
-      .optional(),
+    schema: encryptionKey.optional(),
   });
   if (tokenEncryptionKeyPrevious !== undefined && tokenEncryptionKey === undefined) {
     throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when TOKEN_ENCRYPTION_KEY_PREVIOUS is set', '$(openssl rand -base64 32)');
