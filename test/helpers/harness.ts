@@ -3,7 +3,6 @@
  * Service, with Slack's servers played by FakeSlack. Each test file gets its own harness.
  */
 
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { type Running, startCountersign } from '../../src/main.js';
+import { signSlackRequest } from '../../src/playground/sign.js';
 import { type ReferenceService, type ReferenceServiceOptions, startReferenceService } from '../../src/reference-service/server.js';
 import { Secret } from '../../src/secret.js';
 import type { ServiceTimeouts } from '../../src/service/index.js';
@@ -62,10 +62,8 @@ export interface HarnessOptions {
   serviceTimeouts?: Partial<ServiceTimeouts>;
 }
 
-export function sign(body: string, secret: string, timestamp: number): Record<string, string> {
-  const signature = `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
-  return { 'x-slack-signature': signature, 'x-slack-request-timestamp': String(timestamp) };
-}
+/** Signs as Slack does: the same code the playground signs with. */
+export const sign = signSlackRequest;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
