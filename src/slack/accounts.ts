@@ -54,6 +54,6 @@ export async function logout(deps: Deps, who: Principal, respond: Respond): Prom
 }
 
 export async function whoami(deps: Deps, who: Principal, respond: Respond): Promise<void> {
-  const links = (await deps.store.listLinks()).filter((l) => l.userId === who.userId && (l.teamId === who.teamId || l.teamId === ''));
+  const links = await deps.store.listLinks(who);
   await respond(ephemeral(renderWhoami(who.userId, links, SERVICE_COMMANDS)));
 }

@@ -149,8 +149,14 @@ export class PostgresStore implements Store {
     return (await this.#pool.query('DELETE FROM tokens WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId])).rowCount ?? 0;
   }
 
-  async listLinks(): Promise<LinkSummary[]> {
-    const { rows } = await this.#pool.query<TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command');
+  async listLinks(who?: Principal): Promise<LinkSummary[]> {
+    const { rows } =
+      who === undefined
+        ? await this.#pool.query<TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command')
+        : await this.#pool.query<TokenRow>("SELECT * FROM tokens WHERE user_id = $1 AND team_id IN ($2, '') ORDER BY team_id, command", [
+            who.userId,
+            who.teamId,
+          ]);
     return rows.map((r) => ({
       teamId: r.team_id,
       userId: r.user_id,

@@ -79,6 +79,10 @@ function prepare(db: Database.Database) {
          source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
     ),
     deleteTokens: db.prepare<[string, string]>('DELETE FROM tokens WHERE team_id = ? AND user_id = ?'),
+    allLinks: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command'),
+    linksOf: db.prepare<[string, string], TokenRow>(
+      "SELECT * FROM tokens WHERE user_id = ? AND team_id IN (?, '') ORDER BY team_id, command",
+    ),
     recordOutcome: db.prepare<[number, string, string, string, string]>(
       "UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id IN (?, '')",
     ),
@@ -159,19 +163,17 @@ export class SqliteStore implements Store {
     return this.#sql.deleteTokens.run(who.teamId, who.userId).changes;
   }
 
-  async listLinks(): Promise<LinkSummary[]> {
-    return this.#db
-      .prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command')
-      .all()
-      .map((r) => ({
-        teamId: r.team_id,
-        userId: r.user_id,
-        command: r.command,
-        linkedAt: new Date(r.linked_at),
-        source: r.source,
-        lastUsedAt: r.last_used_at === null ? undefined : new Date(r.last_used_at),
-        lastOutcome: r.last_outcome ?? undefined,
-      }));
+  async listLinks(who?: Principal): Promise<LinkSummary[]> {
+    const rows = who === undefined ? this.#sql.allLinks.all() : this.#sql.linksOf.all(who.userId, who.teamId);
+    return rows.map((r) => ({
+      teamId: r.team_id,
+      userId: r.user_id,
+      command: r.command,
+      linkedAt: new Date(r.linked_at),
+      source: r.source,
+      lastUsedAt: r.last_used_at === null ? undefined : new Date(r.last_used_at),
+      lastOutcome: r.last_outcome ?? undefined,
+    }));
   }
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {

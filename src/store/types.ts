@@ -49,7 +49,8 @@ export interface Store {
   getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined>;
   setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void>;
   deleteTokens(who: Principal): Promise<number>;
-  listLinks(): Promise<LinkSummary[]>;
+  /** Every link, or one user's (their workspace's and any-workspace links): never the tokens. */
+  listLinks(who?: Principal): Promise<LinkSummary[]>;
   recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void>;
 
   createConfirmation(confirmation: PendingConfirmation): Promise<void>;

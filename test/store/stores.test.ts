@@ -193,6 +193,20 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    it("lists one user's links: their workspace's and any-workspace ones, no one else's", async () => {
+      const store = await (await backend.database()).open(KEY);
+      await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      await store.setToken({ teamId: '', userId: 'UADA' }, ['collectEntitlements'], TOKEN, 'admin', at);
+      await store.setToken({ teamId: 'T2', userId: 'UADA' }, ['findApprovals'], TOKEN, 'admin', at);
+      await store.setToken({ teamId: 'T1', userId: 'UEVE' }, ['findApprovals'], TOKEN, 'admin', at);
+      expect((await store.listLinks(ADA)).map((l) => [l.teamId, l.userId, l.command])).toEqual([
+        ['', 'UADA', 'collectEntitlements'],
+        ['T1', 'UADA', 'findApprovals'],
+      ]);
+      expect(await store.listLinks()).toHaveLength(4);
+      await store.close();
+    });
+
     it('takes concurrent writes for many users from two instances', async () => {
       const db = await backend.database();
       const instances = [await db.open(KEY), await db.open(KEY)];

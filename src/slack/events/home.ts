@@ -32,7 +32,7 @@ export async function publishHome(deps: Deps, client: WebClient, who: Principal,
       problem = translated.message.text;
     }
   }
-  const links = (await deps.store.listLinks()).filter((l) => l.userId === who.userId && (l.teamId === who.teamId || l.teamId === ''));
+  const links = await deps.store.listLinks(who);
   await client.views.publish({
     user_id: who.userId,
     view: renderHome({ links, commands: SERVICE_COMMANDS, ...(approvals ? { approvals } : {}), ...(problem ? { problem } : {}) }),
