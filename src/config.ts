@@ -6,6 +6,7 @@
 
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './logger.js';
+import { APPROVAL_URL_PLACEHOLDER } from './render/approvals.js';
 import { Secret } from './secret.js';
 
 export type Mode = 'local' | 'http' | 'socket';
@@ -30,6 +31,10 @@ export interface Config {
   /** The key being rotated away from: still read, never written. */
   readonly tokenEncryptionKeyPrevious: Secret | undefined;
   readonly logLevel: LogLevel;
+  /** The service's own page for one approval, with {WorkItemId} where its id goes; "Open" buttons when set. */
+  readonly approvalUrlTemplate: string | undefined;
+  /** Reminders list approvals overdue or due within this many days. */
+  readonly remindWindowDays: number;
 }
 
 export class ConfigError extends Error {
@@ -182,6 +187,27 @@ export function loadConfig(env: Env): Config {
       .optional(),
   });
 
+  const approvalUrlTemplate = read(env, {
+    variable: 'APPROVAL_URL_TEMPLATE',
+    example: 'https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}',
+    schema: z
+      .string()
+      .refine((v) => v.includes(APPROVAL_URL_PLACEHOLDER), `must contain ${APPROVAL_URL_PLACEHOLDER} where the approval's id goes`)
+      .pipe(httpUrl('the page for one approval in the service').transform((v) => v))
+      .optional(),
+  });
+
+  const remindWindowDays = read(env, {
+    variable: 'REMIND_WINDOW',
+    example: '3d',
+    schema: z
+      .string()
+      .regex(/^\d{1,2}d?$/i, 'must be a number of days from 1 to 30, like 3d')
+      .transform((v) => Number.parseInt(v, 10))
+      .refine((n) => n >= 1 && n <= 30, 'must be a number of days from 1 to 30, like 3d')
+      .optional(),
+  });
+
   return Object.freeze({
     mode,
     commandServiceUrl,
@@ -191,5 +217,7 @@ export function loadConfig(env: Env): Config {
     tokenEncryptionKey,
     tokenEncryptionKeyPrevious,
     logLevel: logLevel ?? 'info',
+    approvalUrlTemplate,
+    remindWindowDays: remindWindowDays ?? 3,
   });
 }

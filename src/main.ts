@@ -6,6 +6,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { WebClient } from '@slack/web-api';
 import { APPROVALS_USAGE } from './commands/approvals.js';
@@ -14,6 +15,7 @@ import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
 import { type PlaygroundUser, startPlayground } from './playground/server.js';
 import { startReferenceService } from './reference-service/server.js';
+import { ReminderScheduler, type SchedulerOptions } from './reminders/scheduler.js';
 import { Secret } from './secret.js';
 import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
 import { createSlackApp, type SlackApp } from './slack/app.js';
@@ -30,12 +32,17 @@ export interface Overrides {
   timeZones?: TimeZones;
   host?: string;
   serviceTimeouts?: Partial<ServiceTimeouts>;
+  /** Scheduler settings (tests: no spread, short ticks). */
+  reminders?: Partial<Pick<SchedulerOptions, 'spreadMs' | 'tickMs' | 'leaseMs' | 'retryMs' | 'giveUpAfterMs' | 'owner'>>;
+  /** False: the scheduler only runs when a test calls tick(). */
+  startScheduler?: boolean;
 }
 
 export interface Running {
   port: number | undefined;
   slack: SlackApp;
   deps: Deps;
+  reminders: ReminderScheduler;
   /** Graceful stop: /healthz 503, stop accepting, finish in-flight work, close the store. */
   shutdown(): Promise<void>;
 }
@@ -67,6 +74,26 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
       logger,
       now,
     );
+  const slackApi = new WebClient(config.slack.botToken.reveal(), {
+    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+    // On a 429 the client waits for Retry-After and tries again; a few tries, then the DM is given up.
+    retryConfig: { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 30_000 },
+  });
+  const reminders = new ReminderScheduler({
+    store,
+    service,
+    logger: logger.child({ component: 'reminders' }),
+    now,
+    timeZones,
+    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    windowDays: config.remindWindowDays,
+    urlTemplate: config.approvalUrlTemplate,
+    async sendDirectMessage(userId, message) {
+      // A bot may post to a user id: Slack delivers it in the app's Messages tab.
+      await slackApi.chat.postMessage({ channel: userId, text: message.text, blocks: message.blocks });
+    },
+    ...overrides.reminders,
+  });
   const deps: Deps = {
     service,
     store,
@@ -77,6 +104,8 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     background,
     responder: createResponder(),
     confirmationTtlMs: 15 * 60_000,
+    reminders,
+    approvalUrlTemplate: config.approvalUrlTemplate,
   };
   const slack = createSlackApp(deps, {
     botToken: config.slack.botToken,
@@ -87,6 +116,7 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     ...(overrides.host ? { host: overrides.host } : {}),
   });
   const port = await slack.start();
+  if (overrides.startScheduler !== false) reminders.start();
   logger.info({ mode: config.mode, port, service: new URL(serviceUrl).origin }, 'countersign is running');
 
   let stopping: Promise<void> | undefined;
@@ -94,11 +124,13 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     port,
     slack,
     deps,
+    reminders,
     shutdown() {
       stopping ??= (async () => {
         slack.beginDraining();
         logger.info({ inFlight: background.size }, 'shutting down: no new requests, finishing in-flight work');
         await slack.stop();
+        await reminders.stop();
         await background.drain();
         await deps.responder.close();
         await service.close();

@@ -1,6 +1,6 @@
 /**
  * The /approvals grammar (../shared/DESIGN.md, "Slash commands"):
- *   /approvals [pending|completed|all] [key:value …] | help | login | logout
+ *   /approvals [pending|completed|all] [key:value …] | remind … | help | login | logout | whoami
  * Pure: text and the user's today in, a validated ApprovalQuery (or a help, login, logout, or an
  * Invalid naming the bad part) out. Nothing reaches the service unless it passes here and then
  * the client's own schema.
@@ -8,6 +8,7 @@
 
 import { APPROVAL_STATES, type ApprovalParameter, type ApprovalQuery, approvalQuerySchema, SORT_ORDERS } from '../service/query.js';
 import { type CalendarDay, DATE_FORMS, parseDateInput } from './dates.js';
+import { parseRemind, type RemindCommand } from './remind.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';
 import { tokenize } from './tokenize.js';
@@ -18,6 +19,7 @@ export type ApprovalsCommand =
   | { kind: 'logout' }
   | { kind: 'whoami' }
   | { kind: 'query'; query: ApprovalQuery }
+  | RemindCommand
   | Invalid;
 
 /** The largest page a user may ask for: more would not make a readable chat message. */
@@ -51,10 +53,11 @@ export const APPROVAL_KEYS: Readonly<Record<ApprovalParameter, KeySpec>> = {
 };
 
 const KEY_NAMES = Object.keys(APPROVAL_KEYS) as ApprovalParameter[];
-const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami'] as const;
+const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami', 'remind'] as const;
 const MAX_TEXT = 256;
 
-export const APPROVALS_USAGE = '/approvals [pending|completed|all] [key:value …] | help | login | logout | whoami';
+export const APPROVALS_USAGE =
+  '/approvals [pending|completed|all] [key:value …] | remind [daily|weekdays] [09:00|off|show] | help | login | logout | whoami';
 
 export function parseApprovalsCommand(text: string, today: CalendarDay): ApprovalsCommand {
   const tokens = tokenize(text);
@@ -65,6 +68,7 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
     const sub = first.text.toLowerCase();
     if (sub === 'help' || sub === '?') return { kind: 'help' };
     if ((sub === 'login' || sub === 'logout' || sub === 'whoami') && words.length === 1) return { kind: sub };
+    if (sub === 'remind' || sub === 'reminder' || sub === 'reminders') return parseRemind(words.slice(1));
   }
 
   const query: Record<string, string | number> = {};

@@ -6,13 +6,42 @@
  * past that.
  */
 
-import type { KnownBlock } from '@slack/types';
+import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { CalendarDay } from '../commands/dates.js';
 import type { Approval, ApprovalQuery } from '../service/index.js';
-import { actions, button, code, context, fallback, header, inert, LIMITS, type Message, section } from './blocks.js';
+import {
+  actions,
+  button,
+  code,
+  context,
+  escapeMrkdwn,
+  fallback,
+  header,
+  inert,
+  LIMITS,
+  linkButton,
+  type Message,
+  section,
+} from './blocks.js';
 import { dueRelative, readableTimestamp } from './dates.js';
 
 export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
+/** The "Open" button on an approval; a link, so its click only needs an ack. */
+export const OPEN_ACTION = 'approval:open';
+export const APPROVAL_URL_PLACEHOLDER = '{WorkItemId}';
+
+/** The service's page for one approval: undefined without a template, or when the result is too long for a button. */
+export function approvalUrl(template: string | undefined, workItemId: string): string | undefined {
+  if (template === undefined || workItemId === '') return undefined;
+  const url = template.split(APPROVAL_URL_PLACEHOLDER).join(encodeURIComponent(workItemId));
+  return url.length <= LIMITS.buttonUrl ? url : undefined;
+}
+
+/** One approval as a section, with an "Open" button when the service's page for it is known. */
+export function approvalSection(approval: Approval, today: CalendarDay, urlTemplate: string | undefined): SectionBlock {
+  const url = approvalUrl(urlTemplate, approval.workItemId);
+  return section(approvalEntry(approval, today), url ? linkButton({ actionId: OPEN_ACTION, text: 'Open', url }) : undefined);
+}
 
 /** What a paging button carries: who asked, and the query to re-issue. */
 export interface PageState {
@@ -45,6 +74,8 @@ export interface ApprovalsPageInput {
   userId: string;
   /** The asker's today, for "overdue" and "due today". */
   today: CalendarDay;
+  /** APPROVAL_URL_TEMPLATE, for "Open" buttons. */
+  urlTemplate?: string | undefined;
 }
 
 const STATE_TITLES = { pending: 'Pending approvals', completed: 'Completed approvals', all: 'All approvals' } as const;
@@ -74,7 +105,7 @@ function describeFilters(query: ApprovalQuery): string {
 }
 
 /** One approval as mrkdwn: request, step and requester, due date and how it stands, id. Shared with App Home. */
-export function approvalEntry(approval: Approval, today: CalendarDay): string {
+export function approvalEntry(approval: Approval, today: CalendarDay, inlineUrl?: string): string {
   const request = inert(approval.requestName || '(unnamed request)', 150);
   const step = inert(approval.workItemName || 'Approval', 80);
   const requester =
@@ -94,7 +125,9 @@ export function approvalEntry(approval: Approval, today: CalendarDay): string {
   } else {
     lines.push(`Due ${approval.dueDate ? inert(approval.dueDate, 40) : 'date not given'}`);
   }
-  lines.push(code(approval.workItemId, 80));
+  // Packed several to a section there is no room for a button: the link goes inline instead.
+  const open = inlineUrl ? ` · <${escapeMrkdwn(inlineUrl).replace(/\|/g, '%7C')}|Open>` : '';
+  lines.push(`${code(approval.workItemId, 80)}${open}`);
   return lines.join('\n');
 }
 
@@ -128,11 +161,18 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const order = query.sort === 'desc' ? 'latest due first' : 'soonest due first';
   const blocks: KnownBlock[] = [header(title), context(`${describeFilters(query)} · ${order} · ${pageSize} per page`)];
 
-  const { sections, shown } = packEntries(
-    approvals.map((a) => approvalEntry(a, input.today)),
-    LIMITS.blocksPerMessage - FIXED_BLOCKS,
-  );
-  for (const text of sections) blocks.push(section(text));
+  const room = LIMITS.blocksPerMessage - FIXED_BLOCKS;
+  let shown = approvals.length;
+  if (approvals.length <= room) {
+    for (const a of approvals) blocks.push(approvalSection(a, input.today, input.urlTemplate));
+  } else {
+    const packed = packEntries(
+      approvals.map((a) => approvalEntry(a, input.today, approvalUrl(input.urlTemplate, a.workItemId))),
+      room,
+    );
+    for (const text of packed.sections) blocks.push(section(text));
+    shown = packed.shown;
+  }
   if (approvals.length === 0) {
     const filtered = describeFilters(query) !== 'no filters';
     blocks.push(

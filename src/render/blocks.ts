@@ -12,6 +12,7 @@ export const LIMITS = Object.freeze({
   contextElements: 10,
   buttonText: 75,
   buttonValue: 2000,
+  buttonUrl: 3000,
   actionId: 255,
   /** Slack truncates the top-level text beyond this; keep the fallback well inside it. */
   fallbackText: 3000,
@@ -48,8 +49,20 @@ export function header(text: string): HeaderBlock {
   return { type: 'header', text: { type: 'plain_text', text: truncate(text, LIMITS.headerText), emoji: true } };
 }
 
-export function section(mrkdwn: string): SectionBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(mrkdwn, LIMITS.sectionText) } };
+export function section(mrkdwn: string, accessory?: Button): SectionBlock {
+  return { type: 'section', text: { type: 'mrkdwn', text: truncate(mrkdwn, LIMITS.sectionText) }, ...(accessory ? { accessory } : {}) };
+}
+
+/** A button that opens a page: Slack opens the URL and also sends the click, which must be acked. */
+export function linkButton(options: { actionId: string; text: string; url: string }): Button {
+  if (options.url.length > LIMITS.buttonUrl)
+    throw new RangeError(`button url of ${options.url.length} characters is over Slack's ${LIMITS.buttonUrl}`);
+  return {
+    type: 'button',
+    action_id: options.actionId,
+    text: { type: 'plain_text', text: truncate(options.text, LIMITS.buttonText), emoji: true },
+    url: options.url,
+  };
 }
 
 export function context(...mrkdwn: string[]): ContextBlock {
@@ -61,7 +74,21 @@ export function context(...mrkdwn: string[]): ContextBlock {
   };
 }
 
-export function button(options: { actionId: string; text: string; value?: string; style?: 'primary' | 'danger' }): Button {
+export interface ConfirmDialog {
+  title: string;
+  text: string;
+  confirm: string;
+  deny: string;
+}
+
+export function button(options: {
+  actionId: string;
+  text: string;
+  value?: string;
+  style?: 'primary' | 'danger';
+  /** Slack asks "are you sure?" before the click is sent. */
+  confirm?: ConfirmDialog;
+}): Button {
   if (options.value !== undefined && options.value.length > LIMITS.buttonValue) {
     throw new RangeError(`button value of ${options.value.length} characters is over Slack's ${LIMITS.buttonValue}`);
   }
@@ -71,6 +98,17 @@ export function button(options: { actionId: string; text: string; value?: string
     text: { type: 'plain_text', text: truncate(options.text, LIMITS.buttonText), emoji: true },
     ...(options.value === undefined ? {} : { value: options.value }),
     ...(options.style === undefined ? {} : { style: options.style }),
+    ...(options.confirm === undefined
+      ? {}
+      : {
+          confirm: {
+            title: { type: 'plain_text' as const, text: truncate(options.confirm.title, 100) },
+            text: { type: 'plain_text' as const, text: truncate(options.confirm.text, 300) },
+            confirm: { type: 'plain_text' as const, text: truncate(options.confirm.confirm, 30) },
+            deny: { type: 'plain_text' as const, text: truncate(options.confirm.deny, 30) },
+            ...(options.style === 'danger' ? { style: 'danger' as const } : {}),
+          },
+        }),
   };
 }
 

@@ -21,7 +21,15 @@ export function renderApprovalsHelp(): Message {
           '`/approvals completed` · or `all`',
           '`/approvals due-before:7d` · due within a week',
           '`/approvals entitlement-name:"Domain Admins" sort:desc`',
-          '`/approvals login` · `/approvals logout` · `/approvals help`',
+          '`/approvals login` · `/approvals logout` · `/approvals whoami` · `/approvals help`',
+        ].join('\n'),
+      ),
+      section(
+        [
+          '*Reminders* (a direct message when approvals are overdue or due soon; none when nothing is)',
+          '`/approvals remind daily 09:00` · every day, in your Slack time zone',
+          '`/approvals remind weekdays 8:30am` · Monday to Friday',
+          '`/approvals remind show` · `/approvals remind off`',
         ].join('\n'),
       ),
       section(`*Filters* (write \`key:value\` or \`key=value\`; quote values with spaces)\n${keys}`),

@@ -8,12 +8,14 @@ import type { HomeView, KnownBlock } from '@slack/types';
 import type { CalendarDay } from '../commands/dates.js';
 import type { Approval } from '../service/index.js';
 import type { LinkSummary, ServiceCommandName } from '../store/index.js';
-import { approvalEntry } from './approvals.js';
+import { approvalSection } from './approvals.js';
 import { actions, button, code, context, header, section } from './blocks.js';
 import { dueRelative } from './dates.js';
 import { RELINK_ACTION } from './link.js';
 
-export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous' } as const;
+export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
+/** The value of Home's link buttons: the tab is published again once the user has linked. */
+export const HOME_LINK_VALUE = '{"home":true}';
 export const HOME_PAGE_SIZE = 10;
 /** How many pending approvals the counts look at: one call, soonest due first. */
 export const HOME_COUNT_WINDOW = 100;
@@ -31,6 +33,9 @@ export interface HomeInput {
   approvals?: HomeApprovals;
   /** Why the approvals could not be shown (an expired token, an unreachable service). */
   problem?: string;
+  /** The user's reminder, described; none when unset. */
+  reminder?: string | undefined;
+  urlTemplate?: string | undefined;
 }
 
 function counts(pending: readonly Approval[], today: CalendarDay) {
@@ -47,7 +52,7 @@ function counts(pending: readonly Approval[], today: CalendarDay) {
   return { overdue, dueToday, thisWeek };
 }
 
-function approvalsBlocks(a: HomeApprovals): KnownBlock[] {
+function approvalsBlocks(a: HomeApprovals, urlTemplate: string | undefined): KnownBlock[] {
   const more = a.pending.length >= HOME_COUNT_WINDOW ? '+' : '';
   const c = counts(a.pending, a.today);
   const blocks: KnownBlock[] = [
@@ -59,7 +64,7 @@ function approvalsBlocks(a: HomeApprovals): KnownBlock[] {
   ];
   const start = (a.page - 1) * HOME_PAGE_SIZE;
   const page = a.pending.slice(start, start + HOME_PAGE_SIZE);
-  for (const approval of page) blocks.push(section(approvalEntry(approval, a.today)));
+  for (const approval of page) blocks.push(approvalSection(approval, a.today, urlTemplate));
   const buttons = [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: String(a.page) })];
   if (a.page > 1) buttons.unshift(button({ actionId: HOME_ACTIONS.previous, text: '← Previous', value: String(a.page - 1) }));
   if (start + HOME_PAGE_SIZE < a.pending.length)
@@ -71,6 +76,7 @@ function approvalsBlocks(a: HomeApprovals): KnownBlock[] {
 
 export function renderHome(input: HomeInput): HomeView {
   const { links, commands } = input;
+  if (links.length === 0) return renderWelcome();
   const linked = commands.filter((c) => links.some((l) => l.command === c));
   const status = commands
     .map((c) => {
@@ -81,39 +87,56 @@ export function renderHome(input: HomeInput): HomeView {
     })
     .join('\n');
   const needsLink = linked.length < commands.length || links.some((l) => l.lastOutcome === 'rejected') || input.problem !== undefined;
+  const accountButtons = [
+    button({ actionId: RELINK_ACTION, text: 'Link again', value: HOME_LINK_VALUE, ...(needsLink ? { style: 'primary' as const } : {}) }),
+    button({
+      actionId: HOME_ACTIONS.unlink,
+      text: 'Unlink',
+      value: 'unlink',
+      style: 'danger',
+      confirm: {
+        title: 'Unlink your account?',
+        text: 'countersign forgets your Command Service tokens (and ends a session it started). Reminders pause until you link again.',
+        confirm: 'Unlink',
+        deny: 'Keep it',
+      },
+    }),
+  ];
   return {
     type: 'home',
     blocks: [
       header('Your approvals'),
-      ...(input.approvals ? approvalsBlocks(input.approvals) : []),
+      ...(input.approvals ? approvalsBlocks(input.approvals, input.urlTemplate) : []),
       ...(input.problem
         ? [
             section(`:warning: ${input.problem}`),
             actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })]),
           ]
         : []),
-      ...(!input.approvals && !input.problem ? [section('Link your account to see the approvals waiting for you here.')] : []),
-      header('countersign'),
+      ...(!input.approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
       section(
-        [
-          '*Approvals:* type `/approvals` anywhere to see what waits for you (only you see it), filtered and paged: `/approvals due-before:7d`, `/approvals completed sort:desc`.',
-          '*Collections:* type `/collect <collector>` in a channel to start account collectors; the channel sees what ran.',
-        ].join('\n'),
+        `*Reminders*\n${input.reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`,
       ),
       section(`*Your account*\n${status}`),
-      ...(needsLink
-        ? [
-            actions('home:link', [
-              button({
-                actionId: RELINK_ACTION,
-                text: linked.length === 0 ? 'Link your account' : 'Link again',
-                value: '{}',
-                style: 'primary',
-              }),
-            ]),
-          ]
-        : []),
-      context('`/approvals help` and `/collect help` list every form. `/approvals logout` makes countersign forget your tokens.'),
+      actions('home:account', accountButtons),
+      context(
+        '`/approvals` lists, filters and pages your approvals (only you see them) · `/collect <collector>` starts account collectors in a channel · `/approvals help` and `/collect help` list every form.',
+      ),
+    ],
+  };
+}
+
+/** Someone with nothing linked sees how to link, and nothing else. */
+function renderWelcome(): HomeView {
+  return {
+    type: 'home',
+    blocks: [
+      header('Welcome to countersign'),
+      section(
+        'countersign brings your identity-governance approvals into Slack: what waits for you, what is overdue, and a reminder when something is due. To start, link your Slack account to the Command Service with your usual username and password (or a token).',
+      ),
+      actions('home:link', [button({ actionId: RELINK_ACTION, text: 'Link your account', value: HOME_LINK_VALUE, style: 'primary' })]),
+      context('You can also type `/approvals login` anywhere. Your password is used once to get a token and is never stored.'),
     ],
   };
 }

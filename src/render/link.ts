@@ -26,6 +26,8 @@ export interface LinkMetadata {
   replay?: Replay;
   /** Where the replay's answer goes: the response_url of the message that carried "Link again". */
   responseUrl?: string;
+  /** Opened from the App Home tab: publish it again once linked. */
+  home?: boolean;
 }
 
 export const RELINK_ACTION = 'account:relink';

@@ -33,8 +33,11 @@ export async function openLinkModal(
   }
 }
 
-export async function logout(deps: Deps, who: Principal, respond: Respond): Promise<void> {
-  // A token that came from loginUser is a session at the service too: end it there first.
+/**
+ * Forgets the user's tokens, ending at the service first any session that loginUser started, and
+ * pauses their reminder: it resumes, without a "link again" message, once they link.
+ */
+export async function forgetAccount(deps: Deps, who: Principal): Promise<{ removed: number; endedAtService: number }> {
   const ended = new Set<string>();
   for (const command of SERVICE_COMMANDS) {
     const linked = await deps.store.getToken(who, command).catch(() => undefined);
@@ -45,10 +48,16 @@ export async function logout(deps: Deps, who: Principal, respond: Respond): Prom
     });
   }
   const removed = await deps.store.deleteTokens(who);
+  await deps.store.pauseReminder(who, deps.now());
   deps.logger.info({ user: who.userId, team: who.teamId, removed, endedAtService: ended.size }, 'tokens forgotten at logout');
+  return { removed, endedAtService: ended.size };
+}
+
+export async function logout(deps: Deps, who: Principal, respond: Respond): Promise<void> {
+  const { removed, endedAtService } = await forgetAccount(deps, who);
   const text =
     removed > 0
-      ? `Done: countersign forgot your ${removed === 1 ? 'token' : `${removed} tokens`}${ended.size > 0 ? ' and ended your session at the Command Service' : ''}. It can no longer act for you until you link again.`
+      ? `Done: countersign forgot your ${removed === 1 ? 'token' : `${removed} tokens`}${endedAtService > 0 ? ' and ended your session at the Command Service' : ''}. It can no longer act for you until you link again.`
       : 'countersign had no token of yours to forget.';
   await respond(ephemeral({ text: fallback(text), blocks: [section(text)] }));
 }

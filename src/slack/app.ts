@@ -7,10 +7,11 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '../logger.js';
-import { PAGE_ACTIONS } from '../render/approvals.js';
+import { OPEN_ACTION, PAGE_ACTIONS } from '../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../render/collect.js';
 import { HOME_ACTIONS } from '../render/home.js';
 import { LINK_CALLBACK, RELINK_ACTION } from '../render/link.js';
+import { DIGEST_ACTIONS } from '../render/reminders.js';
 import type { Secret } from '../secret.js';
 import { confirmAction } from './actions/confirm.js';
 import { pagingAction } from './actions/paging.js';
@@ -18,7 +19,7 @@ import { relinkAction } from './actions/relink.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { collectCommand } from './commands/collect.js';
 import type { Deps } from './deps.js';
-import { homeOpened, homePageAction } from './events/home.js';
+import { homeOpened, homePageAction, homeUnlinkAction } from './events/home.js';
 import { linkSubmission } from './views/link.js';
 
 export interface SlackAppOptions {
@@ -46,12 +47,18 @@ export function registerListeners(app: App, deps: Deps): void {
   app.command('/collect', collectCommand(deps));
   app.action(PAGE_ACTIONS.next, pagingAction(deps));
   app.action(PAGE_ACTIONS.previous, pagingAction(deps));
+  app.action(DIGEST_ACTIONS.fullList, pagingAction(deps, 'new'));
+  // "Open" is a link: Slack opens the page itself and still sends the click, which only needs an ack.
+  app.action(OPEN_ACTION, async ({ ack }) => {
+    await ack();
+  });
   app.action(CONFIRM_ACTIONS.run, confirmAction(deps, 'run'));
   app.action(CONFIRM_ACTIONS.cancel, confirmAction(deps, 'cancel'));
   app.action(RELINK_ACTION, relinkAction(deps));
   app.view(LINK_CALLBACK, linkSubmission(deps));
   app.event('app_home_opened', homeOpened(deps));
-  for (const id of Object.values(HOME_ACTIONS)) app.action(id, homePageAction(deps));
+  for (const id of [HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous]) app.action(id, homePageAction(deps));
+  app.action(HOME_ACTIONS.unlink, homeUnlinkAction(deps));
   app.error(async (error) => {
     deps.logger.error(
       { error: { name: error.name, message: error.message, code: (error as { code?: string }).code } },

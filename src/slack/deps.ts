@@ -4,13 +4,20 @@
  */
 
 import type { Logger } from '../logger.js';
+import type { ReminderSchedule } from '../reminders/schedule.js';
 import type { ServiceClient } from '../service/index.js';
-import type { Store } from '../store/index.js';
+import type { Principal, Store } from '../store/index.js';
 import type { Responder } from './response-url.js';
 
 export interface TimeZones {
   /** The user's IANA zone from their Slack profile; undefined when Slack does not say. */
   lookup(userId: string): Promise<string | undefined>;
+}
+
+/** What handlers need of the reminder scheduler: its window, and when a new reminder would fire. */
+export interface ReminderPlanner {
+  readonly windowDays: number;
+  plan(who: Principal, schedule: ReminderSchedule, after: Date): { nextAt: Date; dueAt: Date };
 }
 
 export interface Deps {
@@ -27,6 +34,9 @@ export interface Deps {
   responder: Responder;
   /** How long a /collect confirmation stays valid. */
   confirmationTtlMs: number;
+  reminders: ReminderPlanner;
+  /** APPROVAL_URL_TEMPLATE: "Open" buttons on approvals when set. */
+  approvalUrlTemplate: string | undefined;
 }
 
 /** Runs work after the ack, catches what escapes, and lets shutdown wait for all of it. */

@@ -8,12 +8,16 @@
 import pg from 'pg';
 import type { Secret } from '../secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
+import { reminderOf } from './rows.js';
 import type {
   ClaimResult,
   LinkedToken,
   LinkSummary,
+  NewReminder,
   PendingConfirmation,
   Principal,
+  Reminder,
+  ReminderRelease,
   ServiceCommandName,
   Store,
   TokenSource,
@@ -43,6 +47,21 @@ const MIGRATIONS: readonly string[] = [
      used_at    BIGINT
    );
    CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
+  `CREATE TABLE reminders (
+     team_id       TEXT NOT NULL,
+     user_id       TEXT NOT NULL,
+     days          TEXT NOT NULL,
+     minute_of_day INTEGER NOT NULL,
+     time_zone     TEXT NOT NULL,
+     next_at       BIGINT NOT NULL,
+     due_at        BIGINT NOT NULL,
+     paused_at     BIGINT,
+     sent_for      BIGINT,
+     lease_owner   TEXT,
+     lease_until   BIGINT,
+     PRIMARY KEY (team_id, user_id)
+   );
+   CREATE INDEX reminders_due ON reminders (due_at);`,
 ];
 
 /** Any number: it only has to be the same for every instance of countersign. */
@@ -213,6 +232,77 @@ export class PostgresStore implements Store {
     if (existing.user_id !== userId) return { status: 'not-yours', ownerId: existing.user_id };
     if (existing.used_at !== null) return { status: 'already-used' };
     return { status: 'expired' };
+  }
+
+  async setReminder(r: NewReminder): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO reminders (team_id, user_id, days, minute_of_day, time_zone, next_at, due_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (team_id, user_id) DO UPDATE SET days = excluded.days, minute_of_day = excluded.minute_of_day,
+         time_zone = excluded.time_zone, next_at = excluded.next_at, due_at = excluded.due_at,
+         sent_for = NULL, lease_owner = NULL, lease_until = NULL`,
+      [r.teamId, r.userId, r.days, r.minuteOfDay, r.timeZone, r.nextAt.getTime(), r.dueAt.getTime()],
+    );
+  }
+
+  async getReminder(who: Principal): Promise<Reminder | undefined> {
+    const { rows } = await this.#pool.query('SELECT * FROM reminders WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId]);
+    return rows[0] === undefined ? undefined : reminderOf(rows[0]);
+  }
+
+  async deleteReminder(who: Principal): Promise<boolean> {
+    const result = await this.#pool.query('DELETE FROM reminders WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId]);
+    return result.rowCount === 1;
+  }
+
+  async pauseReminder(who: Principal, at: Date): Promise<void> {
+    await this.#pool.query('UPDATE reminders SET paused_at = $1 WHERE team_id = $2 AND user_id = $3', [
+      at.getTime(),
+      who.teamId,
+      who.userId,
+    ]);
+  }
+
+  async claimDueReminders(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<Reminder[]> {
+    // SKIP LOCKED: instances ticking at the same moment each take different rows instead of queueing.
+    const { rows } = await this.#pool.query(
+      `UPDATE reminders SET lease_owner = $1, lease_until = $2
+       WHERE (team_id, user_id) IN (
+         SELECT team_id, user_id FROM reminders WHERE due_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+         ORDER BY due_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+       AND due_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+       RETURNING *`,
+      [owner, leaseUntil.getTime(), now.getTime(), limit],
+    );
+    return rows.map(reminderOf);
+  }
+
+  async markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean> {
+    const result = await this.#pool.query(
+      `UPDATE reminders SET sent_for = next_at
+       WHERE team_id = $1 AND user_id = $2 AND lease_owner = $3 AND next_at = $4 AND (sent_for IS NULL OR sent_for <> next_at)`,
+      [who.teamId, who.userId, owner, nextAt.getTime()],
+    );
+    return result.rowCount === 1;
+  }
+
+  async releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean> {
+    const result = await this.#pool.query(
+      `UPDATE reminders SET next_at = $1, due_at = $2, time_zone = $3,
+         paused_at = CASE WHEN $4 THEN $5::BIGINT ELSE paused_at END, lease_owner = NULL, lease_until = NULL
+       WHERE team_id = $6 AND user_id = $7 AND lease_owner = $8 AND next_at = $9`,
+      [
+        next.nextAt.getTime(),
+        next.dueAt.getTime(),
+        next.timeZone,
+        next.pausedAt !== undefined,
+        next.pausedAt instanceof Date ? next.pausedAt.getTime() : null,
+        who.teamId,
+        who.userId,
+        owner,
+        claimedNextAt.getTime(),
+      ],
+    );
+    return result.rowCount === 1;
   }
 
   async rotateKeys(): Promise<number> {

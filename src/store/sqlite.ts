@@ -6,14 +6,19 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import type { RemindDays } from '../reminders/schedule.js';
 import type { Secret } from '../secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
+import { reminderOf } from './rows.js';
 import type {
   ClaimResult,
   LinkedToken,
   LinkSummary,
+  NewReminder,
   PendingConfirmation,
   Principal,
+  Reminder,
+  ReminderRelease,
   ServiceCommandName,
   Store,
   TokenSource,
@@ -43,7 +48,34 @@ const MIGRATIONS: readonly string[] = [
      used_at    INTEGER
    );
    CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
+  `CREATE TABLE reminders (
+     team_id       TEXT NOT NULL,
+     user_id       TEXT NOT NULL,
+     days          TEXT NOT NULL,
+     minute_of_day INTEGER NOT NULL,
+     time_zone     TEXT NOT NULL,
+     next_at       INTEGER NOT NULL,
+     due_at        INTEGER NOT NULL,
+     paused_at     INTEGER,
+     sent_for      INTEGER,
+     lease_owner   TEXT,
+     lease_until   INTEGER,
+     PRIMARY KEY (team_id, user_id)
+   );
+   CREATE INDEX reminders_due ON reminders (due_at);`,
 ];
+
+interface ReminderRow {
+  team_id: string;
+  user_id: string;
+  days: RemindDays;
+  minute_of_day: number;
+  time_zone: string;
+  next_at: number;
+  due_at: number;
+  paused_at: number | null;
+  sent_for: number | null;
+}
 
 interface TokenRow {
   team_id: string;
@@ -92,6 +124,29 @@ function prepare(db: Database.Database) {
     pruneConfirmations: db.prepare<[number]>('DELETE FROM confirmations WHERE expires_at < ?'),
     getConfirmation: db.prepare<[string], ConfirmationRow>('SELECT * FROM confirmations WHERE id = ?'),
     claimConfirmation: db.prepare<[number, string]>('UPDATE confirmations SET used_at = ? WHERE id = ? AND used_at IS NULL'),
+    upsertReminder: db.prepare<[string, string, string, number, string, number, number]>(
+      `INSERT INTO reminders (team_id, user_id, days, minute_of_day, time_zone, next_at, due_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (team_id, user_id) DO UPDATE SET days = excluded.days, minute_of_day = excluded.minute_of_day,
+         time_zone = excluded.time_zone, next_at = excluded.next_at, due_at = excluded.due_at,
+         sent_for = NULL, lease_owner = NULL, lease_until = NULL`,
+    ),
+    getReminder: db.prepare<[string, string], ReminderRow>('SELECT * FROM reminders WHERE team_id = ? AND user_id = ?'),
+    deleteReminder: db.prepare<[string, string]>('DELETE FROM reminders WHERE team_id = ? AND user_id = ?'),
+    pauseReminder: db.prepare<[number, string, string]>('UPDATE reminders SET paused_at = ? WHERE team_id = ? AND user_id = ?'),
+    claimReminders: db.prepare<[string, number, number, number, number], ReminderRow>(
+      `UPDATE reminders SET lease_owner = ?, lease_until = ?
+       WHERE rowid IN (SELECT rowid FROM reminders WHERE due_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY due_at LIMIT ?)
+       RETURNING *`,
+    ),
+    markSending: db.prepare<[string, string, string, number]>(
+      `UPDATE reminders SET sent_for = next_at
+       WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ? AND (sent_for IS NULL OR sent_for <> next_at)`,
+    ),
+    releaseReminder: db.prepare<[number, number, string, number, number | null, string, string, string, number]>(
+      `UPDATE reminders SET next_at = ?, due_at = ?, time_zone = ?, paused_at = CASE WHEN ? = 1 THEN ? ELSE paused_at END,
+         lease_owner = NULL, lease_until = NULL
+       WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ?`,
+    ),
   };
 }
 
@@ -208,6 +263,50 @@ export class SqliteStore implements Store {
         expiresAt: new Date(row.expires_at),
       },
     };
+  }
+
+  async setReminder(r: NewReminder): Promise<void> {
+    this.#sql.upsertReminder.run(r.teamId, r.userId, r.days, r.minuteOfDay, r.timeZone, r.nextAt.getTime(), r.dueAt.getTime());
+  }
+
+  async getReminder(who: Principal): Promise<Reminder | undefined> {
+    const row = this.#sql.getReminder.get(who.teamId, who.userId);
+    return row === undefined ? undefined : reminderOf(row);
+  }
+
+  async deleteReminder(who: Principal): Promise<boolean> {
+    return this.#sql.deleteReminder.run(who.teamId, who.userId).changes === 1;
+  }
+
+  async pauseReminder(who: Principal, at: Date): Promise<void> {
+    this.#sql.pauseReminder.run(at.getTime(), who.teamId, who.userId);
+  }
+
+  async claimDueReminders(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<Reminder[]> {
+    // One statement: SQLite runs writers one at a time, so two instances cannot lease the same row.
+    return this.#sql.claimReminders.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(reminderOf);
+  }
+
+  async markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean> {
+    return this.#sql.markSending.run(who.teamId, who.userId, owner, nextAt.getTime()).changes === 1;
+  }
+
+  async releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean> {
+    const pause = next.pausedAt === undefined ? 0 : 1;
+    const pausedAt = next.pausedAt === undefined || next.pausedAt === null ? null : next.pausedAt.getTime();
+    return (
+      this.#sql.releaseReminder.run(
+        next.nextAt.getTime(),
+        next.dueAt.getTime(),
+        next.timeZone,
+        pause,
+        pausedAt,
+        who.teamId,
+        who.userId,
+        owner,
+        claimedNextAt.getTime(),
+      ).changes === 1
+    );
   }
 
   async rotateKeys(): Promise<number> {

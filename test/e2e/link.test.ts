@@ -129,7 +129,8 @@ describe('App Home', () => {
   it('shows an unlinked user how to link, with a button that opens the sign-in modal', async () => {
     const view = await published('UHOMELESS');
     expect(view.type).toBe('home');
-    expect(JSON.stringify(view)).toContain('`findApprovals`: not linked');
+    expect(JSON.stringify(view)).toContain('Welcome to countersign');
+    expect(JSON.stringify(view)).not.toContain('Your approvals');
     const link = (
       view.blocks.find((b) => b.type === 'actions') as { elements: Array<{ action_id: string; value: string; text: { text: string } }> }
     ).elements[0];
@@ -147,14 +148,14 @@ describe('App Home', () => {
       .flatMap((b) => (b.elements as Array<{ action_id: string; value: string }>).map((e) => e));
   const ids = (text: string) => [...text.matchAll(/`(\d+:[A-Z]+:\d+)`/g)].map((m) => m[1]);
 
-  it('shows a linked approver her pending approvals with counts, pages them, and offers no link button', async () => {
+  it('shows a linked approver her pending approvals with counts, pages them, with Link again and Unlink', async () => {
     await h.link('UHOMED', 'approver+ops');
     const view = await published('UHOMED');
     const text = JSON.stringify(view);
     expect(text).toMatch(/\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+ due today · \d+ more this week/);
     expect(text).toMatch(/`collectEntitlements`: linked \d{4}-\d{2}-\d{2}/);
     expect(ids(text)).toHaveLength(10);
-    expect(actionIds(view).map((e) => e.action_id)).toEqual(['home:refresh', 'home:next']);
+    expect(actionIds(view).map((e) => e.action_id)).toEqual(['home:refresh', 'home:next', RELINK_ACTION, 'home:unlink']);
     const next = actionIds(view).find((e) => e.action_id === 'home:next');
     const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
     await h.click('UHOMED', 'home:next', next?.value);
@@ -171,7 +172,7 @@ describe('App Home', () => {
     await h.link('UHOMEOLD', 'expired', ['findApprovals']);
     const view = await published('UHOMEOLD');
     expect(JSON.stringify(view)).toContain('not valid or has expired');
-    expect(actionIds(view).map((e) => e.action_id)).toEqual(['home:refresh', RELINK_ACTION]);
+    expect(actionIds(view).map((e) => e.action_id)).toEqual(['home:refresh', RELINK_ACTION, 'home:unlink']);
     expect(JSON.stringify(view)).toContain('the service refused it last time');
   });
 });

@@ -57,9 +57,61 @@ describe('renderHome', () => {
     expect(problem).toContain('Link again');
   });
 
-  it('asks an unlinked user to link, and shows no list', () => {
-    const view = JSON.stringify(renderHome({ links: [], commands }));
-    expect(view).toContain('Link your account to see the approvals waiting for you here.');
-    expect(view).toContain('"text":"Link your account"');
+  it('shows an unlinked user how to link, and nothing else', () => {
+    const view = renderHome({ links: [], commands });
+    const text = JSON.stringify(view);
+    expect(text).toContain('Welcome to countersign');
+    expect(text).toContain('"text":"Link your account"');
+    expect(text).not.toContain('Your approvals');
+    expect(text).not.toContain('home:unlink');
+    expect(view.blocks).toHaveLength(4);
+  });
+
+  it('shows one approval with its due date, and no paging', () => {
+    const view = renderHome({ links, commands, approvals: { pending: [due('2026-11-25', 7)], page: 1, today: TODAY } });
+    const text = JSON.stringify(view);
+    expect(text).toContain('*1 pending* · :red_circle: *0 overdue* · 0 due today · 1 more this week');
+    expect(text).toContain('*R7*');
+    expect(text).toContain('due in 3 days');
+    expect(text).not.toContain('home:next');
+    expect(text).not.toContain('home:previous');
+  });
+
+  it('marks overdue approvals and pages many, ten at a time', () => {
+    const pending = Array.from({ length: 25 }, (_, i) => due(i < 5 ? '2026-11-19' : '2026-12-15', i));
+    const view = renderHome({ links, commands, approvals: { pending, page: 1, today: TODAY } });
+    const text = JSON.stringify(view);
+    expect(text).toContain('*25 pending* · :red_circle: *5 overdue*');
+    expect(text.match(/overdue by 3 days/g)).toHaveLength(5);
+    expect(text.match(/\*R\d+\*/g)).toHaveLength(10);
+    expect(text).toContain('home:next');
+    const last = JSON.stringify(renderHome({ links, commands, approvals: { pending, page: 3, today: TODAY } }));
+    expect(last.match(/\*R\d+\*/g)).toHaveLength(5);
+    expect(last).not.toContain('home:next');
+  });
+
+  it('gives each approval an Open button when the service’s page is known, with the id URL-encoded', () => {
+    const view = renderHome({
+      links,
+      commands,
+      approvals: { pending: [due('2026-11-25', 7)], page: 1, today: TODAY },
+      urlTemplate: 'https://igl.example.com/aveksa/main?WorkItemId={WorkItemId}',
+    });
+    const entry = view.blocks.find((b) => b.type === 'section' && JSON.stringify(b).includes('*R7*')) as {
+      accessory?: { url?: string; text: { text: string } };
+    };
+    expect(entry.accessory?.text.text).toBe('Open');
+    expect(entry.accessory?.url).toBe('https://igl.example.com/aveksa/main?WorkItemId=7%3AW%3A1');
+  });
+
+  it('offers Unlink behind an “are you sure?”, and says what the reminder is', () => {
+    const view = renderHome({ links, commands, reminder: 'every weekday at 08:30 (Europe/London)' });
+    const text = JSON.stringify(view);
+    expect(text).toContain('every weekday at 08:30 (Europe/London)');
+    const unlink = view.blocks
+      .flatMap((b) => (b.type === 'actions' ? b.elements : []))
+      .find((e) => (e as { action_id?: string }).action_id === 'home:unlink') as { confirm?: { title: { text: string } }; style?: string };
+    expect(unlink.style).toBe('danger');
+    expect(unlink.confirm?.title.text).toBe('Unlink your account?');
   });
 });

@@ -1,7 +1,9 @@
 /** Handlers called directly with fakes: a scripted service, an in-memory store, a fixed clock. */
+
 import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.js';
+import { nextOccurrence } from '../../src/reminders/schedule.js';
 import { Secret } from '../../src/secret.js';
 import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
 import { InvalidTokenError } from '../../src/service/index.js';
@@ -67,6 +69,14 @@ function build(options: { service?: ReturnType<typeof fakeService>; zone?: strin
     background: new Background(logger),
     responder: { to: () => respond, close: async () => {} },
     confirmationTtlMs: 60_000,
+    reminders: {
+      windowDays: 3,
+      plan: (_who, schedule, after) => {
+        const nextAt = nextOccurrence(schedule, after);
+        return { nextAt, dueAt: nextAt };
+      },
+    },
+    approvalUrlTemplate: undefined,
   };
   const ack = async () => {
     fake.events.push('ack');

@@ -14,7 +14,11 @@ import type { Deps } from '../deps.js';
 import { answerWith } from '../failures.js';
 import { ephemeral } from '../respond.js';
 
-export function pagingAction(deps: Deps) {
+/**
+ * `replace`: Next / Previous, in place of the page. `new`: a digest's "Open the full list", as a
+ * message of its own, so that the digest stays where it was.
+ */
+export function pagingAction(deps: Deps, how: 'replace' | 'new' = 'replace') {
   return async ({ ack, body, action }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const respond = deps.responder.to(body.response_url);
@@ -32,7 +36,7 @@ export function pagingAction(deps: Deps) {
           deps.logger.info({ user: who.userId, owner: state.user }, 'paging refused: not the asker');
           return void (await respond(ephemeral(renderNotYours(state.user, '/approvals'))));
         }
-        await showApprovals(deps, who, query, await todayOf(deps, who.userId), respond, 'replace');
+        await showApprovals(deps, who, query, await todayOf(deps, who.userId), respond, how === 'replace' ? 'replace' : 'ephemeral');
       },
       answerWith(deps, who, '/approvals', respond),
     );

@@ -14,14 +14,17 @@ export function relinkAction(deps: Deps) {
     await ack();
     const who = principalOf(body);
     let replay: LinkMetadata['replay'];
+    let parsed: unknown;
     try {
-      replay = decodeReplay(JSON.parse(action.value ?? ''));
+      parsed = JSON.parse(action.value ?? '');
+      replay = decodeReplay(parsed);
     } catch {
       replay = undefined;
     }
     const metadata: LinkMetadata = {
       command: replay?.kind === 'collect' ? 'collectEntitlements' : 'findApprovals',
       ...(replay ? { replay, responseUrl: body.response_url } : {}),
+      ...((parsed as { home?: unknown } | undefined)?.home === true ? { home: true } : {}),
     };
     // views.open must follow the click within 3 seconds: it is the first thing done.
     await openLinkModal(deps, client, body.trigger_id, who, metadata, deps.responder.to(body.response_url));

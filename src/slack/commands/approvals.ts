@@ -13,6 +13,7 @@ import { logout, openLinkModal, whoami } from '../accounts.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { answerWith, reportFailure } from '../failures.js';
+import { remind } from '../reminders.js';
 import { ephemeral, replace } from '../respond.js';
 import type { Respond } from '../response-url.js';
 
@@ -43,6 +44,8 @@ export function approvalsCommand(deps: Deps) {
             return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
           case 'query':
             return showApprovals(deps, who, parsed.query, today, respond, 'ephemeral');
+          case 'remind':
+            return remind(deps, who, parsed, respond);
         }
       },
       answerWith(deps, who, '/approvals', respond),
@@ -72,7 +75,13 @@ export async function showApprovals(
     if (linked === undefined) return void (await respond(ephemeral(renderNotLinked(ctx))));
     const page = await deps.service.findApprovals(query, linked.token);
     await deps.store.recordOutcome(who, 'findApprovals', 'ok', deps.now());
-    const message = renderApprovalsPage({ query, approvals: page.approvals, userId: who.userId, today });
+    const message = renderApprovalsPage({
+      query,
+      approvals: page.approvals,
+      userId: who.userId,
+      today,
+      urlTemplate: deps.approvalUrlTemplate,
+    });
     await respond(how === 'replace' ? replace(message) : ephemeral(message));
   } catch (error) {
     await reportFailure(deps, error, ctx, respond);

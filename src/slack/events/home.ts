@@ -8,8 +8,10 @@ import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs, S
 import type { WebClient } from '@slack/web-api';
 import { translateFailure } from '../../render/errors.js';
 import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeApprovals, renderHome } from '../../render/home.js';
+import { describeSchedule, formatInZone } from '../../render/reminders.js';
 import { isServiceError } from '../../service/index.js';
 import { type Principal, SERVICE_COMMANDS } from '../../store/index.js';
+import { forgetAccount } from '../accounts.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
 
@@ -33,10 +35,33 @@ export async function publishHome(deps: Deps, client: WebClient, who: Principal,
     }
   }
   const links = await deps.store.listLinks(who);
+  const reminder = await deps.store.getReminder(who);
+  const paused = reminder?.pausedAt !== undefined && (linked === undefined || linked.linkedAt <= reminder.pausedAt);
   await client.views.publish({
     user_id: who.userId,
-    view: renderHome({ links, commands: SERVICE_COMMANDS, ...(approvals ? { approvals } : {}), ...(problem ? { problem } : {}) }),
+    view: renderHome({
+      links,
+      commands: SERVICE_COMMANDS,
+      ...(approvals ? { approvals } : {}),
+      ...(problem ? { problem } : {}),
+      reminder: reminder
+        ? `${describeSchedule(reminder)} · ${paused ? 'paused until you link again' : `next ${formatInZone(reminder.nextAt, reminder.timeZone)}`} · \`/approvals remind off\` stops it`
+        : undefined,
+      urlTemplate: deps.approvalUrlTemplate,
+    }),
   });
+}
+
+/** Unlink on the Home tab (Slack has already asked "are you sure?"): forget the tokens, then show the tab again. */
+export function homeUnlinkAction(deps: Deps) {
+  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const who = principalOf(body);
+    deps.background.run('app home unlink', async () => {
+      await forgetAccount(deps, who);
+      await publishHome(deps, client, who, 1);
+    });
+  };
 }
 
 export function homeOpened(deps: Deps) {

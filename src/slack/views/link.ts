@@ -13,6 +13,7 @@ import { showApprovals } from '../commands/approvals.js';
 import { startCollection } from '../commands/collect.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
+import { publishHome } from '../events/home.js';
 
 type Field = (typeof LINK_FIELDS)[keyof typeof LINK_FIELDS];
 
@@ -63,6 +64,7 @@ export function linkSubmission(deps: Deps) {
         deps.logger.info({ user: who.userId, team: who.teamId, commands, source: token !== '' ? 'pasted' : 'login' }, 'account linked');
         await update(linkDone(commands, checked));
         await replay(deps, who, metadata);
+        if (metadata.home) await publishHome(deps, client, who, 1);
       } catch (error) {
         deps.logger.info(
           { user: who.userId, kind: isServiceError(error) ? error.kind : 'internal', error: isServiceError(error) ? undefined : error },
@@ -100,9 +102,9 @@ function problemOf(error: unknown): string {
 /** The modal's metadata, re-validated: it travelled through Slack and comes back as the user's input. */
 function readMetadata(text: string | undefined): LinkMetadata | undefined {
   try {
-    const parsed = JSON.parse(text ?? '') as { command?: unknown; replay?: unknown; responseUrl?: unknown };
+    const parsed = JSON.parse(text ?? '') as { command?: unknown; replay?: unknown; responseUrl?: unknown; home?: unknown };
     if (!(SERVICE_COMMANDS as readonly unknown[]).includes(parsed.command)) return undefined;
-    const metadata: LinkMetadata = { command: parsed.command as ServiceCommandName };
+    const metadata: LinkMetadata = { command: parsed.command as ServiceCommandName, ...(parsed.home === true ? { home: true } : {}) };
     const replayed = parsed.replay === undefined ? undefined : decodeReplay(parsed.replay);
     if (replayed && typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)) {
       metadata.replay = replayed;

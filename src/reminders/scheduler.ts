@@ -1,0 +1,251 @@
+/**
+ * The reminder scheduler: every instance runs one; the store's leases make sure each digest is
+ * taken by one of them. A digest is fetched with the user's own token, sent as a DM, and the
+ * reminder moved to its next occurrence. Crashing before the DM is handed to Slack means another
+ * instance takes it over when the lease runs out; after that point it is never sent twice.
+ */
+
+import { parseDateInput, todayIn } from '../commands/dates.js';
+import type { Logger } from '../logger.js';
+import { encodePageState } from '../render/approvals.js';
+import type { Message } from '../render/blocks.js';
+import { renderDigest, renderReminderRelink } from '../render/reminders.js';
+import { isServiceError, type ServiceClient } from '../service/index.js';
+import type { ReminderPlanner } from '../slack/deps.js';
+import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
+import { nextOccurrence, spreadDelayMs } from './schedule.js';
+
+export interface SchedulerOptions {
+  store: Store;
+  service: ServiceClient;
+  logger: Logger;
+  now: () => Date;
+  timeZones: { lookup(userId: string): Promise<string | undefined> };
+  /** Sends a DM; rate limits (429 Retry-After) are the sender's to honour. */
+  sendDirectMessage(userId: string, message: Message): Promise<void>;
+  /** This instance's name in leases. */
+  owner: string;
+  windowDays: number;
+  urlTemplate?: string | undefined;
+  /** How often the store is asked for due reminders. */
+  tickMs?: number;
+  /** Each user's digest comes at a fixed delay within this, so that 09:00 is not one burst at the service. */
+  spreadMs?: number;
+  /** How long a taken reminder is held before another instance may take it over. */
+  leaseMs?: number;
+  /** After a failure that may pass (the service down), try again this much later… */
+  retryMs?: number;
+  /** …until the digest is this late, then skip to the next occurrence: a 09:00 digest at 17:00 helps no one. */
+  giveUpAfterMs?: number;
+  /** Service calls in flight at once from this instance. */
+  concurrency?: number;
+  /** Reminders taken per store call. */
+  batch?: number;
+}
+
+export interface TickReport {
+  taken: number;
+  sent: number;
+  quiet: number;
+  relinkAsked: number;
+  retried: number;
+  skipped: number;
+  failed: number;
+}
+
+/** How many approvals one digest looks at: one call, soonest due first. */
+export const DIGEST_FETCH = 100;
+
+export class ReminderScheduler implements ReminderPlanner {
+  readonly #o: Required<Omit<SchedulerOptions, 'urlTemplate'>> & { urlTemplate: string | undefined };
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<TickReport> | undefined;
+  #stopped = false;
+
+  constructor(options: SchedulerOptions) {
+    this.#o = {
+      tickMs: 30_000,
+      spreadMs: 5 * 60_000,
+      leaseMs: 5 * 60_000,
+      retryMs: 10 * 60_000,
+      giveUpAfterMs: 4 * 3_600_000,
+      concurrency: 4,
+      batch: 50,
+      urlTemplate: undefined,
+      ...options,
+    };
+  }
+
+  get windowDays(): number {
+    return this.#o.windowDays;
+  }
+
+  /** When a reminder set now would first fire, and when this instance would take it up. */
+  plan(who: Principal, schedule: Parameters<typeof nextOccurrence>[0], after: Date): { nextAt: Date; dueAt: Date } {
+    const nextAt = nextOccurrence(schedule, after);
+    return { nextAt, dueAt: new Date(nextAt.getTime() + spreadDelayMs(`${who.teamId}:${who.userId}`, this.#o.spreadMs)) };
+  }
+
+  start(): void {
+    if (this.#timer !== undefined) return;
+    this.#timer = setInterval(() => {
+      if (this.#running === undefined) void this.tick();
+    }, this.#o.tickMs);
+    // The scheduler alone never keeps the process alive.
+    this.#timer.unref();
+    // Reminders that came due while no instance ran are taken at once.
+    void this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#running?.catch(() => undefined);
+  }
+
+  /** Takes every reminder that is due and handles it. Ticks do not overlap: a second call waits for the first. */
+  async tick(): Promise<TickReport> {
+    while (this.#running !== undefined) await this.#running.catch(() => undefined);
+    this.#running = this.#tick().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #tick(): Promise<TickReport> {
+    const report: TickReport = { taken: 0, sent: 0, quiet: 0, relinkAsked: 0, retried: 0, skipped: 0, failed: 0 };
+    // Bounded per tick, so that one tick cannot run for ever when the clock jumps.
+    for (let round = 0; round < 20 && !this.#stopped; round++) {
+      const now = this.#o.now();
+      let taken: Reminder[];
+      try {
+        taken = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), this.#o.batch);
+      } catch (error) {
+        this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
+        report.failed++;
+        break;
+      }
+      report.taken += taken.length;
+      const queue = [...taken];
+      const worker = async () => {
+        for (let r = queue.shift(); r !== undefined; r = queue.shift()) {
+          const outcome = await this.#handle(r).catch((error: unknown) => {
+            this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
+            return 'failed' as const;
+          });
+          report[outcome]++;
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(this.#o.concurrency, taken.length) }, worker));
+      if (taken.length < this.#o.batch) break;
+    }
+    if (report.taken > 0) this.#o.logger.info({ ...report }, 'reminders handled');
+    return report;
+  }
+
+  async #handle(r: Reminder): Promise<Exclude<keyof TickReport, 'taken'>> {
+    const { store, logger } = this.#o;
+    const now = this.#o.now();
+    const who: Principal = { teamId: r.teamId, userId: r.userId };
+    // The zone is read again each time: someone who travels gets 09:00 where they are.
+    const timeZone = (await this.#o.timeZones.lookup(r.userId)) ?? r.timeZone;
+    const schedule = { days: r.days, minuteOfDay: r.minuteOfDay, timeZone };
+    const onward = (pausedAt?: Date | null): ReminderRelease => ({
+      ...this.plan(who, schedule, new Date(Math.max(now.getTime(), r.nextAt.getTime()))),
+      timeZone,
+      ...(pausedAt === undefined ? {} : { pausedAt }),
+    });
+    const release = (next: ReminderRelease) => store.releaseReminder(who, this.#o.owner, r.nextAt, next);
+
+    if (r.sentFor?.getTime() === r.nextAt.getTime()) {
+      // Sent by a taker that died before moving it on.
+      await release(onward());
+      return 'skipped';
+    }
+    if (now.getTime() - r.nextAt.getTime() > this.#o.giveUpAfterMs) {
+      logger.warn({ user: r.userId, due: r.nextAt.toISOString() }, 'reminder skipped: too late to be useful');
+      await release(onward());
+      return 'skipped';
+    }
+
+    const linked = await store.getToken(who, 'findApprovals');
+    const relinkedSincePause = linked !== undefined && (r.pausedAt === undefined || linked.linkedAt > r.pausedAt);
+    if (!relinkedSincePause) {
+      if (r.pausedAt !== undefined) {
+        await release(onward());
+        return 'quiet';
+      }
+      return this.#askToRelink(r, who, 'not-linked', () => release(onward(now)));
+    }
+
+    const today = todayIn(timeZone, now);
+    const dueBefore = parseDateInput(`${this.#o.windowDays}d`, today);
+    const query = {
+      state: 'pending' as const,
+      sort: 'asc' as const,
+      'page-size': DIGEST_FETCH,
+      ...(dueBefore.ok ? { 'due-before': dueBefore.value } : {}),
+    };
+    let approvals: Awaited<ReturnType<ServiceClient['findApprovals']>>['approvals'];
+    try {
+      approvals = (await this.#o.service.findApprovals(query, linked.token)).approvals;
+      await store.recordOutcome(who, 'findApprovals', 'ok', now);
+    } catch (error) {
+      if (isServiceError(error) && error.kind === 'invalid-token') {
+        await store.recordOutcome(who, 'findApprovals', 'rejected', now);
+        return this.#askToRelink(r, who, 'expired', () => release(onward(now)));
+      }
+      if (isServiceError(error) && (error.kind === 'service-unavailable' || error.kind === 'unexpected-response')) {
+        logger.warn({ user: r.userId, kind: error.kind, error: error.message }, 'reminder: service not answering; will try again');
+        await release({ nextAt: r.nextAt, dueAt: new Date(now.getTime() + this.#o.retryMs), timeZone });
+        return 'retried';
+      }
+      logger.error({ user: r.userId, error: (error as Error).message }, 'reminder: the service refused the digest query');
+      await release(onward());
+      return 'failed';
+    }
+
+    const fullList = encodePageState({ u: r.userId, q: { ...query, 'page-size': 10 } });
+    const digest = renderDigest({
+      approvals,
+      more: approvals.length >= DIGEST_FETCH,
+      today,
+      windowDays: this.#o.windowDays,
+      schedule,
+      urlTemplate: this.#o.urlTemplate,
+      fullList,
+    });
+    const resume = r.pausedAt !== undefined ? null : undefined;
+    if (digest === undefined) {
+      await release(onward(resume));
+      return 'quiet';
+    }
+    const sent = await this.#send(r, who, digest);
+    await release(onward(resume));
+    return sent;
+  }
+
+  async #askToRelink(
+    r: Reminder,
+    who: Principal,
+    reason: 'expired' | 'not-linked',
+    pause: () => Promise<boolean>,
+  ): Promise<'relinkAsked' | 'skipped' | 'failed'> {
+    const outcome = await this.#send(r, who, renderReminderRelink(reason));
+    await pause();
+    return outcome === 'sent' ? 'relinkAsked' : outcome;
+  }
+
+  /** Marks the digest as sent, then hands it to Slack: at most once, whatever happens after. */
+  async #send(r: Reminder, who: Principal, message: Message): Promise<'sent' | 'skipped' | 'failed'> {
+    if (!(await this.#o.store.markReminderSending(who, this.#o.owner, r.nextAt))) return 'skipped';
+    try {
+      await this.#o.sendDirectMessage(r.userId, message);
+      return 'sent';
+    } catch (error) {
+      this.#o.logger.error({ user: r.userId, error: (error as Error).message }, 'reminder: Slack did not take the DM');
+      return 'failed';
+    }
+  }
+}

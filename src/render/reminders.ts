@@ -1,0 +1,173 @@
+/**
+ * Reminders for people: the answers to `/approvals remind …`, and the digest a reminder sends
+ * (overdue first, then due today, then due within the window), within Slack's limits. Pure.
+ */
+
+import type { KnownBlock } from '@slack/types';
+import type { CalendarDay } from '../commands/dates.js';
+import type { ReminderSchedule } from '../reminders/schedule.js';
+import { formatMinuteOfDay } from '../reminders/schedule.js';
+import type { Approval } from '../service/index.js';
+import { approvalSection } from './approvals.js';
+import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';
+import { dueRelative } from './dates.js';
+import { RELINK_ACTION } from './link.js';
+
+export const DIGEST_ACTIONS = { fullList: 'digest:full-list' } as const;
+/** Entries a digest shows before "and N more": enough to act on, short enough to read on a phone. */
+export const DIGEST_MAX_ENTRIES = 15;
+
+const whenFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** "Mon 23 Nov, 09:00" in the user's zone. */
+export function formatInZone(instant: Date, timeZone: string): string {
+  let f = whenFormatters.get(timeZone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-GB', {
+      timeZone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    if (whenFormatters.size < 1000) whenFormatters.set(timeZone, f);
+  }
+  return f.format(instant).replace(/,? (\d{2}:\d{2})$/, ', $1');
+}
+
+export function describeSchedule(s: Pick<ReminderSchedule, 'days' | 'minuteOfDay' | 'timeZone'>): string {
+  return `${s.days === 'weekdays' ? 'every weekday' : 'every day'} at ${formatMinuteOfDay(s.minuteOfDay)} (${s.timeZone})`;
+}
+
+function message(text: string, note?: string): Message {
+  const blocks: KnownBlock[] = [section(text)];
+  if (note) blocks.push(context(note));
+  return { text: fallback(text.replace(/[*_`]/g, '')), blocks };
+}
+
+export interface ReminderSetInput {
+  schedule: ReminderSchedule;
+  nextAt: Date;
+  windowDays: number;
+  /** Slack did not say the user's zone: UTC was used. */
+  zoneGuessed: boolean;
+  /** The user has no working findApprovals link yet. */
+  notLinked: boolean;
+}
+
+export function renderReminderSet(input: ReminderSetInput): Message {
+  const lines = [
+    `:alarm_clock: I'll send you a digest ${describeSchedule(input.schedule)} when approvals are overdue or due within ${input.windowDays} day${input.windowDays === 1 ? '' : 's'}. On days when nothing is due, I stay quiet.`,
+    `Next: *${formatInZone(input.nextAt, input.schedule.timeZone)}*.`,
+  ];
+  if (input.zoneGuessed) lines.push(':warning: Slack did not tell me your time zone, so times are in UTC.');
+  if (input.notLinked)
+    lines.push(':link: Your account is not linked yet: type `/approvals login` so that the digest can see your approvals.');
+  return message(lines.join('\n'), 'Change it with `/approvals remind weekdays 08:30`; stop with `/approvals remind off`.');
+}
+
+export function renderReminderShow(
+  reminder: (ReminderSchedule & { nextAt: Date; paused: boolean }) | undefined,
+  windowDays: number,
+): Message {
+  if (reminder === undefined) {
+    return message(
+      'You have no reminder. `/approvals remind daily 09:00` sends you a digest each morning of approvals that are overdue or due soon.',
+    );
+  }
+  const lines = [
+    `:alarm_clock: Your digest comes ${describeSchedule(reminder)}, listing approvals overdue or due within ${windowDays} day${windowDays === 1 ? '' : 's'}.`,
+    reminder.paused
+      ? ':pause_button: Paused until you link your account again (`/approvals login`).'
+      : `Next: *${formatInZone(reminder.nextAt, reminder.timeZone)}*.`,
+  ];
+  return message(lines.join('\n'), 'Stop it with `/approvals remind off`.');
+}
+
+export function renderReminderOff(had: boolean): Message {
+  return message(had ? 'Done: no more reminders. `/approvals remind daily 09:00` starts them again.' : 'You had no reminder to stop.');
+}
+
+export interface DigestInput {
+  /** Pending approvals, soonest due first. */
+  approvals: readonly Approval[];
+  /** The service may hold more than were fetched. */
+  more: boolean;
+  today: CalendarDay;
+  windowDays: number;
+  schedule: ReminderSchedule;
+  urlTemplate?: string | undefined;
+  /** Value for the "Open the full list" button, when it fits in one. */
+  fullList: string | undefined;
+}
+
+type Group = 'overdue' | 'today' | 'soon';
+
+/** Which group a pending approval falls in, or undefined when it is not due within the window (or its date is unreadable). */
+export function digestGroup(approval: Approval, today: CalendarDay, windowDays: number): Group | undefined {
+  const rel = dueRelative(approval.dueDate, today);
+  if (rel === undefined) return undefined;
+  if (rel.overdue) return 'overdue';
+  if (rel.text === 'due today') return 'today';
+  const days = rel.text === 'due tomorrow' ? 1 : Number(/due in (\d+) days/.exec(rel.text)?.[1] ?? Number.POSITIVE_INFINITY);
+  return days <= windowDays ? 'soon' : undefined;
+}
+
+/** The digest, or undefined when nothing is due: then no message is sent at all. */
+export function renderDigest(input: DigestInput): Message | undefined {
+  const groups: Record<Group, Approval[]> = { overdue: [], today: [], soon: [] };
+  for (const a of input.approvals) {
+    const g = digestGroup(a, input.today, input.windowDays);
+    if (g) groups[g].push(a);
+  }
+  const total = groups.overdue.length + groups.today.length + groups.soon.length;
+  if (total === 0) return undefined;
+  const plus = input.more ? '+' : '';
+  const titles: Record<Group, string> = {
+    overdue: ':red_circle: *Overdue*',
+    today: ':large_orange_circle: *Due today*',
+    soon: `:large_blue_circle: *Due in the next ${input.windowDays} day${input.windowDays === 1 ? '' : 's'}*`,
+  };
+  const blocks: KnownBlock[] = [
+    header(`${total}${plus} approval${total === 1 && !input.more ? '' : 's'} need${total === 1 && !input.more ? 's' : ''} you`),
+    context(
+      `${groups.overdue.length} overdue · ${groups.today.length} due today · ${groups.soon.length} due soon · your reminder ${describeSchedule(input.schedule)}`,
+    ),
+  ];
+  let shown = 0;
+  for (const g of ['overdue', 'today', 'soon'] as const) {
+    if (groups[g].length === 0 || shown >= DIGEST_MAX_ENTRIES) continue;
+    blocks.push(section(`${titles[g]} (${groups[g].length})`));
+    for (const a of groups[g].slice(0, DIGEST_MAX_ENTRIES - shown)) {
+      blocks.push(approvalSection(a, input.today, input.urlTemplate));
+      shown++;
+    }
+  }
+  if (shown < total || input.more) blocks.push(context(`…and ${total - shown}${plus} more.`));
+  if (input.fullList) {
+    blocks.push(
+      actions('digest:actions', [button({ actionId: DIGEST_ACTIONS.fullList, text: 'Open the full list', value: input.fullList })]),
+    );
+  }
+  blocks.push(context('`/approvals remind off` stops these; `/approvals remind weekdays 08:30` changes when they come.'));
+  const summary = `${total}${plus} approvals need you: ${groups.overdue.length} overdue, ${groups.today.length} due today, ${groups.soon.length} due soon`;
+  return { text: fallback(summary), blocks };
+}
+
+/** Sent once when a reminder finds the token refused or missing; then silence until the user links again. */
+export function renderReminderRelink(reason: 'expired' | 'not-linked'): Message {
+  const text =
+    reason === 'expired'
+      ? ':hourglass: Your approvals reminder could not run: the Command Service no longer accepts your token (tokens expire after a while). Link again and reminders carry on; until then I will not send more.'
+      : ':link: Your approvals reminder could not run: your account is not linked to the Command Service. Link it and reminders carry on; until then I will not send more.';
+  return {
+    text: fallback(text.replace(/:[a-z_]+: /, '')),
+    blocks: [
+      section(text),
+      actions('reminder:relink', [button({ actionId: RELINK_ACTION, text: 'Link again', value: '{}', style: 'primary' })]),
+      context(`Or stop reminders with ${code('/approvals remind off')}.`),
+    ],
+  };
+}
