@@ -62,7 +62,7 @@ export function parseRemind(words: readonly Word[]): RemindCommand | Invalid {
     days = first;
     timeText = second;
     if (rest.length > 0) return invalid(`“${rest.join(' ')}” is more than a reminder needs.`, EXAMPLE);
-  } else if (parseClockTime(first) !== undefined) {
+  } else if (/^\d/.test(first)) {
     timeText = first;
     if (second !== undefined) return invalid(`“${second}” is more than a reminder needs: the days go before the time.`, EXAMPLE);
   } else {

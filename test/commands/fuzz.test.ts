@@ -24,6 +24,13 @@ const piece = fc.oneof(
     'help',
     'login',
     'whoami',
+    'remind',
+    'daily',
+    'weekdays',
+    'off',
+    '9am',
+    '09:30',
+    '25:00',
   ),
   fc.constantFrom(
     ':',
@@ -61,8 +68,11 @@ describe('grammar properties', () => {
     fc.assert(
       fc.property(text, (input) => {
         const r = parseApprovalsCommand(input, TODAY);
-        expect(['help', 'login', 'logout', 'whoami', 'query', 'invalid']).toContain(r.kind);
+        expect(['help', 'login', 'logout', 'whoami', 'query', 'remind', 'invalid']).toContain(r.kind);
         if (r.kind === 'query') expect(approvalQuerySchema.safeParse(r.query).success).toBe(true);
+        if (r.kind === 'remind' && r.action === 'set') {
+          expect(Number.isInteger(r.minuteOfDay) && r.minuteOfDay >= 0 && r.minuteOfDay < 1440).toBe(true);
+        }
         if (r.kind === 'invalid') {
           expect(r.problem.length).toBeGreaterThan(0);
           expect(r.example.startsWith('/approvals')).toBe(true);

@@ -109,7 +109,7 @@ describe('renderHome', () => {
     const text = JSON.stringify(view);
     expect(text).toContain('every weekday at 08:30 (Europe/London)');
     const unlink = view.blocks
-      .flatMap((b) => (b.type === 'actions' ? b.elements : []))
+      .flatMap((b) => (b.type === 'actions' ? (b as { elements: unknown[] }).elements : []))
       .find((e) => (e as { action_id?: string }).action_id === 'home:unlink') as { confirm?: { title: { text: string } }; style?: string };
     expect(unlink.style).toBe('danger');
     expect(unlink.confirm?.title.text).toBe('Unlink your account?');

@@ -251,5 +251,90 @@ for (const [name, backend] of Object.entries(backends)) {
       expect(await stores[0]?.claimConfirmation('nope', 'UOPS', at)).toEqual({ status: 'not-found' });
       for (const s of stores) await s.close();
     });
+
+    const reminder = (userId: string, dueAt: Date) => ({
+      teamId: 'T1',
+      userId,
+      days: 'weekdays' as const,
+      minuteOfDay: 540,
+      timeZone: 'Europe/London',
+      nextAt: dueAt,
+      dueAt,
+    });
+
+    it('keeps reminders: set, replace, read, pause, delete', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      expect(await store.getReminder(ADA)).toBeUndefined();
+      await store.setReminder(reminder('UADA', at));
+      await store.setReminder({ ...reminder('UADA', at), days: 'daily', minuteOfDay: 600 });
+      expect(await store.getReminder(ADA)).toEqual({
+        ...reminder('UADA', at),
+        days: 'daily',
+        minuteOfDay: 600,
+        pausedAt: undefined,
+        sentFor: undefined,
+      });
+      await store.pauseReminder(ADA, at);
+      // Changing the schedule does not lift a pause: only linking again does.
+      await store.setReminder(reminder('UADA', at));
+      expect((await store.getReminder(ADA))?.pausedAt).toEqual(at);
+      expect(await store.getReminder({ teamId: 'T2', userId: 'UADA' })).toBeUndefined();
+      expect(await store.deleteReminder(ADA)).toBe(true);
+      expect(await store.deleteReminder(ADA)).toBe(false);
+      await store.close();
+    });
+
+    it('leases each due reminder to one taker of many, on two instances, and again once a lease runs out', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      for (let i = 0; i < 30; i++) await stores[0].setReminder(reminder(`U${i}`, new Date(at.getTime() - i * 1000)));
+      await stores[0].setReminder(reminder('ULATER', new Date(at.getTime() + 60_000)));
+      const lease = new Date(at.getTime() + 300_000);
+      const takes = await Promise.all(Array.from({ length: 6 }, (_, i) => stores[i % 2].claimDueReminders(at, `owner-${i}`, lease, 7)));
+      const taken = takes.flat().map((r) => r.userId);
+      expect(taken).toHaveLength(30);
+      expect(new Set(taken).size).toBe(30);
+      expect(taken).not.toContain('ULATER');
+      // While the leases hold, only what has come due since; everything again once they run out.
+      const meanwhile = await stores[1].claimDueReminders(new Date(at.getTime() + 299_000), 'late', lease, 100);
+      expect(meanwhile.map((r) => r.userId)).toEqual(['ULATER']);
+      const again = await stores[1].claimDueReminders(new Date(at.getTime() + 300_000), 'late', new Date(at.getTime() + 600_000), 100);
+      expect(again.map((r) => r.userId).sort()).toContain('ULATER');
+      expect(again).toHaveLength(31);
+      for (const s of stores) await s.close();
+    });
+
+    it('sends each occurrence once: only the lease holder may mark it, once, and only it may move it on', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setReminder(reminder('UADA', at));
+      const [taken] = await store.claimDueReminders(at, 'a', new Date(at.getTime() + 1000), 10);
+      expect(taken?.userId).toBe('UADA');
+      expect(await store.markReminderSending(ADA, 'b', at)).toBe(false);
+      expect(await store.markReminderSending(ADA, 'a', at)).toBe(true);
+      expect(await store.markReminderSending(ADA, 'a', at)).toBe(false);
+      // A taker after the lease ran out sees that it was sent.
+      const [retaken] = await store.claimDueReminders(new Date(at.getTime() + 2000), 'b', new Date(at.getTime() + 9000), 10);
+      expect(retaken?.sentFor).toEqual(at);
+      expect(await store.markReminderSending(ADA, 'b', at)).toBe(false);
+      const tomorrow = new Date(at.getTime() + 86_400_000);
+      const next = { nextAt: tomorrow, dueAt: tomorrow, timeZone: 'Europe/Paris' };
+      expect(await store.releaseReminder(ADA, 'a', at, next)).toBe(false);
+      expect(await store.releaseReminder(ADA, 'b', at, { ...next, pausedAt: at })).toBe(true);
+      expect(await store.getReminder(ADA)).toMatchObject({ nextAt: tomorrow, timeZone: 'Europe/Paris', pausedAt: at });
+      expect(await store.claimDueReminders(new Date(at.getTime() + 10_000), 'c', tomorrow, 10)).toHaveLength(0);
+      // A change by the user while a digest is being made wins over the taker's release.
+      const [third] = await store.claimDueReminders(tomorrow, 'c', new Date(tomorrow.getTime() + 1000), 10);
+      expect(third?.pausedAt).toEqual(at);
+      await store.setReminder(reminder('UADA', new Date(tomorrow.getTime() + 5000)));
+      expect(await store.releaseReminder(ADA, 'c', tomorrow, { ...next, pausedAt: null })).toBe(false);
+      expect((await store.getReminder(ADA))?.nextAt).toEqual(new Date(tomorrow.getTime() + 5000));
+      // null lifts the pause.
+      const [fourth] = await store.claimDueReminders(new Date(tomorrow.getTime() + 5000), 'd', new Date(tomorrow.getTime() + 9000), 10);
+      expect(await store.releaseReminder(ADA, 'd', fourth?.nextAt ?? at, { ...next, pausedAt: null })).toBe(true);
+      expect((await store.getReminder(ADA))?.pausedAt).toBeUndefined();
+      await store.close();
+    });
   });
 }
