@@ -41,10 +41,15 @@ export function describeSchedule(s: Pick<ReminderSchedule, 'days' | 'minuteOfDay
   return `${s.days === 'weekdays' ? 'every weekday' : 'every day'} at ${formatMinuteOfDay(s.minuteOfDay)} (${s.timeZone})`;
 }
 
+/** The notification text: no emoji codes or markup, but underscores kept (America/New_York). */
+function plain(mrkdwn: string): string {
+  return fallback(mrkdwn.replace(/:[a-z0-9_+-]+:\s*/g, '').replace(/[*`]/g, ''));
+}
+
 function message(text: string, note?: string): Message {
   const blocks: KnownBlock[] = [section(text)];
   if (note) blocks.push(context(note));
-  return { text: fallback(text.replace(/[*_`]/g, '')), blocks };
+  return { text: plain(text), blocks };
 }
 
 export interface ReminderSetInput {
@@ -163,7 +168,7 @@ export function renderReminderRelink(reason: 'expired' | 'not-linked'): Message 
       ? ':hourglass: Your approvals reminder could not run: the Command Service no longer accepts your token (tokens expire after a while). Link again and reminders carry on; until then I will not send more.'
       : ':link: Your approvals reminder could not run: your account is not linked to the Command Service. Link it and reminders carry on; until then I will not send more.';
   return {
-    text: fallback(text.replace(/:[a-z_]+: /, '')),
+    text: plain(text),
     blocks: [
       section(text),
       actions('reminder:relink', [button({ actionId: RELINK_ACTION, text: 'Link again', value: '{}', style: 'primary' })]),

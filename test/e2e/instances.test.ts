@@ -12,11 +12,14 @@ import { type ReferenceService, startReferenceService } from '../../src/referenc
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
 import { Secret } from '../../src/secret.js';
+import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
 
 const available = await postgresAvailable('two-instance tests');
+// The apps' clock, for reminders; the reference service keeps real time (its tokens last a day).
+const clock = new TestClock(new Date());
 let slack: FakeSlack;
 let service: ReferenceService;
 let schema: Awaited<ReturnType<typeof freshSchema>>;
@@ -37,7 +40,15 @@ beforeAll(async () => {
     PORT: '0',
   });
   for (let i = 0; i < 2; i++)
-    apps.push(await startCountersign(config, { logger: createLogger({ level: 'error', write: () => {} }), host: '127.0.0.1' }));
+    apps.push(
+      await startCountersign(config, {
+        logger: createLogger({ level: 'error', write: () => {} }),
+        host: '127.0.0.1',
+        now: clock.now,
+        reminders: { spreadMs: 60_000 },
+        startScheduler: false,
+      }),
+    );
   const approver = service.demoTokens.find((t) => t.label === 'approver+ops')?.token ?? '';
   await apps[0]?.deps.store.setToken(
     { teamId: TEAM, userId: 'UGRACE' },
@@ -105,6 +116,34 @@ describe.skipIf(!available)('two instances on one PostgreSQL', () => {
     const all = clicks.flatMap((r) => slack.responses(r.id));
     expect(all.filter((r) => r.response_type === 'in_channel')).toHaveLength(1);
     expect(service.calls.get('collectEntitlements') ?? 0).toBe(before + 1);
+  });
+
+  it('send each reminder digest once a day, with both schedulers ticking at once', async () => {
+    const [a, b] = apps as [Running, Running];
+    const users = Array.from({ length: 24 }, (_, i) => `UREM${String(i).padStart(2, '0')}`);
+    const token = new Secret(service.demoTokens.find((t) => t.label === 'approver')?.token ?? '');
+    for (const [i, userId] of users.entries()) {
+      const who = { teamId: TEAM, userId };
+      await a.deps.store.setToken(who, ['findApprovals'], token, 'admin', clock.now());
+      // Half set on each instance; all at the same minute, as a team would.
+      const app = i % 2 === 0 ? a : b;
+      const schedule = { days: 'daily' as const, minuteOfDay: 9 * 60, timeZone: 'UTC' };
+      await app.deps.store.setReminder({ ...who, ...schedule, ...app.deps.reminders.plan(who, schedule, clock.now()) });
+    }
+    const digests = () => slack.posted().filter((p) => p.channel.startsWith('UREM'));
+    for (let day = 1; day <= 2; day++) {
+      // Past 09:00 and the minute of spread: every digest is due.
+      const nine = new Date(clock.now());
+      nine.setUTCHours(9, 1, 30, 0);
+      if (nine <= clock.now()) nine.setUTCDate(nine.getUTCDate() + 1);
+      clock.advance(nine.getTime() - clock.now().getTime());
+      const reports = await Promise.all([a.reminders.tick(), b.reminders.tick(), a.reminders.tick(), b.reminders.tick()]);
+      expect(reports.reduce((n, r) => n + r.taken, 0)).toBe(users.length);
+      expect(digests()).toHaveLength(users.length * day);
+      expect(new Set(digests().map((d) => `${d.channel}/${day}`)).size).toBe(users.length);
+    }
+    // Per user: exactly two, one each day.
+    for (const userId of users) expect(digests().filter((d) => d.channel === userId)).toHaveLength(2);
   });
 
   it('turn a page asked of one instance on the other', async () => {

@@ -26,6 +26,10 @@ export interface FakeSlack {
   responses(id: string): ResponseBody[];
   waitForResponses(id: string, count: number, timeoutMs?: number): Promise<ResponseBody[]>;
   timeZones: Map<string, string>;
+  /** The next `times` calls of a Web API method answer 429 with this Retry-After (seconds), as Slack's rate limiter does. */
+  rateLimit(method: string, retryAfterSeconds: number, times?: number): void;
+  /** The DMs and channel messages the app posted with chat.postMessage. */
+  posted(): Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }>;
   close(): Promise<void>;
 }
 
@@ -34,6 +38,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const apiCalls: Array<{ method: string; body: string }> = [];
   const events = new EventEmitter();
   const timeZones = new Map<string, string>();
+  const limits = new Map<string, { retryAfter: number; times: number }>();
+  const posts: Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }> = [];
   let next = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -56,6 +62,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const method = api[1] as string;
         apiCalls.push({ method, body });
         const params = new URLSearchParams(body);
+        const limit = limits.get(method);
+        if (limit && limit.times > 0) {
+          limit.times--;
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(limit.retryAfter) });
+          return res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        }
+        if (method === 'chat.postMessage') {
+          posts.push({
+            channel: params.get('channel') ?? '',
+            text: params.get('text') ?? '',
+            blocks: JSON.parse(params.get('blocks') ?? '[]') as Array<Record<string, unknown>>,
+            at: Date.now(),
+          });
+        }
         const answer: Record<string, unknown> =
           method === 'auth.test'
             ? {
@@ -71,7 +91,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               ? { ok: true, user: { id: params.get('user'), tz: timeZones.get(params.get('user') ?? '') ?? 'UTC' } }
               : method === 'views.open' || method === 'views.update'
                 ? { ok: true, view: { id: params.get('view_id') ?? `V${apiCalls.length}` } }
-                : { ok: true };
+                : method === 'chat.postMessage'
+                  ? { ok: true, channel: params.get('channel'), ts: `${Date.now() / 1000}` }
+                  : { ok: true };
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify(answer));
       }
@@ -87,6 +109,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     apiUrl: `${url}/api/`,
     apiCalls,
     timeZones,
+    rateLimit(method, retryAfter, times = 1) {
+      limits.set(method, { retryAfter, times });
+    },
+    posted: () => posts,
     responseUrl() {
       next++;
       const id = `r${next}`;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { type Running, startCountersign } from '../../src/main.js';
+import { type Overrides, type Running, startCountersign } from '../../src/main.js';
 import { signSlackRequest } from '../../src/playground/sign.js';
 import { type ReferenceService, type ReferenceServiceOptions, startReferenceService } from '../../src/reference-service/server.js';
 import { Secret } from '../../src/secret.js';
@@ -60,6 +60,13 @@ export interface HarnessOptions {
   serviceUrl?: string;
   reference?: ReferenceServiceOptions;
   serviceTimeouts?: Partial<ServiceTimeouts>;
+  /** Further configuration variables (APPROVAL_URL_TEMPLATE, REMIND_WINDOW, DATABASE_URL…). */
+  env?: Record<string, string>;
+  /** The app's clock (the reference service keeps its own unless options.reference says). */
+  now?: () => Date;
+  reminders?: Overrides['reminders'];
+  /** False: reminders run only when the test calls app.reminders.tick(). */
+  startScheduler?: boolean;
 }
 
 /** Signs as Slack does: the same code the playground signs with. */
@@ -80,11 +87,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}`,
     PORT: '0',
     LOG_LEVEL: 'debug',
+    ...options.env,
   });
   const app = await startCountersign(config, {
     logger,
     host: '127.0.0.1',
     ...(options.serviceTimeouts ? { serviceTimeouts: options.serviceTimeouts } : {}),
+    ...(options.now ? { now: options.now } : {}),
+    ...(options.reminders ? { reminders: options.reminders } : {}),
+    ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
   });
   const url = `http://127.0.0.1:${app.port}`;
 

@@ -291,7 +291,9 @@ for (const [name, backend] of Object.entries(backends)) {
       for (let i = 0; i < 30; i++) await stores[0].setReminder(reminder(`U${i}`, new Date(at.getTime() - i * 1000)));
       await stores[0].setReminder(reminder('ULATER', new Date(at.getTime() + 60_000)));
       const lease = new Date(at.getTime() + 300_000);
-      const takes = await Promise.all(Array.from({ length: 6 }, (_, i) => stores[i % 2].claimDueReminders(at, `owner-${i}`, lease, 7)));
+      const takes = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => (stores[i % 2] as Store).claimDueReminders(at, `owner-${i}`, lease, 7)),
+      );
       const taken = takes.flat().map((r) => r.userId);
       expect(taken).toHaveLength(30);
       expect(new Set(taken).size).toBe(30);
