@@ -17,6 +17,7 @@ describe('manifest.yml', () => {
       expect(c.description.length).toBeLessThanOrEqual(100);
       for (const word of ['help', 'login', 'logout', 'whoami']) expect(c.usage_hint).toContain(word);
     }
+    expect(commands[0]?.usage_hint).toContain('remind');
     expect(APPROVALS_USAGE).toContain('help | login | logout');
     expect(COLLECT_USAGE).toContain('help | login | logout');
   });
@@ -26,6 +27,9 @@ describe('manifest.yml', () => {
     expect(new URL(manifest.settings.event_subscriptions.request_url).pathname).toBe('/slack/events');
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
     expect(manifest.features.app_home.home_tab_enabled).toBe(true);
+    // Reminder digests are DMs: the Messages tab must exist, read-only.
+    expect(manifest.features.app_home.messages_tab_enabled).toBe(true);
+    expect(manifest.features.app_home.messages_tab_read_only_enabled).toBe(true);
     expect(manifest.oauth_config.scopes.bot).toEqual(expect.arrayContaining(['commands', 'users:read', 'chat:write']));
     expect(manifest.settings.socket_mode_enabled).toBe(false);
     expect(manifest.display_information.long_description.length).toBeGreaterThanOrEqual(175);

@@ -295,7 +295,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         return { ok: true, channel: { id: `D${str('users').split(',')[0]?.slice(1) ?? ''}` } };
       case 'chat.postMessage': {
         const channel = str('channel');
-        const dmTo = channel.startsWith('D') ? options.users.find((u) => `D${u.id.slice(1)}` === channel)?.id : undefined;
+        // A DM is addressed by its D… channel or, as reminders do, by the user's own id.
+        const dmTo = options.users.find((u) => `D${u.id.slice(1)}` === channel || u.id === channel)?.id;
         const m = add({
           channel: options.channel.id,
           author: 'bot',
