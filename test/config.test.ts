@@ -52,6 +52,15 @@ describe('loadConfig', () => {
     expect(config.tokenEncryptionKey?.reveal()).toBe(KEY);
   });
 
+  it('reads the reminder window and the approval URL template', () => {
+    expect(loadConfig({}).remindWindowDays).toBe(3);
+    expect(loadConfig({}).approvalUrlTemplate).toBeUndefined();
+    expect(loadConfig({ REMIND_WINDOW: '7D' }).remindWindowDays).toBe(7);
+    expect(loadConfig({ REMIND_WINDOW: '14' }).remindWindowDays).toBe(14);
+    const template = 'https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}';
+    expect(loadConfig({ APPROVAL_URL_TEMPLATE: template }).approvalUrlTemplate).toBe(template);
+  });
+
   it('keeps secrets out of its own string form', () => {
     expect(JSON.stringify(loadConfig({ ...SLACK, DATABASE_URL: 'postgres://u:pw@h/db' }))).not.toMatch(/xoxb-1111|0123456789abcdef|pw@h/);
   });
@@ -106,6 +115,23 @@ describe('loadConfig', () => {
       /^TOKEN_ENCRYPTION_KEY_PREVIOUS must be the base64 of exactly 32 random bytes/,
     ],
     ['an unknown log level', { LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of debug, info, warn, error\. Example: LOG_LEVEL=info$/],
+    [
+      'an approval URL without the id placeholder',
+      { APPROVAL_URL_TEMPLATE: 'https://igl.example.com/aveksa/main' },
+      /^APPROVAL_URL_TEMPLATE must contain \{WorkItemId\} where the approval's id goes\. Example: APPROVAL_URL_TEMPLATE=https:/,
+    ],
+    [
+      'an approval URL that is not http',
+      { APPROVAL_URL_TEMPLATE: 'javascript:alert({WorkItemId})' },
+      /^APPROVAL_URL_TEMPLATE must be an http\(s\) URL/,
+    ],
+    [
+      'a reminder window of weeks',
+      { REMIND_WINDOW: '2w' },
+      /^REMIND_WINDOW must be a number of days from 1 to 30, like 3d\. Example: REMIND_WINDOW=3d$/,
+    ],
+    ['a reminder window of zero', { REMIND_WINDOW: '0d' }, /^REMIND_WINDOW must be a number of days from 1 to 30/],
+    ['a reminder window too long', { REMIND_WINDOW: '45' }, /^REMIND_WINDOW must be a number of days from 1 to 30/],
   ];
   for (const [name, env, message] of bad) {
     it(`stops on ${name}, naming the variable and showing an example`, () => {

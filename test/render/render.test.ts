@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { decodePageState, encodePageState, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
+import {
+  approvalUrl,
+  decodePageState,
+  encodePageState,
+  OPEN_ACTION,
+  PAGE_ACTIONS,
+  renderApprovalsPage,
+} from '../../src/render/approvals.js';
 import { escapeMrkdwn, LIMITS, truncate } from '../../src/render/blocks.js';
 import { renderCollectConfirmation, renderCollectResult } from '../../src/render/collect.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
@@ -152,6 +159,40 @@ describe('renderApprovalsPage', () => {
     const m = renderApprovalsPage({ query: { ...query, 'page-size': 1 }, approvals: [approval(1)], userId: 'U1', today: TODAY });
     expect(m.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(json(m.blocks)).toContain('too long to carry in a button');
+  });
+});
+
+describe('Open buttons', () => {
+  const template = 'https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}';
+  it('URL-encodes the id into every placeholder, and gives up on a URL too long for a button', () => {
+    expect(approvalUrl(template, '20512:WPDS:1')).toBe('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId=20512%3AWPDS%3A1');
+    expect(approvalUrl('https://x.example/{WorkItemId}/{WorkItemId}', 'a b&c')).toBe('https://x.example/a%20b%26c/a%20b%26c');
+    expect(approvalUrl(undefined, '1')).toBeUndefined();
+    expect(approvalUrl(template, '')).toBeUndefined();
+    expect(approvalUrl(template, 'x'.repeat(LIMITS.buttonUrl))).toBeUndefined();
+  });
+
+  it('puts one on each approval of a page, or links inline when entries are packed', () => {
+    const query = { state: 'pending' as const, 'page-size': 10 };
+    const page = renderApprovalsPage({ query, approvals: [approval(1), approval(2)], userId: 'U1', today: TODAY, urlTemplate: template });
+    const accessories = page.blocks.flatMap((b) =>
+      (b as { accessory?: { action_id: string; url: string } }).accessory
+        ? [(b as { accessory: { action_id: string; url: string } }).accessory]
+        : [],
+    );
+    expect(accessories).toHaveLength(2);
+    expect(accessories.every((a) => a.action_id === OPEN_ACTION && a.url.startsWith('https://igl.example.com/'))).toBe(true);
+    const packed = renderApprovalsPage({
+      query: { ...query, 'page-size': 100 },
+      approvals: Array.from({ length: 100 }, (_, i) => approval(i)),
+      userId: 'U1',
+      today: TODAY,
+      urlTemplate: template,
+    });
+    expect(packed.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
+    expect(json(packed)).toContain('|Open>');
+    expect(json(packed)).toContain('PageID=WorkItem&amp;WorkItemId=');
+    expect(json(renderApprovalsPage({ query, approvals: [approval(1)], userId: 'U1', today: TODAY }))).not.toContain('accessory');
   });
 });
 
