@@ -198,7 +198,14 @@ export async function startLocal(
     port: 0,
     slack: { botToken: new Secret(botToken), signingSecret: new Secret(signingSecret), appToken: undefined, apiUrl: playground.apiUrl },
   };
-  const running = await startCountersign(appConfig, { ...overrides, logger, serviceUrl: reference.url, host: '127.0.0.1' });
+  const running = await startCountersign(appConfig, {
+    // One user at a desk: a reminder set for 10:42 should come at 10:42, not spread over minutes.
+    reminders: { spreadMs: 0, tickMs: 10_000 },
+    ...overrides,
+    logger,
+    serviceUrl: reference.url,
+    host: '127.0.0.1',
+  });
   playground.setAppUrl(`http://127.0.0.1:${running.port}/slack/events`);
   // The reference service makes new demo tokens at each start; link them afresh.
   for (const [userId, label, commands] of LOCAL_LINKS) {
