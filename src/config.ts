@@ -35,6 +35,20 @@ export interface Config {
   readonly approvalUrlTemplate: string | undefined;
   /** Reminders list approvals overdue or due within this many days. */
   readonly remindWindowDays: number;
+  readonly collect: CollectPolicy;
+}
+
+/** Who may start collections, where; empty lists mean no restriction of that kind. */
+export interface CollectPolicy {
+  readonly allowedChannels: readonly string[];
+  readonly allowedUsers: readonly string[];
+  readonly allowedUserGroups: readonly string[];
+  /** Who may force (or start again within the cooldown); empty: anyone who may collect. */
+  readonly forceAllowedUsers: readonly string[];
+  /** The same collection is not started twice within this; 0 turns it off. */
+  readonly cooldownMs: number;
+  /** How long a collection's runs are watched before the channel message stops updating. */
+  readonly watchLimitMs: number;
 }
 
 export class ConfigError extends Error {
@@ -87,6 +101,25 @@ const encryptionKey = z
     'must be the base64 of exactly 32 random bytes',
   )
   .transform((v) => new Secret(v));
+
+const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `90s`, `10m`, `1h`, `2d`, or `0`; at most a week. */
+export function parseDuration(text: string): number | undefined {
+  const m = /^(\d{1,6})\s*([smhd])?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (m[2] === undefined) return n === 0 ? 0 : undefined;
+  const ms = n * (DURATION_UNITS[m[2].toLowerCase()] as number);
+  return ms <= 7 * 86_400_000 ? ms : undefined;
+}
+
+const duration = (zero: string, min = 0) =>
+  z
+    .string()
+    .transform((v) => parseDuration(v))
+    .refine((v): v is number => v !== undefined && v >= min, `must be a duration like 90s, 10m or 1h, up to 7d (${zero})`)
+    .transform((v) => v as number);
 
 export function loadConfig(env: Env): Config {
   const botToken = read(env, {
@@ -208,6 +241,26 @@ export function loadConfig(env: Env): Config {
       .optional(),
   });
 
+  const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
+    read(env, {
+      variable,
+      example,
+      schema: z
+        .string()
+        .transform((v) => v.split(/[\s,]+/).filter((x) => x !== ''))
+        .refine((ids) => ids.every((id) => prefix.test(id)), `must be ${what}, separated by commas`)
+        .optional(),
+    }) ?? [];
+  const collect: CollectPolicy = Object.freeze({
+    allowedChannels: idList('COLLECT_ALLOWED_CHANNELS', /^[CG][A-Z0-9]{2,}$/, 'Slack channel ids (C…)', 'C0123ABCD,C0456EFGH'),
+    allowedUsers: idList('COLLECT_ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)', 'U0123ABCD,U0456EFGH'),
+    allowedUserGroups: idList('COLLECT_ALLOWED_USERGROUPS', /^S[A-Z0-9]{2,}$/, 'Slack user-group ids (S…)', 'S0123ABCD'),
+    forceAllowedUsers: idList('COLLECT_FORCE_ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)', 'U0123ABCD'),
+    cooldownMs: read(env, { variable: 'COLLECT_COOLDOWN', example: '10m', schema: duration('0 to turn it off').optional() }) ?? 10 * 60_000,
+    watchLimitMs:
+      read(env, { variable: 'COLLECT_WATCH_LIMIT', example: '6h', schema: duration('more than 0', 1).optional() }) ?? 6 * 3_600_000,
+  });
+
   return Object.freeze({
     mode,
     commandServiceUrl,
@@ -219,5 +272,6 @@ export function loadConfig(env: Env): Config {
     logLevel: logLevel ?? 'info',
     approvalUrlTemplate,
     remindWindowDays: remindWindowDays ?? 3,
+    collect,
   });
 }

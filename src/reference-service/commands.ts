@@ -27,6 +27,8 @@ export interface Quirks {
   xml?: 'never' | 'when-empty' | 'always';
   /** Write counts and numeric ids as strings, as an XML-to-JSON conversion may. */
   numbersAsStrings?: boolean;
+  /** Commands this service does not have (older versions lack getRunStatus): answered 404 as unknown. */
+  missingCommands?: readonly string[];
 }
 
 export interface RunTimings {

@@ -172,7 +172,8 @@ export function createReferenceHandler(deps: HandlerDeps) {
     if (cmd === null || cmd === '') return errorAnswer(412, 'The parameter cmd is required.');
     calls.set(cmd, (calls.get(cmd) ?? 0) + 1);
     if (cmd === 'loginUser') return login(req, params);
-    if (!COMMANDS_NEEDING_TOKEN.has(cmd)) return errorAnswer(404, `The command '${cmd}' is not a valid command.`);
+    if (!COMMANDS_NEEDING_TOKEN.has(cmd) || quirks.missingCommands?.includes(cmd))
+      return errorAnswer(404, `The command '${cmd}' is not a valid command.`);
 
     const auth = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
     const check = deps.tokens.check(auth?.[1], cmd);

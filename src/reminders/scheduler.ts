@@ -13,6 +13,7 @@ import { renderDigest, renderReminderRelink } from '../render/reminders.js';
 import { isServiceError, type ServiceClient } from '../service/index.js';
 import type { ReminderPlanner } from '../slack/deps.js';
 import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
+import { eachLimited, Ticker } from '../ticker.js';
 import { nextOccurrence, spreadDelayMs } from './schedule.js';
 
 export interface SchedulerOptions {
@@ -58,9 +59,7 @@ export const DIGEST_FETCH = 100;
 
 export class ReminderScheduler implements ReminderPlanner {
   readonly #o: Required<Omit<SchedulerOptions, 'urlTemplate'>> & { urlTemplate: string | undefined };
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<TickReport> | undefined;
-  #stopped = false;
+  readonly #ticker: Ticker<TickReport>;
 
   constructor(options: SchedulerOptions) {
     this.#o = {
@@ -74,6 +73,7 @@ export class ReminderScheduler implements ReminderPlanner {
       urlTemplate: undefined,
       ...options,
     };
+    this.#ticker = new Ticker(this.#o.tickMs, () => this.#tick());
   }
 
   get windowDays(): number {
@@ -87,36 +87,22 @@ export class ReminderScheduler implements ReminderPlanner {
   }
 
   start(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => {
-      if (this.#running === undefined) void this.tick();
-    }, this.#o.tickMs);
-    // The scheduler alone never keeps the process alive.
-    this.#timer.unref();
-    // Reminders that came due while no instance ran are taken at once.
-    void this.tick();
+    this.#ticker.start();
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#timer = undefined;
-    await this.#running?.catch(() => undefined);
+    await this.#ticker.stop();
   }
 
   /** Takes every reminder that is due and handles it. Ticks do not overlap: a second call waits for the first. */
-  async tick(): Promise<TickReport> {
-    while (this.#running !== undefined) await this.#running.catch(() => undefined);
-    this.#running = this.#tick().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
+  tick(): Promise<TickReport> {
+    return this.#ticker.tick();
   }
 
   async #tick(): Promise<TickReport> {
     const report: TickReport = { taken: 0, sent: 0, quiet: 0, relinkAsked: 0, retried: 0, skipped: 0, failed: 0 };
     // Bounded per tick, so that one tick cannot run for ever when the clock jumps.
-    for (let round = 0; round < 20 && !this.#stopped; round++) {
+    for (let round = 0; round < 20 && !this.#ticker.stopped; round++) {
       const now = this.#o.now();
       let taken: Reminder[];
       try {
@@ -127,17 +113,13 @@ export class ReminderScheduler implements ReminderPlanner {
         break;
       }
       report.taken += taken.length;
-      const queue = [...taken];
-      const worker = async () => {
-        for (let r = queue.shift(); r !== undefined; r = queue.shift()) {
-          const outcome = await this.#handle(r).catch((error: unknown) => {
-            this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
-            return 'failed' as const;
-          });
-          report[outcome]++;
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(this.#o.concurrency, taken.length) }, worker));
+      await eachLimited(taken, this.#o.concurrency, async (r) => {
+        const outcome = await this.#handle(r).catch((error: unknown) => {
+          this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
+          return 'failed' as const;
+        });
+        report[outcome]++;
+      });
       if (taken.length < this.#o.batch) break;
     }
     if (report.taken > 0) this.#o.logger.info({ ...report }, 'reminders handled');

@@ -8,9 +8,12 @@
 import pg from 'pg';
 import type { Secret } from '../secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
-import { reminderOf } from './rows.js';
+import { type AttemptRow, attemptOf, COLLECT_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
 import type {
+  AuditFilter,
   ClaimResult,
+  CollectAttempt,
+  CooldownClaim,
   LinkedToken,
   LinkSummary,
   NewReminder,
@@ -18,6 +21,7 @@ import type {
   Principal,
   Reminder,
   ReminderRelease,
+  RunWatch,
   ServiceCommandName,
   Store,
   TokenSource,
@@ -62,6 +66,7 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (team_id, user_id)
    );
    CREATE INDEX reminders_due ON reminders (due_at);`,
+  COLLECT_TABLES,
 ];
 
 /** Any number: it only has to be the same for every instance of countersign. */
@@ -301,6 +306,95 @@ export class PostgresStore implements Store {
         owner,
         claimedNextAt.getTime(),
       ],
+    );
+    return result.rowCount === 1;
+  }
+
+  async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [a.id, a.at.getTime(), a.teamId, a.channelId, a.userId, JSON.stringify(a.query), a.outcome, a.detail ?? null, JSON.stringify(a.runs)],
+    );
+  }
+
+  async listCollectAttempts(f: AuditFilter): Promise<CollectAttempt[]> {
+    const { rows } = await this.#pool.query<AttemptRow>(
+      `SELECT a.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
+       FROM collect_attempts a LEFT JOIN collect_watches w ON w.attempt_id = a.id
+       WHERE ($1::TEXT IS NULL OR a.team_id = $1) AND ($2::TEXT IS NULL OR a.channel_id = $2) AND ($3::BIGINT IS NULL OR a.at >= $3)
+       ORDER BY a.at DESC, a.id DESC LIMIT $4`,
+      [f.teamId ?? null, f.channelId ?? null, f.since?.getTime() ?? null, f.limit],
+    );
+    return rows.map(attemptOf);
+  }
+
+  async claimCooldown(c: Parameters<Store['claimCooldown']>[0]): Promise<CooldownClaim> {
+    const won = await this.#pool.query(
+      `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (team_id, target) DO UPDATE SET user_id = excluded.user_id, channel_id = excluded.channel_id,
+         attempt_id = excluded.attempt_id, at = excluded.at
+       WHERE collect_cooldowns.at <= $7
+       RETURNING attempt_id`,
+      [c.teamId, c.target, c.userId, c.channelId, c.attemptId, c.at.getTime(), c.at.getTime() - c.cooldownMs],
+    );
+    if (won.rowCount === 1) return { claimed: true };
+    const { rows } = await this.#pool.query<{ user_id: string; channel_id: string; at: string; attempt_id: string }>(
+      'SELECT user_id, channel_id, at, attempt_id FROM collect_cooldowns WHERE team_id = $1 AND target = $2',
+      [c.teamId, c.target],
+    );
+    const h = rows[0];
+    if (h === undefined) return { claimed: true };
+    return { claimed: false, holder: { userId: h.user_id, channelId: h.channel_id, at: new Date(Number(h.at)), attemptId: h.attempt_id } };
+  }
+
+  async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
+    await this.#pool.query('DELETE FROM collect_cooldowns WHERE team_id = $1 AND target = $2 AND attempt_id = $3', [
+      teamId,
+      target,
+      attemptId,
+    ]);
+  }
+
+  async createWatch(w: RunWatch): Promise<void> {
+    await this.#pool.query(
+      `INSERT INTO collect_watches (attempt_id, team_id, user_id, channel_id, message_ts, query, runs, started_at, deadline, next_poll_at, interval_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        w.attemptId,
+        w.teamId,
+        w.userId,
+        w.channelId,
+        w.messageTs,
+        JSON.stringify(w.query),
+        JSON.stringify(w.runs),
+        w.startedAt.getTime(),
+        w.deadline.getTime(),
+        w.nextPollAt.getTime(),
+        w.intervalMs,
+      ],
+    );
+  }
+
+  async claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]> {
+    const { rows } = await this.#pool.query<WatchRow>(
+      `UPDATE collect_watches SET lease_owner = $1, lease_until = $2
+       WHERE attempt_id IN (
+         SELECT attempt_id FROM collect_watches
+         WHERE done_at IS NULL AND next_poll_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
+         ORDER BY next_poll_at LIMIT $4 FOR UPDATE SKIP LOCKED)
+       AND done_at IS NULL AND (lease_until IS NULL OR lease_until <= $3)
+       RETURNING *`,
+      [owner, leaseUntil.getTime(), now.getTime(), limit],
+    );
+    return rows.map(watchOf);
+  }
+
+  async saveWatch(w: RunWatch, owner: string): Promise<boolean> {
+    const result = await this.#pool.query(
+      `UPDATE collect_watches SET runs = $1, next_poll_at = $2, interval_ms = $3, done_at = $4, note = $5, lease_owner = NULL, lease_until = NULL
+       WHERE attempt_id = $6 AND lease_owner = $7`,
+      [JSON.stringify(w.runs), w.nextPollAt.getTime(), w.intervalMs, w.doneAt?.getTime() ?? null, w.note ?? null, w.attemptId, owner],
     );
     return result.rowCount === 1;
   }

@@ -9,9 +9,12 @@ import Database from 'better-sqlite3';
 import type { RemindDays } from '../reminders/schedule.js';
 import type { Secret } from '../secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
-import { reminderOf } from './rows.js';
+import { type AttemptRow, attemptOf, COLLECT_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
 import type {
+  AuditFilter,
   ClaimResult,
+  CollectAttempt,
+  CooldownClaim,
   LinkedToken,
   LinkSummary,
   NewReminder,
@@ -19,6 +22,7 @@ import type {
   Principal,
   Reminder,
   ReminderRelease,
+  RunWatch,
   ServiceCommandName,
   Store,
   TokenSource,
@@ -63,6 +67,7 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (team_id, user_id)
    );
    CREATE INDEX reminders_due ON reminders (due_at);`,
+  COLLECT_TABLES,
 ];
 
 interface ReminderRow {
@@ -146,6 +151,46 @@ function prepare(db: Database.Database) {
       `UPDATE reminders SET next_at = ?, due_at = ?, time_zone = ?, paused_at = CASE WHEN ? = 1 THEN ? ELSE paused_at END,
          lease_owner = NULL, lease_until = NULL
        WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ?`,
+    ),
+    insertAttempt: db.prepare<[string, number, string, string, string, string, string, string | null, string]>(
+      `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    listAttempts: db.prepare<
+      [string | null, string | null, string | null, string | null, number | null, number | null, number],
+      AttemptRow
+    >(
+      `SELECT a.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
+       FROM collect_attempts a LEFT JOIN collect_watches w ON w.attempt_id = a.id
+       WHERE (? IS NULL OR a.team_id = ?) AND (? IS NULL OR a.channel_id = ?) AND (? IS NULL OR a.at >= ?)
+       ORDER BY a.at DESC, a.rowid DESC LIMIT ?`,
+    ),
+    claimCooldown: db.prepare<[string, string, string, string, string, number, number], { attempt_id: string }>(
+      `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (team_id, target) DO UPDATE SET user_id = excluded.user_id, channel_id = excluded.channel_id,
+         attempt_id = excluded.attempt_id, at = excluded.at
+       WHERE collect_cooldowns.at <= ?
+       RETURNING attempt_id`,
+    ),
+    cooldownHolder: db.prepare<[string, string], { user_id: string; channel_id: string; at: number; attempt_id: string }>(
+      'SELECT user_id, channel_id, at, attempt_id FROM collect_cooldowns WHERE team_id = ? AND target = ?',
+    ),
+    releaseCooldown: db.prepare<[string, string, string]>(
+      'DELETE FROM collect_cooldowns WHERE team_id = ? AND target = ? AND attempt_id = ?',
+    ),
+    insertWatch: db.prepare<[string, string, string, string, string, string, string, number, number, number, number]>(
+      `INSERT INTO collect_watches (attempt_id, team_id, user_id, channel_id, message_ts, query, runs, started_at, deadline, next_poll_at, interval_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    claimWatches: db.prepare<[string, number, number, number, number], WatchRow>(
+      `UPDATE collect_watches SET lease_owner = ?, lease_until = ?
+       WHERE rowid IN (SELECT rowid FROM collect_watches
+         WHERE done_at IS NULL AND next_poll_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_poll_at LIMIT ?)
+       RETURNING *`,
+    ),
+    saveWatch: db.prepare<[string, number, number, number | null, string | null, string, string]>(
+      `UPDATE collect_watches SET runs = ?, next_poll_at = ?, interval_ms = ?, done_at = ?, note = ?, lease_owner = NULL, lease_until = NULL
+       WHERE attempt_id = ? AND lease_owner = ?`,
     ),
   };
 }
@@ -305,6 +350,81 @@ export class SqliteStore implements Store {
         who.userId,
         owner,
         claimedNextAt.getTime(),
+      ).changes === 1
+    );
+  }
+
+  async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
+    this.#sql.insertAttempt.run(
+      a.id,
+      a.at.getTime(),
+      a.teamId,
+      a.channelId,
+      a.userId,
+      JSON.stringify(a.query),
+      a.outcome,
+      a.detail ?? null,
+      JSON.stringify(a.runs),
+    );
+  }
+
+  async listCollectAttempts(f: AuditFilter): Promise<CollectAttempt[]> {
+    const team = f.teamId ?? null;
+    const channel = f.channelId ?? null;
+    const since = f.since?.getTime() ?? null;
+    return this.#sql.listAttempts.all(team, team, channel, channel, since, since, f.limit).map(attemptOf);
+  }
+
+  async claimCooldown(c: Parameters<Store['claimCooldown']>[0]): Promise<CooldownClaim> {
+    const won = this.#sql.claimCooldown.get(
+      c.teamId,
+      c.target,
+      c.userId,
+      c.channelId,
+      c.attemptId,
+      c.at.getTime(),
+      c.at.getTime() - c.cooldownMs,
+    );
+    if (won !== undefined) return { claimed: true };
+    const h = this.#sql.cooldownHolder.get(c.teamId, c.target);
+    if (h === undefined) return { claimed: true };
+    return { claimed: false, holder: { userId: h.user_id, channelId: h.channel_id, at: new Date(h.at), attemptId: h.attempt_id } };
+  }
+
+  async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
+    this.#sql.releaseCooldown.run(teamId, target, attemptId);
+  }
+
+  async createWatch(w: RunWatch): Promise<void> {
+    this.#sql.insertWatch.run(
+      w.attemptId,
+      w.teamId,
+      w.userId,
+      w.channelId,
+      w.messageTs,
+      JSON.stringify(w.query),
+      JSON.stringify(w.runs),
+      w.startedAt.getTime(),
+      w.deadline.getTime(),
+      w.nextPollAt.getTime(),
+      w.intervalMs,
+    );
+  }
+
+  async claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]> {
+    return this.#sql.claimWatches.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(watchOf);
+  }
+
+  async saveWatch(w: RunWatch, owner: string): Promise<boolean> {
+    return (
+      this.#sql.saveWatch.run(
+        JSON.stringify(w.runs),
+        w.nextPollAt.getTime(),
+        w.intervalMs,
+        w.doneAt?.getTime() ?? null,
+        w.note ?? null,
+        w.attemptId,
+        owner,
       ).changes === 1
     );
   }

@@ -2,6 +2,7 @@
 
 import type { RemindDays } from '../reminders/schedule.js';
 import type { Secret } from '../secret.js';
+import type { CollectQuery, RunState } from '../service/index.js';
 
 export const SERVICE_COMMANDS = ['findApprovals', 'collectEntitlements'] as const;
 export type ServiceCommandName = (typeof SERVICE_COMMANDS)[number];
@@ -72,6 +73,66 @@ export interface ReminderRelease {
   pausedAt?: Date | null;
 }
 
+export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled';
+
+/** A run as the audit trail and the live message know it. */
+export interface WatchedRun {
+  runId: string;
+  collector: string | undefined;
+  state: RunState | undefined;
+  /** The service's own times (wall clock, no zone), when it gave them. */
+  startTime?: string;
+  completedTime?: string;
+  /** When this app first saw the run ended (ms since the epoch). */
+  endedAt?: number;
+}
+
+/** One attempt to start a collection: who, where, what, and how it ended. Never a token. */
+export interface CollectAttempt {
+  id: string;
+  at: Date;
+  teamId: string;
+  channelId: string;
+  userId: string;
+  query: CollectQuery;
+  outcome: CollectOutcome;
+  /** Why it was refused, or the service's error; plain words. */
+  detail: string | undefined;
+  runs: WatchedRun[];
+  /** Where the live status stands: watching, finished, timed out, unavailable… (from the watch, when there is one). */
+  watch?: { note: string | undefined; done: boolean } | undefined;
+}
+
+export type CooldownClaim =
+  | { claimed: true }
+  | { claimed: false; holder: { userId: string; channelId: string; at: Date; attemptId: string } };
+
+/** A started collection whose channel message follows its runs until they end. */
+export interface RunWatch {
+  attemptId: string;
+  teamId: string;
+  /** The starter: their token asks for the status, and they hear if it fails. */
+  userId: string;
+  channelId: string;
+  messageTs: string;
+  query: CollectQuery;
+  runs: WatchedRun[];
+  startedAt: Date;
+  deadline: Date;
+  nextPollAt: Date;
+  intervalMs: number;
+  doneAt: Date | undefined;
+  /** How the watch ended, or what the message says about it (e.g. "unavailable"). */
+  note: string | undefined;
+}
+
+export interface AuditFilter {
+  teamId?: string;
+  channelId?: string;
+  since?: Date;
+  limit: number;
+}
+
 export interface Store {
   getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined>;
   setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void>;
@@ -107,6 +168,31 @@ export interface Store {
   markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean>;
   /** Moves the reminder on and lets go of the lease. False when it was changed or deleted meanwhile (nothing is written). */
   releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean>;
+
+  recordCollectAttempt(attempt: Omit<CollectAttempt, 'watch'>): Promise<void>;
+  /** Newest first, with the live state of their runs. */
+  listCollectAttempts(filter: AuditFilter): Promise<CollectAttempt[]>;
+  /**
+   * Takes the cooldown for a collection target in a workspace, atomically: of two starts of the
+   * same target within `cooldownMs`, on any instances, one gets it and the other learns who has it.
+   */
+  claimCooldown(c: {
+    teamId: string;
+    target: string;
+    userId: string;
+    channelId: string;
+    attemptId: string;
+    at: Date;
+    cooldownMs: number;
+  }): Promise<CooldownClaim>;
+  /** Gives the cooldown back (the start failed or matched nothing); only the attempt that took it can. */
+  releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void>;
+
+  createWatch(watch: RunWatch): Promise<void>;
+  /** Leases watches whose next poll has come, as claimDueReminders does. */
+  claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]>;
+  /** Saves what a poll learnt and lets go of the lease; false when `owner` no longer holds it. */
+  saveWatch(watch: RunWatch, owner: string): Promise<boolean>;
 
   /** Re-encrypts every token written with an older key; returns how many were rewritten. */
   rotateKeys(): Promise<number>;
