@@ -9,6 +9,7 @@ import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { WebClient } from '@slack/web-api';
+import { RunWatcher, type WatcherOptions } from './collect/watcher.js';
 import { APPROVALS_USAGE } from './commands/approvals.js';
 import { COLLECT_USAGE } from './commands/collect.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -22,6 +23,7 @@ import { createSlackApp, type SlackApp } from './slack/app.js';
 import { Background, type Deps, type TimeZones } from './slack/deps.js';
 import { createResponder } from './slack/response-url.js';
 import { slackTimeZones } from './slack/timezones.js';
+import { createSlackApi } from './slack/web-api.js';
 import { openStore, type ServiceCommandName, type Store } from './store/index.js';
 
 export interface Overrides {
@@ -34,7 +36,8 @@ export interface Overrides {
   serviceTimeouts?: Partial<ServiceTimeouts>;
   /** Scheduler settings (tests: no spread, short ticks). */
   reminders?: Partial<Pick<SchedulerOptions, 'spreadMs' | 'tickMs' | 'leaseMs' | 'retryMs' | 'giveUpAfterMs' | 'owner'>>;
-  /** False: the scheduler only runs when a test calls tick(). */
+  runWatch?: Partial<Pick<WatcherOptions, 'tickMs' | 'firstPollMs' | 'maxIntervalMs' | 'leaseMs' | 'owner'>>;
+  /** False: reminders and run status only move when a test calls their tick(). */
   startScheduler?: boolean;
 }
 
@@ -43,6 +46,7 @@ export interface Running {
   slack: SlackApp;
   deps: Deps;
   reminders: ReminderScheduler;
+  runWatcher: RunWatcher;
   /** Graceful stop: /healthz 503, stop accepting, finish in-flight work, close the store. */
   shutdown(): Promise<void>;
 }
@@ -74,25 +78,40 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
       logger,
       now,
     );
-  const slackApi = new WebClient(config.slack.botToken.reveal(), {
-    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-    // On a 429 the client waits for Retry-After and tries again; a few tries, then the DM is given up.
-    retryConfig: { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 30_000 },
-  });
+  const slackApi = createSlackApi(
+    new WebClient(config.slack.botToken.reveal(), {
+      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      // On a 429 the client waits for Retry-After and tries again; a few tries, then the message is given up.
+      retryConfig: { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 30_000 },
+    }),
+    logger,
+    now,
+  );
+  // This instance's name in the store's leases.
+  const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const reminders = new ReminderScheduler({
     store,
     service,
     logger: logger.child({ component: 'reminders' }),
     now,
     timeZones,
-    owner: `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+    owner,
     windowDays: config.remindWindowDays,
     urlTemplate: config.approvalUrlTemplate,
     async sendDirectMessage(userId, message) {
       // A bot may post to a user id: Slack delivers it in the app's Messages tab.
-      await slackApi.chat.postMessage({ channel: userId, text: message.text, blocks: message.blocks });
+      await slackApi.postMessage(userId, message);
     },
     ...overrides.reminders,
+  });
+  const runWatcher = new RunWatcher({
+    store,
+    service,
+    slackApi,
+    logger: logger.child({ component: 'run-status' }),
+    now,
+    owner,
+    ...overrides.runWatch,
   });
   const deps: Deps = {
     service,
@@ -106,6 +125,9 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     confirmationTtlMs: 15 * 60_000,
     reminders,
     approvalUrlTemplate: config.approvalUrlTemplate,
+    slackApi,
+    runWatch: runWatcher,
+    collectPolicy: config.collect,
   };
   const slack = createSlackApp(deps, {
     botToken: config.slack.botToken,
@@ -116,7 +138,10 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     ...(overrides.host ? { host: overrides.host } : {}),
   });
   const port = await slack.start();
-  if (overrides.startScheduler !== false) reminders.start();
+  if (overrides.startScheduler !== false) {
+    reminders.start();
+    runWatcher.start();
+  }
   logger.info({ mode: config.mode, port, service: new URL(serviceUrl).origin }, 'countersign is running');
 
   let stopping: Promise<void> | undefined;
@@ -125,12 +150,14 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     slack,
     deps,
     reminders,
+    runWatcher,
     shutdown() {
       stopping ??= (async () => {
         slack.beginDraining();
         logger.info({ inFlight: background.size }, 'shutting down: no new requests, finishing in-flight work');
         await slack.stop();
         await reminders.stop();
+        await runWatcher.stop();
         await background.drain();
         await deps.responder.close();
         await service.close();

@@ -1,6 +1,6 @@
 /**
  * The /collect grammar (../shared/DESIGN.md, "Slash commands"):
- *   /collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout
+ *   /collect [collector name] [name:"…"] [application:"…"] [force] | history [n] | help | login | logout | whoami
  * Bare words make the collector's name (`/collect AD Accounts`); `force` alone is the flag
  * (quote it to mean a collector called force). Starting every collector, or forcing, needs a
  * confirmation: those are the two ways to do a lot of damage with one line.
@@ -18,13 +18,17 @@ export type CollectCommand =
   | { kind: 'login' }
   | { kind: 'logout' }
   | { kind: 'whoami' }
+  | { kind: 'history'; limit: number }
   | { kind: 'run'; query: CollectQuery; confirm: ConfirmReason[] }
   | Invalid;
 
 const KEYS = ['name', 'application', 'force'] as const;
 const MAX_TEXT = 256;
 
-export const COLLECT_USAGE = '/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout | whoami';
+export const COLLECT_USAGE =
+  '/collect [collector name] [name:"…"] [application:"…"] [force] | history [n] | help | login | logout | whoami';
+export const DEFAULT_HISTORY = 10;
+export const MAX_HISTORY = 50;
 
 export function parseCollectCommand(text: string): CollectCommand {
   const tokens = tokenize(text);
@@ -38,6 +42,18 @@ export function parseCollectCommand(text: string): CollectCommand {
     if (sub === 'login' || sub === 'logout' || sub === 'whoami') return { kind: sub };
   }
   if (first && !first.key && !first.quoted && first.text.toLowerCase() === 'help') return { kind: 'help' };
+  if (first && !first.key && !first.quoted && first.text.toLowerCase() === 'history') {
+    const [, count, ...rest] = words;
+    if (count === undefined) return { kind: 'history', limit: DEFAULT_HISTORY };
+    const n = !count.key && /^\d{1,3}$/.test(count.text) ? Number(count.text) : Number.NaN;
+    if (rest.length > 0 || !(n >= 1 && n <= MAX_HISTORY)) {
+      return invalid(
+        `history takes how many to show, from 1 to ${MAX_HISTORY}. (A collector called history? Quote it: /collect "history".)`,
+        '/collect history 20',
+      );
+    }
+    return { kind: 'history', limit: n };
+  }
 
   const bareName: string[] = [];
   let name: string | undefined;

@@ -27,13 +27,31 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
   function link(inner: string): string {
     // <https://x|label>, <@U123>, <#C123|name>, <!here>, <!subteam^S1|@team>
     const [target = '', label] = inner.split('|');
+    const date = /^!date\^(\d+)\^([^^]*)/.exec(target);
+    if (date) return `<time>${esc(slackDate(Number(date[1]), date[2] ?? '', label ?? ''))}</time>`;
     if (target.startsWith('@')) return `<span class="mention">@${esc(label ?? names[target.slice(1)] ?? target.slice(1))}</span>`;
     if (target.startsWith('#')) return `<span class="mention">#${esc(label ?? target.slice(1))}</span>`;
     if (target.startsWith('!'))
       return `<span class="mention special">@${esc((label ?? target.slice(1)).replace(/^subteam\^\w+$/, 'team'))}</span>`;
-    if (/^(https?:|mailto:)/.test(target))
-      return `<a href="${esc(target)}" target="_blank" rel="noopener noreferrer">${inertText(label ?? target)}</a>`;
+    if (/^(https?:|mailto:)/.test(target)) {
+      // The URL arrives with Slack's three entities; the href wants the real characters, escaped once.
+      const url = target.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+      return `<a href="${esc(url)}" target="_blank" rel="noopener noreferrer">${inertText(label ?? target)}</a>`;
+    }
     return inertText(`<${inner}>`);
+  }
+
+  /** <!date^…> as Slack shows it: in the reader's own zone (here, the browser's). */
+  function slackDate(seconds: number, format: string, fallback: string): string {
+    const d = new Date(seconds * 1000);
+    if (Number.isNaN(d.getTime())) return fallback;
+    const two = (n: number) => String(n).padStart(2, '0');
+    const time = `${two(d.getHours())}:${two(d.getMinutes())}`;
+    return format
+      .replace('{time_secs}', `${time}:${two(d.getSeconds())}`)
+      .replace('{time}', time)
+      .replace(/\{date_short(_pretty)?\}/, d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short' }))
+      .replace(/\{[a-z_]+\}/g, '');
   }
 
   function inline(text: string): string {
@@ -72,6 +90,14 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
     hourglass_flowing_sand: '⏳',
     electric_plug: '🔌',
     boom: '💥',
+    x: '❌',
+    eyes: '👀',
+    hand: '✋',
+    alarm_clock: '⏰',
+    large_orange_circle: '🟠',
+    pause_button: '⏸️',
+    grey_question: '❔',
+    arrows_counterclockwise: '🔄',
   };
 
   function mrkdwn(text: string): string {

@@ -28,6 +28,8 @@ export interface LinkMetadata {
   responseUrl?: string;
   /** Opened from the App Home tab: publish it again once linked. */
   home?: boolean;
+  /** Where a replayed /collect was typed: it starts there, under that channel's rules. */
+  channelId?: string;
 }
 
 export const RELINK_ACTION = 'account:relink';

@@ -3,8 +3,10 @@
  * tests build the same objects with a fixed clock, a throwaway store and the reference service.
  */
 
+import type { CollectPolicy } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { ReminderSchedule } from '../reminders/schedule.js';
+import type { Message } from '../render/blocks.js';
 import type { ServiceClient } from '../service/index.js';
 import type { Principal, Store } from '../store/index.js';
 import type { Responder } from './response-url.js';
@@ -12,6 +14,14 @@ import type { Responder } from './response-url.js';
 export interface TimeZones {
   /** The user's IANA zone from their Slack profile; undefined when Slack does not say. */
   lookup(userId: string): Promise<string | undefined>;
+}
+
+/** Slack's Web API as the app uses it outside a request's own client. */
+export interface SlackApi {
+  postMessage(channel: string, message: Message): Promise<{ ts: string }>;
+  updateMessage(channel: string, ts: string, message: Message): Promise<void>;
+  /** Members of a Slack user group; none when Slack will not say. */
+  userGroupMembers(groupId: string): Promise<readonly string[]>;
 }
 
 /** What handlers need of the reminder scheduler: its window, and when a new reminder would fire. */
@@ -37,6 +47,11 @@ export interface Deps {
   reminders: ReminderPlanner;
   /** APPROVAL_URL_TEMPLATE: "Open" buttons on approvals when set. */
   approvalUrlTemplate: string | undefined;
+  slackApi: SlackApi;
+  /** The run-status watcher: how soon it first looks at a new collection. */
+  runWatch: { readonly firstPollMs: number };
+  /** Who may start collections, the cooldown, how long runs are watched. */
+  collectPolicy: CollectPolicy;
 }
 
 /** Runs work after the ack, catches what escapes, and lets shutdown wait for all of it. */

@@ -1,4 +1,7 @@
-/** /collect end to end: named runs, confirmations, once-only, refusals. */
+/**
+ * /collect end to end: named runs, confirmations, once-only, refusals. (The cooldown is off here,
+ * so that the same collectors can be started test after test; collect-operations.test.ts has it on.)
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
 import { TestClock } from '../helpers/clock.js';
@@ -7,7 +10,11 @@ import { type Harness, startHarness } from '../helpers/harness.js';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ reference: { now: clock.now, runTimings: { queuedMs: 1_000, runningMs: 5_000 } } });
+  h = await startHarness({
+    reference: { now: clock.now, runTimings: { queuedMs: 1_000, runningMs: 5_000 } },
+    env: { COLLECT_COOLDOWN: '0' },
+    startScheduler: false,
+  });
   await h.link('UOSCAR', 'ops');
   await h.link('UGRACE', 'approver+ops');
   await h.link('UADA', 'approver');
@@ -15,6 +22,13 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const collects = () => h.service.calls.get('collectEntitlements') ?? 0;
+/** The next message the bot posts in a channel (the collection's live message). */
+async function nextPost(): Promise<string> {
+  const count = h.slack.posted().length;
+  const posts = await h.slack.waitForPosts(count + 1);
+  const post = posts[count];
+  return textOf({ text: post?.text ?? '', blocks: post?.blocks ?? [] });
+}
 
 // The reference service's clock moves only when a test says so: a run stays queued (and a second
 // start of its collector answers 409) until queueEmpty() moves time past the queue.
@@ -33,20 +47,21 @@ describe('/collect', () => {
   it('runs a named collector at once and tells the channel who started which run', async () => {
     await queueEmpty();
     const before = collects();
-    const sent = await h.command('UOSCAR', '/collect', 'Salesforce Users');
+    const posted = nextPost();
+    const sent = await h.command('UOSCAR', '/collect', 'Salesforce Users', { channelId: 'C0OPS' });
     expect(sent.ackMs).toBeLessThan(3000);
-    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
-    expect(answer?.response_type).toBe('in_channel');
-    expect(textOf(answer)).toMatch(/<@UOSCAR> started 1 collection:\n• \*Salesforce Users\*: run `\d+`/);
+    expect(await posted).toMatch(/<@UOSCAR> started 1 collection <!date\^\d+\^\{time\}\|[^>]+>:\n• \*Salesforce Users\*: run `\d+`/);
+    expect(h.slack.posted().at(-1)?.channel).toBe('C0OPS');
     expect(collects()).toBe(before + 1);
   });
 
   it('runs every collector of an application, listing each run', async () => {
     await queueEmpty();
-    const sent = await h.command('UGRACE', '/collect', 'application:"Active Directory"');
-    const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
-    expect(textOf(answer)).toMatch(/started 2 collections:\n• \*AD Accounts\*: run `\d+`\n• \*AD Groups\*: run `\d+`/);
-    expect(textOf(answer)).toContain('application `Active Directory`');
+    const posted = nextPost();
+    await h.command('UGRACE', '/collect', 'application:"Active Directory"');
+    const text = await posted;
+    expect(text).toMatch(/started 2 collections [^\n]+:\n• \*AD Accounts\*: run `\d+`\n• \*AD Groups\*: run `\d+`/);
+    expect(text).toContain('application `Active Directory`');
   });
 
   it('passes the service’s 404 for an application without collectors to the asker alone', async () => {
@@ -58,8 +73,9 @@ describe('/collect', () => {
 
   it('passes on a 409 when the collector is still queued', async () => {
     await queueEmpty();
-    const first = await h.command('UOSCAR', '/collect', 'Workday Workers');
-    await h.slack.waitForResponses(first.responseId, 1);
+    const posted = nextPost();
+    await h.command('UOSCAR', '/collect', 'Workday Workers');
+    await posted;
     const second = await h.command('UOSCAR', '/collect', 'Workday Workers');
     const [answer] = await h.slack.waitForResponses(second.responseId, 1);
     expect(answer?.response_type).toBe('ephemeral');
@@ -79,14 +95,17 @@ describe('/collect', () => {
     expect(answer?.response_type).toBe('ephemeral');
     expect(textOf(answer)).toContain('every collector of every application');
     const before = collects();
+    const postsBefore = h.slack.posted().length;
+    const posted = nextPost();
     const clicks = await Promise.all([1, 2, 3, 4].map(() => h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value)));
     expect(clicks.every((c) => c.status === 200 && c.ackMs < 3000)).toBe(true);
     const all = await Promise.all(clicks.map((c) => h.slack.waitForResponses(c.responseId, 1)));
+    expect(await posted).toMatch(/<@UOSCAR> started 7 collections/);
     await new Promise((r) => setTimeout(r, 300));
     const everything = clicks.flatMap((c) => h.slack.responses(c.responseId));
-    expect(everything.filter((r) => r.response_type === 'in_channel')).toHaveLength(1);
+    expect(h.slack.posted().length).toBe(postsBefore + 1);
     expect(everything.filter((r) => textOf(r).includes('already used'))).toHaveLength(3);
-    expect(textOf(everything.find((r) => r.response_type === 'in_channel'))).toMatch(/<@UOSCAR> started 7 collections/);
+    expect(everything.filter((r) => textOf(r).includes('Started: the result is in the channel.'))).toHaveLength(1);
     expect(collects()).toBe(before + 1);
     expect(all).toHaveLength(4);
   });
@@ -95,9 +114,9 @@ describe('/collect', () => {
     const { answer, run } = await confirmation('UOSCAR', 'AWS IAM force');
     expect(textOf(answer)).toContain('*Force* ignores the circuit-breaker thresholds');
     expect(run?.text).toBe('Run, forced');
-    const click = await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
-    const responses = await h.slack.waitForResponses(click.responseId, 3);
-    expect(textOf(responses.find((r) => r.response_type === 'in_channel'))).toMatch(/started 1 collection \(forced\):\n• \*AWS IAM\*/);
+    const posted = nextPost();
+    await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
+    expect(await posted).toMatch(/started 1 collection \(forced\) [^\n]+:\n• \*AWS IAM\*/);
   });
 
   it('lets only the asker confirm, without using up the confirmation', async () => {
@@ -108,9 +127,11 @@ describe('/collect', () => {
     const [refusal] = await h.slack.waitForResponses(other.responseId, 1);
     expect(textOf(refusal)).toContain('belong to <@UOSCAR>');
     expect(collects()).toBe(before);
+    const posted = nextPost();
     const own = await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
-    const responses = await h.slack.waitForResponses(own.responseId, 3);
-    expect(responses.some((r) => r.response_type === 'in_channel')).toBe(true);
+    const responses = await h.slack.waitForResponses(own.responseId, 2);
+    expect(textOf(responses.at(-1))).toContain('Started: the result is in the channel.');
+    expect(await posted).toContain('<@UOSCAR> started 7 collections');
     expect(collects()).toBe(before + 1);
   });
 

@@ -109,12 +109,18 @@ describe.skipIf(!available)('two instances on one PostgreSQL', () => {
     const [confirmation] = await slack.waitForResponses(asked.id, 1);
     const run = buttonsOf(confirmation).find((b) => b.action_id === CONFIRM_ACTIONS.run);
     const before = service.calls.get('collectEntitlements') ?? 0;
+    const postsBefore = slack.posted().length;
     const clicks = Array.from({ length: 6 }, () => slack.responseUrl());
     await Promise.all(clicks.map((r, i) => click(apps[i % 2] as Running, CONFIRM_ACTIONS.run, run?.value, r)));
     await Promise.all(clicks.map((r) => slack.waitForResponses(r.id, 1)));
+    await slack.waitForPosts(postsBefore + 1);
     await new Promise((r) => setTimeout(r, 300));
-    const all = clicks.flatMap((r) => slack.responses(r.id));
-    expect(all.filter((r) => r.response_type === 'in_channel')).toHaveLength(1);
+    expect(
+      slack
+        .posted()
+        .slice(postsBefore)
+        .map((p) => p.channel),
+    ).toEqual(['C0OPS']);
     expect(service.calls.get('collectEntitlements') ?? 0).toBe(before + 1);
   });
 

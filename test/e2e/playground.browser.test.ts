@@ -2,11 +2,13 @@
  * Local mode in a real browser: Debian's Chromium driven by playwright-core. Skipped, saying so,
  * where /usr/bin/chromium is missing (.ci/run installs it). Screenshots go to test-artifacts/.
  */
+
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COLLECT_USAGE } from '../../src/commands/collect.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startLocal } from '../../src/main.js';
@@ -62,9 +64,7 @@ describe.skipIf(!available)('local mode in a browser', () => {
   it('shows the usage hint while a command is typed', async () => {
     await page.fill('#text', '/collect AD');
     await page.dispatchEvent('#text', 'input');
-    expect(await page.textContent('#usage')).toBe(
-      '/collect [collector name] [name:"…"] [application:"…"] [force] | help | login | logout | whoami',
-    );
+    expect(await page.textContent('#usage')).toBe(COLLECT_USAGE);
     await page.fill('#text', '');
   });
 

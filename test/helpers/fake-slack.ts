@@ -30,6 +30,13 @@ export interface FakeSlack {
   rateLimit(method: string, retryAfterSeconds: number, times?: number): void;
   /** The DMs and channel messages the app posted with chat.postMessage. */
   posted(): Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }>;
+  /** Waits until chat.postMessage has been called `count` times in all. */
+  waitForPosts(
+    count: number,
+    timeoutMs?: number,
+  ): Promise<Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }>>;
+  /** The messages the app changed with chat.update, in order. */
+  updates(): Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }>;
   close(): Promise<void>;
 }
 
@@ -40,6 +47,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const timeZones = new Map<string, string>();
   const limits = new Map<string, { retryAfter: number; times: number }>();
   const posts: Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }> = [];
+  const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
   let next = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -68,6 +76,14 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(limit.retryAfter) });
           return res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
         }
+        if (method === 'chat.update') {
+          updated.push({
+            channel: params.get('channel') ?? '',
+            ts: params.get('ts') ?? '',
+            text: params.get('text') ?? '',
+            blocks: JSON.parse(params.get('blocks') ?? '[]') as Array<Record<string, unknown>>,
+          });
+        }
         if (method === 'chat.postMessage') {
           posts.push({
             channel: params.get('channel') ?? '',
@@ -92,7 +108,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               : method === 'views.open' || method === 'views.update'
                 ? { ok: true, view: { id: params.get('view_id') ?? `V${apiCalls.length}` } }
                 : method === 'chat.postMessage'
-                  ? { ok: true, channel: params.get('channel'), ts: `${Date.now() / 1000}` }
+                  ? { ok: true, channel: params.get('channel'), ts: `1700000000.${String(posts.length).padStart(6, '0')}` }
                   : { ok: true };
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify(answer));
@@ -113,6 +129,15 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       limits.set(method, { retryAfter, times });
     },
     posted: () => posts,
+    updates: () => updated,
+    async waitForPosts(count, timeoutMs = 10_000) {
+      const until = Date.now() + timeoutMs;
+      while (posts.length < count) {
+        if (Date.now() > until) throw new Error(`expected ${count} chat.postMessage calls, got ${posts.length}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      return posts;
+    },
     responseUrl() {
       next++;
       const id = `r${next}`;

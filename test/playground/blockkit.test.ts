@@ -15,10 +15,18 @@ describe('playground mrkdwn', () => {
   });
   it('renders links and mentions, and never raw markup', () => {
     expect(bk.mrkdwn('<https://x.test/a?b=1&amp;c=2|the link> <@U123> <!here>')).toBe(
-      '<a href="https://x.test/a?b=1&amp;amp;c=2" target="_blank" rel="noopener noreferrer">the link</a> <span class="mention">@U123</span> <span class="mention special">@here</span>',
+      '<a href="https://x.test/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">the link</a> <span class="mention">@U123</span> <span class="mention special">@here</span>',
     );
     expect(bk.mrkdwn('<javascript:alert(1)|x>')).not.toContain('<a');
     expect(bk.mrkdwn('a "quote" & <img src=x onerror=alert(1)>')).not.toMatch(/<img/);
+  });
+  it('shows <!date^…> in the reader’s zone, never as a mention', () => {
+    const html = bk.mrkdwn('started <!date^1795341600^{time}|2026-11-22 10:00 UTC> · <!date^1795341600^{date_short} {time_secs}|x>');
+    const d = new Date(1795341600 * 1000);
+    const hh = String(d.getHours()).padStart(2, '0');
+    expect(html).toContain(`<time>${hh}:00</time>`);
+    expect(html).toContain(`:00:00</time>`);
+    expect(html).not.toContain('mention');
   });
   it('shows a known user by name', () => {
     expect(blockKitRenderer({ U123: 'Ada Lovelace' }).mrkdwn('<@U123> started')).toBe('<span class="mention">@Ada Lovelace</span> started');

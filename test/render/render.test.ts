@@ -8,7 +8,7 @@ import {
   renderApprovalsPage,
 } from '../../src/render/approvals.js';
 import { escapeMrkdwn, LIMITS, truncate } from '../../src/render/blocks.js';
-import { renderCollectConfirmation, renderCollectResult } from '../../src/render/collect.js';
+import { renderCollectConfirmation, renderCollectStatus } from '../../src/render/collect.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
 import { renderApprovalsHelp, renderCollectHelp } from '../../src/render/help.js';
 import {
@@ -206,20 +206,25 @@ describe('page state', () => {
 
 describe('collect messages', () => {
   it('lists each run with its collector, escaping names, and who started it', () => {
-    const m = renderCollectResult({
+    const m = renderCollectStatus({
       userId: 'U1',
       query: { application: 'AD' },
       runs: [
-        { runId: '7', collector: '<!here> AD' },
-        { runId: '8', collector: null },
+        { runId: '7', collector: '<!here> AD', state: undefined },
+        { runId: '8', collector: undefined, state: undefined },
       ],
+      startedAt: new Date('2026-11-22T10:00:00Z'),
+      now: new Date('2026-11-22T10:00:00Z'),
+      live: undefined,
     });
-    expect(json(m.blocks)).toContain('<@U1> started 2 collections:\\n• *&lt;!here&gt; AD*: run `7`\\n• _unnamed collector_: run `8`');
+    expect(json(m.blocks)).toContain(':\\n• *&lt;!here&gt; AD*: run `7`\\n• _unnamed collector_: run `8`');
+    expect(json(m.blocks)).toContain('<@U1> started 2 collections <!date^1795341600^{time}|2026-11-22 10:00 UTC>');
     expect(json(m)).not.toContain('<!here>');
   });
   it('summarises beyond 40 runs', () => {
-    const runs = Array.from({ length: 300 }, (_, i) => ({ runId: String(i), collector: `Collector ${i}` }));
-    const m = renderCollectResult({ userId: 'U1', query: {}, runs });
+    const runs = Array.from({ length: 300 }, (_, i) => ({ runId: String(i), collector: `Collector ${i}`, state: undefined }));
+    const at = new Date('2026-11-22T10:00:00Z');
+    const m = renderCollectStatus({ userId: 'U1', query: {}, runs, startedAt: at, now: at, live: undefined });
     expect(json(m.blocks)).toContain('…and 260 more.');
   });
   it('asks with Run and Cancel, danger when forced', () => {

@@ -2,8 +2,10 @@
 
 import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
+import type { CollectPolicy } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
+import type { Message } from '../../src/render/blocks.js';
 import { Secret } from '../../src/secret.js';
 import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
 import { InvalidTokenError } from '../../src/service/index.js';
@@ -47,12 +49,23 @@ function fakeService(
   return { service, calls, events };
 }
 
-function build(options: { service?: ReturnType<typeof fakeService>; zone?: string; now?: string } = {}) {
+function build(
+  options: {
+    service?: ReturnType<typeof fakeService>;
+    zone?: string;
+    now?: string;
+    policy?: Partial<CollectPolicy>;
+    groups?: Record<string, string[]>;
+    /** chat.postMessage answers with this error (the bot is not in the channel, say). */
+    postFails?: string;
+  } = {},
+) {
   const fake = options.service ?? fakeService();
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', write: (l) => logs.push(l) });
   let id = 0;
   const responses: RespondArguments[] = [];
+  const posts: Array<{ channel: string; message: Message }> = [];
   let responseUrlFails = false;
   const respond = async (r: RespondArguments) => {
     fake.events.push('respond');
@@ -77,6 +90,25 @@ function build(options: { service?: ReturnType<typeof fakeService>; zone?: strin
       },
     },
     approvalUrlTemplate: undefined,
+    slackApi: {
+      postMessage: async (channel, message) => {
+        if (options.postFails) throw new Error(`An API error occurred: ${options.postFails}`);
+        posts.push({ channel, message });
+        return { ts: `1700000000.${String(posts.length).padStart(6, '0')}` };
+      },
+      updateMessage: async () => {},
+      userGroupMembers: async (group) => options.groups?.[group] ?? [],
+    },
+    runWatch: { firstPollMs: 3000 },
+    collectPolicy: {
+      allowedChannels: [],
+      allowedUsers: [],
+      allowedUserGroups: [],
+      forceAllowedUsers: [],
+      cooldownMs: 0,
+      watchLimitMs: 3_600_000,
+      ...options.policy,
+    },
   };
   const ack = async () => {
     fake.events.push('ack');
@@ -104,7 +136,7 @@ function build(options: { service?: ReturnType<typeof fakeService>; zone?: strin
   const failResponseUrl = () => {
     responseUrlFails = true;
   };
-  return { deps, fake, logs, responses, commandArgs, clickArgs, link, failResponseUrl };
+  return { deps, fake, logs, responses, posts, commandArgs, clickArgs, link, failResponseUrl };
 }
 
 const texts = (responses: RespondArguments[]) => JSON.stringify(responses);
@@ -246,7 +278,48 @@ describe('collect', () => {
     ]);
     await t.deps.background.drain();
     expect(t.fake.calls).toEqual([{ command: 'collectEntitlements', query: {}, token: 'token-of-UADA' }]);
-    expect(t.responses.filter((r) => r.response_type === 'in_channel')).toHaveLength(1);
+    expect(t.posts.map((p) => p.channel)).toEqual(['C1']);
+  });
+
+  it('answers in the channel through response_url when the bot may not post there, saying how to get live status', async () => {
+    const t = build({ postFails: 'not_in_channel' });
+    await t.link();
+    await collectCommand(t.deps)(t.commandArgs('AD Accounts'));
+    await t.deps.background.drain();
+    const shown = t.responses.filter((r) => r.response_type === 'in_channel');
+    expect(shown).toHaveLength(1);
+    expect(texts(shown)).toContain('invite countersign to this channel');
+    const [attempt] = await t.deps.store.listCollectAttempts({ limit: 5 });
+    expect(attempt).toMatchObject({ outcome: 'started', channelId: 'C1', runs: [{ runId: '1', collector: 'AD Accounts' }] });
+  });
+
+  it('refuses outside the allowed channels, users and groups, before the service and before asking to confirm', async () => {
+    const policy = { allowedChannels: ['C0OPS'], allowedUsers: ['UOSCAR'], allowedUserGroups: ['S0OPS'], forceAllowedUsers: ['UOSCAR'] };
+    const t = build({ policy, groups: { S0OPS: ['UADA'] } });
+    await t.link();
+    await t.link('UEVE');
+    await collectCommand(t.deps)(t.commandArgs('AD Accounts'));
+    await collectCommand(t.deps)(t.commandArgs('', { channel_id: 'C1' }));
+    await collectCommand(t.deps)(t.commandArgs('AD Accounts', { channel_id: 'C0OPS', user_id: 'UEVE' }));
+    await collectCommand(t.deps)(t.commandArgs('AWS IAM force', { channel_id: 'C0OPS' }));
+    await t.deps.background.drain();
+    expect(t.fake.calls).toEqual([]);
+    const answers = t.responses.map((r) => JSON.stringify(r));
+    expect(answers[0]).toContain('Collections are not started from this channel. Use `/collect` in <#C0OPS>');
+    expect(answers[1]).toContain('not started from this channel');
+    expect(answers[1]).not.toContain('collect:run');
+    expect(answers[2]).toContain('You are not among those who may start collections: <@UOSCAR>, <!subteam^S0OPS>');
+    expect(answers[3]).toContain('Forcing a collection (past its circuit breaker) is kept for <@UOSCAR>');
+    expect((await t.deps.store.listCollectAttempts({ limit: 10 })).map((a) => [a.outcome, a.detail?.split(' (')[0]])).toEqual([
+      ['refused', 'may not force'],
+      ['refused', 'not an allowed user'],
+      ['refused', 'not an allowed channel'],
+      ['refused', 'not an allowed channel'],
+    ]);
+    // In the right channel, Ada (in the allowed group) may start one.
+    await collectCommand(t.deps)(t.commandArgs('AD Accounts', { channel_id: 'C0OPS' }));
+    await t.deps.background.drain();
+    expect(t.fake.calls).toHaveLength(1);
   });
 
   it('runs a named collector straight away with exactly the parsed query', async () => {

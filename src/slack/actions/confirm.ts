@@ -9,7 +9,7 @@ import { fallback, section } from '../../render/blocks.js';
 import { renderConfirmationClosed } from '../../render/collect.js';
 import { renderNotYours, renderUnreadableButton } from '../../render/errors.js';
 import { collectQuerySchema } from '../../service/index.js';
-import { startCollection } from '../commands/collect.js';
+import { type ConfirmationPayload, startCollection } from '../collections.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { answerWith } from '../failures.js';
@@ -40,17 +40,32 @@ export function confirmAction(deps: Deps, decision: 'run' | 'cancel') {
           case 'claimed':
             break;
         }
+        const payload = readPayload(claim.confirmation.payload);
         if (decision === 'cancel') {
           deps.logger.info({ user: who.userId, confirmation: id }, 'collection cancelled');
+          if (payload) {
+            const { channelId, teamId } = claim.confirmation;
+            await deps.store.recordCollectAttempt({
+              id: deps.newId(),
+              at: deps.now(),
+              teamId,
+              channelId,
+              userId: who.userId,
+              query: payload.query,
+              outcome: 'cancelled',
+              detail: payload.overrideCooldown ? 'did not start it again within the cooldown' : 'cancelled at the confirmation',
+              runs: [],
+            });
+          }
           return void (await respond(replace(renderConfirmationClosed('cancelled'))));
         }
-        const query = collectQuerySchema.safeParse(safeJson(claim.confirmation.payload));
-        if (!query.success) {
+        if (payload === undefined) {
           deps.logger.error({ confirmation: id }, 'stored confirmation does not hold a valid query');
           return void (await respond(replace(renderUnreadableButton('/collect'))));
         }
-        await respond(replace(renderConfirmationClosed('starting', query.data)));
-        await startCollection(deps, who, query.data, respond, async (outcome) => {
+        await respond(replace(renderConfirmationClosed('starting', payload.query)));
+        const request = { who, channelId: claim.confirmation.channelId, ...payload };
+        await startCollection(deps, request, respond, async (outcome) => {
           const text = {
             started: 'Started: the result is in the channel.',
             nothing: 'Nothing was started.',
@@ -64,10 +79,16 @@ export function confirmAction(deps: Deps, decision: 'run' | 'cancel') {
   };
 }
 
-function safeJson(text: string): unknown {
+/** The stored payload, re-validated; confirmations made before "Start anyway" existed hold the bare query. */
+function readPayload(text: string): ConfirmationPayload | undefined {
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     return undefined;
   }
+  const wrapped = value as { query?: unknown; overrideCooldown?: unknown } | null;
+  const query = collectQuerySchema.safeParse(wrapped !== null && typeof wrapped === 'object' && 'query' in wrapped ? wrapped.query : value);
+  if (!query.success) return undefined;
+  return { query: query.data, ...(wrapped?.overrideCooldown === true ? { overrideCooldown: true } : {}) };
 }

@@ -24,6 +24,7 @@ export function relinkAction(deps: Deps) {
     const metadata: LinkMetadata = {
       command: replay?.kind === 'collect' ? 'collectEntitlements' : 'findApprovals',
       ...(replay ? { replay, responseUrl: body.response_url } : {}),
+      ...(replay?.kind === 'collect' && body.channel?.id ? { channelId: body.channel.id } : {}),
       ...((parsed as { home?: unknown } | undefined)?.home === true ? { home: true } : {}),
     };
     // views.open must follow the click within 3 seconds: it is the first thing done.

@@ -5,18 +5,15 @@
 
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { parseCollectCommand } from '../../commands/collect.js';
-import { renderCollectConfirmation, renderCollectResult, renderNoCollectorMatched } from '../../render/collect.js';
+import { renderCollectConfirmation, renderCollectRefused, renderHistory } from '../../render/collect.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderCollectHelp } from '../../render/help.js';
-import { encodeRelink } from '../../render/link.js';
-import type { CollectQuery } from '../../service/index.js';
-import type { Principal } from '../../store/index.js';
 import { logout, openLinkModal, whoami } from '../accounts.js';
+import { type ConfirmationPayload, collectRefusal, describeRefusal, startCollection } from '../collections.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { answerWith, reportFailure } from '../failures.js';
-import { ephemeral, inChannel } from '../respond.js';
-import type { Respond } from '../response-url.js';
+import { ephemeral } from '../respond.js';
 
 export function collectCommand(deps: Deps) {
   return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
@@ -38,12 +35,36 @@ export function collectCommand(deps: Deps) {
             return whoami(deps, who, respond);
           case 'invalid':
             return void (await respond(ephemeral(renderInvalid(parsed, '/collect'))));
+          case 'history': {
+            const attempts = await deps.store.listCollectAttempts({
+              teamId: who.teamId,
+              channelId: command.channel_id,
+              limit: parsed.limit,
+            });
+            return void (await respond(ephemeral(renderHistory(attempts, parsed.limit))));
+          }
           case 'run': {
-            if (parsed.confirm.length === 0) return startCollection(deps, who, parsed.query, respond);
-            // Ask only someone who could go on: an unlinked user learns that first.
+            const request = { who, channelId: command.channel_id, query: parsed.query };
+            if (parsed.confirm.length === 0) return startCollection(deps, request, respond);
+            // Ask only someone who could go on: the refused and the unlinked learn that first.
             const reference = deps.newId();
             const ctx = { ...who, slash: '/collect' as const, command: 'collectEntitlements' as const, reference };
             try {
+              const refusal = await collectRefusal(deps, request);
+              if (refusal !== undefined) {
+                await deps.store.recordCollectAttempt({
+                  id: reference,
+                  at: deps.now(),
+                  teamId: who.teamId,
+                  channelId: command.channel_id,
+                  userId: who.userId,
+                  query: parsed.query,
+                  outcome: 'refused',
+                  detail: describeRefusal(refusal),
+                  runs: [],
+                });
+                return void (await respond(ephemeral(renderCollectRefused(refusal))));
+              }
               if ((await deps.store.getToken(who, 'collectEntitlements')) === undefined)
                 return void (await respond(ephemeral(renderNotLinked(ctx))));
               const id = deps.newId();
@@ -53,7 +74,7 @@ export function collectCommand(deps: Deps) {
                 teamId: who.teamId,
                 channelId: command.channel_id,
                 userId: who.userId,
-                payload: JSON.stringify(parsed.query),
+                payload: JSON.stringify({ query: parsed.query } satisfies ConfirmationPayload),
                 createdAt: now,
                 expiresAt: new Date(now.getTime() + deps.confirmationTtlMs),
               });
@@ -67,41 +88,4 @@ export function collectCommand(deps: Deps) {
       answerWith(deps, who, '/collect', respond),
     );
   };
-}
-
-/** Starts the collection with the user's token and tells the channel; failures go to the user alone. */
-export async function startCollection(
-  deps: Deps,
-  who: Principal,
-  query: CollectQuery,
-  respond: Respond,
-  onDone?: (outcome: 'started' | 'nothing' | 'failed') => Promise<void>,
-): Promise<void> {
-  const reference = deps.newId();
-  const ctx = {
-    ...who,
-    slash: '/collect' as const,
-    command: 'collectEntitlements' as const,
-    reference,
-    relink: encodeRelink({ kind: 'collect', query }),
-  };
-  try {
-    const linked = await deps.store.getToken(who, 'collectEntitlements');
-    if (linked === undefined) {
-      await respond(ephemeral(renderNotLinked(ctx)));
-      return void (await onDone?.('failed'));
-    }
-    const result = await deps.service.collectEntitlements(query, linked.token);
-    await deps.store.recordOutcome(who, 'collectEntitlements', 'ok', deps.now());
-    deps.logger.info({ user: who.userId, team: who.teamId, query, runs: result.runs, reference }, 'collection started');
-    if (result.runs.length === 0) {
-      await respond(ephemeral(renderNoCollectorMatched(query)));
-      return void (await onDone?.('nothing'));
-    }
-    await respond(inChannel(renderCollectResult({ userId: who.userId, query, runs: result.runs })));
-    await onDone?.('started');
-  } catch (error) {
-    await reportFailure(deps, error, ctx, respond);
-    await onDone?.('failed');
-  }
 }

@@ -9,8 +9,8 @@ import { decodeReplay, LINK_FIELDS, type LinkMetadata, linkDone, linkModal, link
 import { Secret } from '../../secret.js';
 import { isServiceError } from '../../service/index.js';
 import { type Principal, SERVICE_COMMANDS, type ServiceCommandName } from '../../store/index.js';
+import { startCollection } from '../collections.js';
 import { showApprovals } from '../commands/approvals.js';
-import { startCollection } from '../commands/collect.js';
 import { principalOf, todayOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { publishHome } from '../events/home.js';
@@ -82,7 +82,7 @@ async function replay(deps: Deps, who: Principal, metadata: LinkMetadata): Promi
   const respond = deps.responder.to(metadata.responseUrl);
   if (metadata.replay.kind === 'approvals')
     await showApprovals(deps, who, metadata.replay.query, await todayOf(deps, who.userId), respond, 'replace');
-  else await startCollection(deps, who, metadata.replay.query, respond);
+  else await startCollection(deps, { who, channelId: metadata.channelId ?? '', query: metadata.replay.query }, respond);
 }
 
 function problemOf(error: unknown): string {
@@ -102,9 +102,16 @@ function problemOf(error: unknown): string {
 /** The modal's metadata, re-validated: it travelled through Slack and comes back as the user's input. */
 function readMetadata(text: string | undefined): LinkMetadata | undefined {
   try {
-    const parsed = JSON.parse(text ?? '') as { command?: unknown; replay?: unknown; responseUrl?: unknown; home?: unknown };
+    const parsed = JSON.parse(text ?? '') as {
+      command?: unknown;
+      replay?: unknown;
+      responseUrl?: unknown;
+      home?: unknown;
+      channelId?: unknown;
+    };
     if (!(SERVICE_COMMANDS as readonly unknown[]).includes(parsed.command)) return undefined;
     const metadata: LinkMetadata = { command: parsed.command as ServiceCommandName, ...(parsed.home === true ? { home: true } : {}) };
+    if (typeof parsed.channelId === 'string' && /^[CGD][A-Z0-9]{2,}$/.test(parsed.channelId)) metadata.channelId = parsed.channelId;
     const replayed = parsed.replay === undefined ? undefined : decodeReplay(parsed.replay);
     if (replayed && typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)) {
       metadata.replay = replayed;

@@ -1,0 +1,196 @@
+/**
+ * Live run status: every instance polls the watches that have come due (leased from the store,
+ * so each is polled by one instance at a time, and a restart loses nothing), asks getRunStatus
+ * with the starter's own token, and updates the channel's message in place. Polling starts
+ * quickly and backs off; it stops when every run has ended, when the time limit passes, or at
+ * once when the service has no getRunStatus for us.
+ */
+
+import type { Logger } from '../logger.js';
+import { type LiveStatus, renderCollectFailedDm, renderCollectStatus, runEnded, summarizeRuns } from '../render/collect.js';
+import { isServiceError, type ServiceClient } from '../service/index.js';
+import type { SlackApi } from '../slack/deps.js';
+import type { RunWatch, Store, WatchedRun } from '../store/index.js';
+import { eachLimited, Ticker } from '../ticker.js';
+
+export interface WatcherOptions {
+  store: Store;
+  service: ServiceClient;
+  slackApi: SlackApi;
+  logger: Logger;
+  now: () => Date;
+  owner: string;
+  tickMs?: number;
+  /** The first poll comes this soon after the start; each next one 1.5× later, up to maxIntervalMs. */
+  firstPollMs?: number;
+  maxIntervalMs?: number;
+  leaseMs?: number;
+  concurrency?: number;
+  batch?: number;
+}
+
+export interface WatchReport {
+  polled: number;
+  updated: number;
+  finished: number;
+  stopped: number;
+}
+
+/** Slack errors that mean the message cannot be updated again: following the runs is pointless. */
+const MESSAGE_GONE = /message_not_found|channel_not_found|is_archived|cant_update_message|not_in_channel/;
+/** Refresh the elapsed times at least this often while nothing changes. */
+const REFRESH_MS = 60_000;
+
+export class RunWatcher {
+  readonly #o: Required<WatcherOptions>;
+  readonly #ticker: Ticker<WatchReport>;
+  /** When this instance last updated each message: enough to refresh elapsed times now and then. */
+  readonly #lastUpdate = new Map<string, number>();
+
+  constructor(options: WatcherOptions) {
+    this.#o = { tickMs: 2_000, firstPollMs: 3_000, maxIntervalMs: 60_000, leaseMs: 60_000, concurrency: 4, batch: 50, ...options };
+    this.#ticker = new Ticker(this.#o.tickMs, () => this.#tick());
+  }
+
+  get firstPollMs(): number {
+    return this.#o.firstPollMs;
+  }
+
+  start(): void {
+    this.#ticker.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.#ticker.stop();
+  }
+
+  tick(): Promise<WatchReport> {
+    return this.#ticker.tick();
+  }
+
+  async #tick(): Promise<WatchReport> {
+    const report: WatchReport = { polled: 0, updated: 0, finished: 0, stopped: 0 };
+    const now = this.#o.now();
+    let due: RunWatch[];
+    try {
+      due = await this.#o.store.claimDueWatches(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), this.#o.batch);
+    } catch (error) {
+      this.#o.logger.error({ error: (error as Error).message }, 'run status: could not read the store; trying again next tick');
+      return report;
+    }
+    await eachLimited(due, this.#o.concurrency, async (watch) => {
+      report.polled++;
+      try {
+        const outcome = await this.#poll(watch);
+        if (outcome !== 'unchanged') report[outcome]++;
+      } catch (error) {
+        this.#o.logger.error({ attempt: watch.attemptId, error: (error as Error).message }, 'run status poll failed');
+        // Let it go at the usual pace rather than hammering a store or Slack that is failing.
+        await this.#o.store.saveWatch(this.#next(watch, this.#o.now()), this.#o.owner).catch(() => undefined);
+      }
+    });
+    return report;
+  }
+
+  #next(watch: RunWatch, now: Date): RunWatch {
+    return {
+      ...watch,
+      nextPollAt: new Date(now.getTime() + watch.intervalMs),
+      intervalMs: Math.min(Math.round(watch.intervalMs * 1.5), this.#o.maxIntervalMs),
+    };
+  }
+
+  async #poll(watch: RunWatch): Promise<'updated' | 'finished' | 'stopped' | 'unchanged'> {
+    const { store, logger } = this.#o;
+    const now = this.#o.now();
+    if (now >= watch.deadline) {
+      return this.#finish(watch, { kind: 'timeout', limitMs: watch.deadline.getTime() - watch.startedAt.getTime() }, 'timeout');
+    }
+    const linked = await store.getToken({ teamId: watch.teamId, userId: watch.userId }, 'collectEntitlements');
+    if (linked === undefined) {
+      return this.#finish(watch, { kind: 'off', why: `Live status stopped: <@${watch.userId}> unlinked their account.` }, 'no-token');
+    }
+
+    let changed = false;
+    let unavailable: string | undefined;
+    const runs: WatchedRun[] = [];
+    for (const run of watch.runs) {
+      if (runEnded(run) || unavailable !== undefined) {
+        runs.push(run);
+        continue;
+      }
+      try {
+        const status = await this.#o.service.getRunStatus(run.runId, linked.token);
+        const next: WatchedRun = {
+          ...run,
+          state: status.state === 'Unknown' ? run.state : status.state,
+          ...(status.startTime ? { startTime: status.startTime } : {}),
+          ...(status.completedTime ? { completedTime: status.completedTime } : {}),
+        };
+        if (runEnded(next) && next.endedAt === undefined) next.endedAt = now.getTime();
+        if (next.state !== run.state) changed = true;
+        runs.push(next);
+      } catch (error) {
+        runs.push(run);
+        if (isServiceError(error) && error.kind === 'service-unavailable') continue;
+        // 404 (no such command, or it does not know the run), 401 (the token may not ask), or an answer we cannot read.
+        const status = isServiceError(error) ? error.status : undefined;
+        unavailable = `getRunStatus answered ${status ?? (isServiceError(error) ? error.kind : 'with an error')}`;
+        logger.info({ attempt: watch.attemptId, run: run.runId, reason: unavailable }, 'run status not available; no more polling');
+      }
+    }
+    const updated = { ...watch, runs };
+    if (unavailable !== undefined) return this.#finish(updated, { kind: 'unavailable', why: unavailable }, 'unavailable');
+    if (runs.every(runEnded)) return this.#finish(updated, { kind: 'finished' }, 'finished');
+
+    const stale = now.getTime() - (this.#lastUpdate.get(watch.attemptId) ?? 0) >= REFRESH_MS;
+    if (changed || stale) {
+      const gone = await this.#show(updated, { kind: 'watching', checkedAt: now });
+      if (gone) return this.#finish(updated, undefined, 'message-gone');
+    }
+    await store.saveWatch(this.#next(updated, now), this.#o.owner);
+    return changed ? 'updated' : 'unchanged';
+  }
+
+  /** Updates the channel's message; true when it can never be updated again. */
+  async #show(watch: RunWatch, live: LiveStatus): Promise<boolean> {
+    const now = this.#o.now();
+    const message = renderCollectStatus({
+      userId: watch.userId,
+      query: watch.query,
+      runs: watch.runs,
+      startedAt: watch.startedAt,
+      now,
+      live,
+    });
+    try {
+      await this.#o.slackApi.updateMessage(watch.channelId, watch.messageTs, message);
+      this.#lastUpdate.set(watch.attemptId, now.getTime());
+      return false;
+    } catch (error) {
+      const text = (error as Error).message;
+      this.#o.logger.warn({ attempt: watch.attemptId, error: text }, 'chat.update failed');
+      return MESSAGE_GONE.test(text);
+    }
+  }
+
+  async #finish(watch: RunWatch, live: LiveStatus | undefined, note: string): Promise<'finished' | 'stopped'> {
+    const now = this.#o.now();
+    if (live !== undefined) await this.#show(watch, live);
+    this.#lastUpdate.delete(watch.attemptId);
+    const saved = await this.#o.store.saveWatch({ ...watch, doneAt: now, note }, this.#o.owner);
+    const { aborted, ended } = summarizeRuns(watch.runs);
+    this.#o.logger.info(
+      { attempt: watch.attemptId, note, runs: watch.runs.map((r) => `${r.runId}:${r.state ?? '?'}`) },
+      'stopped following runs',
+    );
+    if (saved && note === 'finished' && ended && aborted > 0) {
+      await this.#o.slackApi
+        .postMessage(watch.userId, renderCollectFailedDm({ channelId: watch.channelId, query: watch.query, runs: watch.runs }))
+        .catch((error: unknown) =>
+          this.#o.logger.warn({ user: watch.userId, error: (error as Error).message }, 'could not DM the starter'),
+        );
+    }
+    return note === 'finished' ? 'finished' : 'stopped';
+  }
+}

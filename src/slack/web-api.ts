@@ -1,0 +1,37 @@
+/**
+ * The Slack Web API calls made outside a request (reminders, live run status), through one
+ * WebClient: it waits out 429s as their Retry-After says. User-group members are cached briefly,
+ * so that an allow-list by group costs one call per group every few minutes, not one per command.
+ */
+
+import type { WebClient } from '@slack/web-api';
+import type { Logger } from '../logger.js';
+import type { Message } from '../render/blocks.js';
+import type { SlackApi } from './deps.js';
+
+export function createSlackApi(client: WebClient, logger: Logger, now: () => Date, groupTtlMs = 5 * 60_000): SlackApi {
+  const groups = new Map<string, { members: readonly string[]; until: number }>();
+  return {
+    async postMessage(channel: string, message: Message) {
+      const res = await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks });
+      return { ts: String(res.ts ?? '') };
+    },
+    async updateMessage(channel: string, ts: string, message: Message) {
+      await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
+    },
+    async userGroupMembers(groupId: string) {
+      const hit = groups.get(groupId);
+      if (hit && hit.until > now().getTime()) return hit.members;
+      try {
+        const res = await client.usergroups.users.list({ usergroup: groupId });
+        const members = res.users ?? [];
+        groups.set(groupId, { members, until: now().getTime() + groupTtlMs });
+        return members;
+      } catch (error) {
+        // Closed, not open: without the list nobody is let in by this group.
+        logger.warn({ group: groupId, error: (error as Error).message }, 'usergroups.users.list failed; the group admits nobody for now');
+        return [];
+      }
+    },
+  };
+}
