@@ -31,11 +31,16 @@ Commands:
       Run the reference Command Service alone. --data demo (the default) keeps a fresh
       demo data set in memory; a file path keeps the data in that SQLite file (created and
       filled with demo data when new; with --approvals N, N generated approvals as well).
+  audit [--since 7d|24h|2026-11-01] [--channel <ChannelId>] [--team <TeamId>] [--limit N] [--json]
+      Every attempt to start a collection, oldest first: when, workspace, channel, user, what
+      was asked, how it ended (runs and their last known state, or why it was refused or failed).
+      --json prints one JSON object per line. Never a token.
   help
       Show this text.
 
 Examples:
   countersign tokens set --user U012ABCDEF --command all < token.txt
+  countersign audit --since 7d --json > collections.jsonl
   countersign service --port 4000
   countersign service --data ./data/reference.db --approvals 1000000
 `;
@@ -52,6 +57,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return await tokensCommand(rest);
       case 'keys':
         return await keysCommand(rest);
+      case 'audit':
+        return await auditCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -164,17 +171,109 @@ async function tokensCommand(args: string[]): Promise<number> {
             l.lastOutcome ? `${l.lastOutcome} ${l.lastUsedAt?.toISOString() ?? ''}` : '-',
           ]),
         );
-        const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-        for (const r of rows)
-          process.stdout.write(
-            `${r
-              .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-              .join('  ')
-              .trimEnd()}\n`,
-          );
+        printTable(rows);
         return 0;
       }
     }
+  } finally {
+    await store.close();
+  }
+}
+
+function printTable(rows: string[][]): void {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  for (const r of rows)
+    process.stdout.write(
+      `${r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
+}
+
+/** `7d`, `24h`, `30m` ago, or a date (`2026-11-01`, or a full ISO time). */
+function parseSince(value: string, now: Date): Date {
+  const relative = /^(\d{1,5})([dhm])$/.exec(value);
+  if (relative) {
+    const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'];
+    return new Date(now.getTime() - Number(relative[1]) * unit);
+  }
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime())) throw new UsageError(`--since takes 7d, 24h, 30m or a date such as 2026-11-01, not '${value}'`);
+  return at;
+}
+
+async function auditCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      since: { type: 'string' },
+      channel: { type: 'string' },
+      team: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError(`audit takes options only, not '${positionals.join(' ')}'`);
+  const since = values.since === undefined ? undefined : parseSince(values.since, new Date());
+  if (values.channel !== undefined && !/^[CGD][A-Z0-9]{2,}$/.test(values.channel))
+    throw new UsageError(`--channel takes a Slack channel id such as C012ABCDEF, not '${values.channel}'`);
+  if (values.team !== undefined && !TEAM_ID.test(values.team))
+    throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
+  const limit = positiveInt(values.limit, '--limit', 1, 100_000) ?? 10_000;
+
+  const store = await openStore(loadConfig(process.env));
+  try {
+    const attempts = (
+      await store.listCollectAttempts({
+        limit,
+        ...(since ? { since } : {}),
+        ...(values.channel ? { channelId: values.channel } : {}),
+        ...(values.team ? { teamId: values.team } : {}),
+      })
+    ).reverse();
+    if (values.json) {
+      for (const a of attempts) {
+        const line = {
+          id: a.id,
+          at: a.at.toISOString(),
+          team: a.teamId,
+          channel: a.channelId,
+          user: a.userId,
+          name: a.query.name ?? null,
+          application: a.query.application ?? null,
+          force: a.query.force === true,
+          outcome: a.outcome,
+          detail: a.detail ?? null,
+          runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
+          liveStatus: a.watch ? (a.watch.done ? (a.watch.note ?? 'done') : 'watching') : null,
+        };
+        process.stdout.write(`${JSON.stringify(line)}\n`);
+      }
+      return 0;
+    }
+    if (attempts.length === 0) {
+      process.stderr.write('No collection attempts recorded for that period.\n');
+      return 0;
+    }
+    printTable(
+      [['AT', 'TEAM', 'CHANNEL', 'USER', 'NAME', 'APPLICATION', 'FORCE', 'OUTCOME', 'RUNS / DETAIL']].concat(
+        attempts.map((a) => [
+          a.at.toISOString(),
+          a.teamId,
+          a.channelId,
+          a.userId,
+          a.query.name ?? '*',
+          a.query.application ?? '*',
+          a.query.force ? 'yes' : '-',
+          a.outcome,
+          a.runs.length > 0 ? a.runs.map((r) => `${r.runId}:${r.state ?? 'started'}`).join(',') : (a.detail ?? ''),
+        ]),
+      ),
+    );
+    return 0;
   } finally {
     await store.close();
   }

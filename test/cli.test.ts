@@ -154,3 +154,85 @@ describe('countersign keys rotate', () => {
     expect(cli.stderr()).toContain("keys takes rotate, not 'delete'");
   });
 });
+
+describe('countersign audit', () => {
+  const KEY = Buffer.alloc(32, 4).toString('base64');
+  const db = join(dir, 'audit', 'countersign.db');
+  const env = { DATABASE_URL: `sqlite:${db}`, TOKEN_ENCRYPTION_KEY: KEY };
+
+  it('prints every attempt oldest first, as a table or JSON lines, filtered by time and channel', async () => {
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(db, new Secret(KEY));
+    const base = { teamId: 'T1', userId: 'UOSCAR', detail: undefined, runs: [] };
+    const day = 86_400_000;
+    await store.recordCollectAttempt({
+      ...base,
+      id: 'a1',
+      at: new Date(Date.now() - 10 * day),
+      channelId: 'C0ONE',
+      query: {},
+      outcome: 'cancelled',
+    });
+    await store.recordCollectAttempt({
+      ...base,
+      id: 'a2',
+      at: new Date(Date.now() - 2 * day),
+      channelId: 'C0ONE',
+      query: { name: 'AD Accounts' },
+      outcome: 'started',
+      runs: [{ runId: '41', collector: 'AD Accounts', state: undefined }],
+    });
+    await store.recordCollectAttempt({
+      ...base,
+      id: 'a3',
+      at: new Date(Date.now() - day),
+      channelId: 'C0TWO',
+      query: { name: 'AWS IAM', force: true },
+      outcome: 'refused',
+      detail: 'may not force',
+    });
+    await store.close();
+
+    const table = spawnCli(['audit'], env);
+    expect(await table.exited).toBe(0);
+    const lines = table.stdout().trim().split('\n');
+    expect(lines[0]).toMatch(/^AT +TEAM +CHANNEL +USER +NAME +APPLICATION +FORCE +OUTCOME +RUNS \/ DETAIL$/);
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['cancelled', 'started', 'refused']);
+    expect(lines[2]).toContain('41:started');
+    expect(lines[3]).toMatch(/yes +refused +may not force$/);
+
+    const json = spawnCli(['audit', '--since', '7d', '--json'], env);
+    expect(await json.exited).toBe(0);
+    const rows = json
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r) => r.id)).toEqual(['a2', 'a3']);
+    expect(rows[0]).toMatchObject({
+      channel: 'C0ONE',
+      user: 'UOSCAR',
+      name: 'AD Accounts',
+      application: null,
+      force: false,
+      outcome: 'started',
+    });
+    expect(rows[0].runs).toEqual([{ runId: '41', collector: 'AD Accounts', state: null }]);
+
+    const channel = spawnCli(['audit', '--channel', 'C0TWO', '--json'], env);
+    expect(await channel.exited).toBe(0);
+    expect(channel.stdout().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('refuses a bad --since or --channel with exit 2', async () => {
+    for (const args of [
+      ['audit', '--since', 'last week'],
+      ['audit', '--channel', 'general'],
+      ['audit', 'now'],
+    ]) {
+      const cli = spawnCli(args, env);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr()).toMatch(/^countersign: (--since takes|--channel takes|audit takes options only)/);
+    }
+  });
+});
