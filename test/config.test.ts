@@ -52,6 +52,34 @@ describe('loadConfig', () => {
     expect(config.tokenEncryptionKey?.reveal()).toBe(KEY);
   });
 
+  it('reads who may collect, the cooldown and the watch limit', () => {
+    expect(loadConfig({}).collect).toEqual({
+      allowedChannels: [],
+      allowedUsers: [],
+      allowedUserGroups: [],
+      forceAllowedUsers: [],
+      cooldownMs: 600_000,
+      watchLimitMs: 21_600_000,
+    });
+    const c = loadConfig({
+      COLLECT_ALLOWED_CHANNELS: 'C0OPS, C0SEC',
+      COLLECT_ALLOWED_USERS: 'U0ADA W0GRACE',
+      COLLECT_ALLOWED_USERGROUPS: 'S0IDENTITY',
+      COLLECT_FORCE_ALLOWED_USERS: 'U0ADA',
+      COLLECT_COOLDOWN: '0',
+      COLLECT_WATCH_LIMIT: '90m',
+    }).collect;
+    expect(c).toEqual({
+      allowedChannels: ['C0OPS', 'C0SEC'],
+      allowedUsers: ['U0ADA', 'W0GRACE'],
+      allowedUserGroups: ['S0IDENTITY'],
+      forceAllowedUsers: ['U0ADA'],
+      cooldownMs: 0,
+      watchLimitMs: 5_400_000,
+    });
+    expect(loadConfig({ COLLECT_COOLDOWN: '90s' }).collect.cooldownMs).toBe(90_000);
+  });
+
   it('reads the reminder window and the approval URL template', () => {
     expect(loadConfig({}).remindWindowDays).toBe(3);
     expect(loadConfig({}).approvalUrlTemplate).toBeUndefined();
@@ -124,6 +152,29 @@ describe('loadConfig', () => {
       'an approval URL that is not http',
       { APPROVAL_URL_TEMPLATE: 'javascript:alert({WorkItemId})' },
       /^APPROVAL_URL_TEMPLATE must be an http\(s\) URL/,
+    ],
+    [
+      'a channel that is a name',
+      { COLLECT_ALLOWED_CHANNELS: 'C0OPS,#general' },
+      /^COLLECT_ALLOWED_CHANNELS must be Slack channel ids \(C…\), separated by commas\. Example: COLLECT_ALLOWED_CHANNELS=C0123ABCD,C0456EFGH$/,
+    ],
+    ['a user that is an email', { COLLECT_ALLOWED_USERS: 'ada@example.com' }, /^COLLECT_ALLOWED_USERS must be Slack user ids/],
+    [
+      'a group that is a handle',
+      { COLLECT_ALLOWED_USERGROUPS: '@identity-team' },
+      /^COLLECT_ALLOWED_USERGROUPS must be Slack user-group ids \(S…\)/,
+    ],
+    ['a force user that is a name', { COLLECT_FORCE_ALLOWED_USERS: 'grace' }, /^COLLECT_FORCE_ALLOWED_USERS must be Slack user ids/],
+    [
+      'a cooldown without a unit',
+      { COLLECT_COOLDOWN: '10' },
+      /^COLLECT_COOLDOWN must be a duration like 90s, 10m or 1h, up to 7d \(0 to turn it off\)\. Example: COLLECT_COOLDOWN=10m$/,
+    ],
+    ['a cooldown of a month', { COLLECT_COOLDOWN: '30d' }, /^COLLECT_COOLDOWN must be a duration/],
+    [
+      'a watch limit of zero',
+      { COLLECT_WATCH_LIMIT: '0' },
+      /^COLLECT_WATCH_LIMIT must be a duration like 90s, 10m or 1h, up to 7d \(more than 0\)/,
     ],
     [
       'a reminder window of weeks',

@@ -25,6 +25,17 @@ describe('/collect', () => {
     });
   });
 
+  it('shows history, 10 by default, and names a bad count', () => {
+    expect(parseCollectCommand('history')).toEqual({ kind: 'history', limit: 10 });
+    expect(parseCollectCommand('HISTORY 25')).toEqual({ kind: 'history', limit: 25 });
+    for (const text of ['history 0', 'history 51', 'history all', 'history 5 more']) {
+      const r = parseCollectCommand(text);
+      expect(r.kind === 'invalid' && r.problem).toContain('history takes how many to show, from 1 to 50');
+    }
+    // A collector called history, quoted, is a collector.
+    expect(parseCollectCommand('"history"')).toEqual({ kind: 'run', query: { name: 'history' }, confirm: [] });
+  });
+
   it('asks before forcing, and says why', () => {
     expect(parseCollectCommand('AWS IAM force')).toEqual({ kind: 'run', query: { name: 'AWS IAM', force: true }, confirm: ['force'] });
     expect(parseCollectCommand('FORCE')).toEqual({ kind: 'run', query: { force: true }, confirm: ['all-collectors', 'force'] });

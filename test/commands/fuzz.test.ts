@@ -25,6 +25,7 @@ const piece = fc.oneof(
     'login',
     'whoami',
     'remind',
+    'history',
     'daily',
     'weekdays',
     'off',
@@ -86,7 +87,8 @@ describe('grammar properties', () => {
     fc.assert(
       fc.property(text, (input) => {
         const r = parseCollectCommand(input);
-        expect(['help', 'login', 'logout', 'whoami', 'run', 'invalid']).toContain(r.kind);
+        expect(['help', 'login', 'logout', 'whoami', 'history', 'run', 'invalid']).toContain(r.kind);
+        if (r.kind === 'history') expect(r.limit >= 1 && r.limit <= 50).toBe(true);
         if (r.kind === 'run') {
           expect(collectQuerySchema.safeParse(r.query).success).toBe(true);
           const everything = r.query.name === undefined && r.query.application === undefined;

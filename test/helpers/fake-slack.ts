@@ -26,6 +26,10 @@ export interface FakeSlack {
   responses(id: string): ResponseBody[];
   waitForResponses(id: string, count: number, timeoutMs?: number): Promise<ResponseBody[]>;
   timeZones: Map<string, string>;
+  /** Members of user groups, for usergroups.users.list. */
+  userGroups: Map<string, string[]>;
+  /** Channels where chat.postMessage answers not_in_channel (a private channel the bot is not in). */
+  closedChannels: Set<string>;
   /** The next `times` calls of a Web API method answer 429 with this Retry-After (seconds), as Slack's rate limiter does. */
   rateLimit(method: string, retryAfterSeconds: number, times?: number): void;
   /** The DMs and channel messages the app posted with chat.postMessage. */
@@ -45,6 +49,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const apiCalls: Array<{ method: string; body: string }> = [];
   const events = new EventEmitter();
   const timeZones = new Map<string, string>();
+  const userGroups = new Map<string, string[]>();
+  const closedChannels = new Set<string>();
   const limits = new Map<string, { retryAfter: number; times: number }>();
   const posts: Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }> = [];
   const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
@@ -75,6 +81,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           limit.times--;
           res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(limit.retryAfter) });
           return res.end(JSON.stringify({ ok: false, error: 'ratelimited' }));
+        }
+        if (method === 'chat.postMessage' && closedChannels.has(params.get('channel') ?? '')) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ ok: false, error: 'not_in_channel' }));
         }
         if (method === 'chat.update') {
           updated.push({
@@ -107,9 +117,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               ? { ok: true, user: { id: params.get('user'), tz: timeZones.get(params.get('user') ?? '') ?? 'UTC' } }
               : method === 'views.open' || method === 'views.update'
                 ? { ok: true, view: { id: params.get('view_id') ?? `V${apiCalls.length}` } }
-                : method === 'chat.postMessage'
-                  ? { ok: true, channel: params.get('channel'), ts: `1700000000.${String(posts.length).padStart(6, '0')}` }
-                  : { ok: true };
+                : method === 'usergroups.users.list'
+                  ? { ok: true, users: userGroups.get(params.get('usergroup') ?? '') ?? [] }
+                  : method === 'chat.postMessage'
+                    ? { ok: true, channel: params.get('channel'), ts: `1700000000.${String(posts.length).padStart(6, '0')}` }
+                    : { ok: true };
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify(answer));
       }
@@ -125,6 +137,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     apiUrl: `${url}/api/`,
     apiCalls,
     timeZones,
+    userGroups,
+    closedChannels,
     rateLimit(method, retryAfter, times = 1) {
       limits.set(method, { retryAfter, times });
     },

@@ -21,8 +21,11 @@ export const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
 export const TEAM = 'T0001';
 
 export interface Harness {
-  app: Running;
-  url: string;
+  /** The running app; a new one after restart(). */
+  readonly app: Running;
+  /** Stops the app as SIGTERM would and starts it again on the same database. */
+  restart(): Promise<void>;
+  readonly url: string;
   slack: FakeSlack;
   service: ReferenceService;
   logs: string[];
@@ -65,6 +68,7 @@ export interface HarnessOptions {
   /** The app's clock (the reference service keeps its own unless options.reference says). */
   now?: () => Date;
   reminders?: Overrides['reminders'];
+  runWatch?: Overrides['runWatch'];
   /** False: reminders run only when the test calls app.reminders.tick(). */
   startScheduler?: boolean;
 }
@@ -89,15 +93,18 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     LOG_LEVEL: 'debug',
     ...options.env,
   });
-  const app = await startCountersign(config, {
-    logger,
-    host: '127.0.0.1',
-    ...(options.serviceTimeouts ? { serviceTimeouts: options.serviceTimeouts } : {}),
-    ...(options.now ? { now: options.now } : {}),
-    ...(options.reminders ? { reminders: options.reminders } : {}),
-    ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
-  });
-  const url = `http://127.0.0.1:${app.port}`;
+  const start = () =>
+    startCountersign(config, {
+      logger,
+      host: '127.0.0.1',
+      ...(options.serviceTimeouts ? { serviceTimeouts: options.serviceTimeouts } : {}),
+      ...(options.now ? { now: options.now } : {}),
+      ...(options.reminders ? { reminders: options.reminders } : {}),
+      ...(options.runWatch ? { runWatch: options.runWatch } : {}),
+      ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
+    });
+  let app = await start();
+  let url = `http://127.0.0.1:${app.port}`;
 
   async function post(form: string, opts: SignOptions, responseId: string): Promise<Sent> {
     const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
@@ -118,8 +125,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 
   return {
-    app,
-    url,
+    get app() {
+      return app;
+    },
+    async restart() {
+      await app.shutdown();
+      app = await start();
+      url = `http://127.0.0.1:${app.port}`;
+    },
+    get url() {
+      return url;
+    },
     slack,
     service,
     logs,

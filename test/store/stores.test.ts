@@ -12,7 +12,7 @@ import { Secret } from '../../src/secret.js';
 import { DecryptError, generateKey, TokenCipher } from '../../src/store/cipher.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import type { Store } from '../../src/store/types.js';
+import type { RunWatch, Store } from '../../src/store/types.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-store-'));
@@ -260,6 +260,107 @@ for (const [name, backend] of Object.entries(backends)) {
       timeZone: 'Europe/London',
       nextAt: dueAt,
       dueAt,
+    });
+
+    it('keeps the collection trail, newest first, filtered, with the runs’ latest states from the watch', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const attempt = (id: string, minutes: number, channelId: string, outcome: 'started' | 'refused') => ({
+        id,
+        at: new Date(at.getTime() + minutes * 60_000),
+        teamId: 'T1',
+        channelId,
+        userId: 'UOPS',
+        query: { name: 'AD Accounts', force: outcome === 'refused' },
+        outcome,
+        detail: outcome === 'refused' ? 'may not force' : undefined,
+        runs: outcome === 'started' ? [{ runId: '7', collector: 'AD Accounts', state: undefined }] : [],
+      });
+      await store.recordCollectAttempt(attempt('a1', 0, 'C1', 'started'));
+      await store.recordCollectAttempt(attempt('a2', 1, 'C1', 'refused'));
+      await store.recordCollectAttempt(attempt('a3', 2, 'C2', 'started'));
+      await store.createWatch({
+        attemptId: 'a1',
+        teamId: 'T1',
+        userId: 'UOPS',
+        channelId: 'C1',
+        messageTs: '1.1',
+        query: { name: 'AD Accounts' },
+        runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }],
+        startedAt: at,
+        deadline: new Date(at.getTime() + 3_600_000),
+        nextPollAt: at,
+        intervalMs: 1000,
+        doneAt: undefined,
+        note: undefined,
+      });
+      expect((await store.listCollectAttempts({ limit: 10 })).map((a) => a.id)).toEqual(['a3', 'a2', 'a1']);
+      expect((await store.listCollectAttempts({ teamId: 'T1', channelId: 'C1', limit: 10 })).map((a) => a.id)).toEqual(['a2', 'a1']);
+      expect((await store.listCollectAttempts({ since: new Date(at.getTime() + 60_000), limit: 10 })).map((a) => a.id)).toEqual([
+        'a3',
+        'a2',
+      ]);
+      expect((await store.listCollectAttempts({ limit: 1 })).map((a) => a.id)).toEqual(['a3']);
+      const [taken] = await store.claimDueWatches(at, 'w1', new Date(at.getTime() + 60_000), 10);
+      expect(taken).toMatchObject({ attemptId: 'a1', messageTs: '1.1', intervalMs: 1000, doneAt: undefined });
+      expect(await store.claimDueWatches(at, 'w2', new Date(at.getTime() + 60_000), 10)).toEqual([]);
+      const done = { ...(taken as RunWatch), runs: [{ runId: '7', collector: 'AD Accounts', state: 'Completed' as const, endedAt: 5 }] };
+      expect(await store.saveWatch({ ...done, doneAt: at, note: 'finished' }, 'w2')).toBe(false);
+      expect(await store.saveWatch({ ...done, doneAt: at, note: 'finished' }, 'w1')).toBe(true);
+      const [first] = (await store.listCollectAttempts({ channelId: 'C1', limit: 10 })).slice(-1);
+      expect(first?.runs).toEqual([{ runId: '7', collector: 'AD Accounts', state: 'Completed', endedAt: 5 }]);
+      expect(first?.watch).toEqual({ note: 'finished', done: true });
+      // A finished watch is never taken again.
+      expect(await store.claimDueWatches(new Date(at.getTime() + 86_400_000), 'w3', new Date(at.getTime() + 86_500_000), 10)).toEqual([]);
+      await store.close();
+    });
+
+    it('gives a cooldown to one of many concurrent starts, on two instances, until it runs out or is released', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      const claim = (i: number, minutes = 0, cooldownMs = 600_000) =>
+        (stores[i % 2] as Store).claimCooldown({
+          teamId: 'T1',
+          target: 'name=ad accounts;application=*',
+          userId: `U${i}`,
+          channelId: `C${i}`,
+          attemptId: `attempt-${i}-${minutes}`,
+          at: new Date(at.getTime() + minutes * 60_000),
+          cooldownMs,
+        });
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(i)));
+      const winners = results.filter((r) => r.claimed);
+      expect(winners).toHaveLength(1);
+      const winner = results.findIndex((r) => r.claimed);
+      for (const r of results.filter((x) => !x.claimed)) {
+        expect(r).toEqual({
+          claimed: false,
+          holder: { userId: `U${winner}`, channelId: `C${winner}`, at, attemptId: `attempt-${winner}-0` },
+        });
+      }
+      // Another workspace or target is another cooldown.
+      expect(
+        await stores[0].claimCooldown({
+          teamId: 'T2',
+          target: 'name=ad accounts;application=*',
+          userId: 'U1',
+          channelId: 'C1',
+          attemptId: 'x',
+          at,
+          cooldownMs: 600_000,
+        }),
+      ).toEqual({ claimed: true });
+      expect((await claim(1, 9)).claimed).toBe(false);
+      expect((await claim(1, 10)).claimed).toBe(true);
+      // Only the attempt that holds it can give it back; then anyone may start at once.
+      await stores[0].releaseCooldown('T1', 'name=ad accounts;application=*', 'attempt-0-10');
+      expect((await claim(2, 11)).claimed).toBe(false);
+      await stores[0].releaseCooldown('T1', 'name=ad accounts;application=*', 'attempt-2-11');
+      await stores[1].releaseCooldown('T1', 'name=ad accounts;application=*', 'attempt-1-10');
+      expect((await claim(3, 12)).claimed).toBe(true);
+      // A cooldown of zero (Start anyway) always takes it.
+      expect((await claim(4, 13, 0)).claimed).toBe(true);
+      for (const s of stores) await s.close();
     });
 
     it('keeps reminders: set, replace, read, pause, delete', async () => {

@@ -1,0 +1,126 @@
+/**
+ * The run-status watcher's decisions, with a fake service and Slack (the store is a real SQLite
+ * database in memory): backing off, the time limit, transient failures, a message that is gone.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { RunWatcher } from '../../src/collect/watcher.js';
+import { createLogger } from '../../src/logger.js';
+import type { Message } from '../../src/render/blocks.js';
+import { Secret } from '../../src/secret.js';
+import { type RunStatus, type ServiceClient, ServiceUnavailableError } from '../../src/service/index.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { TestClock } from '../helpers/clock.js';
+
+const WHO = { teamId: 'T1', userId: 'UOPS' };
+
+function build(status: (runId: string, polls: number) => Promise<Partial<RunStatus>>, updateFails?: string) {
+  const clock = new TestClock('2026-11-22T10:00:00Z');
+  const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 6).toString('base64')));
+  let polls = 0;
+  const service = {
+    getRunStatus: async (runId: string) => {
+      polls++;
+      return { runId, state: 'Running', rawState: 'Running', startTime: '', completedTime: '', ...(await status(runId, polls)) };
+    },
+  } as unknown as ServiceClient;
+  const updates: Message[] = [];
+  const dms: string[] = [];
+  const watcher = new RunWatcher({
+    store,
+    service,
+    slackApi: {
+      postMessage: async (channel) => {
+        dms.push(channel);
+        return { ts: '1' };
+      },
+      updateMessage: async (_c, _ts, m) => {
+        if (updateFails) throw new Error(`An API error occurred: ${updateFails}`);
+        updates.push(m);
+      },
+      userGroupMembers: async () => [],
+    },
+    logger: createLogger({ level: 'error', write: () => {} }),
+    now: clock.now,
+    owner: 'test',
+    firstPollMs: 5_000,
+    maxIntervalMs: 60_000,
+  });
+  const watch = async (limitMs = 3_600_000) => {
+    await store.setToken(WHO, ['collectEntitlements'], new Secret('tok'), 'admin', clock.now());
+    await store.createWatch({
+      attemptId: 'a1',
+      ...WHO,
+      channelId: 'C1',
+      messageTs: '1.1',
+      query: { name: 'AD Accounts' },
+      runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }],
+      startedAt: clock.now(),
+      deadline: new Date(clock.now().getTime() + limitMs),
+      nextPollAt: new Date(clock.now().getTime() + 5_000),
+      intervalMs: 5_000,
+      doneAt: undefined,
+      note: undefined,
+    });
+  };
+  /** Ticks every 5 s for `ms`, as the timer would. */
+  const run = async (ms: number) => {
+    for (let t = 0; t < ms; t += 5_000) {
+      clock.advance(5_000);
+      await watcher.tick();
+    }
+  };
+  return { clock, store, watcher, updates, dms, watch, run, polls: () => polls };
+}
+
+const last = (m: Message[]) => JSON.stringify(m.at(-1)?.blocks ?? []);
+
+describe('RunWatcher', () => {
+  it('backs off from 5 s to a minute between polls', async () => {
+    const t = build(async () => ({}));
+    await t.watch();
+    await t.run(10 * 60_000);
+    // 5, 7.5, 11, 17, 25, 38, 57 s, then once a minute: about 15 polls in ten minutes, not 120.
+    expect(t.polls()).toBeGreaterThanOrEqual(12);
+    expect(t.polls()).toBeLessThanOrEqual(18);
+  });
+
+  it('keeps polling through a service that is down for a while, and finishes when it answers', async () => {
+    const t = build(async (_id, n) => {
+      if (n <= 3) throw new ServiceUnavailableError('network', 'down', { command: 'getRunStatus' });
+      return { state: 'Completed', startTime: '2026-11-22 10:00:00', completedTime: '2026-11-22 10:02:30' };
+    });
+    await t.watch();
+    await t.run(2 * 60_000);
+    expect(t.polls()).toBe(4);
+    expect(last(t.updates)).toContain('completed in 2m 30s');
+    expect(t.dms).toEqual([]);
+  });
+
+  it('stops at the time limit, saying so', async () => {
+    const t = build(async () => ({}));
+    await t.watch(10 * 60_000);
+    await t.run(15 * 60_000);
+    expect(last(t.updates)).toContain('Stopped following the runs after 10m 00s');
+    const polls = t.polls();
+    await t.run(5 * 60_000);
+    expect(t.polls()).toBe(polls);
+  });
+
+  it('stops when the starter unlinked, and when the message is gone', async () => {
+    const unlinked = build(async () => ({}));
+    await unlinked.watch();
+    await unlinked.store.deleteTokens(WHO);
+    await unlinked.run(10_000);
+    expect(last(unlinked.updates)).toContain('unlinked their account');
+    expect(unlinked.polls()).toBe(0);
+
+    const gone = build(async () => ({}), 'message_not_found');
+    await gone.watch();
+    await gone.run(70_000);
+    const polls = gone.polls();
+    await gone.run(5 * 60_000);
+    expect(polls).toBe(1);
+    expect(gone.polls()).toBe(polls);
+  });
+});
