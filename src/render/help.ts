@@ -55,11 +55,15 @@ export function renderCollectHelp(): Message {
           '`/collect name:"AD Groups" application:"Active Directory"` · both must match',
           '`/collect` · every collector of every application (asks first)',
           '`/collect AWS IAM force` · ignore circuit-breaker thresholds (asks first)',
-          '`/collect login` · `/collect logout` · `/collect help`',
+          '`/collect history` · the last collections of this channel (`/collect history 30` for more)',
+          '`/collect login` · `/collect logout` · `/collect whoami` · `/collect help`',
         ].join('\n'),
       ),
+      section(
+        'The channel’s message follows the runs as they go (queued, running, completed or aborted) until they end; if one aborts, you get a direct message. The same collection is not started twice within a few minutes: whoever tries is told who started it.',
+      ),
       context(
-        'Quote names with spaces when you also give other options. Only you can confirm what you asked for, and one confirmation starts one collection.',
+        'Quote names with spaces when you also give other options. Only you can confirm what you asked for, and one confirmation starts one collection. Your Slack admins may limit collections to some channels and people.',
       ),
     ],
   };
