@@ -12,21 +12,28 @@ export interface CalendarDay {
   day: number;
 }
 
-/** Formatters are costly to build (a few hundred microseconds) and there are few zones: keep one per zone. */
+/** Formatters are costly to build (a few hundred microseconds) and there are few zones: keep one per zone and use. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-function formatterFor(timeZone: string): Intl.DateTimeFormat {
-  let formatter = formatters.get(timeZone);
+/**
+ * A cached Intl formatter for a zone; `use` names the options so that callers with different
+ * options do not share one. An unknown zone gets UTC's.
+ */
+export function zoneFormatter(use: string, timeZone: string, options: Intl.DateTimeFormatOptions, locale = 'en-US'): Intl.DateTimeFormat {
+  const key = `${use}|${timeZone}`;
+  let formatter = formatters.get(key);
   if (formatter === undefined) {
     try {
-      formatter = new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric' });
+      formatter = new Intl.DateTimeFormat(locale, { ...options, timeZone });
     } catch {
-      formatter = formatterFor('UTC');
+      formatter = zoneFormatter(use, 'UTC', options, locale);
     }
-    if (formatters.size < 1000) formatters.set(timeZone, formatter);
+    if (formatters.size < 5000) formatters.set(key, formatter);
   }
   return formatter;
 }
+
+const formatterFor = (timeZone: string) => zoneFormatter('day', timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
 
 /** The calendar day it is now in an IANA time zone (UTC when the zone is unknown). */
 export function todayIn(timeZone: string | undefined, now: Date): CalendarDay {

@@ -4,8 +4,7 @@
  * by adding 24 hours, so that "09:00" stays 09:00 on both sides of a change.
  */
 
-import type { CalendarDay } from '../commands/dates.js';
-import { todayIn } from '../commands/dates.js';
+import { type CalendarDay, todayIn, zoneFormatter } from '../commands/dates.js';
 
 export type RemindDays = 'daily' | 'weekdays';
 
@@ -17,25 +16,16 @@ export interface ReminderSchedule {
   timeZone: string;
 }
 
-const wallFormatters = new Map<string, Intl.DateTimeFormat>();
-
-function wallFormatter(timeZone: string): Intl.DateTimeFormat {
-  let f = wallFormatters.get(timeZone);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    if (wallFormatters.size < 1000) wallFormatters.set(timeZone, f);
-  }
-  return f;
-}
+const wallFormatter = (timeZone: string) =>
+  zoneFormatter('wall', timeZone, {
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
 
 /** The zone's wall clock at an instant, read as if it were UTC: comparing it with the instant gives the offset. */
 function wallAsUtc(timeZone: string, instant: number): number {

@@ -4,7 +4,7 @@
  */
 
 import type { KnownBlock } from '@slack/types';
-import type { CalendarDay } from '../commands/dates.js';
+import { type CalendarDay, zoneFormatter } from '../commands/dates.js';
 import type { ReminderSchedule } from '../reminders/schedule.js';
 import { formatMinuteOfDay } from '../reminders/schedule.js';
 import type { Approval } from '../service/index.js';
@@ -17,23 +17,14 @@ export const DIGEST_ACTIONS = { fullList: 'digest:full-list' } as const;
 /** Entries a digest shows before "and N more": enough to act on, short enough to read on a phone. */
 export const DIGEST_MAX_ENTRIES = 15;
 
-const whenFormatters = new Map<string, Intl.DateTimeFormat>();
-
 /** "Mon 23 Nov, 09:00" in the user's zone. */
 export function formatInZone(instant: Date, timeZone: string): string {
-  let f = whenFormatters.get(timeZone);
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      weekday: 'short',
-      day: 'numeric',
-      month: 'short',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    if (whenFormatters.size < 1000) whenFormatters.set(timeZone, f);
-  }
+  const f = zoneFormatter(
+    'when',
+    timeZone,
+    { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' },
+    'en-GB',
+  );
   return f.format(instant).replace(/,? (\d{2}:\d{2})$/, ', $1');
 }
 
