@@ -36,6 +36,8 @@ export interface Config {
   /** Reminders list approvals overdue or due within this many days. */
   readonly remindWindowDays: number;
   readonly collect: CollectPolicy;
+  /** Slash commands one user may send a minute (per instance); 0 turns the limit off. */
+  readonly commandsPerMinute: number;
 }
 
 /** Who may start collections, where; empty lists mean no restriction of that kind. */
@@ -241,6 +243,17 @@ export function loadConfig(env: Env): Config {
       .optional(),
   });
 
+  const commandsPerMinute = read(env, {
+    variable: 'COMMANDS_PER_MINUTE',
+    example: '20',
+    schema: z
+      .string()
+      .regex(/^\d{1,4}$/, 'must be a whole number from 0 (no limit) to 1000')
+      .transform(Number)
+      .refine((n) => n <= 1000, 'must be a whole number from 0 (no limit) to 1000')
+      .optional(),
+  });
+
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -273,5 +286,6 @@ export function loadConfig(env: Env): Config {
     approvalUrlTemplate,
     remindWindowDays: remindWindowDays ?? 3,
     collect,
+    commandsPerMinute: commandsPerMinute ?? 20,
   });
 }

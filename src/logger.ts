@@ -1,8 +1,13 @@
 /**
- * A small structured logger: JSON lines, levels, child bindings. It redacts by key name
- * (token, password, authorization, secret) and prints Secret values as "[redacted]", so a
- * careless `logger.info({ token })` still leaks nothing.
+ * Structured JSON logs through pino: levels, child bindings, and the request being served (id,
+ * user, command) added to every line written while serving it, background work included, by way
+ * of AsyncLocalStorage. Redaction is the logger's own: any key that names a secret (token,
+ * password, authorization…) at any depth is written as "[redacted]", and Secret values print so
+ * too, so a careless `logger.info({ token })` still leaks nothing.
  */
+
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pino from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
@@ -15,6 +20,8 @@ export interface Logger {
   warn(fields: LogFields, message: string): void;
   error(fields: LogFields, message: string): void;
   child(bindings: LogFields): Logger;
+  /** Runs `work` with these fields on every line it logs, however deep and however late (until its promises settle). */
+  withContext<T>(fields: LogFields, work: () => T): T;
 }
 
 const SENSITIVE_KEY = /token|password|passwd|secret|authorization|cookie|signature/i;
@@ -38,35 +45,48 @@ function scrub(value: unknown, depth: number): unknown {
 
 export interface LoggerOptions {
   level?: LogLevel;
-  /** Where lines go; stderr by default, so that stdout stays free for a CLI's output. */
+  /** Where lines go (one JSON object each, no newline); stderr by default, so that stdout stays free for a CLI's output. */
   write?: (line: string) => void;
   now?: () => Date;
   bindings?: LogFields;
 }
 
-export function createLogger(options: LoggerOptions = {}): Logger {
-  const threshold = LOG_LEVELS.indexOf(options.level ?? 'info');
-  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const now = options.now ?? (() => new Date());
-  const bindings = options.bindings ?? {};
-  const emit = (level: LogLevel, fields: LogFields, message: string): void => {
-    if (LOG_LEVELS.indexOf(level) < threshold) return;
-    const record = {
-      time: now().toISOString(),
-      level,
-      msg: message,
-      ...(scrub(bindings, 0) as LogFields),
-      ...(scrub(fields, 0) as LogFields),
-    };
-    write(JSON.stringify(record));
-  };
+function wrap(p: pino.Logger, context: AsyncLocalStorage<LogFields>): Logger {
   return {
-    debug: (f, m) => emit('debug', f, m),
-    info: (f, m) => emit('info', f, m),
-    warn: (f, m) => emit('warn', f, m),
-    error: (f, m) => emit('error', f, m),
-    child: (more) => createLogger({ ...options, bindings: { ...bindings, ...more } }),
+    debug: (f, m) => p.debug(f, m),
+    info: (f, m) => p.info(f, m),
+    warn: (f, m) => p.warn(f, m),
+    error: (f, m) => p.error(f, m),
+    child: (bindings) => wrap(p.child(bindings), context),
+    withContext: (fields, work) => context.run({ ...context.getStore(), ...fields }, work),
   };
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const context = new AsyncLocalStorage<LogFields>();
+  const now = options.now ?? (() => new Date());
+  const write = options.write;
+  const destination = write
+    ? { write: (chunk: string) => write(chunk.endsWith('\n') ? chunk.slice(0, -1) : chunk) }
+    : pino.destination({ dest: 2, sync: true });
+  const p = pino(
+    {
+      level: options.level ?? 'info',
+      base: null,
+      messageKey: 'msg',
+      timestamp: () => `,"time":"${now().toISOString()}"`,
+      formatters: {
+        level: (label) => ({ level: label }),
+        bindings: (bindings) => scrub(bindings, 0) as LogFields,
+        log: (fields) => scrub(fields, 0) as LogFields,
+      },
+      // The request's fields come first, so that a line's own fields win where both name one.
+      mixin: () => context.getStore() ?? {},
+      mixinMergeStrategy: (mergeObject, mixinObject) => ({ ...mixinObject, ...mergeObject }),
+    },
+    destination,
+  );
+  return wrap(options.bindings ? p.child(options.bindings) : p, context);
 }
 
 export const silentLogger: Logger = {
@@ -75,4 +95,5 @@ export const silentLogger: Logger = {
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
+  withContext: (_fields, work) => work(),
 };

@@ -14,6 +14,7 @@ import { APPROVALS_USAGE } from './commands/approvals.js';
 import { COLLECT_USAGE } from './commands/collect.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { createLogger, type Logger } from './logger.js';
+import { instrumentStore, Metrics } from './metrics.js';
 import { type PlaygroundUser, startPlayground } from './playground/server.js';
 import { startReferenceService } from './reference-service/server.js';
 import { ReminderScheduler, type SchedulerOptions } from './reminders/scheduler.js';
@@ -37,6 +38,8 @@ export interface Overrides {
   /** Scheduler settings (tests: no spread, short ticks). */
   reminders?: Partial<Pick<SchedulerOptions, 'spreadMs' | 'tickMs' | 'leaseMs' | 'retryMs' | 'giveUpAfterMs' | 'owner'>>;
   runWatch?: Partial<Pick<WatcherOptions, 'tickMs' | 'firstPollMs' | 'maxIntervalMs' | 'leaseMs' | 'owner'>>;
+  /** Several apps in one process (tests) each keep their own. */
+  metrics?: Metrics;
   /** False: reminders and run status only move when a test calls their tick(). */
   startScheduler?: boolean;
 }
@@ -59,13 +62,15 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
   if (config.slack.botToken === undefined || config.slack.signingSecret === undefined) {
     throw new ConfigError('SLACK_BOT_TOKEN', 'and SLACK_SIGNING_SECRET are required to run the Slack app', 'xoxb-1234-5678-abcdef');
   }
-  const store: Store = await openStore(config);
+  const metrics = overrides.metrics ?? new Metrics();
+  const store: Store = instrumentStore(await openStore(config), metrics);
   const service: ServiceClient = createServiceClient({
     baseUrl: serviceUrl,
     logger: logger.child({ component: 'service' }),
+    onCall: (command, status, seconds) => metrics.serviceCall(command, status, seconds),
     ...(overrides.serviceTimeouts ? { timeouts: overrides.serviceTimeouts } : {}),
   });
-  const background = new Background(logger);
+  const background = new Background(logger, metrics);
   const timeZones =
     overrides.timeZones ??
     slackTimeZones(
@@ -86,6 +91,7 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     }),
     logger,
     now,
+    metrics,
   );
   // This instance's name in the store's leases.
   const owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -121,13 +127,15 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     timeZones,
     newId: () => randomBytes(12).toString('base64url'),
     background,
-    responder: createResponder(),
+    responder: createResponder({ onError: (error) => metrics.slackError('response_url', error) }),
     confirmationTtlMs: 15 * 60_000,
     reminders,
     approvalUrlTemplate: config.approvalUrlTemplate,
     slackApi,
     runWatch: runWatcher,
     collectPolicy: config.collect,
+    metrics,
+    commandsPerMinute: config.commandsPerMinute,
   };
   const slack = createSlackApp(deps, {
     botToken: config.slack.botToken,

@@ -39,10 +39,15 @@ describe('main', () => {
     const port = await new Promise<number>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no start: ${run.stderr()}`)), 20_000);
       run.child.stderr.on('data', () => {
-        const m = /"msg":"countersign is running".*"port":(\d+)/.exec(run.stderr());
-        if (m) {
+        const running = run
+          .stderr()
+          .split('\n')
+          .filter((l) => l.startsWith('{') && l.endsWith('}'))
+          .map((l) => JSON.parse(l) as { msg?: string; port?: number })
+          .find((l) => l.msg === 'countersign is running');
+        if (running?.port) {
           clearTimeout(timer);
-          resolve(Number(m[1]));
+          resolve(running.port);
         }
       });
     });

@@ -61,6 +61,8 @@ export interface ServiceClientOptions {
   /** A body larger than this is refused rather than buffered. */
   maxBodyBytes?: number;
   logger?: Logger;
+  /** Told of every call: the command, the HTTP status ("error" when none came), seconds taken. */
+  onCall?: (command: string, status: number | 'error', seconds: number) => void;
 }
 
 export interface CallOptions {
@@ -167,7 +169,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     for (let attempt = 1; ; attempt++) {
       try {
         const res = await send(req);
-        logger.debug({ command: req.command, status: res.status, ms: Math.round(performance.now() - started), attempt }, 'service call');
+        const ms = performance.now() - started;
+        options.onCall?.(req.command, res.status, ms / 1000);
+        logger.info({ command: req.command, status: res.status, ms: Math.round(ms), attempt }, 'service call');
         return res;
       } catch (error) {
         if (error instanceof ServiceError) throw error;
@@ -184,7 +188,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           },
           'service call failed',
         );
-        if (!retry) throw failure;
+        if (!retry) {
+          options.onCall?.(req.command, 'error', (performance.now() - started) / 1000);
+          throw failure;
+        }
       }
     }
   }

@@ -20,6 +20,7 @@ import { approvalsCommand } from './commands/approvals.js';
 import { collectCommand } from './commands/collect.js';
 import type { Deps } from './deps.js';
 import { homeOpened, homePageAction, homeUnlinkAction } from './events/home.js';
+import { RateLimiter } from './rate-limit.js';
 import { linkSubmission } from './views/link.js';
 
 export interface SlackAppOptions {
@@ -42,7 +43,47 @@ export interface SlackApp {
   stop(): Promise<void>;
 }
 
+/** What a Slack request is, for logs and metrics: its type and the command, action, view or event it names. */
+function describeRequest(body: Record<string, unknown>): { type: string; name: string; user: string | undefined } {
+  const b = body as {
+    command?: string;
+    user_id?: string;
+    user?: { id?: string };
+    type?: string;
+    actions?: Array<{ action_id?: string }>;
+    view?: { callback_id?: string };
+    event?: { type?: string; user?: string };
+  };
+  const user = b.user_id ?? b.user?.id ?? b.event?.user;
+  if (b.command) return { type: 'command', name: b.command, user };
+  if (b.type === 'block_actions') return { type: 'action', name: b.actions?.[0]?.action_id ?? 'unknown', user };
+  if (b.type === 'view_submission' || b.type === 'view_closed') return { type: 'view', name: b.view?.callback_id ?? 'unknown', user };
+  if (b.event) return { type: 'event', name: b.event.type ?? 'unknown', user };
+  return { type: b.type ?? 'unknown', name: 'unknown', user };
+}
+
 export function registerListeners(app: App, deps: Deps): void {
+  // Every line logged while serving a request, after the ack too, carries its id, user and name.
+  app.use(async ({ body, next }) => {
+    const { type, name, user } = describeRequest(body as Record<string, unknown>);
+    const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type]: name };
+    await deps.logger.withContext(fields, () => deps.metrics.track(type, name, next));
+  });
+  const limiter = new RateLimiter(deps.commandsPerMinute);
+  app.use(async (args) => {
+    const body = args.body as { command?: string; user_id?: string };
+    const ack = (args as unknown as { ack?: (r: unknown) => Promise<void> }).ack;
+    if (body.command !== undefined && body.user_id !== undefined && ack !== undefined) {
+      const waitMs = limiter.take(body.user_id, deps.now().getTime());
+      if (waitMs > 0) {
+        deps.metrics.outcome('rate_limited');
+        deps.logger.info({ waitMs }, 'command refused: rate limit');
+        const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} commands a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
+        return void (await ack({ response_type: 'ephemeral', text }));
+      }
+    }
+    await args.next();
+  });
   app.command('/approvals', approvalsCommand(deps));
   app.command('/collect', collectCommand(deps));
   app.action(PAGE_ACTIONS.next, pagingAction(deps));
@@ -80,6 +121,22 @@ export function createSlackApp(deps: Deps, options: SlackAppOptions): SlackApp {
       endpoints: '/slack/events',
       logger,
       customRoutes: [
+        {
+          path: '/metrics',
+          method: ['GET'],
+          handler: (_req, res) => {
+            deps.metrics.registry.metrics().then(
+              (text) => {
+                res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
+                res.end(text);
+              },
+              () => {
+                res.writeHead(500);
+                res.end();
+              },
+            );
+          },
+        },
         {
           path: '/healthz',
           method: ['GET'],

@@ -80,12 +80,14 @@ export async function startCollection(
     const refusal = await collectRefusal(deps, req);
     if (refusal !== undefined) {
       deps.logger.info({ user: who.userId, channel: channelId, refusal: refusal.kind }, 'collection refused');
+      deps.metrics.outcome('refused');
       await record('refused', describeRefusal(refusal));
       await respond(ephemeral(renderCollectRefused(refusal)));
       return void (await onDone?.('failed'));
     }
     const linked = await deps.store.getToken(who, 'collectEntitlements');
     if (linked === undefined) {
+      deps.metrics.outcome('not_linked');
       await record('refused', 'not linked');
       await respond(ephemeral(renderNotLinked(ctx)));
       return void (await onDone?.('failed'));
@@ -104,6 +106,7 @@ export async function startCollection(
         cooldownMs: override ? 0 : cooldownMs,
       });
       if (!claim.claimed) {
+        deps.metrics.outcome('cooldown');
         const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await offerOverride(deps, req) : undefined;
         await record('refused', `cooldown: started by ${claim.holder.userId} at ${claim.holder.at.toISOString()}`);
         await respond(ephemeral(renderCooldown({ query, holder: claim.holder, cooldownMs, overrideId })));

@@ -5,6 +5,7 @@
 
 import type { CollectPolicy } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import type { ReminderSchedule } from '../reminders/schedule.js';
 import type { Message } from '../render/blocks.js';
 import type { ServiceClient } from '../service/index.js';
@@ -52,15 +53,20 @@ export interface Deps {
   runWatch: { readonly firstPollMs: number };
   /** Who may start collections, the cooldown, how long runs are watched. */
   collectPolicy: CollectPolicy;
+  metrics: Metrics;
+  /** Slash commands one user may send per minute (on this instance). */
+  commandsPerMinute: number;
 }
 
 /** Runs work after the ack, catches what escapes, and lets shutdown wait for all of it. */
 export class Background {
   readonly #running = new Set<Promise<void>>();
   readonly #logger: Logger;
+  readonly #metrics: Metrics | undefined;
 
-  constructor(logger: Logger) {
+  constructor(logger: Logger, metrics?: Metrics) {
     this.#logger = logger;
+    this.#metrics = metrics;
   }
 
   /**
@@ -68,13 +74,20 @@ export class Background {
    * (a store that went away, say); if answering fails as well, the log is all that is left.
    */
   run(name: string, work: () => Promise<void>, answer?: (error: unknown) => Promise<void>): void {
+    // The request this work belongs to is counted in the metrics only when the work has ended.
+    const release = this.#metrics?.hold();
+    let failed = false;
     const task = work()
       .catch(async (error: unknown) => {
+        failed = true;
         this.#logger.error({ task: name, error }, 'background task failed');
         if (answer)
           await answer(error).catch((again: unknown) => this.#logger.error({ task: name, error: again }, 'could not tell the user either'));
       })
-      .finally(() => this.#running.delete(task));
+      .finally(() => {
+        this.#running.delete(task);
+        release?.(failed);
+      });
     this.#running.add(task);
   }
 

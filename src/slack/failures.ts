@@ -14,12 +14,18 @@ export async function reportFailure(
   how: 'ephemeral' | 'replace' = 'ephemeral',
 ): Promise<void> {
   const translated = translateFailure(error, ctx);
+  deps.metrics.outcome(isServiceErrorKind(error) ?? 'internal');
   deps.logger[translated.log.level](
     { ...translated.log.detail, reference: ctx.reference, user: ctx.userId, team: ctx.teamId, slash: ctx.slash },
     translated.log.event,
   );
   if (isInvalidToken(error)) await deps.store.recordOutcome(ctx, ctx.command, 'rejected', deps.now()).catch(() => undefined);
   await respond(how === 'replace' ? replace(translated.message) : ephemeral(translated.message));
+}
+
+function isServiceErrorKind(error: unknown): string | undefined {
+  const kind = (error as { kind?: unknown } | null)?.kind;
+  return typeof kind === 'string' ? kind : undefined;
 }
 
 function isInvalidToken(error: unknown): boolean {

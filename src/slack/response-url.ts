@@ -21,7 +21,9 @@ export class ResponseUrlError extends Error {
   }
 }
 
-export function createResponder(options: { dispatcher?: Dispatcher; timeoutMs?: number } = {}): Responder {
+export function createResponder(
+  options: { dispatcher?: Dispatcher; timeoutMs?: number; onError?: (error: string) => void } = {},
+): Responder {
   const own = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -29,16 +31,26 @@ export function createResponder(options: { dispatcher?: Dispatcher; timeoutMs?: 
     to(responseUrl) {
       return async (message) => {
         if (!/^https?:\/\//.test(responseUrl)) throw new TypeError('the request carried no usable response_url');
-        const res = await request(responseUrl, {
-          method: 'POST',
-          dispatcher,
-          headers: { 'content-type': 'application/json; charset=utf-8' },
-          body: JSON.stringify(message),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        });
-        await res.body.dump();
-        if (res.statusCode < 200 || res.statusCode >= 300) throw new ResponseUrlError(res.statusCode);
+        let status: number;
+        try {
+          const res = await request(responseUrl, {
+            method: 'POST',
+            dispatcher,
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+            body: JSON.stringify(message),
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          });
+          await res.body.dump();
+          status = res.statusCode;
+        } catch (error) {
+          options.onError?.((error as { code?: string }).code ?? 'network');
+          throw error;
+        }
+        if (status < 200 || status >= 300) {
+          options.onError?.(String(status));
+          throw new ResponseUrlError(status);
+        }
       };
     },
     async close() {

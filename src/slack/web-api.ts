@@ -6,24 +6,37 @@
 
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import type { Message } from '../render/blocks.js';
 import type { SlackApi } from './deps.js';
 
-export function createSlackApi(client: WebClient, logger: Logger, now: () => Date, groupTtlMs = 5 * 60_000): SlackApi {
+export function createSlackApi(client: WebClient, logger: Logger, now: () => Date, metrics: Metrics, groupTtlMs = 5 * 60_000): SlackApi {
   const groups = new Map<string, { members: readonly string[]; until: number }>();
+  /** Counts a failed call by method and Slack's error code, and passes the error on. */
+  const counted = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      metrics.slackError(
+        method,
+        (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code ?? 'error',
+      );
+      throw error;
+    }
+  };
   return {
     async postMessage(channel: string, message: Message) {
-      const res = await client.chat.postMessage({ channel, text: message.text, blocks: message.blocks });
+      const res = await counted('chat.postMessage', () => client.chat.postMessage({ channel, text: message.text, blocks: message.blocks }));
       return { ts: String(res.ts ?? '') };
     },
     async updateMessage(channel: string, ts: string, message: Message) {
-      await client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
+      await counted('chat.update', () => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks }));
     },
     async userGroupMembers(groupId: string) {
       const hit = groups.get(groupId);
       if (hit && hit.until > now().getTime()) return hit.members;
       try {
-        const res = await client.usergroups.users.list({ usergroup: groupId });
+        const res = await counted('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));
         const members = res.users ?? [];
         groups.set(groupId, { members, until: now().getTime() + groupTtlMs });
         return members;

@@ -4,6 +4,7 @@ import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import type { CollectPolicy } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import { Metrics } from '../../src/metrics.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
 import type { Message } from '../../src/render/blocks.js';
 import { Secret } from '../../src/secret.js';
@@ -100,6 +101,8 @@ function build(
       userGroupMembers: async (group) => options.groups?.[group] ?? [],
     },
     runWatch: { firstPollMs: 3000 },
+    metrics: new Metrics({ defaultMetrics: false }),
+    commandsPerMinute: 20,
     collectPolicy: {
       allowedChannels: [],
       allowedUsers: [],

@@ -41,6 +41,7 @@ export function approvalsCommand(deps: Deps) {
           case 'whoami':
             return whoami(deps, who, respond);
           case 'invalid':
+            deps.metrics.outcome('invalid');
             return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
           case 'query':
             return showApprovals(deps, who, parsed.query, today, respond, 'ephemeral');
@@ -72,7 +73,10 @@ export async function showApprovals(
   };
   try {
     const linked = await deps.store.getToken(who, 'findApprovals');
-    if (linked === undefined) return void (await respond(ephemeral(renderNotLinked(ctx))));
+    if (linked === undefined) {
+      deps.metrics.outcome('not_linked');
+      return void (await respond(ephemeral(renderNotLinked(ctx))));
+    }
     const page = await deps.service.findApprovals(query, linked.token);
     await deps.store.recordOutcome(who, 'findApprovals', 'ok', deps.now());
     const message = renderApprovalsPage({

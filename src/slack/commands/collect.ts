@@ -34,6 +34,7 @@ export function collectCommand(deps: Deps) {
           case 'whoami':
             return whoami(deps, who, respond);
           case 'invalid':
+            deps.metrics.outcome('invalid');
             return void (await respond(ephemeral(renderInvalid(parsed, '/collect'))));
           case 'history': {
             const attempts = await deps.store.listCollectAttempts({
@@ -52,6 +53,7 @@ export function collectCommand(deps: Deps) {
             try {
               const refusal = await collectRefusal(deps, request);
               if (refusal !== undefined) {
+                deps.metrics.outcome('refused');
                 await deps.store.recordCollectAttempt({
                   id: reference,
                   at: deps.now(),
