@@ -66,7 +66,7 @@ export function registerListeners(app: App, deps: Deps): void {
   // Every line logged while serving a request, after the ack too, carries its id, user and name.
   app.use(async ({ body, next }) => {
     const { type, name, user } = describeRequest(body as Record<string, unknown>);
-    const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type]: name };
+    const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type === 'command' ? 'slash' : type]: name };
     await deps.logger.withContext(fields, () => deps.metrics.track(type, name, next));
   });
   const limiter = new RateLimiter(deps.commandsPerMinute);

@@ -4,7 +4,7 @@ import { type FailureContext, translateFailure } from '../render/errors.js';
 import type { Principal } from '../store/index.js';
 import type { Deps } from './deps.js';
 import { ephemeral, replace } from './respond.js';
-import type { Respond } from './response-url.js';
+import { type Respond, ResponseUrlError } from './response-url.js';
 
 export async function reportFailure(
   deps: Deps,
@@ -13,6 +13,12 @@ export async function reportFailure(
   respond: Respond,
   how: 'ephemeral' | 'replace' = 'ephemeral',
 ): Promise<void> {
+  if (error instanceof ResponseUrlError) {
+    // The way to the user is what failed: saying so through it again would fail too.
+    deps.metrics.outcome('response_url_failed');
+    deps.logger.warn({ status: error.status, reference: ctx.reference, user: ctx.userId }, 'could not answer: response_url refused');
+    return;
+  }
   const translated = translateFailure(error, ctx);
   deps.metrics.outcome(isServiceErrorKind(error) ?? 'internal');
   deps.logger[translated.log.level](

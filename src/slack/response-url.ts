@@ -27,29 +27,38 @@ export function createResponder(
   const own = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   const timeoutMs = options.timeoutMs ?? 10_000;
+  const maxRetryAfterS = 10;
   return {
     to(responseUrl) {
       return async (message) => {
         if (!/^https?:\/\//.test(responseUrl)) throw new TypeError('the request carried no usable response_url');
-        let status: number;
-        try {
-          const res = await request(responseUrl, {
-            method: 'POST',
-            dispatcher,
-            headers: { 'content-type': 'application/json; charset=utf-8' },
-            body: JSON.stringify(message),
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-          });
-          await res.body.dump();
-          status = res.statusCode;
-        } catch (error) {
-          options.onError?.((error as { code?: string }).code ?? 'network');
-          throw error;
-        }
-        if (status < 200 || status >= 300) {
+        const body = JSON.stringify(message);
+        for (let attempt = 1; ; attempt++) {
+          let status: number;
+          let retryAfter: string | undefined;
+          try {
+            const res = await request(responseUrl, {
+              method: 'POST',
+              dispatcher,
+              headers: { 'content-type': 'application/json; charset=utf-8' },
+              body,
+              headersTimeout: timeoutMs,
+              bodyTimeout: timeoutMs,
+            });
+            await res.body.dump();
+            status = res.statusCode;
+            retryAfter = res.headers['retry-after'] as string | undefined;
+          } catch (error) {
+            options.onError?.((error as { code?: string }).code ?? 'network');
+            throw error;
+          }
+          if (status >= 200 && status < 300) return;
           options.onError?.(String(status));
-          throw new ResponseUrlError(status);
+          // Slack busy (429, 5xx): once more, after what it asks for (a few seconds at most). 404 and
+          // other 4xx mean the URL is spent or expired: nothing will change.
+          if (attempt > 1 || !(status === 429 || status >= 500)) throw new ResponseUrlError(status);
+          const waitS = Math.min(Math.max(Number(retryAfter) || 1, 0), maxRetryAfterS);
+          await new Promise((resolve) => setTimeout(resolve, waitS * 1000));
         }
       };
     },

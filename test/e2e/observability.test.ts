@@ -1,0 +1,120 @@
+/**
+ * What operators see: a request id on every log line of a request (the work after the ack
+ * included), the service's latency, Prometheus metrics at /metrics, and the per-user rate limit.
+ */
+
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textOf } from '../helpers/fake-slack.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness({ env: { COMMANDS_PER_MINUTE: '5' }, startScheduler: false });
+  await h.link('UADA', 'approver');
+  await h.link('UOPS', 'ops');
+});
+afterAll(() => h.close());
+
+type Line = Record<string, unknown> & { msg: string };
+const lines = (): Line[] => h.logs.map((l) => JSON.parse(l) as Line);
+
+async function metrics(): Promise<string> {
+  const res = await request(`${h.url}/metrics`);
+  expect(res.statusCode).toBe(200);
+  expect(String(res.headers['content-type'])).toContain('text/plain');
+  return res.body.text();
+}
+
+/** /metrics once every pattern matches (a request is counted when its work ends, just after its answer), or as it is after 5 s. */
+async function metricsMatching(...patterns: RegExp[]): Promise<string> {
+  const until = Date.now() + 5000;
+  let text = await metrics();
+  while (Date.now() < until && !patterns.every((p) => p.test(text))) {
+    await new Promise((r) => setTimeout(r, 25));
+    text = await metrics();
+  }
+  return text;
+}
+
+describe('logs', () => {
+  it('carry one request id, the user and the command on every line of a request, after the ack too', async () => {
+    const before = h.logs.length;
+    const sent = await h.command('UADA', '/approvals', 'page-size:2');
+    await h.slack.waitForResponses(sent.responseId, 1);
+    const mine = lines()
+      .slice(before)
+      .filter((l) => l.slash === '/approvals' && l.user === 'UADA');
+    const call = mine.find((l) => l.msg === 'service call');
+    expect(call).toMatchObject({ command: 'findApprovals', status: 200, user: 'UADA', component: 'service' });
+    expect(typeof call?.ms).toBe('number');
+    expect(typeof call?.request).toBe('string');
+    // The line's own field (the service command) wins over the request's where both name one.
+    const ids = new Set(mine.map((l) => l.request));
+    expect(ids.size).toBe(1);
+    const other = await h.command('UADA', '/approvals', 'page-size:1');
+    await h.slack.waitForResponses(other.responseId, 1);
+    const next = lines()
+      .slice(before)
+      .filter((l) => l.msg === 'service call' && l.request !== call?.request);
+    expect(next).toHaveLength(1);
+  });
+
+  it('never hold a token, a password or a signing secret', async () => {
+    const all = h.logs.join('\n');
+    for (const secret of [h.demoToken('approver'), h.demoToken('ops'), '0123456789abcdef0123456789abcdef'])
+      expect(all).not.toContain(secret);
+  });
+});
+
+describe('metrics', () => {
+  it('count requests by name and outcome once their work has ended, and time service calls', async () => {
+    const bad = await h.command('UOPS', '/approvals', 'sort:sideways');
+    await h.slack.waitForResponses(bad.responseId, 1);
+    const refused = await h.command('UOPS', '/approvals', '');
+    await h.slack.waitForResponses(refused.responseId, 1);
+    const expected = [
+      /countersign_requests_total\{type="command",name="\/approvals",outcome="ok"\} [2-9]/,
+      /countersign_requests_total\{type="command",name="\/approvals",outcome="invalid"\} 1/,
+      /countersign_requests_total\{type="command",name="\/approvals",outcome="invalid_token"\} 1/,
+    ];
+    const text = await metricsMatching(...expected);
+    expect(text).toMatch(/countersign_requests_total\{type="command",name="\/approvals",outcome="ok"\} [2-9]/);
+    expect(text).toMatch(/countersign_requests_total\{type="command",name="\/approvals",outcome="invalid"\} 1/);
+    expect(text).toMatch(/countersign_requests_total\{type="command",name="\/approvals",outcome="invalid_token"\} 1/);
+    expect(text).toMatch(/countersign_service_call_seconds_count\{command="findApprovals",status="200"\} [2-9]/);
+    expect(text).toMatch(/countersign_service_call_seconds_count\{command="findApprovals",status="401"\} 1/);
+    expect(text).toContain('countersign_process_resident_memory_bytes');
+  });
+
+  it('count response_url failures as Slack API errors', async () => {
+    const sent = await h.command('UADA', '/approvals', 'page-size:1', { responseUrl: { id: 'gone', url: `${h.slack.url}/nowhere/404` } });
+    expect(sent.status).toBe(200);
+    const text = await metricsMatching(/countersign_requests_total\{type="command",name="\/approvals",outcome="response_url_failed"\} 1/);
+    expect(text).toMatch(/countersign_requests_total\{type="command",name="\/approvals",outcome="response_url_failed"\} 1/);
+    // Once: telling the user of the failure through the same spent URL would not reach them either.
+    expect(text).toMatch(/countersign_slack_api_errors_total\{method="response_url",error="404"\} 1/);
+  });
+});
+
+describe('rate limit', () => {
+  it('answers kindly, at once, past the per-minute limit, and sends nothing to the service', async () => {
+    const before = h.service.calls.get('findApprovals') ?? 0;
+    const sent = [];
+    for (let i = 0; i < 5; i++) sent.push(await h.command('URUSH', '/approvals', 'help'));
+    const limited = await h.command('URUSH', '/approvals', 'page-size:1');
+    expect(limited.status).toBe(200);
+    expect(JSON.parse(limited.body)).toMatchObject({ response_type: 'ephemeral' });
+    expect(JSON.parse(limited.body).text).toMatch(
+      /^Easy there: countersign takes up to 5 commands a minute from one person.*Try again in \d+ s\.$/,
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(h.slack.responses(limited.responseId)).toEqual([]);
+    expect(h.service.calls.get('findApprovals') ?? 0).toBe(before);
+    // Someone else is not slowed by it.
+    const other = await h.command('UADA', '/approvals', 'help');
+    expect(textOf((await h.slack.waitForResponses(other.responseId, 1))[0])).toContain('/approvals');
+    const rateLimited = /countersign_requests_total\{type="command",name="\/approvals",outcome="rate_limited"\} 1/;
+    expect(await metricsMatching(rateLimited)).toMatch(rateLimited);
+  });
+});
