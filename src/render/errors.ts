@@ -7,6 +7,7 @@
 import type { KnownBlock } from '@slack/types';
 import type { Invalid } from '../commands/result.js';
 import { isServiceError } from '../service/index.js';
+import { StoreUnavailableError } from '../store/types.js';
 import { actions, button, code, context, fallback, inert, type Message, section } from './blocks.js';
 import { RELINK_ACTION } from './link.js';
 
@@ -74,6 +75,17 @@ function withRelink(m: Message, value: string | undefined): Message {
 
 export function translateFailure(error: unknown, ctx: FailureContext): Translated {
   const ref = `Reference ${code(ctx.reference, 40)}.`;
+  if (error instanceof StoreUnavailableError) {
+    return {
+      message: message(
+        [
+          ':floppy_disk: countersign cannot reach its own database right now, so it could not look up your link. Nothing was sent to the Command Service; try again in a minute.',
+        ],
+        ref,
+      ),
+      log: { level: 'error', event: 'store unavailable', detail: { error: error.message } },
+    };
+  }
   if (!isServiceError(error)) {
     return {
       message: message(

@@ -1,7 +1,7 @@
 /** Turns a failure into the user's message and the matching log line, in one call. */
 
 import { type FailureContext, translateFailure } from '../render/errors.js';
-import type { Principal } from '../store/index.js';
+import { type Principal, StoreUnavailableError } from '../store/index.js';
 import type { Deps } from './deps.js';
 import { ephemeral, replace } from './respond.js';
 import { type Respond, ResponseUrlError } from './response-url.js';
@@ -20,7 +20,7 @@ export async function reportFailure(
     return;
   }
   const translated = translateFailure(error, ctx);
-  deps.metrics.outcome(isServiceErrorKind(error) ?? 'internal');
+  deps.metrics.outcome(isServiceErrorKind(error) ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
   deps.logger[translated.log.level](
     { ...translated.log.detail, reference: ctx.reference, user: ctx.userId, team: ctx.teamId, slash: ctx.slash },
     translated.log.event,

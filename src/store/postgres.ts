@@ -26,6 +26,7 @@ import type {
   Store,
   TokenSource,
 } from './types.js';
+import { StoreUnavailableError } from './types.js';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE tokens (
@@ -68,6 +69,18 @@ const MIGRATIONS: readonly string[] = [
    CREATE INDEX reminders_due ON reminders (due_at);`,
   COLLECT_TABLES,
 ];
+
+type ReminderRow = Parameters<typeof reminderOf>[0];
+
+/** Errors that mean the database could not be reached or went away, rather than refused a statement. */
+function asUnavailable(error: unknown): unknown {
+  const e = error as { code?: string; message?: string };
+  const lost =
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006'].includes(
+      e.code ?? '',
+    ) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+  return lost ? new StoreUnavailableError(error) : error;
+}
 
 /** Any number: it only has to be the same for every instance of countersign. */
 const MIGRATION_LOCK = 0x636f756e;
@@ -120,7 +133,7 @@ export class PostgresStore implements Store {
   }
 
   async #migrate(): Promise<void> {
-    const client = await this.#pool.connect();
+    const client = await this.#connect();
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -144,7 +157,7 @@ export class PostgresStore implements Store {
 
   async getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
     // A workspace-specific link wins over one made for any workspace (team '').
-    const { rows } = await this.#pool.query<TokenRow>(
+    const { rows } = await this.#query<TokenRow>(
       "SELECT * FROM tokens WHERE user_id = $1 AND command = $2 AND team_id IN ($3, '') ORDER BY team_id = '' LIMIT 1",
       [who.userId, command, who.teamId],
     );
@@ -170,14 +183,14 @@ export class PostgresStore implements Store {
 
   async deleteTokens(who: Principal): Promise<number> {
     this.#outcomes.forget();
-    return (await this.#pool.query('DELETE FROM tokens WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId])).rowCount ?? 0;
+    return (await this.#query('DELETE FROM tokens WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId])).rowCount ?? 0;
   }
 
   async listLinks(who?: Principal): Promise<LinkSummary[]> {
     const { rows } =
       who === undefined
-        ? await this.#pool.query<TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command')
-        : await this.#pool.query<TokenRow>("SELECT * FROM tokens WHERE user_id = $1 AND team_id IN ($2, '') ORDER BY team_id, command", [
+        ? await this.#query<TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command')
+        : await this.#query<TokenRow>("SELECT * FROM tokens WHERE user_id = $1 AND team_id IN ($2, '') ORDER BY team_id, command", [
             who.userId,
             who.teamId,
           ]);
@@ -194,24 +207,24 @@ export class PostgresStore implements Store {
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
     if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
-    await this.#pool.query(
+    await this.#query(
       "UPDATE tokens SET last_used_at = $1, last_outcome = $2 WHERE user_id = $3 AND command = $4 AND team_id IN ($5, '')",
       [at.getTime(), outcome, who.userId, command, who.teamId],
     );
   }
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {
-    await this.#pool.query(
+    await this.#query(
       'INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
       [c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime()],
     );
     // Old confirmations are kept a day for support questions, then dropped.
-    await this.#pool.query('DELETE FROM confirmations WHERE expires_at < $1', [c.createdAt.getTime() - 86_400_000]);
+    await this.#query('DELETE FROM confirmations WHERE expires_at < $1', [c.createdAt.getTime() - 86_400_000]);
   }
 
   async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
     // The conditional update is the claim: only one caller, on any instance, can move used_at from NULL.
-    const claimed = await this.#pool.query<ConfirmationRow>(
+    const claimed = await this.#query<ConfirmationRow>(
       'UPDATE confirmations SET used_at = $1 WHERE id = $2 AND user_id = $3 AND used_at IS NULL AND expires_at >= $1 RETURNING *',
       [at.getTime(), id, userId],
     );
@@ -231,7 +244,7 @@ export class PostgresStore implements Store {
       };
     }
     // Not claimed: say why, in the same order of checks as the SQLite store.
-    const { rows } = await this.#pool.query<ConfirmationRow>('SELECT * FROM confirmations WHERE id = $1', [id]);
+    const { rows } = await this.#query<ConfirmationRow>('SELECT * FROM confirmations WHERE id = $1', [id]);
     const existing = rows[0];
     if (existing === undefined) return { status: 'not-found' };
     if (existing.user_id !== userId) return { status: 'not-yours', ownerId: existing.user_id };
@@ -240,7 +253,7 @@ export class PostgresStore implements Store {
   }
 
   async setReminder(r: NewReminder): Promise<void> {
-    await this.#pool.query(
+    await this.#query(
       `INSERT INTO reminders (team_id, user_id, days, minute_of_day, time_zone, next_at, due_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (team_id, user_id) DO UPDATE SET days = excluded.days, minute_of_day = excluded.minute_of_day,
          time_zone = excluded.time_zone, next_at = excluded.next_at, due_at = excluded.due_at,
@@ -250,26 +263,25 @@ export class PostgresStore implements Store {
   }
 
   async getReminder(who: Principal): Promise<Reminder | undefined> {
-    const { rows } = await this.#pool.query('SELECT * FROM reminders WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId]);
+    const { rows } = await this.#query<ReminderRow>('SELECT * FROM reminders WHERE team_id = $1 AND user_id = $2', [
+      who.teamId,
+      who.userId,
+    ]);
     return rows[0] === undefined ? undefined : reminderOf(rows[0]);
   }
 
   async deleteReminder(who: Principal): Promise<boolean> {
-    const result = await this.#pool.query('DELETE FROM reminders WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId]);
+    const result = await this.#query('DELETE FROM reminders WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId]);
     return result.rowCount === 1;
   }
 
   async pauseReminder(who: Principal, at: Date): Promise<void> {
-    await this.#pool.query('UPDATE reminders SET paused_at = $1 WHERE team_id = $2 AND user_id = $3', [
-      at.getTime(),
-      who.teamId,
-      who.userId,
-    ]);
+    await this.#query('UPDATE reminders SET paused_at = $1 WHERE team_id = $2 AND user_id = $3', [at.getTime(), who.teamId, who.userId]);
   }
 
   async claimDueReminders(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<Reminder[]> {
     // SKIP LOCKED: instances ticking at the same moment each take different rows instead of queueing.
-    const { rows } = await this.#pool.query(
+    const { rows } = await this.#query<ReminderRow>(
       `UPDATE reminders SET lease_owner = $1, lease_until = $2
        WHERE (team_id, user_id) IN (
          SELECT team_id, user_id FROM reminders WHERE due_at <= $3 AND (lease_until IS NULL OR lease_until <= $3)
@@ -282,7 +294,7 @@ export class PostgresStore implements Store {
   }
 
   async markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean> {
-    const result = await this.#pool.query(
+    const result = await this.#query(
       `UPDATE reminders SET sent_for = next_at
        WHERE team_id = $1 AND user_id = $2 AND lease_owner = $3 AND next_at = $4 AND (sent_for IS NULL OR sent_for <> next_at)`,
       [who.teamId, who.userId, owner, nextAt.getTime()],
@@ -291,7 +303,7 @@ export class PostgresStore implements Store {
   }
 
   async releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean> {
-    const result = await this.#pool.query(
+    const result = await this.#query(
       `UPDATE reminders SET next_at = $1, due_at = $2, time_zone = $3,
          paused_at = CASE WHEN $4 THEN $5::BIGINT ELSE paused_at END, lease_owner = NULL, lease_until = NULL
        WHERE team_id = $6 AND user_id = $7 AND lease_owner = $8 AND next_at = $9`,
@@ -311,7 +323,7 @@ export class PostgresStore implements Store {
   }
 
   async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
-    await this.#pool.query(
+    await this.#query(
       `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
       [a.id, a.at.getTime(), a.teamId, a.channelId, a.userId, JSON.stringify(a.query), a.outcome, a.detail ?? null, JSON.stringify(a.runs)],
@@ -319,7 +331,7 @@ export class PostgresStore implements Store {
   }
 
   async listCollectAttempts(f: AuditFilter): Promise<CollectAttempt[]> {
-    const { rows } = await this.#pool.query<AttemptRow>(
+    const { rows } = await this.#query<AttemptRow>(
       `SELECT a.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
        FROM collect_attempts a LEFT JOIN collect_watches w ON w.attempt_id = a.id
        WHERE ($1::TEXT IS NULL OR a.team_id = $1) AND ($2::TEXT IS NULL OR a.channel_id = $2) AND ($3::BIGINT IS NULL OR a.at >= $3)
@@ -330,7 +342,7 @@ export class PostgresStore implements Store {
   }
 
   async claimCooldown(c: Parameters<Store['claimCooldown']>[0]): Promise<CooldownClaim> {
-    const won = await this.#pool.query(
+    const won = await this.#query(
       `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (team_id, target) DO UPDATE SET user_id = excluded.user_id, channel_id = excluded.channel_id,
          attempt_id = excluded.attempt_id, at = excluded.at
@@ -339,7 +351,7 @@ export class PostgresStore implements Store {
       [c.teamId, c.target, c.userId, c.channelId, c.attemptId, c.at.getTime(), c.at.getTime() - c.cooldownMs],
     );
     if (won.rowCount === 1) return { claimed: true };
-    const { rows } = await this.#pool.query<{ user_id: string; channel_id: string; at: string; attempt_id: string }>(
+    const { rows } = await this.#query<{ user_id: string; channel_id: string; at: string; attempt_id: string }>(
       'SELECT user_id, channel_id, at, attempt_id FROM collect_cooldowns WHERE team_id = $1 AND target = $2',
       [c.teamId, c.target],
     );
@@ -349,15 +361,11 @@ export class PostgresStore implements Store {
   }
 
   async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
-    await this.#pool.query('DELETE FROM collect_cooldowns WHERE team_id = $1 AND target = $2 AND attempt_id = $3', [
-      teamId,
-      target,
-      attemptId,
-    ]);
+    await this.#query('DELETE FROM collect_cooldowns WHERE team_id = $1 AND target = $2 AND attempt_id = $3', [teamId, target, attemptId]);
   }
 
   async createWatch(w: RunWatch): Promise<void> {
-    await this.#pool.query(
+    await this.#query(
       `INSERT INTO collect_watches (attempt_id, team_id, user_id, channel_id, message_ts, query, runs, started_at, deadline, next_poll_at, interval_ms)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
       [
@@ -377,7 +385,7 @@ export class PostgresStore implements Store {
   }
 
   async claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]> {
-    const { rows } = await this.#pool.query<WatchRow>(
+    const { rows } = await this.#query<WatchRow>(
       `UPDATE collect_watches SET lease_owner = $1, lease_until = $2
        WHERE attempt_id IN (
          SELECT attempt_id FROM collect_watches
@@ -391,7 +399,7 @@ export class PostgresStore implements Store {
   }
 
   async saveWatch(w: RunWatch, owner: string): Promise<boolean> {
-    const result = await this.#pool.query(
+    const result = await this.#query(
       `UPDATE collect_watches SET runs = $1, next_poll_at = $2, interval_ms = $3, done_at = $4, note = $5, lease_owner = NULL, lease_until = NULL
        WHERE attempt_id = $6 AND lease_owner = $7`,
       [JSON.stringify(w.runs), w.nextPollAt.getTime(), w.intervalMs, w.doneAt?.getTime() ?? null, w.note ?? null, w.attemptId, owner],
@@ -422,8 +430,21 @@ export class PostgresStore implements Store {
     await this.#pool.end();
   }
 
+  /** A query whose failure to reach the database says so as a StoreUnavailableError. */
+  #query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    return this.#pool.query<R>(text, values).catch((error: unknown) => {
+      throw asUnavailable(error);
+    });
+  }
+
+  #connect(): Promise<pg.PoolClient> {
+    return this.#pool.connect().catch((error: unknown) => {
+      throw asUnavailable(error);
+    });
+  }
+
   async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+    const client = await this.#connect();
     try {
       await client.query('BEGIN');
       const result = await work(client);

@@ -73,6 +73,14 @@ export interface ReminderRelease {
   pausedAt?: Date | null;
 }
 
+/** The database could not be reached (or went away mid-statement): worth trying again shortly. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`the database is not reachable: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled';
 
 /** A run as the audit trail and the live message know it. */
