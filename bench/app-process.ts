@@ -34,7 +34,7 @@ if (kind === 'bare') {
 // The bench asks for this process's CPU time, to compare the apps' own cost per command.
 process.on('SIGUSR2', () => {
   const { user, system } = process.cpuUsage();
-  process.stdout.write(`CPU ${user + system}\n`);
+  process.stdout.write(`CPU ${user + system} RSS ${process.memoryUsage().rss} MAXRSS ${process.resourceUsage().maxRSS * 1024}\n`);
 });
 process.once('SIGTERM', () => {
   stop().then(() => process.exit(0));

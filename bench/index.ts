@@ -2,7 +2,9 @@
  * `npm run bench [-- <suite> …]`: prints figures, asserts nothing (speed is read, not tested).
  * Suites: client (service client vs a raw undici loop, same run), reference (findApprovals
  * latency over 1,000,000 approvals), slack (ack latency at 200 commands/s, throughput against a
- * bare Bolt app, own time per /approvals). With no suite named, all run.
+ * bare Bolt app, own time per /approvals), pipeline (the full pipeline at 200, 500 and 1000
+ * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that).
+ * With no suite named, all run.
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
@@ -13,9 +15,14 @@ import { loadBulkData } from '../src/reference-service/demo.js';
 import { Secret } from '../src/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
-import { slackSuite } from './slack.js';
+import { pipelineSuite, slackSuite } from './slack.js';
 
-const suites: Record<string, () => Promise<void>> = { client: clientSuite, reference: referenceSuite, slack: slackSuite };
+const suites: Record<string, () => Promise<void>> = {
+  client: clientSuite,
+  reference: referenceSuite,
+  slack: slackSuite,
+  pipeline: pipelineSuite,
+};
 
 async function clientSuite(): Promise<void> {
   const CONCURRENCY = 16;

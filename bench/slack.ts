@@ -23,12 +23,24 @@ const USERS = Array.from({ length: 50 }, (_, i) => `UBENCH${String(i).padStart(4
  * Slack's side for the benchmark: answers the two Web API methods the app calls and counts what
  * arrives at response_url without parsing it, so that the rig takes as little CPU as it can.
  */
-async function startSink(): Promise<{ apiUrl: string; responseUrl: string; answered(): number; close(): Promise<void> }> {
+async function startSink(): Promise<{
+  apiUrl: string;
+  responseUrl: string;
+  answered(): number;
+  /** When the answer to the request with this index arrived (performance.now()), for URLs ending /<index>. */
+  arrivals: Map<number, number>;
+  close(): Promise<void>;
+}> {
   let answered = 0;
+  const arrivals = new Map<number, number>();
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
-      if (req.url?.startsWith('/response')) answered++;
+      if (req.url?.startsWith('/response')) {
+        answered++;
+        const index = /^\/response\/(\d+)$/.exec(req.url)?.[1];
+        if (index !== undefined) arrivals.set(Number(index), performance.now());
+      }
       const body = req.url?.includes('auth.test')
         ? '{"ok":true,"user_id":"UBOT","bot_id":"BBOT","team_id":"T0001"}'
         : req.url?.includes('users.info')
@@ -44,6 +56,7 @@ async function startSink(): Promise<{ apiUrl: string; responseUrl: string; answe
     apiUrl: `${url}/api/`,
     responseUrl: `${url}/response`,
     answered: () => answered,
+    arrivals,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -57,6 +70,8 @@ interface AppProcess {
   child: ChildProcess;
   /** CPU time (µs) the process has used so far, all threads. */
   cpu(): Promise<number>;
+  /** Resident memory now and at its highest, in bytes. */
+  memory(): Promise<{ rss: number; maxRss: number }>;
   stop(): Promise<void>;
 }
 
@@ -81,19 +96,19 @@ async function startApp(kind: 'countersign' | 'bare', env: NodeJS.ProcessEnv): P
       child.once('exit', () => resolve());
       child.kill('SIGTERM');
     });
-  const cpu = () =>
-    new Promise<number>((resolve) => {
+  const usage = () =>
+    new Promise<{ cpu: number; rss: number; maxRss: number }>((resolve) => {
       const onData = (c: Buffer) => {
-        const m = /CPU (\d+)/.exec(c.toString());
+        const m = /CPU (\d+) RSS (\d+) MAXRSS (\d+)/.exec(c.toString());
         if (m) {
           child.stdout?.off('data', onData);
-          resolve(Number(m[1]));
+          resolve({ cpu: Number(m[1]), rss: Number(m[2]), maxRss: Number(m[3]) });
         }
       };
       child.stdout?.on('data', onData);
       child.kill('SIGUSR2');
     });
-  return { port, child, cpu, stop };
+  return { port, child, cpu: async () => (await usage()).cpu, memory: usage, stop };
 }
 
 function commandBody(i: number, responseUrl: string): string {
@@ -289,4 +304,95 @@ async function ownWork(dir: string): Promise<void> {
   console.log(
     `own work per /approvals (parse + decrypt token + record outcome + render 10 approvals + JSON), service excluded: median ${fmt(percentile(times, 50), 3)} ms, p99 ${fmt(percentile(times, 99), 3)} ms (goal < 2 ms median)`,
   );
+}
+
+/**
+ * The full pipeline at fixed arrival rates (open loop: commands are sent on schedule whatever the
+ * app does): signed slash command → ack → token → reference service → render → response_url. The
+ * same load goes to a bare Bolt app that only acks, in the same run. Throughput is commands
+ * answered (countersign) or acked (bare) per second of sending; a command counts as answered
+ * when its response_url post arrives within 10 s of the last command sent.
+ */
+export async function pipelineSuite(): Promise<void> {
+  const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+  const RATES = (process.env.BENCH_RATES ?? '200,500,1000').split(',').map(Number);
+  console.log(
+    `\n## Full pipeline at fixed rates (${SECONDS} s each; app, bare Bolt app, reference service and this load generator share the 2 cores)`,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
+  const service = await startChildService();
+  const slack = await startSink();
+  const env = {
+    SLACK_BOT_TOKEN: 'xoxb-0000-1111-benchbench',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: slack.apiUrl,
+    COMMAND_SERVICE_URL: service.url,
+    TOKEN_ENCRYPTION_KEY: KEY,
+    DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}`,
+    PORT: '0',
+    LOG_LEVEL: 'error',
+    // The per-user limit would (rightly) refuse a load generator posing as 50 users.
+    COMMANDS_PER_MINUTE: '0',
+  };
+  const store = new SqliteStore(join(dir, 'countersign.db'), new Secret(KEY));
+  for (const user of USERS)
+    await store.setToken(
+      { teamId: 'T0001', userId: user },
+      ['findApprovals'],
+      new Secret(service.tokens.get('approver') ?? ''),
+      'admin',
+      new Date(),
+    );
+  await store.close();
+  try {
+    for (const rate of RATES) {
+      const results: Record<string, string> = {};
+      let oursPerSecond = 0;
+      let barePerSecond = 0;
+      for (const kind of ['bare', 'countersign'] as const) {
+        const app = await startApp(kind, env);
+        const pool = new Pool(`http://127.0.0.1:${app.port}`, { connections: 128, pipelining: 1 });
+        // Warm-up: JIT, connections, the service's statement cache.
+        await closedLoop(pool, 8, 1, (i) => commandBody(i, slack.responseUrl));
+        slack.arrivals.clear();
+        const sentAt = new Map<number, number>();
+        const fixed = await fixedRate(pool, rate, SECONDS, (i) => {
+          sentAt.set(i, performance.now());
+          return commandBody(i, `${slack.responseUrl}/${i}`);
+        });
+        const endOfSending = performance.now();
+        if (kind === 'countersign') {
+          while (slack.arrivals.size < fixed.sent - fixed.errors && performance.now() - endOfSending < 10_000)
+            await new Promise((r) => setTimeout(r, 50));
+        }
+        const mem = await app.memory();
+        await pool.close();
+        await app.stop();
+        if (kind === 'bare') {
+          barePerSecond = (fixed.sent - fixed.errors) / fixed.seconds;
+          results.bare = `bare Bolt: ack p50 ${fmt(fixed.p50, 2)} ms, p99 ${fmt(fixed.p99, 2)} ms, ${fixed.errors} errors, ${fmt(barePerSecond, 0)} acks/s, RSS max ${fmt(mem.maxRss / 1e6, 0)} MB`;
+          continue;
+        }
+        const answers: number[] = [];
+        for (const [i, at] of slack.arrivals) {
+          const sent = sentAt.get(i);
+          if (sent !== undefined) answers.push(at - sent);
+        }
+        answers.sort((a, b) => a - b);
+        oursPerSecond = answers.length / fixed.seconds;
+        results.ours =
+          `countersign: ack p50 ${fmt(fixed.p50, 2)} ms, p99 ${fmt(fixed.p99, 2)} ms${rate === 200 ? ' (goal < 50 ms)' : ''}; ` +
+          `answer p50 ${fmt(percentile(answers, 50), 1)} ms, p99 ${fmt(percentile(answers, 99), 1)} ms; ` +
+          `${fixed.errors} errors, ${fixed.sent - fixed.errors - answers.length} unanswered; ${fmt(oursPerSecond, 0)} answered/s; RSS max ${fmt(mem.maxRss / 1e6, 0)} MB`;
+      }
+      const ratio = (100 * oursPerSecond) / barePerSecond;
+      console.log(
+        `${rate}/s: ${results.ours}\n        ${results.bare}\n        throughput countersign / bare = ${fmt(ratio)} % (goal ≥ 70 %)`,
+      );
+    }
+  } finally {
+    await slack.close();
+    await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -35,11 +35,20 @@ export function zoneFormatter(use: string, timeZone: string, options: Intl.DateT
 
 const formatterFor = (timeZone: string) => zoneFormatter('day', timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
 
+/** The last answer per zone, by minute: midnight falls on a minute, so within one the day cannot change. */
+const todays = new Map<string, { minute: number; day: CalendarDay }>();
+
 /** The calendar day it is now in an IANA time zone (UTC when the zone is unknown). */
 export function todayIn(timeZone: string | undefined, now: Date): CalendarDay {
-  const parts = formatterFor(timeZone ?? 'UTC').formatToParts(now);
+  const zone = timeZone ?? 'UTC';
+  const minute = Math.floor(now.getTime() / 60_000);
+  const hit = todays.get(zone);
+  if (hit?.minute === minute) return { ...hit.day };
+  const parts = formatterFor(zone).formatToParts(now);
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return { year: get('year'), month: get('month'), day: get('day') };
+  const day = { year: get('year'), month: get('month'), day: get('day') };
+  if (todays.size < 5000 || todays.has(zone)) todays.set(zone, { minute, day });
+  return { ...day };
 }
 
 export type DateResult = { ok: true; value: string; day: Date } | { ok: false; problem: string };

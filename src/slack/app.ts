@@ -63,26 +63,29 @@ function describeRequest(body: Record<string, unknown>): { type: string; name: s
 }
 
 export function registerListeners(app: App, deps: Deps): void {
-  // Every line logged while serving a request, after the ack too, carries its id, user and name.
-  app.use(async ({ body, next }) => {
-    const { type, name, user } = describeRequest(body as Record<string, unknown>);
-    const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type === 'command' ? 'slash' : type]: name };
-    await deps.logger.withContext(fields, () => deps.metrics.track(type, name, next));
-  });
   const limiter = new RateLimiter(deps.commandsPerMinute);
+  // One middleware before every listener: every line logged while serving a request, after the
+  // ack too, carries its id, user and name; the request is counted in the metrics once its work
+  // has ended; and a user over the command limit is answered kindly at once, with nothing else done.
   app.use(async (args) => {
-    const body = args.body as { command?: string; user_id?: string };
-    const ack = (args as unknown as { ack?: (r: unknown) => Promise<void> }).ack;
-    if (body.command !== undefined && body.user_id !== undefined && ack !== undefined) {
-      const waitMs = limiter.take(body.user_id, deps.now().getTime());
-      if (waitMs > 0) {
-        deps.metrics.outcome('rate_limited');
-        deps.logger.info({ waitMs }, 'command refused: rate limit');
-        const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} commands a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
-        return void (await ack({ response_type: 'ephemeral', text }));
-      }
-    }
-    await args.next();
+    const body = args.body as Record<string, unknown> & { command?: string; user_id?: string };
+    const { type, name, user } = describeRequest(body);
+    const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type === 'command' ? 'slash' : type]: name };
+    await deps.logger.withContext(fields, () =>
+      deps.metrics.track(type, name, async () => {
+        const ack = (args as unknown as { ack?: (r: unknown) => Promise<void> }).ack;
+        if (body.command !== undefined && body.user_id !== undefined && ack !== undefined) {
+          const waitMs = limiter.take(body.user_id, deps.now().getTime());
+          if (waitMs > 0) {
+            deps.metrics.outcome('rate_limited');
+            deps.logger.info({ waitMs }, 'command refused: rate limit');
+            const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} commands a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
+            return void (await ack({ response_type: 'ephemeral', text }));
+          }
+        }
+        await args.next();
+      }),
+    );
   });
   app.command('/approvals', approvalsCommand(deps));
   app.command('/collect', collectCommand(deps));
@@ -148,7 +151,8 @@ export function createSlackApp(deps: Deps, options: SlackAppOptions): SlackApp {
       ],
     });
   }
-  const app = new App({ token: options.botToken.reveal(), receiver, logger, clientOptions });
+  // No conversation store: nothing here uses it, and it costs a lookup on every request.
+  const app = new App({ token: options.botToken.reveal(), receiver, logger, clientOptions, convoStore: false });
   registerListeners(app, deps);
 
   return {
