@@ -310,9 +310,12 @@ async function ownWork(dir: string): Promise<void> {
  * The full pipeline at fixed arrival rates (open loop: commands are sent on schedule whatever the
  * app does): signed slash command → ack → token → reference service → render → response_url. The
  * same load goes to a bare Bolt app that only acks, in the same run. Throughput is commands
- * answered (countersign) or acked (bare) per second of sending; a command counts as answered
- * when its response_url post arrives within 10 s of the last command sent.
+ * answered (countersign: from the first command sent to the last answer, so that a backlog
+ * drained afterwards does not count as keeping up) or acked (bare) per second.
  */
+/** How long answers may keep arriving after the last command was sent. */
+const DRAIN_MS = 60_000;
+
 export async function pipelineSuite(): Promise<void> {
   const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
   const RATES = (process.env.BENCH_RATES ?? '200,500,1000').split(',').map(Number);
@@ -362,7 +365,7 @@ export async function pipelineSuite(): Promise<void> {
         });
         const endOfSending = performance.now();
         if (kind === 'countersign') {
-          while (slack.arrivals.size < fixed.sent - fixed.errors && performance.now() - endOfSending < 10_000)
+          while (slack.arrivals.size < fixed.sent - fixed.errors && performance.now() - endOfSending < DRAIN_MS)
             await new Promise((r) => setTimeout(r, 50));
         }
         const mem = await app.memory();
@@ -370,6 +373,7 @@ export async function pipelineSuite(): Promise<void> {
         await app.stop();
         if (kind === 'bare') {
           barePerSecond = (fixed.sent - fixed.errors) / fixed.seconds;
+          // (fixed.seconds runs from the first command sent to the last ack.)
           results.bare = `bare Bolt: ack p50 ${fmt(fixed.p50, 2)} ms, p99 ${fmt(fixed.p99, 2)} ms, ${fixed.errors} errors, ${fmt(barePerSecond, 0)} acks/s, RSS max ${fmt(mem.maxRss / 1e6, 0)} MB`;
           continue;
         }
@@ -379,7 +383,11 @@ export async function pipelineSuite(): Promise<void> {
           if (sent !== undefined) answers.push(at - sent);
         }
         answers.sort((a, b) => a - b);
-        oursPerSecond = answers.length / fixed.seconds;
+        // Answers per second from the first command sent to the last answer: a backlog that drains
+        // after the sending stops does not count as keeping up.
+        const first = Math.min(...sentAt.values());
+        const last = Math.max(...slack.arrivals.values());
+        oursPerSecond = answers.length / ((last - first) / 1000);
         results.ours =
           `countersign: ack p50 ${fmt(fixed.p50, 2)} ms, p99 ${fmt(fixed.p99, 2)} ms${rate === 200 ? ' (goal < 50 ms)' : ''}; ` +
           `answer p50 ${fmt(percentile(answers, 50), 1)} ms, p99 ${fmt(percentile(answers, 99), 1)} ms; ` +
