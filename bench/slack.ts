@@ -391,7 +391,7 @@ export async function pipelineSuite(): Promise<void> {
         results.ours =
           `countersign: ack p50 ${fmt(fixed.p50, 2)} ms, p99 ${fmt(fixed.p99, 2)} ms${rate === 200 ? ' (goal < 50 ms)' : ''}; ` +
           `answer p50 ${fmt(percentile(answers, 50), 1)} ms, p99 ${fmt(percentile(answers, 99), 1)} ms; ` +
-          `${fixed.errors} errors, ${fixed.sent - fixed.errors - answers.length} unanswered; ${fmt(oursPerSecond, 0)} answered/s; RSS max ${fmt(mem.maxRss / 1e6, 0)} MB`;
+          `${fixed.errors} errors, ${fixed.sent - fixed.errors - answers.length} turned away as busy (no response_url answer); ${fmt(oursPerSecond, 0)} answered/s; RSS max ${fmt(mem.maxRss / 1e6, 0)} MB`;
       }
       const ratio = (100 * oursPerSecond) / barePerSecond;
       console.log(

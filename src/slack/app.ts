@@ -74,6 +74,13 @@ export function registerListeners(app: App, deps: Deps): void {
     await deps.logger.withContext(fields, () =>
       deps.metrics.track(type, name, async () => {
         const ack = (args as unknown as { ack?: (r: unknown) => Promise<void> }).ack;
+        if (body.command !== undefined && ack !== undefined && deps.background.size >= deps.maxInFlight) {
+          deps.metrics.outcome('busy');
+          deps.logger.warn({ inFlight: deps.background.size }, 'command turned away: too much work in flight');
+          const text =
+            'countersign is very busy right now and did not take this command, so that it can still answer the ones it has. Please try again in a minute.';
+          return void (await ack({ response_type: 'ephemeral', text }));
+        }
         if (body.command !== undefined && body.user_id !== undefined && ack !== undefined) {
           const waitMs = limiter.take(body.user_id, deps.now().getTime());
           if (waitMs > 0) {

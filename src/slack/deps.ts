@@ -56,6 +56,12 @@ export interface Deps {
   metrics: Metrics;
   /** Slash commands one user may send per minute (on this instance). */
   commandsPerMinute: number;
+  /**
+   * Commands still being worked on past which new ones are turned away at once: beyond it the
+   * instance only builds a backlog (answers a minute late, memory without bound), while another
+   * instance, or a moment later, would do better.
+   */
+  maxInFlight: number;
 }
 
 /** Runs work after the ack, catches what escapes, and lets shutdown wait for all of it. */

@@ -97,6 +97,26 @@ describe('metrics', () => {
   });
 });
 
+describe('load shedding', () => {
+  it('turns new commands away at once, kindly, while too many are in flight, and takes them again after', async () => {
+    const busy = await startHarness({ maxInFlight: 3, startScheduler: false });
+    try {
+      await busy.link('UADA', 'approver');
+      busy.service.setDelay(1_000);
+      const slow = await Promise.all([1, 2, 3].map(() => busy.command('UADA', '/approvals', 'page-size:1')));
+      const turned = await busy.command('UADA', '/approvals', 'page-size:1');
+      expect(turned.ackMs).toBeLessThan(1000);
+      expect(JSON.parse(turned.body).text).toContain('countersign is very busy right now');
+      for (const s of slow) expect(textOf((await busy.slack.waitForResponses(s.responseId, 1))[0])).toContain('Pending approvals');
+      busy.service.setDelay(0);
+      const again = await busy.command('UADA', '/approvals', 'page-size:1');
+      expect(textOf((await busy.slack.waitForResponses(again.responseId, 1))[0])).toContain('Pending approvals');
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
 describe('rate limit', () => {
   it('answers kindly, at once, past the per-minute limit, and sends nothing to the service', async () => {
     const before = h.service.calls.get('findApprovals') ?? 0;

@@ -69,6 +69,7 @@ export interface HarnessOptions {
   now?: () => Date;
   reminders?: Overrides['reminders'];
   runWatch?: Overrides['runWatch'];
+  maxInFlight?: number;
   /** False: reminders run only when the test calls app.reminders.tick(). */
   startScheduler?: boolean;
 }
@@ -101,6 +102,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.now ? { now: options.now } : {}),
       ...(options.reminders ? { reminders: options.reminders } : {}),
       ...(options.runWatch ? { runWatch: options.runWatch } : {}),
+      ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
     });
   let app = await start();

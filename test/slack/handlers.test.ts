@@ -103,6 +103,7 @@ function build(
     runWatch: { firstPollMs: 3000 },
     metrics: new Metrics({ defaultMetrics: false }),
     commandsPerMinute: 20,
+    maxInFlight: 1000,
     collectPolicy: {
       allowedChannels: [],
       allowedUsers: [],
