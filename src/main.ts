@@ -40,7 +40,7 @@ export interface Overrides {
   runWatch?: Partial<Pick<WatcherOptions, 'tickMs' | 'firstPollMs' | 'maxIntervalMs' | 'leaseMs' | 'owner'>>;
   /** Several apps in one process (tests) each keep their own. */
   metrics?: Metrics;
-  /** Commands in flight past which new ones are turned away (1000). */
+  /** Commands in flight past which new ones are turned away (2000). */
   maxInFlight?: number;
   /** False: reminders and run status only move when a test calls their tick(). */
   startScheduler?: boolean;
@@ -138,7 +138,7 @@ export async function startCountersign(config: Config, overrides: Overrides = {}
     collectPolicy: config.collect,
     metrics,
     commandsPerMinute: config.commandsPerMinute,
-    maxInFlight: overrides.maxInFlight ?? 1000,
+    maxInFlight: overrides.maxInFlight ?? 2000,
   };
   const slack = createSlackApp(deps, {
     botToken: config.slack.botToken,
