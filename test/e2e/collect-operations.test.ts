@@ -50,6 +50,9 @@ async function start(user: string, text: string, channelId = 'C0OPS') {
   const count = h.slack.posted().length;
   await h.command(user, '/collect', text, { channelId });
   const posts = await h.slack.waitForPosts(count + 1);
+  // The watch is written just after the post: wait for the command's work to end before moving the clock.
+  const until = Date.now() + 10_000;
+  while (h.app.deps.background.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
   const post = posts[count];
   if (post === undefined) throw new Error('no post');
   const ts = `1700000000.${String(count + 1).padStart(6, '0')}`;
