@@ -186,8 +186,8 @@ async function closedLoop(pool: Pool, concurrency: number, seconds: number, body
   return { perSecond: done / seconds, errors };
 }
 
-export async function slackSuite(): Promise<void> {
-  console.log('\n## Slack commands (signed /approvals over HTTP; app, bare Bolt app and reference service each in their own process)');
+/** What every Slack benchmark runs against: the reference service, the Slack stand-in, a store with 50 linked users. */
+async function startRig() {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
   const service = await startChildService();
   const slack = await startSink();
@@ -200,6 +200,8 @@ export async function slackSuite(): Promise<void> {
     DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}`,
     PORT: '0',
     LOG_LEVEL: 'error',
+    // The per-user limit would (rightly) refuse a load generator posing as 50 users.
+    COMMANDS_PER_MINUTE: '0',
   };
   const store = new SqliteStore(join(dir, 'countersign.db'), new Secret(KEY));
   for (const user of USERS)
@@ -211,6 +213,12 @@ export async function slackSuite(): Promise<void> {
       new Date(),
     );
   await store.close();
+  return { dir, service, slack, env };
+}
+
+export async function slackSuite(): Promise<void> {
+  console.log('\n## Slack commands (signed /approvals over HTTP; app, bare Bolt app and reference service each in their own process)');
+  const { dir, service, slack, env } = await startRig();
   const body = (i: number) => commandBody(i, slack.responseUrl);
   try {
     const ours = await startApp('countersign', env);
@@ -322,31 +330,7 @@ export async function pipelineSuite(): Promise<void> {
   console.log(
     `\n## Full pipeline at fixed rates (${SECONDS} s each; app, bare Bolt app, reference service and this load generator share the 2 cores)`,
   );
-  const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-'));
-  const service = await startChildService();
-  const slack = await startSink();
-  const env = {
-    SLACK_BOT_TOKEN: 'xoxb-0000-1111-benchbench',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: slack.apiUrl,
-    COMMAND_SERVICE_URL: service.url,
-    TOKEN_ENCRYPTION_KEY: KEY,
-    DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}`,
-    PORT: '0',
-    LOG_LEVEL: 'error',
-    // The per-user limit would (rightly) refuse a load generator posing as 50 users.
-    COMMANDS_PER_MINUTE: '0',
-  };
-  const store = new SqliteStore(join(dir, 'countersign.db'), new Secret(KEY));
-  for (const user of USERS)
-    await store.setToken(
-      { teamId: 'T0001', userId: user },
-      ['findApprovals'],
-      new Secret(service.tokens.get('approver') ?? ''),
-      'admin',
-      new Date(),
-    );
-  await store.close();
+  const { dir, service, slack, env } = await startRig();
   try {
     for (const rate of RATES) {
       const results: Record<string, string> = {};
