@@ -168,7 +168,7 @@ export function renderCollectStatus(input: CollectStatusInput): Message {
       `Started ${runs.length} ${noun}${forced}${state}: ${runs.map((r) => `${r.collector ?? 'collector'} (run ${r.runId}${r.state ? `, ${r.state}` : ''})`).join(', ')}`,
     ),
     blocks: [
-      section(`<@${input.userId}> started ${runs.length} ${noun}${forced} ${slackTime(input.startedAt)}:\n${listed.join('\n')}`),
+      section(`<@${input.userId}> started ${runs.length} ${noun}${forced} at ${slackTime(input.startedAt)}:\n${listed.join('\n')}`),
       context(filters.length > 0 ? filters.join(' · ') : 'all collectors of all applications'),
       ...(status ? [context(status)] : []),
     ],
@@ -224,7 +224,7 @@ export function renderCooldown(input: {
 }): Message {
   const { holder } = input;
   const until = new Date(holder.at.getTime() + input.cooldownMs);
-  const text = `:hand: <@${holder.userId}> started ${describeTarget(input.query)} ${slackTime(holder.at)} in <#${holder.channelId}>. The same collection can start again from ${slackTime(until)}, so that it does not run twice.`;
+  const text = `:hand: <@${holder.userId}> started ${describeTarget(input.query)} at ${slackTime(holder.at)} in <#${holder.channelId}>. The same collection can start again from ${slackTime(until)}, so that it does not run twice.`;
   const blocks: KnownBlock[] = [section(text)];
   if (input.overrideId) {
     blocks.push(

@@ -103,7 +103,7 @@ describe('cooldown', () => {
     const before = collects();
     const again = await ask('UOLIVE', 'ad accounts', 'C0SEC');
     expect(textOf(again)).toMatch(
-      /<@UOSCAR> started collector \*ad accounts\* <!date\^\d+\^\{time\}\|[^>]+> in <#C0OPS>\. The same collection can start again from/,
+      /<@UOSCAR> started collector \*ad accounts\* at <!date\^\d+\^\{time\}\|[^>]+> in <#C0OPS>\. The same collection can start again from/,
     );
     expect(buttonsOf(again)).toEqual([]);
     expect(collects()).toBe(before);

@@ -50,7 +50,7 @@ describe('/collect', () => {
     const posted = nextPost();
     const sent = await h.command('UOSCAR', '/collect', 'Salesforce Users', { channelId: 'C0OPS' });
     expect(sent.ackMs).toBeLessThan(3000);
-    expect(await posted).toMatch(/<@UOSCAR> started 1 collection <!date\^\d+\^\{time\}\|[^>]+>:\n• \*Salesforce Users\*: run `\d+`/);
+    expect(await posted).toMatch(/<@UOSCAR> started 1 collection at <!date\^\d+\^\{time\}\|[^>]+>:\n• \*Salesforce Users\*: run `\d+`/);
     expect(h.slack.posted().at(-1)?.channel).toBe('C0OPS');
     expect(collects()).toBe(before + 1);
   });
@@ -60,7 +60,7 @@ describe('/collect', () => {
     const posted = nextPost();
     await h.command('UGRACE', '/collect', 'application:"Active Directory"');
     const text = await posted;
-    expect(text).toMatch(/started 2 collections [^\n]+:\n• \*AD Accounts\*: run `\d+`\n• \*AD Groups\*: run `\d+`/);
+    expect(text).toMatch(/started 2 collections at [^\n]+:\n• \*AD Accounts\*: run `\d+`\n• \*AD Groups\*: run `\d+`/);
     expect(text).toContain('application `Active Directory`');
   });
 
@@ -116,7 +116,7 @@ describe('/collect', () => {
     expect(run?.text).toBe('Run, forced');
     const posted = nextPost();
     await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
-    expect(await posted).toMatch(/started 1 collection \(forced\) [^\n]+:\n• \*AWS IAM\*/);
+    expect(await posted).toMatch(/started 1 collection \(forced\) at [^\n]+:\n• \*AWS IAM\*/);
   });
 
   it('lets only the asker confirm, without using up the confirmation', async () => {

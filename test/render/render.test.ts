@@ -218,7 +218,7 @@ describe('collect messages', () => {
       live: undefined,
     });
     expect(json(m.blocks)).toContain(':\\n• *&lt;!here&gt; AD*: run `7`\\n• _unnamed collector_: run `8`');
-    expect(json(m.blocks)).toContain('<@U1> started 2 collections <!date^1795341600^{time}|2026-11-22 10:00 UTC>');
+    expect(json(m.blocks)).toContain('<@U1> started 2 collections at <!date^1795341600^{time}|2026-11-22 10:00 UTC>');
     expect(json(m)).not.toContain('<!here>');
   });
   it('summarises beyond 40 runs', () => {
