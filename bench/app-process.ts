@@ -27,7 +27,13 @@ if (kind === 'bare') {
     await app.stop();
   };
 } else {
-  const running = await startCountersign(config, { logger: createLogger({ level: 'error' }), host: '127.0.0.1' });
+  // BENCH_MAX_IN_FLIGHT: the closed-loop rounds measure the cost of every command, so nothing may be shed there.
+  const maxInFlight = process.env.BENCH_MAX_IN_FLIGHT ? Number(process.env.BENCH_MAX_IN_FLIGHT) : undefined;
+  const running = await startCountersign(config, {
+    logger: createLogger({ level: 'error' }),
+    host: '127.0.0.1',
+    ...(maxInFlight ? { maxInFlight } : {}),
+  });
   process.stdout.write(`READY ${running.port}\n`);
   stop = () => running.shutdown();
 }
