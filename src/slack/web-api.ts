@@ -10,8 +10,26 @@ import type { Metrics } from '../metrics.js';
 import type { Message } from '../render/blocks.js';
 import type { SlackApi } from './deps.js';
 
-export function createSlackApi(client: WebClient, logger: Logger, now: () => Date, metrics: Metrics, groupTtlMs = 5 * 60_000): SlackApi {
+export function createSlackApi(
+  client: WebClient,
+  logger: Logger,
+  now: () => Date,
+  metrics: Metrics,
+  options: { groupTtlMs?: number; perChannelMs?: number } = {},
+): SlackApi {
+  const groupTtlMs = options.groupTtlMs ?? 5 * 60_000;
+  const perChannelMs = options.perChannelMs ?? 1_000;
   const groups = new Map<string, { members: readonly string[]; until: number }>();
+  /** When each channel may next be written to: Slack allows about one message a second per channel. */
+  const nextFree = new Map<string, number>();
+  const paced = async <T>(channel: string, call: () => Promise<T>): Promise<T> => {
+    const at = performance.now();
+    const slot = Math.max(at, nextFree.get(channel) ?? 0);
+    nextFree.set(channel, slot + perChannelMs);
+    if (nextFree.size > 10_000) for (const [c, t] of nextFree) if (t < at) nextFree.delete(c);
+    if (slot > at) await new Promise((resolve) => setTimeout(resolve, slot - at));
+    return call();
+  };
   /** Counts a failed call by method and Slack's error code, and passes the error on. */
   const counted = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
     try {
@@ -26,11 +44,15 @@ export function createSlackApi(client: WebClient, logger: Logger, now: () => Dat
   };
   return {
     async postMessage(channel: string, message: Message) {
-      const res = await counted('chat.postMessage', () => client.chat.postMessage({ channel, text: message.text, blocks: message.blocks }));
+      const res = await paced(channel, () =>
+        counted('chat.postMessage', () => client.chat.postMessage({ channel, text: message.text, blocks: message.blocks })),
+      );
       return { ts: String(res.ts ?? '') };
     },
     async updateMessage(channel: string, ts: string, message: Message) {
-      await counted('chat.update', () => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks }));
+      await paced(channel, () =>
+        counted('chat.update', () => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks })),
+      );
     },
     async userGroupMembers(groupId: string) {
       const hit = groups.get(groupId);

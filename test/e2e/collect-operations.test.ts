@@ -234,14 +234,18 @@ describe('audit trail', () => {
     expect(text).not.toContain('C0SEC');
   });
 
-  it('records a failure at the service, and a cancelled confirmation', async () => {
+  it('records a name that matched nothing, a failure at the service, and a cancelled confirmation', async () => {
+    clock.advance(10 * 60_000 + 1_000);
+    const nothing = await ask('UGRACE', 'No Such Collector', 'C0SEC');
+    expect(textOf(nothing)).toContain('No collector matched');
     const failed = await ask('UGRACE', 'application:Mainframe', 'C0SEC');
     expect(textOf(failed)).toContain('No eligible collectors found for the application Mainframe');
     const confirm = await ask('UGRACE', '', 'C0SEC');
     const cancel = buttonsOf(confirm).find((b) => b.action_id === CONFIRM_ACTIONS.cancel);
     const c = await h.click('UGRACE', CONFIRM_ACTIONS.cancel, cancel?.value);
     await h.slack.waitForResponses(c.responseId, 1);
-    const [cancelled, fail] = await h.app.deps.store.listCollectAttempts({ channelId: 'C0SEC', limit: 2 });
+    const [cancelled, fail, unmatched] = await h.app.deps.store.listCollectAttempts({ channelId: 'C0SEC', limit: 3 });
+    expect(unmatched).toMatchObject({ outcome: 'nothing-matched', query: { name: 'No Such Collector' }, runs: [] });
     expect(cancelled).toMatchObject({ outcome: 'cancelled', userId: 'UGRACE', query: {} });
     expect(fail).toMatchObject({ outcome: 'failed', query: { application: 'Mainframe' } });
     expect(fail?.detail).toContain('no-eligible-collectors');
