@@ -38,16 +38,6 @@ function offsetAt(timeZone: string, instant: number): number {
   return wallAsUtc(timeZone, Math.floor(instant / 1000) * 1000) - Math.floor(instant / 1000) * 1000;
 }
 
-/** A valid IANA zone name, as Intl knows them. */
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The instant at which a zone's clocks show `minuteOfDay` on `day`. A time that happens twice
  * (clocks going back) is taken the first time; a time that does not happen (clocks going

@@ -54,6 +54,14 @@ export interface TickReport {
   failed: number;
 }
 
+/**
+ * A reminder is paused from when the user was told their token no longer works (or unlinked)
+ * until they link again: a link made after the pause lifts it.
+ */
+export function reminderPaused(reminder: Pick<Reminder, 'pausedAt'>, linked: { linkedAt: Date } | undefined): boolean {
+  return reminder.pausedAt !== undefined && (linked === undefined || linked.linkedAt <= reminder.pausedAt);
+}
+
 /** How many approvals one digest looks at: one call, soonest due first. */
 export const DIGEST_FETCH = 100;
 
@@ -152,14 +160,11 @@ export class ReminderScheduler implements ReminderPlanner {
     }
 
     const linked = await store.getToken(who, 'findApprovals');
-    const relinkedSincePause = linked !== undefined && (r.pausedAt === undefined || linked.linkedAt > r.pausedAt);
-    if (!relinkedSincePause) {
-      if (r.pausedAt !== undefined) {
-        await release(onward());
-        return 'quiet';
-      }
-      return this.#askToRelink(r, who, 'not-linked', () => release(onward(now)));
+    if (reminderPaused(r, linked)) {
+      await release(onward());
+      return 'quiet';
     }
+    if (linked === undefined) return this.#askToRelink(r, who, 'not-linked', () => release(onward(now)));
 
     const today = todayIn(timeZone, now);
     const dueBefore = parseDateInput(`${this.#o.windowDays}d`, today);

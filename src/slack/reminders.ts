@@ -1,6 +1,7 @@
 /** `/approvals remind …`: set, show or stop the user's digest reminder. */
 
 import type { RemindCommand } from '../commands/remind.js';
+import { reminderPaused } from '../reminders/scheduler.js';
 import { renderReminderOff, renderReminderSet, renderReminderShow } from '../render/reminders.js';
 import type { Principal } from '../store/index.js';
 import type { Deps } from './deps.js';
@@ -13,8 +14,7 @@ export async function remind(deps: Deps, who: Principal, command: RemindCommand,
     case 'show': {
       const r = await deps.store.getReminder(who);
       const linked = r ? await deps.store.getToken(who, 'findApprovals') : undefined;
-      const paused = r?.pausedAt !== undefined && (linked === undefined || linked.linkedAt <= r.pausedAt);
-      return void (await respond(ephemeral(renderReminderShow(r ? { ...r, paused } : undefined, windowDays))));
+      return void (await respond(ephemeral(renderReminderShow(r ? { ...r, paused: reminderPaused(r, linked) } : undefined, windowDays))));
     }
     case 'off': {
       const had = await deps.store.deleteReminder(who);

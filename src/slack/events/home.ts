@@ -6,6 +6,7 @@
 
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
+import { reminderPaused } from '../../reminders/scheduler.js';
 import { translateFailure } from '../../render/errors.js';
 import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeApprovals, renderHome } from '../../render/home.js';
 import { describeSchedule, formatInZone } from '../../render/reminders.js';
@@ -36,7 +37,7 @@ export async function publishHome(deps: Deps, client: WebClient, who: Principal,
   }
   const links = await deps.store.listLinks(who);
   const reminder = await deps.store.getReminder(who);
-  const paused = reminder?.pausedAt !== undefined && (linked === undefined || linked.linkedAt <= reminder.pausedAt);
+  const paused = reminder !== undefined && reminderPaused(reminder, linked);
   await client.views.publish({
     user_id: who.userId,
     view: renderHome({
