@@ -8,7 +8,7 @@
 import pg from 'pg';
 import type { Secret } from '../secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
-import { type AttemptRow, attemptOf, COLLECT_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
+import { type AttemptRow, attemptOf, COLLECT_TABLES, REMINDER_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
 import type {
   AuditFilter,
   ClaimResult,
@@ -52,21 +52,7 @@ const MIGRATIONS: readonly string[] = [
      used_at    BIGINT
    );
    CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
-  `CREATE TABLE reminders (
-     team_id       TEXT NOT NULL,
-     user_id       TEXT NOT NULL,
-     days          TEXT NOT NULL,
-     minute_of_day INTEGER NOT NULL,
-     time_zone     TEXT NOT NULL,
-     next_at       BIGINT NOT NULL,
-     due_at        BIGINT NOT NULL,
-     paused_at     BIGINT,
-     sent_for      BIGINT,
-     lease_owner   TEXT,
-     lease_until   BIGINT,
-     PRIMARY KEY (team_id, user_id)
-   );
-   CREATE INDEX reminders_due ON reminders (due_at);`,
+  REMINDER_TABLES,
   COLLECT_TABLES,
 ];
 

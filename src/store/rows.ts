@@ -97,6 +97,22 @@ export function watchOf(r: WatchRow): RunWatch {
 }
 
 /** The same DDL for both backends: BIGINT is an INTEGER to SQLite. */
+export const REMINDER_TABLES = `CREATE TABLE reminders (
+     team_id       TEXT NOT NULL,
+     user_id       TEXT NOT NULL,
+     days          TEXT NOT NULL,
+     minute_of_day INTEGER NOT NULL,
+     time_zone     TEXT NOT NULL,
+     next_at       BIGINT NOT NULL,
+     due_at        BIGINT NOT NULL,
+     paused_at     BIGINT,
+     sent_for      BIGINT,
+     lease_owner   TEXT,
+     lease_until   BIGINT,
+     PRIMARY KEY (team_id, user_id)
+   );
+   CREATE INDEX reminders_due ON reminders (due_at);`;
+
 export const COLLECT_TABLES = `CREATE TABLE collect_attempts (
      id         TEXT PRIMARY KEY,
      at         BIGINT NOT NULL,

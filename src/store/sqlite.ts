@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import type { RemindDays } from '../reminders/schedule.js';
 import type { Secret } from '../secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
-import { type AttemptRow, attemptOf, COLLECT_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
+import { type AttemptRow, attemptOf, COLLECT_TABLES, REMINDER_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
 import type {
   AuditFilter,
   ClaimResult,
@@ -52,21 +52,7 @@ const MIGRATIONS: readonly string[] = [
      used_at    INTEGER
    );
    CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
-  `CREATE TABLE reminders (
-     team_id       TEXT NOT NULL,
-     user_id       TEXT NOT NULL,
-     days          TEXT NOT NULL,
-     minute_of_day INTEGER NOT NULL,
-     time_zone     TEXT NOT NULL,
-     next_at       INTEGER NOT NULL,
-     due_at        INTEGER NOT NULL,
-     paused_at     INTEGER,
-     sent_for      INTEGER,
-     lease_owner   TEXT,
-     lease_until   INTEGER,
-     PRIMARY KEY (team_id, user_id)
-   );
-   CREATE INDEX reminders_due ON reminders (due_at);`,
+  REMINDER_TABLES,
   COLLECT_TABLES,
 ];
 
