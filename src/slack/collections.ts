@@ -31,7 +31,7 @@ export interface ConfirmationPayload {
 }
 
 /** Why this user may not start this collection here; undefined when they may. */
-export async function collectRefusal(deps: Deps, req: CollectionRequest): Promise<CollectRefusal | undefined> {
+async function collectRefusal(deps: Deps, req: CollectionRequest): Promise<CollectRefusal | undefined> {
   const policy = deps.collectPolicy;
   const userGroups: string[] = [];
   if (needsGroupLookup(policy, req.who.userId)) {
@@ -45,7 +45,7 @@ export async function collectRefusal(deps: Deps, req: CollectionRequest): Promis
   return checkCollect(policy, { userId: req.who.userId, channelId: req.channelId, force: req.query.force === true, userGroups });
 }
 
-export function describeRefusal(refusal: CollectRefusal): string {
+function describeRefusal(refusal: CollectRefusal): string {
   switch (refusal.kind) {
     case 'channel':
       return `not an allowed channel (allowed: ${refusal.allowedChannels.join(', ')})`;
@@ -73,18 +73,11 @@ export async function startCollection(
     relink: encodeRelink({ kind: 'collect', query }),
   };
   const record = (outcome: CollectOutcome, detail?: string, runs: WatchedRun[] = []) =>
-    deps.store.recordCollectAttempt({ id: attemptId, at, teamId: who.teamId, channelId, userId: who.userId, query, outcome, detail, runs });
+    recordAttempt(deps, req, outcome, detail, runs, attemptId, at);
   const target = cooldownTarget(query);
   let holdsCooldown = false;
   try {
-    const refusal = await collectRefusal(deps, req);
-    if (refusal !== undefined) {
-      deps.logger.info({ user: who.userId, channel: channelId, refusal: refusal.kind }, 'collection refused');
-      deps.metrics.outcome('refused');
-      await record('refused', describeRefusal(refusal));
-      await respond(ephemeral(renderCollectRefused(refusal)));
-      return void (await onDone?.('failed'));
-    }
+    if (await refuseIfNotAllowed(deps, req, respond, attemptId, at)) return void (await onDone?.('failed'));
     const linked = await deps.store.getToken(who, 'collectEntitlements');
     if (linked === undefined) {
       deps.metrics.outcome('not_linked');
@@ -107,7 +100,7 @@ export async function startCollection(
       });
       if (!claim.claimed) {
         deps.metrics.outcome('cooldown');
-        const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await offerOverride(deps, req) : undefined;
+        const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmationFor(deps, req, true) : undefined;
         await record('refused', `cooldown: started by ${claim.holder.userId} at ${claim.holder.at.toISOString()}`);
         await respond(ephemeral(renderCooldown({ query, holder: claim.holder, cooldownMs, overrideId })));
         return void (await onDone?.('failed'));
@@ -144,11 +137,57 @@ export async function startCollection(
   }
 }
 
-/** A confirmation that starts the same collection despite the cooldown (only its asker may click it). */
-async function offerOverride(deps: Deps, req: CollectionRequest): Promise<string> {
+/** One row of the audit trail for this request: who, where, what, and how it ended. */
+export function recordAttempt(
+  deps: Deps,
+  req: CollectionRequest,
+  outcome: CollectOutcome,
+  detail?: string,
+  runs: WatchedRun[] = [],
+  id = deps.newId(),
+  at = deps.now(),
+): Promise<void> {
+  return deps.store.recordCollectAttempt({
+    id,
+    at,
+    teamId: req.who.teamId,
+    channelId: req.channelId,
+    userId: req.who.userId,
+    query: req.query,
+    outcome,
+    detail,
+    runs,
+  });
+}
+
+/**
+ * When this user may not start this collection here, says why (to them, in the log, the metrics and
+ * the audit trail) and returns true. Called before asking to confirm as well as before starting.
+ */
+export async function refuseIfNotAllowed(
+  deps: Deps,
+  req: CollectionRequest,
+  respond: Respond,
+  attemptId = deps.newId(),
+  at = deps.now(),
+): Promise<boolean> {
+  const refusal = await collectRefusal(deps, req);
+  if (refusal === undefined) return false;
+  deps.logger.info({ user: req.who.userId, channel: req.channelId, refusal: refusal.kind }, 'collection refused');
+  deps.metrics.outcome('refused');
+  await recordAttempt(deps, req, 'refused', describeRefusal(refusal), [], attemptId, at);
+  await respond(ephemeral(renderCollectRefused(refusal)));
+  return true;
+}
+
+/**
+ * A confirmation of this request, for its asker alone: one click starts it, once. With
+ * `overrideCooldown`, it is the "Start anyway" of a cooldown notice.
+ */
+export async function createConfirmationFor(deps: Deps, req: CollectionRequest, overrideCooldown = false): Promise<string> {
   const id = deps.newId();
   const now = deps.now();
-  const payload: ConfirmationPayload = { query: req.query, overrideCooldown: true };
+  const payload: ConfirmationPayload = overrideCooldown ? { query: req.query, overrideCooldown } : { query: req.query };
   await deps.store.createConfirmation({
     id,
     teamId: req.who.teamId,

@@ -9,7 +9,7 @@ import { fallback, section } from '../../render/blocks.js';
 import { renderConfirmationClosed } from '../../render/collect.js';
 import { renderNotYours, renderUnreadableButton } from '../../render/errors.js';
 import { collectQuerySchema } from '../../service/index.js';
-import { type ConfirmationPayload, startCollection } from '../collections.js';
+import { type ConfirmationPayload, recordAttempt, startCollection } from '../collections.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { answerWith } from '../failures.js';
@@ -44,18 +44,8 @@ export function confirmAction(deps: Deps, decision: 'run' | 'cancel') {
         if (decision === 'cancel') {
           deps.logger.info({ user: who.userId, confirmation: id }, 'collection cancelled');
           if (payload) {
-            const { channelId, teamId } = claim.confirmation;
-            await deps.store.recordCollectAttempt({
-              id: deps.newId(),
-              at: deps.now(),
-              teamId,
-              channelId,
-              userId: who.userId,
-              query: payload.query,
-              outcome: 'cancelled',
-              detail: payload.overrideCooldown ? 'did not start it again within the cooldown' : 'cancelled at the confirmation',
-              runs: [],
-            });
+            const detail = payload.overrideCooldown ? 'did not start it again within the cooldown' : 'cancelled at the confirmation';
+            await recordAttempt(deps, { who, channelId: claim.confirmation.channelId, query: payload.query }, 'cancelled', detail);
           }
           return void (await respond(replace(renderConfirmationClosed('cancelled'))));
         }

@@ -5,11 +5,11 @@
 
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import { parseCollectCommand } from '../../commands/collect.js';
-import { renderCollectConfirmation, renderCollectRefused, renderHistory } from '../../render/collect.js';
+import { renderCollectConfirmation, renderHistory } from '../../render/collect.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderCollectHelp } from '../../render/help.js';
 import { logout, openLinkModal, whoami } from '../accounts.js';
-import { type ConfirmationPayload, collectRefusal, describeRefusal, startCollection } from '../collections.js';
+import { createConfirmationFor, refuseIfNotAllowed, startCollection } from '../collections.js';
 import { principalOf } from '../context.js';
 import type { Deps } from '../deps.js';
 import { answerWith, reportFailure } from '../failures.js';
@@ -51,35 +51,10 @@ export function collectCommand(deps: Deps) {
             const reference = deps.newId();
             const ctx = { ...who, slash: '/collect' as const, command: 'collectEntitlements' as const, reference };
             try {
-              const refusal = await collectRefusal(deps, request);
-              if (refusal !== undefined) {
-                deps.metrics.outcome('refused');
-                await deps.store.recordCollectAttempt({
-                  id: reference,
-                  at: deps.now(),
-                  teamId: who.teamId,
-                  channelId: command.channel_id,
-                  userId: who.userId,
-                  query: parsed.query,
-                  outcome: 'refused',
-                  detail: describeRefusal(refusal),
-                  runs: [],
-                });
-                return void (await respond(ephemeral(renderCollectRefused(refusal))));
-              }
+              if (await refuseIfNotAllowed(deps, request, respond, reference)) return;
               if ((await deps.store.getToken(who, 'collectEntitlements')) === undefined)
                 return void (await respond(ephemeral(renderNotLinked(ctx))));
-              const id = deps.newId();
-              const now = deps.now();
-              await deps.store.createConfirmation({
-                id,
-                teamId: who.teamId,
-                channelId: command.channel_id,
-                userId: who.userId,
-                payload: JSON.stringify({ query: parsed.query } satisfies ConfirmationPayload),
-                createdAt: now,
-                expiresAt: new Date(now.getTime() + deps.confirmationTtlMs),
-              });
+              const id = await createConfirmationFor(deps, request);
               await respond(ephemeral(renderCollectConfirmation(parsed.query, parsed.confirm, id)));
             } catch (error) {
               await reportFailure(deps, error, ctx, respond);
