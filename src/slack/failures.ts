@@ -1,6 +1,7 @@
 /** Turns a failure into the user's message and the matching log line, in one call. */
 
 import { type FailureContext, translateFailure } from '../render/errors.js';
+import { isServiceError } from '../service/index.js';
 import { type Principal, StoreUnavailableError } from '../store/index.js';
 import type { Deps } from './deps.js';
 import { ephemeral, replace } from './respond.js';
@@ -20,22 +21,14 @@ export async function reportFailure(
     return;
   }
   const translated = translateFailure(error, ctx);
-  deps.metrics.outcome(isServiceErrorKind(error) ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
+  const kind = isServiceError(error) ? error.kind : undefined;
+  deps.metrics.outcome(kind ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
   deps.logger[translated.log.level](
     { ...translated.log.detail, reference: ctx.reference, user: ctx.userId, team: ctx.teamId, slash: ctx.slash },
     translated.log.event,
   );
-  if (isInvalidToken(error)) await deps.store.recordOutcome(ctx, ctx.command, 'rejected', deps.now()).catch(() => undefined);
+  if (kind === 'invalid-token') await deps.store.recordOutcome(ctx, ctx.command, 'rejected', deps.now()).catch(() => undefined);
   await respond(how === 'replace' ? replace(translated.message) : ephemeral(translated.message));
-}
-
-function isServiceErrorKind(error: unknown): string | undefined {
-  const kind = (error as { kind?: unknown } | null)?.kind;
-  return typeof kind === 'string' ? kind : undefined;
-}
-
-function isInvalidToken(error: unknown): boolean {
-  return (error as { kind?: unknown } | null)?.kind === 'invalid-token';
 }
 
 /** The fallback for a background task: whatever escaped it becomes the user's "something went wrong". */
