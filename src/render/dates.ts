@@ -20,13 +20,16 @@ export function readableTimestamp(value: string): string | undefined {
   return `${weekday} ${t.day} ${MONTHS[t.month - 1]} ${t.year}, ${two(t.hour)}:${two(t.minute)}`;
 }
 
-/** "overdue by 3 days", "due today", "due tomorrow", "due in 5 days"; undefined for an unreadable date. */
-export function dueRelative(value: string, today: CalendarDay): { text: string; overdue: boolean } | undefined {
+/**
+ * "overdue by 3 days", "due today", "due tomorrow", "due in 5 days", with `days` from today (negative
+ * when overdue) for those who count; undefined for an unreadable date.
+ */
+export function dueRelative(value: string, today: CalendarDay): { text: string; overdue: boolean; days: number } | undefined {
   const t = parseServiceTimestamp(value);
   if (t === undefined) return undefined;
   const days = differenceInCalendarDays(new Date(t.year, t.month - 1, t.day), new Date(today.year, today.month - 1, today.day));
-  if (days < 0) return { text: `overdue by ${-days} day${days === -1 ? '' : 's'}`, overdue: true };
-  if (days === 0) return { text: 'due today', overdue: false };
-  if (days === 1) return { text: 'due tomorrow', overdue: false };
-  return { text: `due in ${days} days`, overdue: false };
+  if (days < 0) return { text: `overdue by ${-days} day${days === -1 ? '' : 's'}`, overdue: true, days };
+  if (days === 0) return { text: 'due today', overdue: false, days };
+  if (days === 1) return { text: 'due tomorrow', overdue: false, days };
+  return { text: `due in ${days} days`, overdue: false, days };
 }

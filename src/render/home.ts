@@ -46,8 +46,8 @@ function counts(pending: readonly Approval[], today: CalendarDay) {
     const rel = dueRelative(a.dueDate, today);
     if (rel === undefined) continue;
     if (rel.overdue) overdue++;
-    else if (rel.text === 'due today') dueToday++;
-    else if (rel.text === 'due tomorrow' || Number(/due in (\d+) days/.exec(rel.text)?.[1] ?? 99) <= 7) thisWeek++;
+    else if (rel.days === 0) dueToday++;
+    else if (rel.days <= 7) thisWeek++;
   }
   return { overdue, dueToday, thisWeek };
 }

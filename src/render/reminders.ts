@@ -106,9 +106,8 @@ export function digestGroup(approval: Approval, today: CalendarDay, windowDays: 
   const rel = dueRelative(approval.dueDate, today);
   if (rel === undefined) return undefined;
   if (rel.overdue) return 'overdue';
-  if (rel.text === 'due today') return 'today';
-  const days = rel.text === 'due tomorrow' ? 1 : Number(/due in (\d+) days/.exec(rel.text)?.[1] ?? Number.POSITIVE_INFINITY);
-  return days <= windowDays ? 'soon' : undefined;
+  if (rel.days === 0) return 'today';
+  return rel.days <= windowDays ? 'soon' : undefined;
 }
 
 /** The digest, or undefined when nothing is due: then no message is sent at all. */
