@@ -6,8 +6,8 @@
 
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
 import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
 import { startCountersign } from '../src/main.js';
+import { createLogger } from '../src/runtime/logger.js';
 
 const kind = process.argv[2];
 const config = loadConfig(process.env);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { openReferenceDb } from '../src/reference-service/db.js';
 import { loadBulkData } from '../src/reference-service/demo.js';
-import { Secret } from '../src/secret.js';
+import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { pipelineSuite, slackSuite } from './slack.js';

@@ -11,7 +11,7 @@ import { DEFAULT_RUN_TIMINGS } from './reference-service/commands.js';
 import { openReferenceDb } from './reference-service/db.js';
 import { loadBulkData, loadDemoData } from './reference-service/demo.js';
 import { type DemoToken, startReferenceService } from './reference-service/server.js';
-import { Secret } from './secret.js';
+import { Secret } from './runtime/secret.js';
 import { openStore, SERVICE_COMMANDS, type ServiceCommandName } from './store/index.js';
 
 const USAGE = `Usage: countersign <command> [options]

@@ -5,9 +5,9 @@
  */
 
 import { z } from 'zod';
-import { LOG_LEVELS, type LogLevel } from './logger.js';
 import { APPROVAL_URL_PLACEHOLDER } from './render/approvals.js';
-import { Secret } from './secret.js';
+import { LOG_LEVELS, type LogLevel } from './runtime/logger.js';
+import { Secret } from './runtime/secret.js';
 
 export type Mode = 'local' | 'http' | 'socket';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Secret } from '../src/secret.js';
+import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { spawnCli } from './helpers/spawn.js';
 

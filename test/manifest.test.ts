@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { APPROVALS_USAGE } from '../src/commands/approvals.js';
-import { COLLECT_USAGE } from '../src/commands/collect.js';
+import { APPROVALS_USAGE } from '../src/parse/approvals.js';
+import { COLLECT_USAGE } from '../src/parse/collect.js';
 import { ROOT } from './helpers/spawn.js';
 
 const manifest = parse(readFileSync(`${ROOT}/manifest.yml`, 'utf8'));

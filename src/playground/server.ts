@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../runtime/logger.js';
 import { playgroundPage } from './page.js';
 import { signSlackRequest } from './sign.js';
 

@@ -4,7 +4,7 @@
  * by adding 24 hours, so that "09:00" stays 09:00 on both sides of a change.
  */
 
-import { type CalendarDay, todayIn, zoneFormatter } from '../commands/dates.js';
+import { type CalendarDay, todayIn, zoneFormatter } from '../parse/dates.js';
 
 export type RemindDays = 'daily' | 'weekdays';
 

@@ -5,15 +5,15 @@
  * instance takes it over when the lease runs out; after that point it is never sent twice.
  */
 
-import { parseDateInput, todayIn } from '../commands/dates.js';
-import type { Logger } from '../logger.js';
+import { parseDateInput, todayIn } from '../parse/dates.js';
 import { encodePageState } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
 import { renderDigest, renderReminderRelink } from '../render/reminders.js';
+import type { Logger } from '../runtime/logger.js';
+import { eachLimited, Ticker } from '../runtime/ticker.js';
 import { isServiceError, type ServiceClient } from '../service/index.js';
 import type { ReminderPlanner } from '../slack/deps.js';
 import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
-import { eachLimited, Ticker } from '../ticker.js';
 import { nextOccurrence, spreadDelayMs } from './schedule.js';
 
 export interface SchedulerOptions {

@@ -7,7 +7,7 @@
  */
 
 import type { KnownBlock, SectionBlock } from '@slack/types';
-import type { CalendarDay } from '../commands/dates.js';
+import type { CalendarDay } from '../parse/dates.js';
 import type { Approval, ApprovalQuery } from '../service/index.js';
 import {
   actions,

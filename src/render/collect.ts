@@ -4,8 +4,8 @@
  */
 
 import type { KnownBlock } from '@slack/types';
-import type { CollectRefusal } from '../collect/policy.js';
-import type { ConfirmReason } from '../commands/collect.js';
+import type { CollectRefusal } from '../collections/policy.js';
+import type { ConfirmReason } from '../parse/collect.js';
 import { type CollectQuery, parseServiceTimestamp } from '../service/index.js';
 import type { CollectAttempt, WatchedRun } from '../store/index.js';
 import { actions, button, code, context, fallback, header, inert, LIMITS, type Message, section } from './blocks.js';

@@ -5,7 +5,7 @@
  */
 
 import { differenceInCalendarDays } from 'date-fns';
-import type { CalendarDay } from '../commands/dates.js';
+import type { CalendarDay } from '../parse/dates.js';
 import { parseServiceTimestamp } from '../service/index.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -5,7 +5,7 @@
  */
 
 import type { KnownBlock } from '@slack/types';
-import type { Invalid } from '../commands/result.js';
+import type { Invalid } from '../parse/result.js';
 import { isServiceError } from '../service/index.js';
 import { StoreUnavailableError } from '../store/types.js';
 import { actions, button, code, context, fallback, inert, type Message, section } from './blocks.js';

@@ -1,7 +1,7 @@
 /** Help for each command: what it does, its forms, and worked examples. */
 
-import { APPROVAL_KEYS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../commands/approvals.js';
-import { DATE_FORMS } from '../commands/dates.js';
+import { APPROVAL_KEYS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../parse/approvals.js';
+import { DATE_FORMS } from '../parse/dates.js';
 import { context, header, type Message, section } from './blocks.js';
 
 export function renderApprovalsHelp(): Message {

@@ -5,7 +5,7 @@
  */
 
 import type { HomeView, KnownBlock } from '@slack/types';
-import type { CalendarDay } from '../commands/dates.js';
+import type { CalendarDay } from '../parse/dates.js';
 import type { Approval } from '../service/index.js';
 import type { LinkSummary, ServiceCommandName } from '../store/index.js';
 import { approvalSection } from './approvals.js';

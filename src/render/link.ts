@@ -5,7 +5,7 @@
  */
 
 import type { View } from '@slack/types';
-import { revalidateApprovalQuery } from '../commands/approvals.js';
+import { revalidateApprovalQuery } from '../parse/approvals.js';
 import { type ApprovalQuery, type CollectQuery, collectQuerySchema } from '../service/index.js';
 import type { ServiceCommandName } from '../store/index.js';
 import { code, context, inert, LIMITS, section } from './blocks.js';

@@ -4,7 +4,7 @@
  */
 
 import type { KnownBlock } from '@slack/types';
-import { type CalendarDay, zoneFormatter } from '../commands/dates.js';
+import { type CalendarDay, zoneFormatter } from '../parse/dates.js';
 import type { ReminderSchedule } from '../reminders/schedule.js';
 import { formatMinuteOfDay } from '../reminders/schedule.js';
 import type { Approval } from '../service/index.js';

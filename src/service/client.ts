@@ -8,8 +8,8 @@
 
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
-import { type Logger, silentLogger } from '../logger.js';
-import { Secret } from '../secret.js';
+import { type Logger, silentLogger } from '../runtime/logger.js';
+import { Secret } from '../runtime/secret.js';
 import {
   ConflictError,
   InvalidParameterError,

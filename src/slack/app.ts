@@ -6,13 +6,13 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import type { Logger } from '../logger.js';
 import { OPEN_ACTION, PAGE_ACTIONS } from '../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../render/collect.js';
 import { HOME_ACTIONS } from '../render/home.js';
 import { LINK_CALLBACK, RELINK_ACTION } from '../render/link.js';
 import { DIGEST_ACTIONS } from '../render/reminders.js';
-import type { Secret } from '../secret.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Secret } from '../runtime/secret.js';
 import { confirmAction } from './actions/confirm.js';
 import { pagingAction } from './actions/paging.js';
 import { relinkAction } from './actions/relink.js';

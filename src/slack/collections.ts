@@ -5,7 +5,7 @@
  * audit record of how it went, whatever happened.
  */
 
-import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from '../collect/policy.js';
+import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from '../collections/policy.js';
 import { renderCollectRefused, renderCollectStatus, renderCooldown, renderNoCollectorMatched } from '../render/collect.js';
 import { renderNotLinked } from '../render/errors.js';
 import { encodeRelink } from '../render/link.js';

@@ -1,6 +1,6 @@
 /** Who asked, and their today, from a Slack payload. */
 
-import { type CalendarDay, todayIn } from '../commands/dates.js';
+import { type CalendarDay, todayIn } from '../parse/dates.js';
 import type { Principal } from '../store/index.js';
 import type { Deps } from './deps.js';
 

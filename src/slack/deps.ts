@@ -4,10 +4,10 @@
  */
 
 import type { CollectPolicy } from '../config.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
 import type { ReminderSchedule } from '../reminders/schedule.js';
 import type { Message } from '../render/blocks.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Metrics } from '../runtime/metrics.js';
 import type { ServiceClient } from '../service/index.js';
 import type { Principal, Store } from '../store/index.js';
 import type { Responder } from './response-url.js';

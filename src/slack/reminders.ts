@@ -1,6 +1,6 @@
 /** `/approvals remind …`: set, show or stop the user's digest reminder. */
 
-import type { RemindCommand } from '../commands/remind.js';
+import type { RemindCommand } from '../parse/remind.js';
 import { reminderPaused } from '../reminders/scheduler.js';
 import { renderReminderOff, renderReminderSet, renderReminderShow } from '../render/reminders.js';
 import type { Principal } from '../store/index.js';

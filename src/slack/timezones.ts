@@ -5,7 +5,7 @@
  */
 
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../runtime/logger.js';
 import type { TimeZones } from './deps.js';
 
 export function slackTimeZones(client: WebClient, logger: Logger, now: () => Date, ttlMs = 3_600_000, maxEntries = 10_000): TimeZones {

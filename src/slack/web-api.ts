@@ -5,9 +5,9 @@
  */
 
 import type { WebClient } from '@slack/web-api';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
 import type { Message } from '../render/blocks.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Metrics } from '../runtime/metrics.js';
 import type { SlackApi } from './deps.js';
 
 export function createSlackApi(

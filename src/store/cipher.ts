@@ -6,7 +6,7 @@
  */
 
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { Secret } from '../secret.js';
+import { Secret } from '../runtime/secret.js';
 
 const VERSION = 'v1';
 

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
-import { Secret } from '../secret.js';
+import { Secret } from '../runtime/secret.js';
 import { generateKey } from './cipher.js';
 import { PostgresStore } from './postgres.js';
 import { SqliteStore } from './sqlite.js';

@@ -4,7 +4,7 @@
  * key, so reading picks the right one and rotation knows which rows to rewrite.
  */
 
-import type { Secret } from '../secret.js';
+import type { Secret } from '../runtime/secret.js';
 import { DecryptError, TokenCipher } from './cipher.js';
 import type { Principal } from './types.js';
 

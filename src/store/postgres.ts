@@ -6,7 +6,7 @@
  */
 
 import pg from 'pg';
-import type { Secret } from '../secret.js';
+import type { Secret } from '../runtime/secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import { type AttemptRow, attemptOf, COLLECT_TABLES, REMINDER_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
 import type {

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { RemindDays } from '../reminders/schedule.js';
-import type { Secret } from '../secret.js';
+import type { Secret } from '../runtime/secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import { type AttemptRow, attemptOf, COLLECT_TABLES, REMINDER_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
 import type {

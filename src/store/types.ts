@@ -1,7 +1,7 @@
 /** The store's interface, implemented alike by SQLite (one instance) and PostgreSQL (several). */
 
 import type { RemindDays } from '../reminders/schedule.js';
-import type { Secret } from '../secret.js';
+import type { Secret } from '../runtime/secret.js';
 import type { CollectQuery, RunState } from '../service/index.js';
 
 export const SERVICE_COMMANDS = ['findApprovals', 'collectEntitlements'] as const;

@@ -6,12 +6,12 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
 import { type Running, startCountersign } from '../../src/main.js';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
-import { Secret } from '../../src/secret.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Secret } from '../../src/runtime/secret.js';
 import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COLLECT_USAGE } from '../../src/commands/collect.js';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
 import { startLocal } from '../../src/main.js';
+import { COLLECT_USAGE } from '../../src/parse/collect.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { ROOT } from '../helpers/spawn.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
-import { Secret } from '../../src/secret.js';
+import { Secret } from '../../src/runtime/secret.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_ACTION } from '../../src/render/approvals.js';
 import { DIGEST_ACTIONS } from '../../src/render/reminders.js';
-import { Secret } from '../../src/secret.js';
+import { Secret } from '../../src/runtime/secret.js';
 import { TestClock } from '../helpers/clock.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';

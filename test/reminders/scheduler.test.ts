@@ -4,10 +4,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
 import { ReminderScheduler } from '../../src/reminders/scheduler.js';
 import type { Message } from '../../src/render/blocks.js';
-import { Secret } from '../../src/secret.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Secret } from '../../src/runtime/secret.js';
 import { type Approval, type ApprovalQuery, type ServiceClient, ServiceUnavailableError } from '../../src/service/index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { TestClock } from '../helpers/clock.js';

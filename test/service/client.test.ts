@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logger.js';
-import { Secret } from '../../src/secret.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Secret } from '../../src/runtime/secret.js';
 import {
   ConflictError,
   createServiceClient,

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
-import { Secret } from '../../src/secret.js';
+import { Secret } from '../../src/runtime/secret.js';
 import {
   type ApprovalQuery,
   ConflictError,

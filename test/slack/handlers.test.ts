@@ -3,11 +3,11 @@
 import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import type { CollectPolicy } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { Metrics } from '../../src/metrics.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
 import type { Message } from '../../src/render/blocks.js';
-import { Secret } from '../../src/secret.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Metrics } from '../../src/runtime/metrics.js';
+import { Secret } from '../../src/runtime/secret.js';
 import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
 import { InvalidTokenError } from '../../src/service/index.js';
 import { confirmAction } from '../../src/slack/actions/confirm.js';

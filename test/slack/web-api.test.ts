@@ -1,7 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/logger.js';
-import { Metrics } from '../../src/metrics.js';
+import { silentLogger } from '../../src/runtime/logger.js';
+import { Metrics } from '../../src/runtime/metrics.js';
 import { createSlackApi } from '../../src/slack/web-api.js';
 
 function fakeClient(fail?: string) {

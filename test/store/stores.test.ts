@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Secret } from '../../src/secret.js';
+import { Secret } from '../../src/runtime/secret.js';
 import { DecryptError, generateKey, TokenCipher } from '../../src/store/cipher.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';

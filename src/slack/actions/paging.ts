@@ -5,7 +5,7 @@
  */
 
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { revalidateApprovalQuery } from '../../commands/approvals.js';
+import { revalidateApprovalQuery } from '../../parse/approvals.js';
 import { decodePageState } from '../../render/approvals.js';
 import { renderNotYours, renderUnreadableButton } from '../../render/errors.js';
 import { showApprovals } from '../commands/approvals.js';

@@ -1,8 +1,8 @@
 /** /approvals: ack at once, then parse, fetch with the user's own token, and answer ephemerally. */
 
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { parseApprovalsCommand } from '../../commands/approvals.js';
-import { type CalendarDay, todayIn } from '../../commands/dates.js';
+import { parseApprovalsCommand } from '../../parse/approvals.js';
+import { type CalendarDay, todayIn } from '../../parse/dates.js';
 import { renderApprovalsPage } from '../../render/approvals.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderApprovalsHelp } from '../../render/help.js';

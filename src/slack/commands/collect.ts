@@ -4,7 +4,7 @@
  */
 
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
-import { parseCollectCommand } from '../../commands/collect.js';
+import { parseCollectCommand } from '../../parse/collect.js';
 import { renderCollectConfirmation, renderHistory } from '../../render/collect.js';
 import { renderInvalid, renderNotLinked } from '../../render/errors.js';
 import { renderCollectHelp } from '../../render/help.js';

@@ -6,7 +6,7 @@
 
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { decodeReplay, LINK_FIELDS, type LinkMetadata, linkDone, linkModal, linkProgress } from '../../render/link.js';
-import { Secret } from '../../secret.js';
+import { Secret } from '../../runtime/secret.js';
 import { isServiceError } from '../../service/index.js';
 import { type Principal, SERVICE_COMMANDS, type ServiceCommandName } from '../../store/index.js';
 import { startCollection } from '../collections.js';

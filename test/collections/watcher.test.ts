@@ -4,10 +4,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { RunWatcher } from '../../src/collect/watcher.js';
-import { createLogger } from '../../src/logger.js';
+import { RunWatcher } from '../../src/collections/watcher.js';
 import type { Message } from '../../src/render/blocks.js';
-import { Secret } from '../../src/secret.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Secret } from '../../src/runtime/secret.js';
 import { type RunStatus, type ServiceClient, ServiceUnavailableError } from '../../src/service/index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { TestClock } from '../helpers/clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from '../../src/collect/policy.js';
+import { checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from '../../src/collections/policy.js';
 import type { CollectPolicy } from '../../src/config.js';
 
 const open: CollectPolicy = {

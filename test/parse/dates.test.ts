@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDateInput, todayIn } from '../../src/commands/dates.js';
+import { parseDateInput, todayIn } from '../../src/parse/dates.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
 const value = (input: string) => {

@@ -7,7 +7,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import type { Store } from './store/index.js';
+import type { Store } from '../store/index.js';
 
 interface Tracked {
   type: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseApprovalsCommand } from '../../src/commands/approvals.js';
-import { parseClockTime } from '../../src/commands/remind.js';
+import { parseApprovalsCommand } from '../../src/parse/approvals.js';
+import { parseClockTime } from '../../src/parse/remind.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
 const parse = (text: string) => parseApprovalsCommand(text, TODAY);

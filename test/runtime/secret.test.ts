@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../src/logger.js';
-import { Secret } from '../src/secret.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Secret } from '../../src/runtime/secret.js';
 
 describe('Secret', () => {
   const secret = new Secret('ws123:-abc:def');

@@ -6,12 +6,12 @@
  * once when the service has no getRunStatus for us.
  */
 
-import type { Logger } from '../logger.js';
 import { type LiveStatus, renderCollectFailedDm, renderCollectStatus, runEnded, summarizeRuns } from '../render/collect.js';
+import type { Logger } from '../runtime/logger.js';
+import { eachLimited, Ticker } from '../runtime/ticker.js';
 import { isServiceError, type ServiceClient } from '../service/index.js';
 import type { SlackApi } from '../slack/deps.js';
 import type { RunWatch, Store, WatchedRun } from '../store/index.js';
-import { eachLimited, Ticker } from '../ticker.js';
 
 export interface WatcherOptions {
   store: Store;

@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_KEYS, parseApprovalsCommand } from '../../src/commands/approvals.js';
-import { parseCollectCommand } from '../../src/commands/collect.js';
+import { APPROVAL_KEYS, parseApprovalsCommand } from '../../src/parse/approvals.js';
+import { parseCollectCommand } from '../../src/parse/collect.js';
 import { approvalQuerySchema, collectQuerySchema } from '../../src/service/query.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };

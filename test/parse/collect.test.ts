@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCollectCommand } from '../../src/commands/collect.js';
+import { parseCollectCommand } from '../../src/parse/collect.js';
 
 describe('/collect', () => {
   it('asks before starting every collector', () => {

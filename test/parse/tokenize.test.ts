@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenize } from '../../src/commands/tokenize.js';
+import { tokenize } from '../../src/parse/tokenize.js';
 
 const words = (text: string) => {
   const r = tokenize(text);

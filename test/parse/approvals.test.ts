@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_KEYS, parseApprovalsCommand, revalidateApprovalQuery } from '../../src/commands/approvals.js';
+import { APPROVAL_KEYS, parseApprovalsCommand, revalidateApprovalQuery } from '../../src/parse/approvals.js';
 import { APPROVAL_PARAMETERS } from '../../src/service/query.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
