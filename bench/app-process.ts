@@ -5,17 +5,17 @@
  */
 
 import { App, HTTPReceiver, LogLevel } from '@slack/bolt';
-import { loadConfig } from '../src/config.js';
+import { loadSlackConfig } from '../src/config.js';
 import { startCountersign } from '../src/main.js';
 import { createLogger } from '../src/runtime/logger.js';
 
 const kind = process.argv[2];
-const config = loadConfig(process.env);
+const config = loadSlackConfig(process.env);
 let stop: () => Promise<void>;
 if (kind === 'bare') {
-  const receiver = new HTTPReceiver({ signingSecret: config.slack.signingSecret?.reveal() ?? '', logLevel: LogLevel.ERROR });
+  const receiver = new HTTPReceiver({ signingSecret: config.slack.signingSecret.reveal(), logLevel: LogLevel.ERROR });
   const app = new App({
-    token: config.slack.botToken?.reveal() ?? '',
+    token: config.slack.botToken.reveal(),
     receiver,
     logLevel: LogLevel.ERROR,
     clientOptions: { slackApiUrl: config.slack.apiUrl ?? '' },

@@ -5,29 +5,20 @@
  */
 
 import { z } from 'zod';
-import { APPROVAL_URL_PLACEHOLDER } from './render/approvals.js';
 import { LOG_LEVELS, type LogLevel } from './runtime/logger.js';
 import { Secret } from './runtime/secret.js';
 
-export type Mode = 'local' | 'http' | 'socket';
+export type Mode = Config['mode'];
 
 export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: Secret };
 
-export interface Config {
-  readonly mode: Mode;
-  /** base_url of the Command Service; undefined in local mode, where the embedded one is used. */
-  readonly commandServiceUrl: string | undefined;
-  readonly slack: {
-    readonly botToken: Secret | undefined;
-    readonly signingSecret: Secret | undefined;
-    readonly appToken: Secret | undefined;
-    /** Slack Web API base, e.g. https://slack.com/api/ (GovSlack, tests). */
-    readonly apiUrl: string | undefined;
-  };
+/**
+ * What every mode has. Each mode's own type says what it requires, so code downstream of
+ * loadConfig never asks again whether a setting is there.
+ */
+interface CommonConfig {
   readonly port: number;
   readonly database: DatabaseTarget;
-  /** 32 bytes; undefined in local mode until the data dir provides one. */
-  readonly tokenEncryptionKey: Secret | undefined;
   /** The key being rotated away from: still read, never written. */
   readonly tokenEncryptionKeyPrevious: Secret | undefined;
   readonly logLevel: LogLevel;
@@ -38,6 +29,50 @@ export interface Config {
   readonly collect: CollectPolicy;
   /** Slash commands one user may send a minute (per instance); 0 turns the limit off. */
   readonly commandsPerMinute: number;
+}
+
+/** No Slack credentials: the embedded reference service and the playground stand in for both ends. */
+export interface LocalConfig extends CommonConfig {
+  readonly mode: 'local';
+  /** Generated into the data directory (0600) when unset. */
+  readonly tokenEncryptionKey: Secret | undefined;
+}
+
+export interface SlackCredentials {
+  readonly botToken: Secret;
+  readonly signingSecret: Secret;
+  /** Slack Web API base, e.g. https://slack.com/api/ (GovSlack, tests, the playground). */
+  readonly apiUrl: string | undefined;
+}
+
+interface ConnectedConfig extends CommonConfig {
+  /** base_url of the Command Service. */
+  readonly commandServiceUrl: string;
+  readonly tokenEncryptionKey: Secret;
+}
+
+/** Slack sends signed HTTP requests to POST /slack/events. */
+export interface HttpConfig extends ConnectedConfig {
+  readonly mode: 'http';
+  readonly slack: SlackCredentials;
+}
+
+/** The app opens a WebSocket to Slack with an app-level token. */
+export interface SocketConfig extends ConnectedConfig {
+  readonly mode: 'socket';
+  readonly slack: SlackCredentials & { readonly appToken: Secret };
+}
+
+export type SlackConfig = HttpConfig | SocketConfig;
+export type Config = LocalConfig | SlackConfig;
+
+/** Where an approval's id goes in APPROVAL_URL_TEMPLATE. */
+export const APPROVAL_URL_PLACEHOLDER = '{WorkItemId}';
+
+/** The service's page for an approval, from APPROVAL_URL_TEMPLATE (the id URL-encoded); undefined without a template. */
+export function approvalPages(template: string | undefined): ((workItemId: string) => string) | undefined {
+  if (template === undefined) return undefined;
+  return (workItemId) => template.split(APPROVAL_URL_PLACEHOLDER).join(encodeURIComponent(workItemId));
 }
 
 /** Who may start collections, where; empty lists mean no restriction of that kind. */
@@ -150,16 +185,12 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_SIGNING_SECRET is set', 'xoxb-1234-5678-abcdef');
   if (appToken && !botToken)
     throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set (Socket Mode)', 'xoxb-1234-5678-abcdef');
-  const mode: Mode = !botToken ? 'local' : appToken ? 'socket' : 'http';
 
   const commandServiceUrl = read(env, {
     variable: 'COMMAND_SERVICE_URL',
     example: 'https://igl.example.com/aveksa',
     schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
   });
-  if (mode !== 'local' && commandServiceUrl === undefined) {
-    throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set', 'https://igl.example.com/aveksa');
-  }
 
   const apiUrl = read(env, {
     variable: 'SLACK_API_URL',
@@ -207,9 +238,6 @@ export function loadConfig(env: Env): Config {
   });
   if (tokenEncryptionKeyPrevious !== undefined && tokenEncryptionKey === undefined) {
     throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when TOKEN_ENCRYPTION_KEY_PREVIOUS is set', '$(openssl rand -base64 32)');
-  }
-  if (mode !== 'local' && tokenEncryptionKey === undefined) {
-    throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set', '$(openssl rand -base64 32)');
   }
 
   const logLevel = read(env, {
@@ -274,18 +302,32 @@ export function loadConfig(env: Env): Config {
       read(env, { variable: 'COLLECT_WATCH_LIMIT', example: '6h', schema: duration('more than 0', 1).optional() }) ?? 6 * 3_600_000,
   });
 
-  return Object.freeze({
-    mode,
-    commandServiceUrl,
-    slack: Object.freeze({ botToken, signingSecret, appToken, apiUrl }),
+  const common: CommonConfig = {
     port: port ?? 3000,
     database,
-    tokenEncryptionKey,
     tokenEncryptionKeyPrevious,
     logLevel: logLevel ?? 'info',
     approvalUrlTemplate,
     remindWindowDays: remindWindowDays ?? 3,
     collect,
     commandsPerMinute: commandsPerMinute ?? 20,
-  });
+  };
+  if (botToken === undefined || signingSecret === undefined) return Object.freeze({ ...common, mode: 'local', tokenEncryptionKey });
+
+  if (commandServiceUrl === undefined)
+    throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set', 'https://igl.example.com/aveksa');
+  if (tokenEncryptionKey === undefined)
+    throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set', '$(openssl rand -base64 32)');
+  const connected = { ...common, commandServiceUrl, tokenEncryptionKey };
+  const credentials = { botToken, signingSecret, apiUrl };
+  if (appToken !== undefined) return Object.freeze({ ...connected, mode: 'socket', slack: Object.freeze({ ...credentials, appToken }) });
+  return Object.freeze({ ...connected, mode: 'http', slack: Object.freeze(credentials) });
+}
+
+/** loadConfig, for a process that only makes sense connected to Slack (a benchmark's app, an instance of several). */
+export function loadSlackConfig(env: Env): SlackConfig {
+  const config = loadConfig(env);
+  if (config.mode === 'local')
+    throw new ConfigError('SLACK_BOT_TOKEN', 'and SLACK_SIGNING_SECRET are required to connect to Slack', 'xoxb-1234-5678-abcdef');
+  return config;
 }

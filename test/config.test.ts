@@ -24,12 +24,13 @@ describe('loadConfig', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       mode: 'local',
-      commandServiceUrl: undefined,
       port: 3000,
       logLevel: 'info',
       database: { kind: 'sqlite', path: './data/countersign.db' },
     });
     expect(Object.isFrozen(config)).toBe(true);
+    // Local mode runs its own reference service: a service URL there would be ignored, so it has none.
+    expect('commandServiceUrl' in config).toBe(false);
   });
 
   it('picks HTTP mode with a bot token and signing secret, and Socket Mode with an app token too', () => {
@@ -47,7 +48,7 @@ describe('loadConfig', () => {
     });
     expect(config.port).toBe(8080);
     expect(config.logLevel).toBe('debug');
-    expect(config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
+    expect(config.mode === 'http' && config.slack.apiUrl).toBe('http://127.0.0.1:9999/api/');
     expect(config.database.kind).toBe('postgres');
     expect(config.tokenEncryptionKey?.reveal()).toBe(KEY);
   });

@@ -6,17 +6,18 @@
  * once when the service has no getRunStatus for us.
  */
 
-import { type LiveStatus, renderCollectFailedDm, renderCollectStatus, runEnded, summarizeRuns } from '../render/collect.js';
 import type { Logger } from '../runtime/logger.js';
 import { eachLimited, Ticker } from '../runtime/ticker.js';
-import { isServiceError, type ServiceClient } from '../service/index.js';
-import type { SlackApi } from '../slack/deps.js';
+import { isServiceError } from '../service/errors.js';
+import type { ServiceClient } from '../service/index.js';
 import type { RunWatch, Store, WatchedRun } from '../store/index.js';
+import type { CollectChat } from './ports.js';
+import { type LiveStatus, runEnded, summarizeRuns } from './runs.js';
 
 export interface WatcherOptions {
   store: Store;
   service: ServiceClient;
-  slackApi: SlackApi;
+  chat: CollectChat;
   logger: Logger;
   now: () => Date;
   owner: string;
@@ -36,8 +37,6 @@ export interface WatchReport {
   stopped: number;
 }
 
-/** Slack errors that mean the message cannot be updated again: following the runs is pointless. */
-const MESSAGE_GONE = /message_not_found|channel_not_found|is_archived|cant_update_message|not_in_channel/;
 /** Refresh the elapsed times at least this often while nothing changes. */
 const REFRESH_MS = 60_000;
 
@@ -108,7 +107,7 @@ export class RunWatcher {
     }
     const linked = await store.getToken({ teamId: watch.teamId, userId: watch.userId }, 'collectEntitlements');
     if (linked === undefined) {
-      return this.#finish(watch, { kind: 'off', why: `Live status stopped: <@${watch.userId}> unlinked their account.` }, 'no-token');
+      return this.#finish(watch, { kind: 'off', reason: 'unlinked' }, 'no-token');
     }
 
     let changed = false;
@@ -155,23 +154,17 @@ export class RunWatcher {
   /** Updates the channel's message; true when it can never be updated again. */
   async #show(watch: RunWatch, live: LiveStatus): Promise<boolean> {
     const now = this.#o.now();
-    const message = renderCollectStatus({
-      userId: watch.userId,
-      query: watch.query,
-      runs: watch.runs,
-      startedAt: watch.startedAt,
-      now,
-      live,
-    });
+    const status = { userId: watch.userId, query: watch.query, runs: watch.runs, startedAt: watch.startedAt, now, live };
     try {
-      await this.#o.slackApi.updateMessage(watch.channelId, watch.messageTs, message);
+      if ((await this.#o.chat.updateStatus(watch.channelId, watch.messageTs, status)) === 'gone') {
+        this.#o.logger.warn({ attempt: watch.attemptId }, 'the message is gone; no more updates');
+        return true;
+      }
       this.#lastUpdate.set(watch.attemptId, now.getTime());
-      return false;
     } catch (error) {
-      const text = (error as Error).message;
-      this.#o.logger.warn({ attempt: watch.attemptId, error: text }, 'chat.update failed');
-      return MESSAGE_GONE.test(text);
+      this.#o.logger.warn({ attempt: watch.attemptId, error: (error as Error).message }, 'chat.update failed');
     }
+    return false;
   }
 
   async #finish(watch: RunWatch, live: LiveStatus | undefined, note: string): Promise<'finished' | 'stopped'> {
@@ -185,8 +178,8 @@ export class RunWatcher {
       'stopped following runs',
     );
     if (saved && note === 'finished' && ended && aborted > 0) {
-      await this.#o.slackApi
-        .postMessage(watch.userId, renderCollectFailedDm({ channelId: watch.channelId, query: watch.query, runs: watch.runs }))
+      await this.#o.chat
+        .tellAborted(watch.userId, { channelId: watch.channelId, query: watch.query, runs: watch.runs })
         .catch((error: unknown) =>
           this.#o.logger.warn({ user: watch.userId, error: (error as Error).message }, 'could not DM the starter'),
         );

@@ -4,7 +4,8 @@
  * approver in Sydney and one in San Francisco both get what they meant.
  */
 
-import { addDays, format } from 'date-fns';
+import { addDays, differenceInCalendarDays, format } from 'date-fns';
+import { parseServiceTimestamp } from '../service/timestamps.js';
 
 export interface CalendarDay {
   year: number;
@@ -93,4 +94,14 @@ function calendarDay(year: number, month: number, day: number): Date | undefined
   if (year < 1900 || year > 9999) return undefined;
   const date = new Date(year, month - 1, day);
   return date.getFullYear() === year && date.getMonth() === month - 1 && date.getDate() === day ? date : undefined;
+}
+
+/**
+ * Whole calendar days from the user's today to the day of a service timestamp (negative when it
+ * is past), or undefined when the service wrote something that is not a timestamp.
+ */
+export function daysFromToday(serviceTimestamp: string, today: CalendarDay): number | undefined {
+  const t = parseServiceTimestamp(serviceTimestamp);
+  if (t === undefined) return undefined;
+  return differenceInCalendarDays(new Date(t.year, t.month - 1, t.day), localDay(today));
 }

@@ -5,6 +5,7 @@
  */
 
 import { type CalendarDay, todayIn, zoneFormatter } from '../parse/dates.js';
+import type { Reminder } from '../store/index.js';
 
 export type RemindDays = 'daily' | 'weekdays';
 
@@ -95,4 +96,12 @@ export function formatMinuteOfDay(minuteOfDay: number): string {
   const h = Math.floor(minuteOfDay / 60);
   const m = minuteOfDay % 60;
   return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
+}
+
+/**
+ * A reminder is paused from when the user was told their token no longer works (or unlinked)
+ * until they link again: a link made after the pause lifts it.
+ */
+export function reminderPaused(reminder: Pick<Reminder, 'pausedAt'>, linked: { linkedAt: Date } | undefined): boolean {
+  return reminder.pausedAt !== undefined && (linked === undefined || linked.linkedAt <= reminder.pausedAt);
 }

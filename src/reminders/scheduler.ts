@@ -6,28 +6,34 @@
  */
 
 import { parseDateInput, todayIn } from '../parse/dates.js';
-import { encodePageState } from '../render/approvals.js';
-import type { Message } from '../render/blocks.js';
-import { renderDigest, renderReminderRelink } from '../render/reminders.js';
+import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
 import { eachLimited, Ticker } from '../runtime/ticker.js';
-import { isServiceError, type ServiceClient } from '../service/index.js';
-import type { ReminderPlanner } from '../slack/deps.js';
+import { isServiceError } from '../service/errors.js';
+import type { ServiceClient } from '../service/index.js';
 import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
-import { nextOccurrence, spreadDelayMs } from './schedule.js';
+import { buildDigest, type Digest } from './digest.js';
+import type { ReminderPlanner } from './remind.js';
+import { nextOccurrence, reminderPaused, spreadDelayMs } from './schedule.js';
+
+/** Where digests go: the adapter renders them and sends a direct message. */
+export interface ReminderOutbox {
+  /** Rate limits (429 Retry-After) are the sender's to honour. */
+  digest(userId: string, digest: Digest): Promise<void>;
+  /** Sent once when the token is refused or missing; then silence until the user links again. */
+  relink(userId: string, reason: 'expired' | 'not-linked'): Promise<void>;
+}
 
 export interface SchedulerOptions {
   store: Store;
   service: ServiceClient;
   logger: Logger;
   now: () => Date;
-  timeZones: { lookup(userId: string): Promise<string | undefined> };
-  /** Sends a DM; rate limits (429 Retry-After) are the sender's to honour. */
-  sendDirectMessage(userId: string, message: Message): Promise<void>;
+  timeZones: TimeZones;
+  outbox: ReminderOutbox;
   /** This instance's name in leases. */
   owner: string;
   windowDays: number;
-  urlTemplate?: string | undefined;
   /** How often the store is asked for due reminders. */
   tickMs?: number;
   /** Each user's digest comes at a fixed delay within this, so that 09:00 is not one burst at the service. */
@@ -54,19 +60,11 @@ export interface TickReport {
   failed: number;
 }
 
-/**
- * A reminder is paused from when the user was told their token no longer works (or unlinked)
- * until they link again: a link made after the pause lifts it.
- */
-export function reminderPaused(reminder: Pick<Reminder, 'pausedAt'>, linked: { linkedAt: Date } | undefined): boolean {
-  return reminder.pausedAt !== undefined && (linked === undefined || linked.linkedAt <= reminder.pausedAt);
-}
-
 /** How many approvals one digest looks at: one call, soonest due first. */
 export const DIGEST_FETCH = 100;
 
 export class ReminderScheduler implements ReminderPlanner {
-  readonly #o: Required<Omit<SchedulerOptions, 'urlTemplate'>> & { urlTemplate: string | undefined };
+  readonly #o: Required<SchedulerOptions>;
   readonly #ticker: Ticker<TickReport>;
 
   constructor(options: SchedulerOptions) {
@@ -78,7 +76,6 @@ export class ReminderScheduler implements ReminderPlanner {
       giveUpAfterMs: 4 * 3_600_000,
       concurrency: 4,
       batch: 50,
-      urlTemplate: undefined,
       ...options,
     };
     this.#ticker = new Ticker(this.#o.tickMs, () => this.#tick());
@@ -193,22 +190,20 @@ export class ReminderScheduler implements ReminderPlanner {
       return 'failed';
     }
 
-    const fullList = encodePageState({ u: r.userId, q: { ...query, 'page-size': 10 } });
-    const digest = renderDigest({
+    const digest = buildDigest({
       approvals,
       more: approvals.length >= DIGEST_FETCH,
       today,
       windowDays: this.#o.windowDays,
       schedule,
-      urlTemplate: this.#o.urlTemplate,
-      fullList,
+      fullList: { userId: r.userId, query: { ...query, 'page-size': 10 } },
     });
     const resume = r.pausedAt !== undefined ? null : undefined;
     if (digest === undefined) {
       await release(onward(resume));
       return 'quiet';
     }
-    const sent = await this.#send(r, who, digest);
+    const sent = await this.#send(r, who, () => this.#o.outbox.digest(r.userId, digest));
     await release(onward(resume));
     return sent;
   }
@@ -219,16 +214,16 @@ export class ReminderScheduler implements ReminderPlanner {
     reason: 'expired' | 'not-linked',
     pause: () => Promise<boolean>,
   ): Promise<'relinkAsked' | 'skipped' | 'failed'> {
-    const outcome = await this.#send(r, who, renderReminderRelink(reason));
+    const outcome = await this.#send(r, who, () => this.#o.outbox.relink(r.userId, reason));
     await pause();
     return outcome === 'sent' ? 'relinkAsked' : outcome;
   }
 
   /** Marks the digest as sent, then hands it to Slack: at most once, whatever happens after. */
-  async #send(r: Reminder, who: Principal, message: Message): Promise<'sent' | 'skipped' | 'failed'> {
+  async #send(r: Reminder, who: Principal, deliver: () => Promise<void>): Promise<'sent' | 'skipped' | 'failed'> {
     if (!(await this.#o.store.markReminderSending(who, this.#o.owner, r.nextAt))) return 'skipped';
     try {
-      await this.#o.sendDirectMessage(r.userId, message);
+      await deliver();
       return 'sent';
     } catch (error) {
       this.#o.logger.error({ user: r.userId, error: (error as Error).message }, 'reminder: Slack did not take the DM');

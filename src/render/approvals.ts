@@ -7,6 +7,7 @@
  */
 
 import type { KnownBlock, SectionBlock } from '@slack/types';
+import type { PageState, PageStateWire } from '../parse/buttons.js';
 import type { CalendarDay } from '../parse/dates.js';
 import type { Approval, ApprovalQuery } from '../service/index.js';
 import {
@@ -28,43 +29,27 @@ import { dueRelative, readableTimestamp } from './dates.js';
 export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
 /** The "Open" button on an approval; a link, so its click only needs an ack. */
 export const OPEN_ACTION = 'approval:open';
-export const APPROVAL_URL_PLACEHOLDER = '{WorkItemId}';
 
-/** The service's page for one approval: undefined without a template, or when the result is too long for a button. */
-export function approvalUrl(template: string | undefined, workItemId: string): string | undefined {
-  if (template === undefined || workItemId === '') return undefined;
-  const url = template.split(APPROVAL_URL_PLACEHOLDER).join(encodeURIComponent(workItemId));
-  return url.length <= LIMITS.buttonUrl ? url : undefined;
+/** The service's own page for an approval (APPROVAL_URL_TEMPLATE), when there is one. */
+export type ApprovalLinks = (workItemId: string) => string | undefined;
+
+/** The link for a button or inline link: none without a template, or when it is too long for Slack. */
+function approvalUrl(links: ApprovalLinks | undefined, workItemId: string): string | undefined {
+  const url = workItemId === '' ? undefined : links?.(workItemId);
+  return url !== undefined && url.length <= LIMITS.buttonUrl ? url : undefined;
 }
 
 /** One approval as a section, with an "Open" button when the service's page for it is known. */
-export function approvalSection(approval: Approval, today: CalendarDay, urlTemplate: string | undefined): SectionBlock {
-  const url = approvalUrl(urlTemplate, approval.workItemId);
+export function approvalSection(approval: Approval, today: CalendarDay, links: ApprovalLinks | undefined): SectionBlock {
+  const url = approvalUrl(links, approval.workItemId);
   return section(approvalEntry(approval, today), url ? linkButton({ actionId: OPEN_ACTION, text: 'Open', url }) : undefined);
 }
 
-/** What a paging button carries: who asked, and the query to re-issue. */
-export interface PageState {
-  /** Slack user id of the asker: only they may page. */
-  u: string;
-  q: ApprovalQuery;
-}
-
+/** A paging button's value; undefined when the query is too long to carry in one. */
 export function encodePageState(state: PageState): string | undefined {
-  const value = JSON.stringify(state);
+  const wire: PageStateWire = { u: state.user, q: state.query };
+  const value = JSON.stringify(wire);
   return value.length <= LIMITS.buttonValue ? value : undefined;
-}
-
-export function decodePageState(value: string | undefined): { user: string; query: unknown } | undefined {
-  if (value === undefined || value.length > LIMITS.buttonValue) return undefined;
-  try {
-    const parsed = JSON.parse(value) as unknown;
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { u, q } = parsed as { u?: unknown; q?: unknown };
-    return typeof u === 'string' && /^[UW][A-Z0-9]{2,}$/.test(u) ? { user: u, query: q } : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export interface ApprovalsPageInput {
@@ -74,8 +59,8 @@ export interface ApprovalsPageInput {
   userId: string;
   /** The asker's today, for "overdue" and "due today". */
   today: CalendarDay;
-  /** APPROVAL_URL_TEMPLATE, for "Open" buttons. */
-  urlTemplate?: string | undefined;
+  /** "Open" buttons, when the service's pages are known. */
+  approvalLinks?: ApprovalLinks | undefined;
 }
 
 const STATE_TITLES = { pending: 'Pending approvals', completed: 'Completed approvals', all: 'All approvals' } as const;
@@ -164,10 +149,10 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const room = LIMITS.blocksPerMessage - FIXED_BLOCKS;
   let shown = approvals.length;
   if (approvals.length <= room) {
-    for (const a of approvals) blocks.push(approvalSection(a, input.today, input.urlTemplate));
+    for (const a of approvals) blocks.push(approvalSection(a, input.today, input.approvalLinks));
   } else {
     const packed = packEntries(
-      approvals.map((a) => approvalEntry(a, input.today, approvalUrl(input.urlTemplate, a.workItemId))),
+      approvals.map((a) => approvalEntry(a, input.today, approvalUrl(input.approvalLinks, a.workItemId))),
       room,
     );
     for (const text of packed.sections) blocks.push(section(text));
@@ -194,9 +179,10 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   }
 
   const buttons = [];
-  const previous = page > 1 ? encodePageState({ u: input.userId, q: { ...query, 'start-page': page - 1 } }) : undefined;
+  const previous = page > 1 ? encodePageState({ user: input.userId, query: { ...query, 'start-page': page - 1 } }) : undefined;
   // A full page may have a successor; the service does not say how many there are in all.
-  const next = approvals.length >= pageSize ? encodePageState({ u: input.userId, q: { ...query, 'start-page': page + 1 } }) : undefined;
+  const next =
+    approvals.length >= pageSize ? encodePageState({ user: input.userId, query: { ...query, 'start-page': page + 1 } }) : undefined;
   if (previous) buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: '← Previous', value: previous }));
   if (next) buttons.push(button({ actionId: PAGE_ACTIONS.next, text: 'Next →', value: next }));
   if (buttons.length > 0) blocks.push(actions('approvals:paging', buttons));

@@ -5,9 +5,12 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { CollectRefusal } from '../collections/policy.js';
+import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
+import type { CooldownHolder } from '../collections/start.js';
 import type { ConfirmReason } from '../parse/collect.js';
-import { type CollectQuery, parseServiceTimestamp } from '../service/index.js';
-import type { CollectAttempt, WatchedRun } from '../store/index.js';
+import type { CollectQuery } from '../service/query.js';
+import { parseServiceTimestamp } from '../service/timestamps.js';
+import type { CollectAttempt, WatchedRun } from '../store/types.js';
 import { actions, button, code, context, fallback, header, inert, LIMITS, type Message, section } from './blocks.js';
 
 export const CONFIRM_ACTIONS = { run: 'collect:run', cancel: 'collect:cancel' } as const;
@@ -61,12 +64,6 @@ export function slackTime(at: Date, format = '{time}'): string {
   return `<!date^${Math.floor(at.getTime() / 1000)}^${format}|${at.toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
 }
 
-const ENDED = new Set(['Completed', 'Aborted']);
-
-export function runEnded(run: WatchedRun): boolean {
-  return run.state !== undefined && ENDED.has(run.state);
-}
-
 function serviceMs(value: string | undefined): number | undefined {
   const t = value ? parseServiceTimestamp(value) : undefined;
   return t === undefined ? undefined : Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
@@ -100,31 +97,8 @@ function runLine(run: WatchedRun, startedAt: Date, now: Date): string {
   }
 }
 
-/** Where live status stands: shown under the runs. */
-export type LiveStatus =
-  | { kind: 'watching'; checkedAt: Date }
-  | { kind: 'finished' }
-  | { kind: 'unavailable'; why: string }
-  | { kind: 'timeout'; limitMs: number }
-  | { kind: 'off'; why: string };
-
-export interface CollectStatusInput {
-  userId: string;
-  query: CollectQuery;
-  runs: readonly WatchedRun[];
-  startedAt: Date;
-  now: Date;
-  live: LiveStatus | undefined;
-}
-
-export function summarizeRuns(runs: readonly WatchedRun[]): { completed: number; aborted: number; ended: boolean } {
-  const completed = runs.filter((r) => r.state === 'Completed').length;
-  const aborted = runs.filter((r) => r.state === 'Aborted').length;
-  return { completed, aborted, ended: runs.length > 0 && runs.every(runEnded) };
-}
-
 /** The channel's message for a started collection, updated in place as its runs go New → Running → Completed / Aborted. */
-export function renderCollectStatus(input: CollectStatusInput): Message {
+export function renderCollectStatus(input: CollectStatus): Message {
   const { runs, query } = input;
   const forced = query.force ? ' (forced)' : '';
   const noun = runs.length === 1 ? 'collection' : 'collections';
@@ -157,7 +131,10 @@ export function renderCollectStatus(input: CollectStatusInput): Message {
       status = `Stopped following the runs after ${formatElapsed(input.live.limitMs)}; check the service for how they end.`;
       break;
     case 'off':
-      status = inert(input.live.why, 300);
+      status =
+        input.live.reason === 'unlinked'
+          ? `Live status stopped: <@${input.userId}> unlinked their account.`
+          : 'No live status here: invite countersign to this channel (`/invite @countersign`) to see the runs update.';
       break;
     case undefined:
       break;
@@ -176,7 +153,7 @@ export function renderCollectStatus(input: CollectStatusInput): Message {
 }
 
 /** The DM to the starter when a collection ended badly. */
-export function renderCollectFailedDm(input: { channelId: string; query: CollectQuery; runs: readonly WatchedRun[] }): Message {
+export function renderCollectFailedDm(input: AbortReport): Message {
   const aborted = input.runs.filter((r) => r.state === 'Aborted');
   const list = aborted.map((r) => `• *${inert(r.collector ?? 'collector', 120)}*: run ${code(r.runId, 40)}`).join('\n');
   const text = `:x: Your collection in <#${input.channelId}> did not finish well: ${aborted.length} of ${input.runs.length} run${input.runs.length === 1 ? '' : 's'} aborted.\n${list}`;
@@ -217,7 +194,7 @@ export function renderCollectRefused(refusal: CollectRefusal): Message {
 /** Someone started the same collection a moment ago: who, when, and, for those allowed, a way past it. */
 export function renderCooldown(input: {
   query: CollectQuery;
-  holder: { userId: string; channelId: string; at: Date };
+  holder: CooldownHolder;
   cooldownMs: number;
   /** A confirmation to start it anyway; absent when the user may not. */
   overrideId: string | undefined;

@@ -4,9 +4,8 @@
  * as written, since the service does not say its zone.
  */
 
-import { differenceInCalendarDays } from 'date-fns';
-import type { CalendarDay } from '../parse/dates.js';
-import { parseServiceTimestamp } from '../service/index.js';
+import { type CalendarDay, daysFromToday } from '../parse/dates.js';
+import { parseServiceTimestamp } from '../service/timestamps.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -25,9 +24,8 @@ export function readableTimestamp(value: string): string | undefined {
  * when overdue) for those who count; undefined for an unreadable date.
  */
 export function dueRelative(value: string, today: CalendarDay): { text: string; overdue: boolean; days: number } | undefined {
-  const t = parseServiceTimestamp(value);
-  if (t === undefined) return undefined;
-  const days = differenceInCalendarDays(new Date(t.year, t.month - 1, t.day), new Date(today.year, today.month - 1, today.day));
+  const days = daysFromToday(value, today);
+  if (days === undefined) return undefined;
   if (days < 0) return { text: `overdue by ${-days} day${days === -1 ? '' : 's'}`, overdue: true, days };
   if (days === 0) return { text: 'due today', overdue: false, days };
   if (days === 1) return { text: 'due tomorrow', overdue: false, days };

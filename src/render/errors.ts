@@ -6,17 +6,15 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { Invalid } from '../parse/result.js';
-import { isServiceError } from '../service/index.js';
-import { StoreUnavailableError } from '../store/types.js';
+import { type Slash, slashFor } from '../parse/slash.js';
+import { isServiceError } from '../service/errors.js';
+import { type ServiceCommandName, StoreUnavailableError } from '../store/types.js';
 import { actions, button, code, context, fallback, inert, type Message, section } from './blocks.js';
 import { RELINK_ACTION } from './link.js';
 
-export type SlashCommand = '/approvals' | '/collect';
-export type ServiceCommand = 'findApprovals' | 'collectEntitlements';
-
 export interface FailureContext {
-  slash: SlashCommand;
-  command: ServiceCommand;
+  slash: Slash;
+  command: ServiceCommandName;
   /** Slack user id, shown in linking instructions so an admin can copy it. */
   userId: string;
   /** Correlates the message with the log line. */
@@ -38,11 +36,10 @@ function message(lines: string[], note?: string): Message {
 
 /** How to link: the user with `login`, or an admin with the CLI. */
 export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command'>): string {
-  const slash = ctx.command === 'findApprovals' ? '/approvals' : '/collect';
-  return `Type \`${slash} login\` to link your account, or ask an admin to run \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\`.`;
+  return `Type \`${slashFor(ctx.command)} login\` to link your account, or ask an admin to run \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\`.`;
 }
 
-export function renderInvalid(invalid: Invalid, slash: SlashCommand): Message {
+export function renderInvalid(invalid: Invalid, slash: Slash): Message {
   const lines = [`:raised_hand: ${inert(invalid.problem, 600)}`];
   if (invalid.suggestion) lines.push(`Did you mean ${code(invalid.suggestion, 40)}?`);
   lines.push(`Try: ${code(invalid.example, 200)}`);
@@ -56,11 +53,11 @@ export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' |
   ]);
 }
 
-export function renderNotYours(ownerId: string, slash: SlashCommand): Message {
+export function renderNotYours(ownerId: string, slash: Slash): Message {
   return message([`These results belong to <@${ownerId}>, so only they can page through them. Type \`${slash}\` to see your own.`]);
 }
 
-export function renderUnreadableButton(slash: SlashCommand): Message {
+export function renderUnreadableButton(slash: Slash): Message {
   return message([`This button no longer works (it may come from an older version of countersign). Type \`${slash}\` again.`]);
 }
 

@@ -5,37 +5,34 @@
  */
 
 import type { HomeView, KnownBlock } from '@slack/types';
+import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeOutcome } from '../home/home.js';
 import type { CalendarDay } from '../parse/dates.js';
 import type { Approval } from '../service/index.js';
-import type { LinkSummary, ServiceCommandName } from '../store/index.js';
-import { approvalSection } from './approvals.js';
+import type { ServiceCommandName } from '../store/types.js';
+import { type ApprovalLinks, approvalSection } from './approvals.js';
 import { actions, button, code, context, header, section } from './blocks.js';
 import { dueRelative } from './dates.js';
 import { RELINK_ACTION } from './link.js';
+import { describeSchedule, formatInZone } from './reminders.js';
 
 export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
 /** The value of Home's link buttons: the tab is published again once the user has linked. */
 export const HOME_LINK_VALUE = '{"home":true}';
-export const HOME_PAGE_SIZE = 10;
-/** How many pending approvals the counts look at: one call, soonest due first. */
-export const HOME_COUNT_WINDOW = 100;
 
-export interface HomeApprovals {
-  /** Pending approvals, soonest due first, the first HOME_COUNT_WINDOW of them. */
+export interface HomeInput {
+  outcome: HomeOutcome;
+  /** The user's today, for "overdue" and "due today". */
+  today: CalendarDay;
+  commands: readonly ServiceCommandName[];
+  /** Why the approvals could not be shown, in the words the error translator chose. */
+  problem?: string | undefined;
+  approvalLinks?: ApprovalLinks | undefined;
+}
+
+interface HomeApprovals {
   pending: readonly Approval[];
   page: number;
   today: CalendarDay;
-}
-
-export interface HomeInput {
-  links: readonly LinkSummary[];
-  commands: readonly ServiceCommandName[];
-  approvals?: HomeApprovals;
-  /** Why the approvals could not be shown (an expired token, an unreachable service). */
-  problem?: string;
-  /** The user's reminder, described; none when unset. */
-  reminder?: string | undefined;
-  urlTemplate?: string | undefined;
 }
 
 function counts(pending: readonly Approval[], today: CalendarDay) {
@@ -52,7 +49,7 @@ function counts(pending: readonly Approval[], today: CalendarDay) {
   return { overdue, dueToday, thisWeek };
 }
 
-function approvalsBlocks(a: HomeApprovals, urlTemplate: string | undefined): KnownBlock[] {
+function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefined): KnownBlock[] {
   const more = a.pending.length >= HOME_COUNT_WINDOW ? '+' : '';
   const c = counts(a.pending, a.today);
   const blocks: KnownBlock[] = [
@@ -64,7 +61,7 @@ function approvalsBlocks(a: HomeApprovals, urlTemplate: string | undefined): Kno
   ];
   const start = (a.page - 1) * HOME_PAGE_SIZE;
   const page = a.pending.slice(start, start + HOME_PAGE_SIZE);
-  for (const approval of page) blocks.push(approvalSection(approval, a.today, urlTemplate));
+  for (const approval of page) blocks.push(approvalSection(approval, a.today, approvalLinks));
   const buttons = [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: String(a.page) })];
   if (a.page > 1) buttons.unshift(button({ actionId: HOME_ACTIONS.previous, text: '← Previous', value: String(a.page - 1) }));
   if (start + HOME_PAGE_SIZE < a.pending.length)
@@ -74,9 +71,17 @@ function approvalsBlocks(a: HomeApprovals, urlTemplate: string | undefined): Kno
   return blocks;
 }
 
+function describeReminder(reminder: NonNullable<HomeOutcome['reminder']>): string {
+  const { reminder: r, paused } = reminder;
+  return `${describeSchedule(r)} · ${paused ? 'paused until you link again' : `next ${formatInZone(r.nextAt, r.timeZone)}`} · \`/approvals remind off\` stops it`;
+}
+
 export function renderHome(input: HomeInput): HomeView {
-  const { links, commands } = input;
+  const { commands, outcome } = input;
+  const { links } = outcome;
   if (links.length === 0) return renderWelcome();
+  const approvals = outcome.approvals ? { ...outcome.approvals, today: input.today } : undefined;
+  const reminder = outcome.reminder ? describeReminder(outcome.reminder) : undefined;
   const linked = commands.filter((c) => links.some((l) => l.command === c));
   const status = commands
     .map((c) => {
@@ -106,17 +111,15 @@ export function renderHome(input: HomeInput): HomeView {
     type: 'home',
     blocks: [
       header('Your approvals'),
-      ...(input.approvals ? approvalsBlocks(input.approvals, input.urlTemplate) : []),
+      ...(approvals ? approvalsBlocks(approvals, input.approvalLinks) : []),
       ...(input.problem
         ? [
             section(`:warning: ${input.problem}`),
             actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })]),
           ]
         : []),
-      ...(!input.approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
-      section(
-        `*Reminders*\n${input.reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`,
-      ),
+      ...(!approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
+      section(`*Reminders*\n${reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`),
       section(`*Your account*\n${status}`),
       actions('home:account', accountButtons),
       context(

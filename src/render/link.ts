@@ -5,10 +5,11 @@
  */
 
 import type { View } from '@slack/types';
-import { revalidateApprovalQuery } from '../parse/approvals.js';
-import { type ApprovalQuery, type CollectQuery, collectQuerySchema } from '../service/index.js';
-import type { ServiceCommandName } from '../store/index.js';
-import { code, context, inert, LIMITS, section } from './blocks.js';
+import type { LinkMetadata, Replay } from '../parse/buttons.js';
+import { slashFor } from '../parse/slash.js';
+import { isServiceError } from '../service/errors.js';
+import type { ServiceCommandName } from '../store/types.js';
+import { code, context, fallback, inert, LIMITS, type Message, section } from './blocks.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -18,20 +19,6 @@ export const LINK_FIELDS = {
   token: { block: 'token', action: 'value' },
 } as const;
 
-/** What to run again once the user has linked: the query whose answer was a 401. */
-export type Replay = { kind: 'approvals'; query: ApprovalQuery } | { kind: 'collect'; query: CollectQuery };
-
-export interface LinkMetadata {
-  command: ServiceCommandName;
-  replay?: Replay;
-  /** Where the replay's answer goes: the response_url of the message that carried "Link again". */
-  responseUrl?: string;
-  /** Opened from the App Home tab: publish it again once linked. */
-  home?: boolean;
-  /** Where a replayed /collect was typed: it starts there, under that channel's rules. */
-  channelId?: string;
-}
-
 export const RELINK_ACTION = 'account:relink';
 
 /** The "Link again" button's value; undefined when the query is too long to carry. */
@@ -40,18 +27,19 @@ export function encodeRelink(replay: Replay): string | undefined {
   return value.length <= LIMITS.buttonValue ? value : undefined;
 }
 
-/** Parses and re-validates a replay from a button or modal metadata, as if it had been typed. */
-export function decodeReplay(value: unknown): Replay | undefined {
-  const r = value as { kind?: unknown; query?: unknown } | null;
-  if (r?.kind === 'approvals') {
-    const query = revalidateApprovalQuery(r.query);
-    return query === undefined ? undefined : { kind: 'approvals', query };
+/** Why linking failed, in words for the modal. */
+export function linkProblem(error: unknown): string {
+  if (!isServiceError(error)) return 'Something went wrong inside countersign; nothing was linked. Please try again.';
+  switch (error.kind) {
+    case 'login-failed':
+      return `The Command Service did not accept that username and password: ${error.serviceMessage ?? ''}`.trim();
+    case 'invalid-token':
+      return 'The Command Service did not accept that token: it is not valid, has expired, or may not run findApprovals.';
+    case 'service-unavailable':
+      return 'The Command Service could not be reached or did not answer in time. Nothing was linked; try again in a minute.';
+    default:
+      return `The Command Service refused: ${error.serviceMessage ?? error.message}`;
   }
-  if (r?.kind === 'collect') {
-    const query = collectQuerySchema.safeParse(r.query);
-    return query.success ? { kind: 'collect', query: query.data } : undefined;
-  }
-  return undefined;
 }
 
 const title = { type: 'plain_text' as const, text: 'Link your account' };
@@ -127,8 +115,7 @@ export function renderWhoami(
   const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   const lines = commands.map((command) => {
     const link = links.find((l) => l.command === command);
-    if (!link)
-      return `• ${code(command)}: not linked. Type \`${command === 'findApprovals' ? '/approvals' : '/collect'} login\` to link it.`;
+    if (!link) return `• ${code(command)}: not linked. Type \`${slashFor(command)} login\` to link it.`;
     const last =
       link.lastOutcome === undefined || link.lastUsedAt === undefined
         ? 'not used yet'
@@ -140,4 +127,14 @@ export function renderWhoami(
   });
   const text = `<@${userId}>, this is what countersign holds for you:\n${lines.join('\n')}`;
   return { text: text.replace(/[*`]/g, ''), blocks: [section(text)] };
+}
+
+/** The answer to `logout`: what was forgotten, and whether a session at the service was ended too. */
+export function renderLoggedOut(forgotten: { removed: number; endedAtService: number }): Message {
+  const { removed, endedAtService } = forgotten;
+  const text =
+    removed > 0
+      ? `Done: countersign forgot your ${removed === 1 ? 'token' : `${removed} tokens`}${endedAtService > 0 ? ' and ended your session at the Command Service' : ''}. It can no longer act for you until you link again.`
+      : 'countersign had no token of yours to forget.';
+  return { text: fallback(text), blocks: [section(text)] };
 }

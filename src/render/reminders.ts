@@ -4,13 +4,12 @@
  */
 
 import type { KnownBlock } from '@slack/types';
-import { type CalendarDay, zoneFormatter } from '../parse/dates.js';
-import type { ReminderSchedule } from '../reminders/schedule.js';
-import { formatMinuteOfDay } from '../reminders/schedule.js';
-import type { Approval } from '../service/index.js';
-import { approvalSection } from './approvals.js';
+import { zoneFormatter } from '../parse/dates.js';
+import type { Digest } from '../reminders/digest.js';
+import type { RemindOutcome } from '../reminders/remind.js';
+import { formatMinuteOfDay, type ReminderSchedule } from '../reminders/schedule.js';
+import { type ApprovalLinks, approvalSection, encodePageState } from './approvals.js';
 import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';
-import { dueRelative } from './dates.js';
 import { RELINK_ACTION } from './link.js';
 
 export const DIGEST_ACTIONS = { fullList: 'digest:full-list' } as const;
@@ -43,17 +42,7 @@ function message(text: string, note?: string): Message {
   return { text: plain(text), blocks };
 }
 
-export interface ReminderSetInput {
-  schedule: ReminderSchedule;
-  nextAt: Date;
-  windowDays: number;
-  /** Slack did not say the user's zone: UTC was used. */
-  zoneGuessed: boolean;
-  /** The user has no working findApprovals link yet. */
-  notLinked: boolean;
-}
-
-export function renderReminderSet(input: ReminderSetInput): Message {
+export function renderReminderSet(input: Extract<RemindOutcome, { kind: 'set' }>): Message {
   const lines = [
     `:alarm_clock: I'll send you a digest ${describeSchedule(input.schedule)} when approvals are overdue or due within ${input.windowDays} day${input.windowDays === 1 ? '' : 's'}. On days when nothing is due, I stay quiet.`,
     `Next: *${formatInZone(input.nextAt, input.schedule.timeZone)}*.`,
@@ -64,10 +53,7 @@ export function renderReminderSet(input: ReminderSetInput): Message {
   return message(lines.join('\n'), 'Change it with `/approvals remind weekdays 08:30`; stop with `/approvals remind off`.');
 }
 
-export function renderReminderShow(
-  reminder: (ReminderSchedule & { nextAt: Date; paused: boolean }) | undefined,
-  windowDays: number,
-): Message {
+export function renderReminderShow({ reminder, windowDays }: Extract<RemindOutcome, { kind: 'shown' }>): Message {
   if (reminder === undefined) {
     return message(
       'You have no reminder. `/approvals remind daily 09:00` sends you a digest each morning of approvals that are overdue or due soon.',
@@ -86,41 +72,11 @@ export function renderReminderOff(had: boolean): Message {
   return message(had ? 'Done: no more reminders. `/approvals remind daily 09:00` starts them again.' : 'You had no reminder to stop.');
 }
 
-export interface DigestInput {
-  /** Pending approvals, soonest due first. */
-  approvals: readonly Approval[];
-  /** The service may hold more than were fetched. */
-  more: boolean;
-  today: CalendarDay;
-  windowDays: number;
-  schedule: ReminderSchedule;
-  urlTemplate?: string | undefined;
-  /** Value for the "Open the full list" button, when it fits in one. */
-  fullList: string | undefined;
-}
-
-type Group = 'overdue' | 'today' | 'soon';
-
-/** Which group a pending approval falls in, or undefined when it is not due within the window (or its date is unreadable). */
-export function digestGroup(approval: Approval, today: CalendarDay, windowDays: number): Group | undefined {
-  const rel = dueRelative(approval.dueDate, today);
-  if (rel === undefined) return undefined;
-  if (rel.overdue) return 'overdue';
-  if (rel.days === 0) return 'today';
-  return rel.days <= windowDays ? 'soon' : undefined;
-}
-
-/** The digest, or undefined when nothing is due: then no message is sent at all. */
-export function renderDigest(input: DigestInput): Message | undefined {
-  const groups: Record<Group, Approval[]> = { overdue: [], today: [], soon: [] };
-  for (const a of input.approvals) {
-    const g = digestGroup(a, input.today, input.windowDays);
-    if (g) groups[g].push(a);
-  }
-  const total = groups.overdue.length + groups.today.length + groups.soon.length;
-  if (total === 0) return undefined;
+/** The digest a reminder sends: overdue first, then due today, then due soon, within Slack's limits. */
+export function renderDigest(input: Digest, links: ApprovalLinks | undefined): Message {
+  const { groups, total } = input;
   const plus = input.more ? '+' : '';
-  const titles: Record<Group, string> = {
+  const titles: Record<keyof Digest['groups'], string> = {
     overdue: ':red_circle: *Overdue*',
     today: ':large_orange_circle: *Due today*',
     soon: `:large_blue_circle: *Due in the next ${input.windowDays} day${input.windowDays === 1 ? '' : 's'}*`,
@@ -136,15 +92,14 @@ export function renderDigest(input: DigestInput): Message | undefined {
     if (groups[g].length === 0 || shown >= DIGEST_MAX_ENTRIES) continue;
     blocks.push(section(`${titles[g]} (${groups[g].length})`));
     for (const a of groups[g].slice(0, DIGEST_MAX_ENTRIES - shown)) {
-      blocks.push(approvalSection(a, input.today, input.urlTemplate));
+      blocks.push(approvalSection(a, input.today, links));
       shown++;
     }
   }
   if (shown < total || input.more) blocks.push(context(`…and ${total - shown}${plus} more.`));
-  if (input.fullList) {
-    blocks.push(
-      actions('digest:actions', [button({ actionId: DIGEST_ACTIONS.fullList, text: 'Open the full list', value: input.fullList })]),
-    );
+  const fullList = encodePageState({ user: input.fullList.userId, query: input.fullList.query });
+  if (fullList) {
+    blocks.push(actions('digest:actions', [button({ actionId: DIGEST_ACTIONS.fullList, text: 'Open the full list', value: fullList })]));
   }
   blocks.push(context('`/approvals remind off` stops these; `/approvals remind weekdays 08:30` changes when they come.'));
   const summary = `${total}${plus} approvals need you: ${groups.overdue.length} overdue, ${groups.today.length} due today, ${groups.soon.length} due soon`;
@@ -165,4 +120,16 @@ export function renderReminderRelink(reason: 'expired' | 'not-linked'): Message 
       context(`Or stop reminders with ${code('/approvals remind off')}.`),
     ],
   };
+}
+
+/** The answer to `/approvals remind …`. */
+export function renderRemind(outcome: RemindOutcome): Message {
+  switch (outcome.kind) {
+    case 'set':
+      return renderReminderSet(outcome);
+    case 'shown':
+      return renderReminderShow(outcome);
+    case 'stopped':
+      return renderReminderOff(outcome.had);
+  }
 }

@@ -7,7 +7,6 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import type { Store } from '../store/index.js';
 
 interface Tracked {
   type: string;
@@ -111,19 +110,22 @@ export class Metrics {
   }
 }
 
-/** The store, with every failed operation counted (and still thrown). */
-export function instrumentStore(store: Store, metrics: Metrics): Store {
-  return new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
+/**
+ * The same object, with every method whose promise rejects reported to `onFailure` (and still
+ * rejected): the store's failures are counted by operation without the store knowing of metrics.
+ */
+export function countFailures<T extends object>(target: T, onFailure: (method: string) => void): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver);
       if (typeof value !== 'function') return value;
-      // Called on the store itself, never on the proxy: its private fields are its own.
-      if (property === 'close') return value.bind(target);
+      // Called on the object itself, never on the proxy: its private fields are its own.
+      if (property === 'close') return value.bind(object);
       return (...args: unknown[]) => {
-        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        const result = (value as (...a: unknown[]) => unknown).apply(object, args);
         if (result instanceof Promise) {
           return result.catch((error: unknown) => {
-            metrics.storeError(String(property));
+            onFailure(String(property));
             throw error;
           });
         }

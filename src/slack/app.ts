@@ -6,22 +6,10 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
-import { OPEN_ACTION, PAGE_ACTIONS } from '../render/approvals.js';
-import { CONFIRM_ACTIONS } from '../render/collect.js';
-import { HOME_ACTIONS } from '../render/home.js';
-import { LINK_CALLBACK, RELINK_ACTION } from '../render/link.js';
-import { DIGEST_ACTIONS } from '../render/reminders.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
-import { confirmAction } from './actions/confirm.js';
-import { pagingAction } from './actions/paging.js';
-import { relinkAction } from './actions/relink.js';
-import { approvalsCommand } from './commands/approvals.js';
-import { collectCommand } from './commands/collect.js';
-import type { Deps } from './deps.js';
-import { homeOpened, homePageAction, homeUnlinkAction } from './events/home.js';
-import { RateLimiter } from './rate-limit.js';
-import { linkSubmission } from './views/link.js';
+import type { SlackDeps } from './deps.js';
+import { registerListeners } from './listeners/index.js';
 
 export interface SlackAppOptions {
   botToken: Secret;
@@ -43,82 +31,7 @@ export interface SlackApp {
   stop(): Promise<void>;
 }
 
-/** What a Slack request is, for logs and metrics: its type and the command, action, view or event it names. */
-function describeRequest(body: Record<string, unknown>): { type: string; name: string; user: string | undefined } {
-  const b = body as {
-    command?: string;
-    user_id?: string;
-    user?: { id?: string };
-    type?: string;
-    actions?: Array<{ action_id?: string }>;
-    view?: { callback_id?: string };
-    event?: { type?: string; user?: string };
-  };
-  const user = b.user_id ?? b.user?.id ?? b.event?.user;
-  if (b.command) return { type: 'command', name: b.command, user };
-  if (b.type === 'block_actions') return { type: 'action', name: b.actions?.[0]?.action_id ?? 'unknown', user };
-  if (b.type === 'view_submission' || b.type === 'view_closed') return { type: 'view', name: b.view?.callback_id ?? 'unknown', user };
-  if (b.event) return { type: 'event', name: b.event.type ?? 'unknown', user };
-  return { type: b.type ?? 'unknown', name: 'unknown', user };
-}
-
-export function registerListeners(app: App, deps: Deps): void {
-  const limiter = new RateLimiter(deps.commandsPerMinute);
-  // One middleware before every listener: every line logged while serving a request, after the
-  // ack too, carries its id, user and name; the request is counted in the metrics once its work
-  // has ended; and a user over the command limit is answered kindly at once, with nothing else done.
-  app.use(async (args) => {
-    const body = args.body as Record<string, unknown> & { command?: string; user_id?: string };
-    const { type, name, user } = describeRequest(body);
-    const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type === 'command' ? 'slash' : type]: name };
-    await deps.logger.withContext(fields, () =>
-      deps.metrics.track(type, name, async () => {
-        const ack = (args as unknown as { ack?: (r: unknown) => Promise<void> }).ack;
-        if (body.command !== undefined && ack !== undefined && deps.background.size >= deps.maxInFlight) {
-          deps.metrics.outcome('busy');
-          deps.logger.warn({ inFlight: deps.background.size }, 'command turned away: too much work in flight');
-          const text =
-            'countersign is very busy right now and did not take this command, so that it can still answer the ones it has. Please try again in a minute.';
-          return void (await ack({ response_type: 'ephemeral', text }));
-        }
-        if (body.command !== undefined && body.user_id !== undefined && ack !== undefined) {
-          const waitMs = limiter.take(body.user_id, deps.now().getTime());
-          if (waitMs > 0) {
-            deps.metrics.outcome('rate_limited');
-            deps.logger.info({ waitMs }, 'command refused: rate limit');
-            const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} commands a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
-            return void (await ack({ response_type: 'ephemeral', text }));
-          }
-        }
-        await args.next();
-      }),
-    );
-  });
-  app.command('/approvals', approvalsCommand(deps));
-  app.command('/collect', collectCommand(deps));
-  app.action(PAGE_ACTIONS.next, pagingAction(deps));
-  app.action(PAGE_ACTIONS.previous, pagingAction(deps));
-  app.action(DIGEST_ACTIONS.fullList, pagingAction(deps, 'new'));
-  // "Open" is a link: Slack opens the page itself and still sends the click, which only needs an ack.
-  app.action(OPEN_ACTION, async ({ ack }) => {
-    await ack();
-  });
-  app.action(CONFIRM_ACTIONS.run, confirmAction(deps, 'run'));
-  app.action(CONFIRM_ACTIONS.cancel, confirmAction(deps, 'cancel'));
-  app.action(RELINK_ACTION, relinkAction(deps));
-  app.view(LINK_CALLBACK, linkSubmission(deps));
-  app.event('app_home_opened', homeOpened(deps));
-  for (const id of [HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous]) app.action(id, homePageAction(deps));
-  app.action(HOME_ACTIONS.unlink, homeUnlinkAction(deps));
-  app.error(async (error) => {
-    deps.logger.error(
-      { error: { name: error.name, message: error.message, code: (error as { code?: string }).code } },
-      'unhandled Slack listener error',
-    );
-  });
-}
-
-export function createSlackApp(deps: Deps, options: SlackAppOptions): SlackApp {
+export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): SlackApp {
   let draining = false;
   const logger = boltLogger(deps.logger.child({ component: 'bolt' }));
   const clientOptions = options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl };

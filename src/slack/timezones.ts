@@ -5,8 +5,8 @@
  */
 
 import type { WebClient } from '@slack/web-api';
+import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
-import type { TimeZones } from './deps.js';
 
 export function slackTimeZones(client: WebClient, logger: Logger, now: () => Date, ttlMs = 3_600_000, maxEntries = 10_000): TimeZones {
   const cache = new Map<string, { zone: string | undefined; until: number }>();

@@ -20,8 +20,8 @@ export function localKeyPath(config: Config): string {
 }
 
 export function resolveEncryptionKey(config: Config): Secret {
+  if (config.mode !== 'local') return config.tokenEncryptionKey;
   if (config.tokenEncryptionKey) return config.tokenEncryptionKey;
-  if (config.mode !== 'local') throw new Error('TOKEN_ENCRYPTION_KEY is required outside local mode');
   const path = localKeyPath(config);
   if (existsSync(path)) return new Secret(readFileSync(path, 'utf8').trim());
   mkdirSync(dirname(path), { recursive: true });

@@ -4,8 +4,10 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import type { CollectStatus } from '../../src/collections/runs.js';
 import { RunWatcher } from '../../src/collections/watcher.js';
 import type { Message } from '../../src/render/blocks.js';
+import { renderCollectStatus } from '../../src/render/collect.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { type RunStatus, type ServiceClient, ServiceUnavailableError } from '../../src/service/index.js';
@@ -14,7 +16,7 @@ import { TestClock } from '../helpers/clock.js';
 
 const WHO = { teamId: 'T1', userId: 'UOPS' };
 
-function build(status: (runId: string, polls: number) => Promise<Partial<RunStatus>>, updateFails?: string) {
+function build(status: (runId: string, polls: number) => Promise<Partial<RunStatus>>, messageGone = false) {
   const clock = new TestClock('2026-11-22T10:00:00Z');
   const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 6).toString('base64')));
   let polls = 0;
@@ -24,19 +26,20 @@ function build(status: (runId: string, polls: number) => Promise<Partial<RunStat
       return { runId, state: 'Running', rawState: 'Running', startTime: '', completedTime: '', ...(await status(runId, polls)) };
     },
   } as unknown as ServiceClient;
-  const updates: Message[] = [];
+  const statuses: CollectStatus[] = [];
   const dms: string[] = [];
   const watcher = new RunWatcher({
     store,
     service,
-    slackApi: {
-      postMessage: async (channel) => {
-        dms.push(channel);
-        return { ts: '1' };
+    chat: {
+      postStatus: async () => ({ ts: '1' }),
+      updateStatus: async (_channel, _ts, update) => {
+        if (messageGone) return 'gone';
+        statuses.push(update);
+        return 'updated';
       },
-      updateMessage: async (_c, _ts, m) => {
-        if (updateFails) throw new Error(`An API error occurred: ${updateFails}`);
-        updates.push(m);
+      tellAborted: async (userId) => {
+        dms.push(userId);
       },
       userGroupMembers: async () => [],
     },
@@ -70,7 +73,9 @@ function build(status: (runId: string, polls: number) => Promise<Partial<RunStat
       await watcher.tick();
     }
   };
-  return { clock, store, watcher, updates, dms, watch, run, polls: () => polls };
+  // Rendered as the channel would see them, so that what the user reads is what is checked.
+  const updates = (): Message[] => statuses.map(renderCollectStatus);
+  return { clock, store, watcher, statuses, updates, dms, watch, run, polls: () => polls };
 }
 
 const last = (m: Message[]) => JSON.stringify(m.at(-1)?.blocks ?? []);
@@ -93,7 +98,8 @@ describe('RunWatcher', () => {
     await t.watch();
     await t.run(2 * 60_000);
     expect(t.polls()).toBe(4);
-    expect(last(t.updates)).toContain('completed in 2m 30s');
+    expect(t.statuses.at(-1)?.live).toEqual({ kind: 'finished' });
+    expect(last(t.updates())).toContain('completed in 2m 30s');
     expect(t.dms).toEqual([]);
   });
 
@@ -101,7 +107,7 @@ describe('RunWatcher', () => {
     const t = build(async () => ({}));
     await t.watch(10 * 60_000);
     await t.run(15 * 60_000);
-    expect(last(t.updates)).toContain('Stopped following the runs after 10m 00s');
+    expect(last(t.updates())).toContain('Stopped following the runs after 10m 00s');
     const polls = t.polls();
     await t.run(5 * 60_000);
     expect(t.polls()).toBe(polls);
@@ -112,10 +118,11 @@ describe('RunWatcher', () => {
     await unlinked.watch();
     await unlinked.store.deleteTokens(WHO);
     await unlinked.run(10_000);
-    expect(last(unlinked.updates)).toContain('unlinked their account');
+    expect(unlinked.statuses.at(-1)?.live).toEqual({ kind: 'off', reason: 'unlinked' });
+    expect(last(unlinked.updates())).toContain('unlinked their account');
     expect(unlinked.polls()).toBe(0);
 
-    const gone = build(async () => ({}), 'message_not_found');
+    const gone = build(async () => ({}), true);
     await gone.watch();
     await gone.run(70_000);
     const polls = gone.polls();

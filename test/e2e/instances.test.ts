@@ -5,7 +5,7 @@
 
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadSlackConfig } from '../../src/config.js';
 import { type Running, startCountersign } from '../../src/main.js';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
@@ -30,7 +30,7 @@ beforeAll(async () => {
   slack = await startFakeSlack();
   service = await startReferenceService();
   schema = await freshSchema();
-  const config = loadConfig({
+  const config = loadSlackConfig({
     SLACK_BOT_TOKEN: 'xoxb-0000-1111-twoinstances',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,

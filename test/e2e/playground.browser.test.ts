@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { startLocal } from '../../src/main.js';
+import { startCountersign } from '../../src/main.js';
 import { COLLECT_USAGE } from '../../src/parse/collect.js';
+import { startLocal } from '../../src/playground/local.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { ROOT } from '../helpers/spawn.js';
 
@@ -28,9 +29,9 @@ const logs: string[] = [];
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  local = await startLocal(loadConfig({ PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}` }), {
-    logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
-  });
+  const config = loadConfig({ PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}` });
+  if (config.mode !== 'local') throw new Error('no Slack credentials were given, so this is local mode');
+  local = await startLocal(config, startCountersign, { logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }) });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { loadConfig } from '../../src/config.js';
+import { loadSlackConfig } from '../../src/config.js';
 import { type Overrides, type Running, startCountersign } from '../../src/main.js';
 import { signSlackRequest } from '../../src/playground/sign.js';
 import { type ReferenceService, type ReferenceServiceOptions, startReferenceService } from '../../src/reference-service/server.js';
@@ -83,7 +83,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const service = await startReferenceService(options.reference);
   const logs: string[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => logs.push(line) });
-  const config = loadConfig({
+  const config = loadSlackConfig({
     SLACK_BOT_TOKEN: 'xoxb-0000-1111-e2etestbot',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_API_URL: slack.apiUrl,

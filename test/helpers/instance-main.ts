@@ -4,10 +4,10 @@
  * watch them. Prints {"port":N} once listening; SIGTERM stops it as main.ts does.
  */
 
-import { loadConfig } from '../../src/config.js';
+import { loadSlackConfig } from '../../src/config.js';
 import { startCountersign } from '../../src/main.js';
 
-const running = await startCountersign(loadConfig(process.env), {
+const running = await startCountersign(loadSlackConfig(process.env), {
   host: '127.0.0.1',
   reminders: { tickMs: 200, spreadMs: 0 },
   runWatch: { tickMs: 200, firstPollMs: 300, maxIntervalMs: 500 },

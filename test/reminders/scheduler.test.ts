@@ -4,8 +4,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import type { Digest } from '../../src/reminders/digest.js';
 import { ReminderScheduler } from '../../src/reminders/scheduler.js';
-import type { Message } from '../../src/render/blocks.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { type Approval, type ApprovalQuery, type ServiceClient, ServiceUnavailableError } from '../../src/service/index.js';
@@ -26,7 +26,7 @@ function build(answer: (query: ApprovalQuery) => Promise<Approval[]>) {
   const clock = new TestClock('2026-11-23T08:00:00Z');
   const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 3).toString('base64')));
   const queries: ApprovalQuery[] = [];
-  const dms: Array<{ userId: string; message: Message }> = [];
+  const dms: Array<{ userId: string; digest?: Digest; relink?: string }> = [];
   const service = {
     findApprovals: async (query: ApprovalQuery) => {
       queries.push(query);
@@ -40,7 +40,10 @@ function build(answer: (query: ApprovalQuery) => Promise<Approval[]>) {
     logger: createLogger({ level: 'error', write: () => {} }),
     now: clock.now,
     timeZones: { lookup: async () => 'Europe/London' },
-    sendDirectMessage: async (userId, message) => void dms.push({ userId, message }),
+    outbox: {
+      digest: async (userId, digest) => void dms.push({ userId, digest }),
+      relink: async (userId, reason) => void dms.push({ userId, relink: reason }),
+    },
     owner: 'test',
     windowDays: 3,
     spreadMs: 0,
@@ -81,7 +84,7 @@ describe('ReminderScheduler', () => {
     down = false;
     t.clock.advance(10 * 60_000);
     expect(await t.scheduler.tick()).toMatchObject({ sent: 1 });
-    expect(t.dms[0]?.message.text).toContain('1 overdue');
+    expect(t.dms[0]?.digest?.groups.overdue).toHaveLength(1);
     // Next day the service is down all morning: tried, then skipped; Wednesday's is next.
     down = true;
     t.clock.advance(24 * 3_600_000 - 10 * 60_000);

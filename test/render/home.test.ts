@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { HOME_COUNT_WINDOW, renderHome } from '../../src/render/home.js';
+import { approvalPages } from '../../src/config.js';
+import { HOME_COUNT_WINDOW, type HomeOutcome } from '../../src/home/home.js';
+import { type HomeInput, renderHome as render } from '../../src/render/home.js';
 import type { Approval } from '../../src/service/index.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
@@ -25,6 +27,14 @@ const links = [
 ];
 const commands = ['findApprovals', 'collectEntitlements'] as const;
 
+/** The Home tab for a use-case outcome, as the adapter renders it on TODAY. */
+function renderHome(
+  input: Partial<HomeOutcome> & Partial<Pick<HomeInput, 'problem' | 'approvalLinks'>> & { commands: HomeInput['commands'] },
+) {
+  const { problem, approvalLinks, commands: shown, ...outcome } = input;
+  return render({ outcome: { links: [], ...outcome }, today: TODAY, commands: shown, problem, approvalLinks });
+}
+
 describe('renderHome', () => {
   it('counts overdue, due today and due later this week from the user’s today', () => {
     const pending = [
@@ -35,13 +45,13 @@ describe('renderHome', () => {
       due('2026-11-29', 5),
       due('2026-11-30', 6),
     ];
-    const view = renderHome({ links, commands, approvals: { pending, page: 1, today: TODAY } });
+    const view = renderHome({ links, commands, approvals: { pending, page: 1 } });
     expect(JSON.stringify(view)).toContain('*6 pending* · :red_circle: *2 overdue* · 1 due today · 2 more this week');
   });
 
   it('marks counts that may go on past the window with +', () => {
     const pending = Array.from({ length: HOME_COUNT_WINDOW }, (_, i) => due('2026-11-01', i));
-    const view = renderHome({ links, commands, approvals: { pending, page: 10, today: TODAY } });
+    const view = renderHome({ links, commands, approvals: { pending, page: 10 } });
     expect(JSON.stringify(view)).toContain(`*${HOME_COUNT_WINDOW}+ pending* · :red_circle: *${HOME_COUNT_WINDOW}+ overdue*`);
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(JSON.stringify(view)).toContain('home:previous');
@@ -49,9 +59,7 @@ describe('renderHome', () => {
   });
 
   it('says when nothing waits, and shows the problem instead of a list when there is one', () => {
-    expect(JSON.stringify(renderHome({ links, commands, approvals: { pending: [], page: 1, today: TODAY } }))).toContain(
-      'Nothing waits for you.',
-    );
+    expect(JSON.stringify(renderHome({ links, commands, approvals: { pending: [], page: 1 } }))).toContain('Nothing waits for you.');
     const problem = JSON.stringify(renderHome({ links, commands, problem: 'The Command Service cannot be reached right now.' }));
     expect(problem).toContain(':warning: The Command Service cannot be reached right now.');
     expect(problem).toContain('Link again');
@@ -68,7 +76,7 @@ describe('renderHome', () => {
   });
 
   it('shows one approval with its due date, and no paging', () => {
-    const view = renderHome({ links, commands, approvals: { pending: [due('2026-11-25', 7)], page: 1, today: TODAY } });
+    const view = renderHome({ links, commands, approvals: { pending: [due('2026-11-25', 7)], page: 1 } });
     const text = JSON.stringify(view);
     expect(text).toContain('*1 pending* · :red_circle: *0 overdue* · 0 due today · 1 more this week');
     expect(text).toContain('*R7*');
@@ -79,13 +87,13 @@ describe('renderHome', () => {
 
   it('marks overdue approvals and pages many, ten at a time', () => {
     const pending = Array.from({ length: 25 }, (_, i) => due(i < 5 ? '2026-11-19' : '2026-12-15', i));
-    const view = renderHome({ links, commands, approvals: { pending, page: 1, today: TODAY } });
+    const view = renderHome({ links, commands, approvals: { pending, page: 1 } });
     const text = JSON.stringify(view);
     expect(text).toContain('*25 pending* · :red_circle: *5 overdue*');
     expect(text.match(/overdue by 3 days/g)).toHaveLength(5);
     expect(text.match(/\*R\d+\*/g)).toHaveLength(10);
     expect(text).toContain('home:next');
-    const last = JSON.stringify(renderHome({ links, commands, approvals: { pending, page: 3, today: TODAY } }));
+    const last = JSON.stringify(renderHome({ links, commands, approvals: { pending, page: 3 } }));
     expect(last.match(/\*R\d+\*/g)).toHaveLength(5);
     expect(last).not.toContain('home:next');
   });
@@ -94,8 +102,8 @@ describe('renderHome', () => {
     const view = renderHome({
       links,
       commands,
-      approvals: { pending: [due('2026-11-25', 7)], page: 1, today: TODAY },
-      urlTemplate: 'https://igl.example.com/aveksa/main?WorkItemId={WorkItemId}',
+      approvals: { pending: [due('2026-11-25', 7)], page: 1 },
+      approvalLinks: approvalPages('https://igl.example.com/aveksa/main?WorkItemId={WorkItemId}'),
     });
     const entry = view.blocks.find((b) => b.type === 'section' && JSON.stringify(b).includes('*R7*')) as {
       accessory?: { url?: string; text: { text: string } };
@@ -105,9 +113,20 @@ describe('renderHome', () => {
   });
 
   it('offers Unlink behind an “are you sure?”, and says what the reminder is', () => {
-    const view = renderHome({ links, commands, reminder: 'every weekday at 08:30 (Europe/London)' });
+    const at = new Date('2026-11-23T08:30:00Z');
+    const reminder = {
+      ...link,
+      days: 'weekdays' as const,
+      minuteOfDay: 510,
+      timeZone: 'Europe/London',
+      nextAt: at,
+      dueAt: at,
+      pausedAt: undefined,
+      sentFor: undefined,
+    };
+    const view = renderHome({ links, commands, reminder: { reminder, paused: false } });
     const text = JSON.stringify(view);
-    expect(text).toContain('every weekday at 08:30 (Europe/London)');
+    expect(text).toContain('every weekday at 08:30 (Europe/London) · next Mon 23 Nov, 08:30');
     const unlink = view.blocks
       .flatMap((b) => (b.type === 'actions' ? (b as { elements: unknown[] }).elements : []))
       .find((e) => (e as { action_id?: string }).action_id === 'home:unlink') as { confirm?: { title: { text: string } }; style?: string };

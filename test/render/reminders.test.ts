@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildDigest } from '../../src/reminders/digest.js';
 import { DIGEST_MAX_ENTRIES, renderDigest, renderReminderSet } from '../../src/render/reminders.js';
 import type { Approval } from '../../src/service/index.js';
 
@@ -12,8 +13,11 @@ const due = (day: string, i = 0): Approval => ({
   completedDate: '',
   fields: {},
 });
-const digest = (approvals: Approval[], more = false) =>
-  renderDigest({ approvals, more, today: TODAY, windowDays: 3, schedule, fullList: '{"u":"U1","q":{}}' });
+/** What a reminder would send: nothing at all when nothing is due. */
+const digest = (approvals: Approval[], more = false) => {
+  const built = buildDigest({ approvals, more, today: TODAY, windowDays: 3, schedule, fullList: { userId: 'U1', query: {} } });
+  return built && renderDigest(built, undefined);
+};
 
 describe('renderDigest', () => {
   it('is nothing at all when nothing is overdue or due within the window', () => {
@@ -48,7 +52,14 @@ describe('renderDigest', () => {
 
 describe('renderReminderSet', () => {
   it('says when the first digest comes, in the user’s zone, and what is missing', () => {
-    const m = renderReminderSet({ schedule, nextAt: new Date('2026-11-23T13:30:00Z'), windowDays: 1, zoneGuessed: true, notLinked: true });
+    const m = renderReminderSet({
+      kind: 'set',
+      schedule,
+      nextAt: new Date('2026-11-23T13:30:00Z'),
+      windowDays: 1,
+      zoneGuessed: true,
+      notLinked: true,
+    });
     const text = JSON.stringify(m);
     expect(text).toContain('Next: *Mon 23 Nov, 08:30*');
     expect(text).toContain('due within 1 day.');

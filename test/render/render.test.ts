@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  approvalUrl,
-  decodePageState,
-  encodePageState,
-  OPEN_ACTION,
-  PAGE_ACTIONS,
-  renderApprovalsPage,
-} from '../../src/render/approvals.js';
+import { approvalPages } from '../../src/config.js';
+import { decodePageState } from '../../src/parse/buttons.js';
+import { encodePageState, OPEN_ACTION, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
 import { escapeMrkdwn, LIMITS, truncate } from '../../src/render/blocks.js';
 import { renderCollectConfirmation, renderCollectStatus } from '../../src/render/collect.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
@@ -165,16 +160,28 @@ describe('renderApprovalsPage', () => {
 describe('Open buttons', () => {
   const template = 'https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}';
   it('URL-encodes the id into every placeholder, and gives up on a URL too long for a button', () => {
-    expect(approvalUrl(template, '20512:WPDS:1')).toBe('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId=20512%3AWPDS%3A1');
-    expect(approvalUrl('https://x.example/{WorkItemId}/{WorkItemId}', 'a b&c')).toBe('https://x.example/a%20b%26c/a%20b%26c');
-    expect(approvalUrl(undefined, '1')).toBeUndefined();
-    expect(approvalUrl(template, '')).toBeUndefined();
-    expect(approvalUrl(template, 'x'.repeat(LIMITS.buttonUrl))).toBeUndefined();
+    const pages = approvalPages(template);
+    expect(pages?.('20512:WPDS:1')).toBe('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId=20512%3AWPDS%3A1');
+    expect(approvalPages('https://x.example/{WorkItemId}/{WorkItemId}')?.('a b&c')).toBe('https://x.example/a%20b%26c/a%20b%26c');
+    expect(approvalPages(undefined)).toBeUndefined();
+    const page = (workItemId: string) =>
+      json(
+        renderApprovalsPage({ query: {}, approvals: [{ ...approval(1), workItemId }], userId: 'U1', today: TODAY, approvalLinks: pages }),
+      );
+    expect(page('20512:WPDS:1')).toContain('accessory');
+    expect(page('')).not.toContain('accessory');
+    expect(page('x'.repeat(LIMITS.buttonUrl))).not.toContain('accessory');
   });
 
   it('puts one on each approval of a page, or links inline when entries are packed', () => {
     const query = { state: 'pending' as const, 'page-size': 10 };
-    const page = renderApprovalsPage({ query, approvals: [approval(1), approval(2)], userId: 'U1', today: TODAY, urlTemplate: template });
+    const page = renderApprovalsPage({
+      query,
+      approvals: [approval(1), approval(2)],
+      userId: 'U1',
+      today: TODAY,
+      approvalLinks: approvalPages(template),
+    });
     const accessories = page.blocks.flatMap((b) =>
       (b as { accessory?: { action_id: string; url: string } }).accessory
         ? [(b as { accessory: { action_id: string; url: string } }).accessory]
@@ -187,7 +194,7 @@ describe('Open buttons', () => {
       approvals: Array.from({ length: 100 }, (_, i) => approval(i)),
       userId: 'U1',
       today: TODAY,
-      urlTemplate: template,
+      approvalLinks: approvalPages(template),
     });
     expect(packed.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
     expect(json(packed)).toContain('|Open>');
@@ -198,9 +205,22 @@ describe('Open buttons', () => {
 
 describe('page state', () => {
   it('round-trips, and refuses anything malformed', () => {
-    expect(decodePageState(encodePageState({ u: 'U1ABC', q: { state: 'all' } }))).toEqual({ user: 'U1ABC', query: { state: 'all' } });
-    for (const bad of [undefined, '', 'x', '[]', 'null', '{"u":1}', '{"u":"alice","q":{}}', 'x'.repeat(3000)])
-      expect(decodePageState(bad)).toBeUndefined();
+    expect(decodePageState(encodePageState({ user: 'U1ABC', query: { state: 'all' } }))).toEqual({
+      user: 'U1ABC',
+      query: { state: 'all' },
+    });
+    const bad = [
+      undefined,
+      '',
+      'x',
+      '[]',
+      'null',
+      '{"u":1}',
+      '{"u":"alice","q":{}}',
+      '{"u":"U1ABC","q":{"page-size":1000}}',
+      'x'.repeat(3000),
+    ];
+    for (const value of bad) expect(decodePageState(value)).toBeUndefined();
   });
 });
 

@@ -1,8 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
+import type { CollectStatus } from '../../src/collections/runs.js';
 import { silentLogger } from '../../src/runtime/logger.js';
 import { Metrics } from '../../src/runtime/metrics.js';
-import { createSlackApi } from '../../src/slack/web-api.js';
+import { createChat } from '../../src/slack/chat.js';
 
 function fakeClient(fail?: string) {
   const calls: Array<{ method: string; channel: string; at: number }> = [];
@@ -18,13 +19,29 @@ function fakeClient(fail?: string) {
   return { client, calls };
 }
 
-describe('createSlackApi', () => {
+const STATUS: CollectStatus = {
+  userId: 'U1',
+  query: { name: 'AD Accounts' },
+  runs: [{ runId: '7', collector: 'AD Accounts', state: 'Running' }],
+  startedAt: new Date('2026-11-22T10:00:00Z'),
+  now: new Date('2026-11-22T10:01:00Z'),
+  live: { kind: 'watching', checkedAt: new Date('2026-11-22T10:01:00Z') },
+};
+
+const chatWith = (client: WebClient, metrics: Metrics, perChannelMs = 0) =>
+  createChat(client, { logger: silentLogger, now: () => new Date(), metrics, approvalLinks: undefined, perChannelMs });
+
+describe('createChat', () => {
   it('writes to one channel at most once a second, other channels at once', async () => {
     const { client, calls } = fakeClient();
-    const api = createSlackApi(client, silentLogger, () => new Date(), new Metrics({ defaultMetrics: false }), { perChannelMs: 200 });
-    const m = { text: 'x', blocks: [] };
+    const chat = chatWith(client, new Metrics({ defaultMetrics: false }), 200);
     const started = performance.now();
-    await Promise.all([api.postMessage('C1', m), api.updateMessage('C1', '1.1', m), api.postMessage('C1', m), api.postMessage('C2', m)]);
+    await Promise.all([
+      chat.postStatus('C1', STATUS),
+      chat.updateStatus('C1', '1.1', STATUS),
+      chat.postStatus('C1', STATUS),
+      chat.postStatus('C2', STATUS),
+    ]);
     const c1 = calls.filter((c) => c.channel === 'C1').map((c) => c.at - started);
     expect(c1).toHaveLength(3);
     expect(c1[1] as number).toBeGreaterThanOrEqual(190);
@@ -35,8 +52,8 @@ describe('createSlackApi', () => {
   it('counts failures by method and Slack error, and admits nobody by a group Slack will not list', async () => {
     const metrics = new Metrics({ defaultMetrics: false });
     const { client } = fakeClient('channel_not_found');
-    const api = createSlackApi(client, silentLogger, () => new Date(), metrics, { perChannelMs: 0 });
-    await expect(api.postMessage('C9', { text: 'x', blocks: [] })).rejects.toThrow('channel_not_found');
+    const chat = chatWith(client, metrics);
+    await expect(chat.postStatus('C9', STATUS)).rejects.toThrow('channel_not_found');
     expect(await metrics.registry.metrics()).toContain(
       'countersign_slack_api_errors_total{method="chat.postMessage",error="channel_not_found"} 1',
     );
@@ -44,6 +61,14 @@ describe('createSlackApi', () => {
       chat: {},
       usergroups: { users: { list: async () => Promise.reject(new Error('missing_scope')) } },
     } as unknown as WebClient;
-    expect(await createSlackApi(broken, silentLogger, () => new Date(), metrics).userGroupMembers('S1')).toEqual([]);
+    expect(await chatWith(broken, metrics).userGroupMembers('S1')).toEqual([]);
+  });
+
+  it('says a message is gone when Slack says it cannot be updated again, and passes other failures on', async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    for (const gone of ['message_not_found', 'channel_not_found', 'is_archived', 'cant_update_message', 'not_in_channel'])
+      expect(await chatWith(fakeClient(gone).client, metrics).updateStatus('C1', '1.1', STATUS)).toBe('gone');
+    await expect(chatWith(fakeClient('ratelimited').client, metrics).updateStatus('C1', '1.1', STATUS)).rejects.toThrow('ratelimited');
+    expect(await chatWith(fakeClient().client, metrics).updateStatus('C1', '1.1', STATUS)).toBe('updated');
   });
 });

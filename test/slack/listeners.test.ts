@@ -1,121 +1,22 @@
-/** Handlers called directly with fakes: a scripted service, an in-memory store, a fixed clock. */
+/**
+ * The Slack adapter's listeners, called as Bolt calls them (arguments built here, nothing else of
+ * Bolt) with fakes behind them: a scripted service, an in-memory store, a fixed clock.
+ */
 
 import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
-import type { CollectPolicy } from '../../src/config.js';
-import { nextOccurrence } from '../../src/reminders/schedule.js';
-import type { Message } from '../../src/render/blocks.js';
-import { createLogger } from '../../src/runtime/logger.js';
-import { Metrics } from '../../src/runtime/metrics.js';
-import { Secret } from '../../src/runtime/secret.js';
-import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
 import { InvalidTokenError } from '../../src/service/index.js';
-import { confirmAction } from '../../src/slack/actions/confirm.js';
-import { pagingAction } from '../../src/slack/actions/paging.js';
-import { approvalsCommand } from '../../src/slack/commands/approvals.js';
-import { collectCommand } from '../../src/slack/commands/collect.js';
-import { Background, type Deps } from '../../src/slack/deps.js';
+import { confirmAction } from '../../src/slack/listeners/actions/confirm.js';
+import { pagingAction } from '../../src/slack/listeners/actions/paging.js';
+import { approvalsCommand } from '../../src/slack/listeners/commands/approvals.js';
+import { collectCommand } from '../../src/slack/listeners/commands/collect.js';
 import { DecryptError } from '../../src/store/cipher.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { type FakeDepsOptions, fakeDeps, fakeService } from '../helpers/fakes.js';
 
-type Call =
-  | { command: 'findApprovals'; query: ApprovalQuery; token: string }
-  | { command: 'collectEntitlements'; query: CollectQuery; token: string };
-
-function fakeService(
-  script: { findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>; collect?: (q: CollectQuery) => Promise<CollectionResult> } = {},
-) {
-  const calls: Call[] = [];
-  const events: string[] = [];
-  const service: ServiceClient = {
-    async findApprovals(query, token) {
-      events.push('service');
-      calls.push({ command: 'findApprovals', query, token: token.reveal() });
-      return script.findApprovals ? script.findApprovals(query) : { approvals: [], count: 0 };
-    },
-    async collectEntitlements(query, token) {
-      events.push('service');
-      calls.push({ command: 'collectEntitlements', query, token: token.reveal() });
-      return script.collect ? script.collect(query) : { runs: [{ runId: '1', collector: 'AD Accounts' }] };
-    },
-    getRunStatus: async () => {
-      throw new Error('not used');
-    },
-    loginUser: async () => {
-      throw new Error('not used');
-    },
-    logoutUser: async () => {},
-    close: async () => {},
-  };
-  return { service, calls, events };
-}
-
-function build(
-  options: {
-    service?: ReturnType<typeof fakeService>;
-    zone?: string;
-    now?: string;
-    policy?: Partial<CollectPolicy>;
-    groups?: Record<string, string[]>;
-    /** chat.postMessage answers with this error (the bot is not in the channel, say). */
-    postFails?: string;
-  } = {},
-) {
-  const fake = options.service ?? fakeService();
-  const logs: string[] = [];
-  const logger = createLogger({ level: 'debug', write: (l) => logs.push(l) });
-  let id = 0;
-  const responses: RespondArguments[] = [];
-  const posts: Array<{ channel: string; message: Message }> = [];
-  let responseUrlFails = false;
-  const respond = async (r: RespondArguments) => {
-    fake.events.push('respond');
-    if (responseUrlFails) throw new Error('response_url answered 404');
-    responses.push(r);
-  };
-  const deps: Deps = {
-    service: fake.service,
-    store: new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64'))),
-    logger,
-    now: () => new Date(options.now ?? '2026-11-22T06:30:00Z'),
-    timeZones: { lookup: async () => options.zone },
-    newId: () => `id-${String(++id).padStart(6, '0')}`,
-    background: new Background(logger),
-    responder: { to: () => respond, close: async () => {} },
-    confirmationTtlMs: 60_000,
-    reminders: {
-      windowDays: 3,
-      plan: (_who, schedule, after) => {
-        const nextAt = nextOccurrence(schedule, after);
-        return { nextAt, dueAt: nextAt };
-      },
-    },
-    approvalUrlTemplate: undefined,
-    slackApi: {
-      postMessage: async (channel, message) => {
-        if (options.postFails) throw new Error(`An API error occurred: ${options.postFails}`);
-        posts.push({ channel, message });
-        return { ts: `1700000000.${String(posts.length).padStart(6, '0')}` };
-      },
-      updateMessage: async () => {},
-      userGroupMembers: async (group) => options.groups?.[group] ?? [],
-    },
-    runWatch: { firstPollMs: 3000 },
-    metrics: new Metrics({ defaultMetrics: false }),
-    commandsPerMinute: 20,
-    maxInFlight: 1000,
-    collectPolicy: {
-      allowedChannels: [],
-      allowedUsers: [],
-      allowedUserGroups: [],
-      forceAllowedUsers: [],
-      cooldownMs: 0,
-      watchLimitMs: 3_600_000,
-      ...options.policy,
-    },
-  };
+function build(options: FakeDepsOptions = {}) {
+  const t = fakeDeps(options);
   const ack = async () => {
-    fake.events.push('ack');
+    t.fake.events.push('ack');
   };
   /** A slash command's arguments, as Bolt passes them; override what a test cares about. */
   const commandArgs = (text: string, over: Record<string, string> = {}) =>
@@ -129,18 +30,7 @@ function build(
       action: { action_id: actionId, value },
       ack,
     }) as never;
-  const link = (userId = 'UADA') =>
-    deps.store.setToken(
-      { teamId: 'T1', userId },
-      ['findApprovals', 'collectEntitlements'],
-      new Secret(`token-of-${userId}`),
-      'admin',
-      new Date(),
-    );
-  const failResponseUrl = () => {
-    responseUrlFails = true;
-  };
-  return { deps, fake, logs, responses, posts, commandArgs, clickArgs, link, failResponseUrl };
+  return { ...t, commandArgs, clickArgs, posts: t.posted };
 }
 
 const texts = (responses: RespondArguments[]) => JSON.stringify(responses);
@@ -160,7 +50,7 @@ describe('approvalsCommand', () => {
     await t.link();
     await approvalsCommand(t.deps)(t.commandArgs('due-before:today due-after:-1d'));
     await t.deps.background.drain();
-    expect(t.fake.calls[0]?.query).toMatchObject({ 'due-before': '21-nov-2026', 'due-after': '20-nov-2026' });
+    expect(t.fake.calls[0]).toMatchObject({ command: 'findApprovals', query: { 'due-before': '21-nov-2026', 'due-after': '20-nov-2026' } });
   });
 
   it('never calls the service for bad input', async () => {
@@ -263,7 +153,7 @@ describe('pagingAction', () => {
     await t.link();
     await pagingAction(t.deps)(t.clickArgs('approvals:next', JSON.stringify({ u: 'UADA', q: { 'start-page': 2, 'page-size': 5 } })));
     await t.deps.background.drain();
-    expect(t.fake.calls[0]?.query).toEqual({ 'start-page': 2, 'page-size': 5 });
+    expect(t.fake.calls).toEqual([{ command: 'findApprovals', query: { 'start-page': 2, 'page-size': 5 }, token: 'token-of-UADA' }]);
     expect(t.responses[0]?.replace_original).toBe(true);
   });
 });

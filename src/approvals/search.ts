@@ -1,0 +1,28 @@
+/**
+ * One page of the asker's approvals, with their own token: for /approvals, its paging buttons, a
+ * digest's "Open the full list", and the replay after linking. The outcome says what happened;
+ * the adapter words it.
+ */
+
+import { noteFailure, noteSuccess } from '../accounts/usage.js';
+import type { Deps } from '../runtime/deps.js';
+import type { Approval, ApprovalQuery } from '../service/index.js';
+import type { Principal } from '../store/index.js';
+
+export type ApprovalsOutcome =
+  | { kind: 'page'; query: ApprovalQuery; approvals: readonly Approval[] }
+  | { kind: 'not-linked' }
+  | { kind: 'failed'; error: unknown };
+
+export async function searchApprovals(deps: Deps, who: Principal, query: ApprovalQuery): Promise<ApprovalsOutcome> {
+  try {
+    const linked = await deps.store.getToken(who, 'findApprovals');
+    if (linked === undefined) return { kind: 'not-linked' };
+    const page = await deps.service.findApprovals(query, linked.token);
+    await noteSuccess(deps, who, 'findApprovals');
+    return { kind: 'page', query, approvals: page.approvals };
+  } catch (error) {
+    await noteFailure(deps, who, 'findApprovals', error);
+    return { kind: 'failed', error };
+  }
+}

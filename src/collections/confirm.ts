@@ -1,0 +1,87 @@
+/**
+ * A /collect that starts everything or forces is offered as a confirmation first, and the asker's
+ * Run or Cancel decides it. The store's atomic claim is what decides: of any number of clicks, on
+ * any number of instances, exactly one gets the confirmation. Cancel claims too, so a Run clicked
+ * after Cancel does nothing.
+ */
+
+import type { ConfirmReason } from '../parse/collect.js';
+import type { CollectQuery } from '../service/index.js';
+import { collectQuerySchema } from '../service/query.js';
+import type { Principal } from '../store/index.js';
+import type { CollectRefusal } from './policy.js';
+import type { CollectDeps } from './ports.js';
+import { type CollectionRequest, createConfirmation, recordAttempt, refusalFor } from './start.js';
+
+export type OfferOutcome =
+  | { kind: 'confirm'; id: string; query: CollectQuery; reasons: readonly ConfirmReason[] }
+  | { kind: 'refused'; refusal: CollectRefusal }
+  | { kind: 'not-linked' };
+
+/** Asks only someone who could go on: the refused and the unlinked learn that first. */
+export async function offerConfirmation(
+  deps: CollectDeps,
+  req: CollectionRequest,
+  reasons: readonly ConfirmReason[],
+): Promise<OfferOutcome> {
+  const refusal = await refusalFor(deps, req);
+  if (refusal) return { kind: 'refused', refusal };
+  if ((await deps.store.getToken(req.who, 'collectEntitlements')) === undefined) return { kind: 'not-linked' };
+  return { kind: 'confirm', id: await createConfirmation(deps, req), query: req.query, reasons };
+}
+
+export type Decision =
+  | { kind: 'not-yours'; ownerId: string }
+  /** Not a confirmation of ours (forged, or from a build that stored something else). */
+  | { kind: 'unreadable' }
+  | { kind: 'already-used' }
+  | { kind: 'expired' }
+  | { kind: 'cancelled' }
+  | { kind: 'confirmed'; request: CollectionRequest };
+
+export async function decideConfirmation(deps: CollectDeps, who: Principal, id: string, decision: 'run' | 'cancel'): Promise<Decision> {
+  const claim = /^[\w-]{8,64}$/.test(id)
+    ? await deps.store.claimConfirmation(id, who.userId, deps.now())
+    : { status: 'not-found' as const };
+  switch (claim.status) {
+    case 'not-yours':
+      deps.logger.info({ user: who.userId, owner: claim.ownerId }, 'confirmation refused: not the asker');
+      return { kind: 'not-yours', ownerId: claim.ownerId };
+    case 'not-found':
+      return { kind: 'unreadable' };
+    case 'already-used':
+      return { kind: 'already-used' };
+    case 'expired':
+      return { kind: 'expired' };
+    case 'claimed':
+      break;
+  }
+  const payload = readPayload(claim.confirmation.payload);
+  if (decision === 'cancel') {
+    deps.logger.info({ user: who.userId, confirmation: id }, 'collection cancelled');
+    if (payload) {
+      const detail = payload.overrideCooldown ? 'did not start it again within the cooldown' : 'cancelled at the confirmation';
+      await recordAttempt(deps, { who, channelId: claim.confirmation.channelId, query: payload.query }, 'cancelled', detail);
+    }
+    return { kind: 'cancelled' };
+  }
+  if (payload === undefined) {
+    deps.logger.error({ confirmation: id }, 'stored confirmation does not hold a valid query');
+    return { kind: 'unreadable' };
+  }
+  return { kind: 'confirmed', request: { who, channelId: claim.confirmation.channelId, ...payload } };
+}
+
+/** The stored payload, re-validated; confirmations made before "Start anyway" existed hold the bare query. */
+function readPayload(text: string): { query: CollectQuery; overrideCooldown?: boolean } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const wrapped = value as { query?: unknown; overrideCooldown?: unknown } | null;
+  const query = collectQuerySchema.safeParse(wrapped !== null && typeof wrapped === 'object' && 'query' in wrapped ? wrapped.query : value);
+  if (!query.success) return undefined;
+  return { query: query.data, ...(wrapped?.overrideCooldown === true ? { overrideCooldown: true } : {}) };
+}

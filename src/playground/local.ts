@@ -1,0 +1,101 @@
+/**
+ * Local mode: the reference Command Service with its demo data, the playground standing in for
+ * Slack, and the real app between them, configured as for Slack except for where Slack is.
+ */
+
+import { randomBytes } from 'node:crypto';
+import type { HttpConfig, LocalConfig } from '../config.js';
+import type { Overrides, Running, StartCountersign } from '../main.js';
+import { APPROVALS_USAGE } from '../parse/approvals.js';
+import { COLLECT_USAGE } from '../parse/collect.js';
+import { startReferenceService } from '../reference-service/server.js';
+import { createLogger } from '../runtime/logger.js';
+import { Secret } from '../runtime/secret.js';
+import type { ServiceCommandName } from '../store/index.js';
+import { resolveEncryptionKey } from '../store/index.js';
+import { type PlaygroundUser, startPlayground } from './server.js';
+
+export const LOCAL_TEAM = 'T0LOCAL';
+
+export const LOCAL_USERS: readonly PlaygroundUser[] = [
+  { id: 'U0DEMOADA', name: 'Ada Lovelace', role: 'approver', tz: 'Europe/London' },
+  { id: 'U0DEMOOSCAR', name: 'Oscar Ops', role: 'ops engineer', tz: 'America/New_York' },
+  { id: 'U0DEMOGRACE', name: 'Grace Hopper', role: 'approver and ops', tz: 'America/Los_Angeles' },
+  { id: 'U0DEMONEW', name: 'Nadia New', role: 'no token linked', tz: 'Asia/Tokyo' },
+];
+
+/** Which demo token of the reference service each playground user gets (Nadia gets none). */
+const LOCAL_LINKS: ReadonlyArray<[userId: string, demoToken: string, commands: ServiceCommandName[]]> = [
+  ['U0DEMOADA', 'approver', ['findApprovals']],
+  ['U0DEMOOSCAR', 'ops', ['collectEntitlements']],
+  ['U0DEMOGRACE', 'approver+ops', ['findApprovals', 'collectEntitlements']],
+];
+
+const LOCAL_SUGGESTIONS = [
+  '/approvals',
+  '/approvals help',
+  '/approvals completed sort:desc',
+  '/approvals due-before:7d',
+  '/approvals entitlement-name:"Domain Admins" state:all',
+  '/collect help',
+  '/collect AD Accounts',
+  '/collect application:"Active Directory"',
+  '/collect',
+  '/collect AWS IAM force',
+];
+
+export interface Local {
+  url: string;
+  running: Running;
+  shutdown(): Promise<void>;
+}
+
+/** `start` is the app as main.ts composes it; passed in, so that the playground does not depend on the composition root. */
+export async function startLocal(config: LocalConfig, start: StartCountersign, overrides: Overrides = {}): Promise<Local> {
+  const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  const reference = await startReferenceService({ host: '127.0.0.1' });
+  const signingSecret = randomBytes(16).toString('hex');
+  const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
+  const playground = await startPlayground({
+    port: config.port,
+    ...(overrides.host ? { host: overrides.host } : {}),
+    signingSecret,
+    botToken,
+    users: LOCAL_USERS,
+    teamId: LOCAL_TEAM,
+    channel: { id: 'C0IDENTITYOPS', name: 'identity-ops' },
+    suggestions: LOCAL_SUGGESTIONS,
+    usage: { '/approvals': APPROVALS_USAGE.replace(/^\/approvals /, ''), '/collect': COLLECT_USAGE.replace(/^\/collect /, '') },
+    logger: logger.child({ component: 'playground' }),
+  });
+  const appConfig: HttpConfig = {
+    ...config,
+    mode: 'http',
+    port: 0,
+    commandServiceUrl: reference.url,
+    tokenEncryptionKey: resolveEncryptionKey(config),
+    slack: { botToken: new Secret(botToken), signingSecret: new Secret(signingSecret), apiUrl: playground.apiUrl },
+  };
+  const running = await start(appConfig, {
+    // One user at a desk: a reminder set for 10:42 should come at 10:42, not spread over minutes.
+    reminders: { spreadMs: 0, tickMs: 10_000 },
+    ...overrides,
+    logger,
+    host: '127.0.0.1',
+  });
+  playground.setAppUrl(`http://127.0.0.1:${running.port}/slack/events`);
+  // The reference service makes new demo tokens at each start; link them afresh.
+  for (const [userId, label, commands] of LOCAL_LINKS) {
+    const demo = reference.demoTokens.find((t) => t.label === label);
+    if (demo) await running.deps.store.setToken({ teamId: LOCAL_TEAM, userId }, commands, new Secret(demo.token), 'admin', new Date());
+  }
+  return {
+    url: playground.url,
+    running,
+    async shutdown() {
+      await running.shutdown();
+      await playground.close();
+      await reference.close();
+    },
+  };
+}

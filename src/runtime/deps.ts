@@ -1,0 +1,25 @@
+/**
+ * What every use case may need, built once in main.ts and passed in: no module singletons, so
+ * tests build the same objects with a fixed clock, a throwaway store and a scripted service.
+ * A feature that needs more (a policy, a port to Slack) says so in its own deps type.
+ */
+
+import type { ServiceClient } from '../service/index.js';
+import type { Store } from '../store/index.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+export interface Deps {
+  service: ServiceClient;
+  store: Store;
+  logger: Logger;
+  metrics: Metrics;
+  now: () => Date;
+  /** Unpredictable ids (confirmations, log references, audit rows). */
+  newId: () => string;
+}
+
+/** Users' time zones, as the chat platform knows them; undefined when it does not say. */
+export interface TimeZones {
+  lookup(userId: string): Promise<string | undefined>;
+}

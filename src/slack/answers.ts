@@ -1,0 +1,144 @@
+/**
+ * How the adapter answers: the shapes of a response_url message, and each use case's outcome put
+ * into words with render/ and sent. Failures go through the one translator (render/errors.ts),
+ * which also chooses the log line, so what the user reads and what the log says cannot drift.
+ */
+
+import type { RespondArguments } from '@slack/bolt';
+import type { ApprovalsOutcome } from '../approvals/search.js';
+import type { StartOutcome } from '../collections/start.js';
+import type { CalendarDay } from '../parse/dates.js';
+import type { Slash } from '../parse/slash.js';
+import { renderApprovalsPage } from '../render/approvals.js';
+import type { Message } from '../render/blocks.js';
+import { renderCollectRefused, renderCollectStatus, renderCooldown, renderNoCollectorMatched } from '../render/collect.js';
+import { type FailureContext, renderNotLinked, translateFailure } from '../render/errors.js';
+import { encodeRelink } from '../render/link.js';
+import { isServiceError } from '../service/errors.js';
+import type { ApprovalQuery, CollectQuery } from '../service/query.js';
+import { type Principal, StoreUnavailableError } from '../store/index.js';
+import type { SlackDeps } from './deps.js';
+import { type Respond, ResponseUrlError } from './responder.js';
+
+export const ephemeral = (m: Message): RespondArguments => ({
+  response_type: 'ephemeral',
+  replace_original: false,
+  text: m.text,
+  blocks: m.blocks,
+});
+export const inChannel = (m: Message): RespondArguments => ({
+  response_type: 'in_channel',
+  replace_original: false,
+  text: m.text,
+  blocks: m.blocks,
+});
+export const replace = (m: Message): RespondArguments => ({ replace_original: true, text: m.text, blocks: m.blocks });
+
+export async function answerFailure(
+  deps: SlackDeps,
+  error: unknown,
+  ctx: FailureContext & Principal,
+  respond: Respond,
+  how: 'ephemeral' | 'replace' = 'ephemeral',
+): Promise<void> {
+  if (error instanceof ResponseUrlError) {
+    // The way to the user is what failed: saying so through it again would fail too.
+    deps.metrics.outcome('response_url_failed');
+    deps.logger.warn({ status: error.status, reference: ctx.reference, user: ctx.userId }, 'could not answer: response_url refused');
+    return;
+  }
+  const translated = translateFailure(error, ctx);
+  const kind = isServiceError(error) ? error.kind : undefined;
+  deps.metrics.outcome(kind ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
+  deps.logger[translated.log.level](
+    { ...translated.log.detail, reference: ctx.reference, user: ctx.userId, team: ctx.teamId, slash: ctx.slash },
+    translated.log.event,
+  );
+  await respond(how === 'replace' ? replace(translated.message) : ephemeral(translated.message));
+}
+
+/** The fallback for work after the ack: whatever escaped it becomes the user's "something went wrong". */
+export function answerEscaped(deps: SlackDeps, who: Principal, slash: Slash, respond: Respond): (error: unknown) => Promise<void> {
+  const command = slash === '/approvals' ? 'findApprovals' : 'collectEntitlements';
+  return (error) => answerFailure(deps, error, { ...who, slash, command, reference: deps.newId() }, respond);
+}
+
+const approvalsContext = (deps: SlackDeps, who: Principal, query: ApprovalQuery) => ({
+  ...who,
+  slash: '/approvals' as const,
+  command: 'findApprovals' as const,
+  reference: deps.newId(),
+  relink: encodeRelink({ kind: 'approvals', query }),
+});
+
+/** A page of approvals, as a new message or in place of the one whose button was clicked. */
+export async function answerApprovals(
+  deps: SlackDeps,
+  who: Principal,
+  query: ApprovalQuery,
+  outcome: ApprovalsOutcome,
+  today: CalendarDay,
+  respond: Respond,
+  how: 'ephemeral' | 'replace',
+): Promise<void> {
+  switch (outcome.kind) {
+    case 'page': {
+      const message = renderApprovalsPage({
+        query: outcome.query,
+        approvals: outcome.approvals,
+        userId: who.userId,
+        today,
+        approvalLinks: deps.approvalLinks,
+      });
+      return void (await respond(how === 'replace' ? replace(message) : ephemeral(message)));
+    }
+    case 'not-linked':
+      deps.metrics.outcome('not_linked');
+      return void (await respond(ephemeral(renderNotLinked(approvalsContext(deps, who, query)))));
+    case 'failed':
+      return answerFailure(deps, outcome.error, approvalsContext(deps, who, query), respond);
+  }
+}
+
+/** How a start went, for the confirmation that led to it. */
+export type StartResult = 'started' | 'nothing' | 'failed';
+
+/** A collection's start: refusals to the asker alone; a started collection is in the channel already, unless the bot may not post there. */
+export async function answerStart(
+  deps: SlackDeps,
+  who: Principal,
+  query: CollectQuery,
+  outcome: StartOutcome,
+  respond: Respond,
+): Promise<StartResult> {
+  const ctx = {
+    ...who,
+    slash: '/collect' as const,
+    command: 'collectEntitlements' as const,
+    reference: deps.newId(),
+    relink: encodeRelink({ kind: 'collect', query }),
+  };
+  switch (outcome.kind) {
+    case 'refused':
+      deps.metrics.outcome('refused');
+      await respond(ephemeral(renderCollectRefused(outcome.refusal)));
+      return 'failed';
+    case 'not-linked':
+      deps.metrics.outcome('not_linked');
+      await respond(ephemeral(renderNotLinked(ctx)));
+      return 'failed';
+    case 'cooldown':
+      deps.metrics.outcome('cooldown');
+      await respond(ephemeral(renderCooldown(outcome)));
+      return 'failed';
+    case 'nothing-matched':
+      await respond(ephemeral(renderNoCollectorMatched(outcome.query)));
+      return 'nothing';
+    case 'started':
+      if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status)));
+      return 'started';
+    case 'failed':
+      await answerFailure(deps, outcome.error, ctx, respond);
+      return 'failed';
+  }
+}

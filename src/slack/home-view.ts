@@ -1,0 +1,29 @@
+/** Publishing a user's App Home tab: the use case's content, rendered, with views.publish. */
+
+import type { WebClient } from '@slack/web-api';
+import { loadHome } from '../home/home.js';
+import { translateFailure } from '../render/errors.js';
+import { renderHome } from '../render/home.js';
+import { type Principal, SERVICE_COMMANDS } from '../store/index.js';
+import type { SlackDeps } from './deps.js';
+import { clockOf } from './payload.js';
+
+export async function publishHome(deps: SlackDeps, client: WebClient, who: Principal, page: number): Promise<void> {
+  const outcome = await loadHome(deps, who, page);
+  let problem: string | undefined;
+  if (outcome.failure !== undefined) {
+    const translated = translateFailure(outcome.failure, {
+      ...who,
+      slash: '/approvals',
+      command: 'findApprovals',
+      reference: deps.newId(),
+    });
+    deps.logger[translated.log.level]({ ...translated.log.detail, user: who.userId, surface: 'home' }, translated.log.event);
+    problem = translated.message.text;
+  }
+  const { today } = await clockOf(deps, who.userId);
+  await client.views.publish({
+    user_id: who.userId,
+    view: renderHome({ outcome, today, commands: SERVICE_COMMANDS, problem, approvalLinks: deps.approvalLinks }),
+  });
+}

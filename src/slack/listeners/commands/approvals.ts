@@ -1,0 +1,57 @@
+/** /approvals: ack at once, then parse, call the use case with the user's own token, and answer ephemerally. */
+
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import { forgetAccount, whoami } from '../../../accounts/forget.js';
+import { searchApprovals } from '../../../approvals/search.js';
+import { parseApprovalsCommand } from '../../../parse/approvals.js';
+import { todayIn } from '../../../parse/dates.js';
+import { remind } from '../../../reminders/remind.js';
+import { renderInvalid } from '../../../render/errors.js';
+import { renderApprovalsHelp } from '../../../render/help.js';
+import { renderLoggedOut, renderWhoami } from '../../../render/link.js';
+import { renderRemind } from '../../../render/reminders.js';
+import { SERVICE_COMMANDS } from '../../../store/index.js';
+import { answerApprovals, answerEscaped, ephemeral } from '../../answers.js';
+import type { SlackDeps } from '../../deps.js';
+import { openLinkModal } from '../../link-modal.js';
+import { clockOf, principalOf } from '../../payload.js';
+
+export function approvalsCommand(deps: SlackDeps) {
+  return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+    await ack();
+    const respond = deps.responder.to(command.response_url);
+    const who = principalOf(command);
+    const text = command.text ?? '';
+    deps.background.run(
+      '/approvals',
+      async () => {
+        // login must open its modal within the trigger's 3 seconds: before any other I/O.
+        if (parseApprovalsCommand(text, todayIn(undefined, deps.now())).kind === 'login') {
+          return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
+        }
+        const { zone, today } = await clockOf(deps, who.userId);
+        const parsed = parseApprovalsCommand(text, today);
+        switch (parsed.kind) {
+          case 'help':
+            return void (await respond(ephemeral(renderApprovalsHelp())));
+          case 'login':
+            return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
+          case 'logout':
+            return void (await respond(ephemeral(renderLoggedOut(await forgetAccount(deps, who)))));
+          case 'whoami':
+            return void (await respond(ephemeral(renderWhoami(who.userId, await whoami(deps, who), SERVICE_COMMANDS))));
+          case 'invalid':
+            deps.metrics.outcome('invalid');
+            return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
+          case 'query': {
+            const outcome = await searchApprovals(deps, who, parsed.query);
+            return answerApprovals(deps, who, parsed.query, outcome, today, respond, 'ephemeral');
+          }
+          case 'remind':
+            return void (await respond(ephemeral(renderRemind(await remind(deps, who, parsed, zone)))));
+        }
+      },
+      answerEscaped(deps, who, '/approvals', respond),
+    );
+  };
+}

@@ -1,0 +1,9 @@
+import type { App } from '@slack/bolt';
+import type { SlackDeps } from '../../deps.js';
+import { approvalsCommand } from './approvals.js';
+import { collectCommand } from './collect.js';
+
+export function registerCommands(app: App, deps: SlackDeps): void {
+  app.command('/approvals', approvalsCommand(deps));
+  app.command('/collect', collectCommand(deps));
+}

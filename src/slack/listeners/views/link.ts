@@ -1,0 +1,74 @@
+/**
+ * The "link your account" modal's submission. The form is checked at once (problems shown under
+ * their fields), the ack turns the modal into "checking", then the use case asks the service and
+ * the modal is updated with the outcome: acking first keeps within Slack's 3 seconds whatever the
+ * service does. Once linked, the query that met the 401 runs again, and Home is published again
+ * when the modal came from there.
+ */
+
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { linkAccount } from '../../../accounts/link.js';
+import { searchApprovals } from '../../../approvals/search.js';
+import { startCollection } from '../../../collections/start.js';
+import { decodeLinkMetadata, type LinkMetadata } from '../../../parse/buttons.js';
+import { checkLinkForm, type LinkFields } from '../../../parse/link-form.js';
+import { LINK_FIELDS, linkDone, linkModal, linkProblem, linkProgress } from '../../../render/link.js';
+import type { Principal } from '../../../store/index.js';
+import { answerApprovals, answerStart } from '../../answers.js';
+import type { SlackDeps } from '../../deps.js';
+import { publishHome } from '../../home-view.js';
+import { clockOf, principalOf } from '../../payload.js';
+
+const OUT_OF_DATE = 'This form is out of date. Close it and type /approvals login again.';
+
+export function linkSubmission(deps: SlackDeps) {
+  return async ({ ack, body, view, client }: SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs): Promise<void> => {
+    const value = (field: keyof LinkFields) => {
+      const f = LINK_FIELDS[field];
+      return view.state.values[f.block]?.[f.action]?.value ?? '';
+    };
+    const metadata = decodeLinkMetadata(view.private_metadata);
+    if (metadata === undefined) return void (await ack({ response_action: 'errors', errors: { [LINK_FIELDS.token.block]: OUT_OF_DATE } }));
+    const form = checkLinkForm({
+      username: value('username'),
+      password: value('password'),
+      authsource: value('authsource'),
+      token: value('token'),
+    });
+    if (!form.ok) {
+      const errors = Object.fromEntries(
+        Object.entries(form.errors).map(([field, text]) => [LINK_FIELDS[field as keyof LinkFields].block, text]),
+      );
+      return void (await ack({ response_action: 'errors', errors }));
+    }
+
+    await ack({ response_action: 'update', view: linkProgress('Checking with the Command Service…') });
+    const who = principalOf(body);
+    const viewId = body.view.id;
+    deps.background.run('link account', async () => {
+      const outcome = await linkAccount(deps, who, form.request, metadata.command);
+      if (outcome.kind === 'refused') {
+        await client.views.update({ view_id: viewId, view: linkModal(metadata, linkProblem(outcome.error)) });
+        return;
+      }
+      await client.views.update({ view_id: viewId, view: linkDone(outcome.commands, outcome.checked) });
+      await replay(deps, who, metadata);
+      if (metadata.home) await publishHome(deps, client as WebClient, who, 1);
+    });
+  };
+}
+
+/** Runs the query that met the 401, answering in place of the message that offered "Link again". */
+async function replay(deps: SlackDeps, who: Principal, metadata: LinkMetadata): Promise<void> {
+  if (metadata.replay === undefined || metadata.responseUrl === undefined) return;
+  const respond = deps.responder.to(metadata.responseUrl);
+  if (metadata.replay.kind === 'approvals') {
+    const { query } = metadata.replay;
+    const { today } = await clockOf(deps, who.userId);
+    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), today, respond, 'replace');
+  } else {
+    const request = { who, channelId: metadata.channelId ?? '', query: metadata.replay.query };
+    await answerStart(deps, who, request.query, await startCollection(deps, request), respond);
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * Fakes for use-case and adapter tests: a scripted Command Service that records every call, and
+ * the whole deps object around a real SQLite store in memory, a fixed clock and fixed ids.
+ */
+
+import type { RespondArguments } from '@slack/bolt';
+import type { CollectStatus } from '../../src/collections/runs.js';
+import type { CollectPolicy } from '../../src/config.js';
+import { nextOccurrence } from '../../src/reminders/schedule.js';
+import { Background } from '../../src/runtime/background.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Metrics } from '../../src/runtime/metrics.js';
+import { Secret } from '../../src/runtime/secret.js';
+import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
+import type { SlackDeps } from '../../src/slack/deps.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+
+export type Call =
+  | { command: 'findApprovals'; query: ApprovalQuery; token: string }
+  | { command: 'collectEntitlements'; query: CollectQuery; token: string }
+  | { command: 'loginUser'; username: string }
+  | { command: 'logoutUser'; token: string };
+
+export interface ServiceScript {
+  findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>;
+  collect?: (q: CollectQuery) => Promise<CollectionResult>;
+  login?: (username: string, password: string) => Promise<Secret>;
+}
+
+export function fakeService(script: ServiceScript = {}) {
+  const calls: Call[] = [];
+  /** The order of service calls and answers, for "acked before anything else" checks. */
+  const events: string[] = [];
+  const service: ServiceClient = {
+    async findApprovals(query, token) {
+      events.push('service');
+      calls.push({ command: 'findApprovals', query, token: token.reveal() });
+      return script.findApprovals ? script.findApprovals(query) : { approvals: [], count: 0 };
+    },
+    async collectEntitlements(query, token) {
+      events.push('service');
+      calls.push({ command: 'collectEntitlements', query, token: token.reveal() });
+      return script.collect ? script.collect(query) : { runs: [{ runId: '1', collector: 'AD Accounts' }] };
+    },
+    getRunStatus: async () => {
+      throw new Error('not used');
+    },
+    async loginUser(credentials) {
+      calls.push({ command: 'loginUser', username: credentials.username });
+      if (!script.login) throw new Error('not used');
+      return script.login(credentials.username, credentials.password.reveal());
+    },
+    async logoutUser(token) {
+      calls.push({ command: 'logoutUser', token: token.reveal() });
+    },
+    close: async () => {},
+  };
+  return { service, calls, events };
+}
+
+export interface FakeDepsOptions {
+  service?: ReturnType<typeof fakeService>;
+  zone?: string;
+  now?: string;
+  policy?: Partial<CollectPolicy>;
+  groups?: Record<string, string[]>;
+  /** postStatus rejects with this Slack error (the bot is not in the channel, say). */
+  postFails?: string;
+}
+
+export function fakeDeps(options: FakeDepsOptions = {}) {
+  const fake = options.service ?? fakeService();
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'debug', write: (l) => logs.push(l) });
+  let id = 0;
+  const responses: RespondArguments[] = [];
+  const posted: Array<{ channel: string; status: CollectStatus }> = [];
+  let responseUrlFails = false;
+  const respond = async (r: RespondArguments) => {
+    fake.events.push('respond');
+    if (responseUrlFails) throw new Error('response_url answered 404');
+    responses.push(r);
+  };
+  const deps: SlackDeps = {
+    service: fake.service,
+    store: new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64'))),
+    logger,
+    metrics: new Metrics({ defaultMetrics: false }),
+    now: () => new Date(options.now ?? '2026-11-22T06:30:00Z'),
+    newId: () => `id-${String(++id).padStart(6, '0')}`,
+    timeZones: { lookup: async () => options.zone },
+    background: new Background(logger),
+    responder: { to: () => respond, close: async () => {} },
+    confirmationTtlMs: 60_000,
+    firstPollMs: 3000,
+    reminders: {
+      windowDays: 3,
+      plan: (_who, schedule, after) => {
+        const nextAt = nextOccurrence(schedule, after);
+        return { nextAt, dueAt: nextAt };
+      },
+    },
+    approvalLinks: undefined,
+    chat: {
+      postStatus: async (channel, status) => {
+        if (options.postFails) throw new Error(`An API error occurred: ${options.postFails}`);
+        posted.push({ channel, status });
+        return { ts: `1700000000.${String(posted.length).padStart(6, '0')}` };
+      },
+      updateStatus: async () => 'updated',
+      tellAborted: async () => {},
+      userGroupMembers: async (group) => options.groups?.[group] ?? [],
+    },
+    collectPolicy: {
+      allowedChannels: [],
+      allowedUsers: [],
+      allowedUserGroups: [],
+      forceAllowedUsers: [],
+      cooldownMs: 0,
+      watchLimitMs: 3_600_000,
+      ...options.policy,
+    },
+    commandsPerMinute: 20,
+    maxInFlight: 1000,
+  };
+  const link = (userId = 'UADA', teamId = 'T1') =>
+    deps.store.setToken(
+      { teamId, userId },
+      ['findApprovals', 'collectEntitlements'],
+      new Secret(`token-of-${userId}`),
+      'admin',
+      new Date(),
+    );
+  const failResponseUrl = () => {
+    responseUrlFails = true;
+  };
+  return { deps, fake, logs, responses, posted, respond, link, failResponseUrl };
+}
