@@ -19,8 +19,9 @@ export interface Migration {
  * Never edit or reorder a migration once released: databases that have it will not run it again.
  * To change the schema, append the next one, e.g.
  *   { version: 4, name: 'replay protection', sql: `CREATE TABLE … ;` },
- * with portable SQL (TEXT, INTEGER, BIGINT for millisecond times; ALTER TABLE … ADD COLUMN works in
- * both), then add its rows to the upgrade test in test/store/migrations.test.ts.
+ * in SQL both databases take (TEXT, INTEGER, BIGINT for millisecond times; ALTER TABLE … ADD
+ * COLUMN works in both). test/store/migrations.test.ts then upgrades a frozen v3 database on both
+ * and checks it ends up like a new one; if the migration moves or rewrites rows, check them there.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
