@@ -1,14 +1,31 @@
 /**
  * The PostgreSQL store, for several instances behind a load balancer: every instance sees the
  * same tokens, and a confirmation's claim is one conditional UPDATE, so of any number of clicks
- * on any number of instances exactly one starts the collection. Migrations run at start under an
- * advisory lock, so instances starting together do not race.
+ * on any number of instances exactly one starts the collection. The migrations of schema.ts run
+ * at start under an advisory lock, so instances starting together do not race.
  */
 
 import pg from 'pg';
 import type { Secret } from '../runtime/secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
-import { type AttemptRow, attemptOf, COLLECT_TABLES, REMINDER_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
+import {
+  type AttemptRow,
+  attemptOf,
+  type ConfirmationRow,
+  type CooldownHolderRow,
+  confirmationOf,
+  cooldownHolderOf,
+  linkedTokenOf,
+  linkOf,
+  type ReminderRow,
+  reencrypted,
+  reminderOf,
+  type TokenRow,
+  type WatchRow,
+  watchOf,
+} from './rows.js';
+import { claimOutcome, confirmationPruneHorizon, cooldownHorizon, cooldownOutcome, judgeClaim, pauseChange } from './rules.js';
+import { APPLIED_VERSIONS, CREATE_MIGRATIONS_TABLE, pendingMigrations } from './schema.js';
 import type {
   AuditFilter,
   ClaimResult,
@@ -28,36 +45,6 @@ import type {
 } from './types.js';
 import { StoreUnavailableError } from './types.js';
 
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE tokens (
-     team_id      TEXT NOT NULL,
-     user_id      TEXT NOT NULL,
-     command      TEXT NOT NULL,
-     ciphertext   TEXT NOT NULL,
-     key_id       TEXT NOT NULL,
-     source       TEXT NOT NULL,
-     linked_at    BIGINT NOT NULL,
-     last_used_at BIGINT,
-     last_outcome TEXT,
-     PRIMARY KEY (team_id, user_id, command)
-   );
-   CREATE TABLE confirmations (
-     id         TEXT PRIMARY KEY,
-     team_id    TEXT NOT NULL,
-     channel_id TEXT NOT NULL,
-     user_id    TEXT NOT NULL,
-     payload    TEXT NOT NULL,
-     created_at BIGINT NOT NULL,
-     expires_at BIGINT NOT NULL,
-     used_at    BIGINT
-   );
-   CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
-  REMINDER_TABLES,
-  COLLECT_TABLES,
-];
-
-type ReminderRow = Parameters<typeof reminderOf>[0];
-
 /** Errors that mean the database could not be reached or went away, rather than refused a statement. */
 function asUnavailable(error: unknown): unknown {
   const e = error as { code?: string; message?: string };
@@ -70,29 +57,6 @@ function asUnavailable(error: unknown): unknown {
 
 /** Any number: it only has to be the same for every instance of countersign. */
 const MIGRATION_LOCK = 0x636f756e;
-
-interface TokenRow {
-  team_id: string;
-  user_id: string;
-  command: ServiceCommandName;
-  ciphertext: string;
-  key_id: string;
-  source: TokenSource;
-  linked_at: string;
-  last_used_at: string | null;
-  last_outcome: 'ok' | 'rejected' | null;
-}
-
-interface ConfirmationRow {
-  id: string;
-  team_id: string;
-  channel_id: string;
-  user_id: string;
-  payload: string;
-  created_at: string;
-  expires_at: string;
-  used_at: string | null;
-}
 
 export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
@@ -119,26 +83,16 @@ export class PostgresStore implements Store {
   }
 
   async #migrate(): Promise<void> {
-    const client = await this.#connect();
-    try {
-      await client.query('BEGIN');
+    await this.#transaction(async (client) => {
+      // Instances starting together queue on the lock; each then finds what the first applied.
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)');
-      const applied = new Set(
-        (await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version),
-      );
-      for (const [index, sql] of MIGRATIONS.entries()) {
-        if (applied.has(index + 1)) continue;
-        await client.query(sql);
-        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [index + 1, Date.now()]);
+      await client.query(CREATE_MIGRATIONS_TABLE);
+      const { rows } = await client.query<{ version: number }>(APPLIED_VERSIONS);
+      for (const m of pendingMigrations(rows.map((r) => r.version))) {
+        await client.query(m.sql);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
@@ -147,10 +101,7 @@ export class PostgresStore implements Store {
       "SELECT * FROM tokens WHERE user_id = $1 AND command = $2 AND team_id IN ($3, '') ORDER BY team_id = '' LIMIT 1",
       [who.userId, command, who.teamId],
     );
-    const row = rows[0];
-    if (row === undefined) return undefined;
-    const token = this.#keys.decrypt(row.ciphertext, { teamId: row.team_id, userId: row.user_id }, command);
-    return { token, linkedAt: new Date(Number(row.linked_at)), source: row.source };
+    return rows[0] === undefined ? undefined : linkedTokenOf(rows[0], this.#keys);
   }
 
   async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
@@ -180,15 +131,7 @@ export class PostgresStore implements Store {
             who.userId,
             who.teamId,
           ]);
-    return rows.map((r) => ({
-      teamId: r.team_id,
-      userId: r.user_id,
-      command: r.command,
-      linkedAt: new Date(Number(r.linked_at)),
-      source: r.source,
-      lastUsedAt: r.last_used_at === null ? undefined : new Date(Number(r.last_used_at)),
-      lastOutcome: r.last_outcome ?? undefined,
-    }));
+    return rows.map(linkOf);
   }
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
@@ -204,38 +147,16 @@ export class PostgresStore implements Store {
       'INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
       [c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime()],
     );
-    // Old confirmations are kept a day for support questions, then dropped.
-    await this.#query('DELETE FROM confirmations WHERE expires_at < $1', [c.createdAt.getTime() - 86_400_000]);
+    await this.#query('DELETE FROM confirmations WHERE expires_at < $1', [confirmationPruneHorizon(c.createdAt)]);
   }
 
   async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
-    // The conditional update is the claim: only one caller, on any instance, can move used_at from NULL.
-    const claimed = await this.#query<ConfirmationRow>(
-      'UPDATE confirmations SET used_at = $1 WHERE id = $2 AND user_id = $3 AND used_at IS NULL AND expires_at >= $1 RETURNING *',
-      [at.getTime(), id, userId],
-    );
-    const row = claimed.rows[0];
-    if (row !== undefined) {
-      return {
-        status: 'claimed',
-        confirmation: {
-          id: row.id,
-          teamId: row.team_id,
-          channelId: row.channel_id,
-          userId: row.user_id,
-          payload: row.payload,
-          createdAt: new Date(Number(row.created_at)),
-          expiresAt: new Date(Number(row.expires_at)),
-        },
-      };
-    }
-    // Not claimed: say why, in the same order of checks as the SQLite store.
     const { rows } = await this.#query<ConfirmationRow>('SELECT * FROM confirmations WHERE id = $1', [id]);
-    const existing = rows[0];
-    if (existing === undefined) return { status: 'not-found' };
-    if (existing.user_id !== userId) return { status: 'not-yours', ownerId: existing.user_id };
-    if (existing.used_at !== null) return { status: 'already-used' };
-    return { status: 'expired' };
+    const verdict = judgeClaim(rows[0] === undefined ? undefined : confirmationOf(rows[0]), userId, at);
+    if (verdict.status !== 'claimable') return verdict;
+    // The conditional update is the claim: only one caller, on any instance, can move used_at from NULL.
+    const claimed = await this.#query('UPDATE confirmations SET used_at = $1 WHERE id = $2 AND used_at IS NULL', [at.getTime(), id]);
+    return claimOutcome(verdict.confirmation, claimed.rowCount === 1);
   }
 
   async setReminder(r: NewReminder): Promise<void> {
@@ -289,6 +210,7 @@ export class PostgresStore implements Store {
   }
 
   async releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean> {
+    const pause = pauseChange(next.pausedAt);
     const result = await this.#query(
       `UPDATE reminders SET next_at = $1, due_at = $2, time_zone = $3,
          paused_at = CASE WHEN $4 THEN $5::BIGINT ELSE paused_at END, lease_owner = NULL, lease_until = NULL
@@ -297,8 +219,8 @@ export class PostgresStore implements Store {
         next.nextAt.getTime(),
         next.dueAt.getTime(),
         next.timeZone,
-        next.pausedAt !== undefined,
-        next.pausedAt instanceof Date ? next.pausedAt.getTime() : null,
+        pause.write,
+        pause.value,
         who.teamId,
         who.userId,
         owner,
@@ -334,16 +256,14 @@ export class PostgresStore implements Store {
          attempt_id = excluded.attempt_id, at = excluded.at
        WHERE collect_cooldowns.at <= $7
        RETURNING attempt_id`,
-      [c.teamId, c.target, c.userId, c.channelId, c.attemptId, c.at.getTime(), c.at.getTime() - c.cooldownMs],
+      [c.teamId, c.target, c.userId, c.channelId, c.attemptId, c.at.getTime(), cooldownHorizon(c.at, c.cooldownMs)],
     );
-    if (won.rowCount === 1) return { claimed: true };
-    const { rows } = await this.#query<{ user_id: string; channel_id: string; at: string; attempt_id: string }>(
+    if (won.rowCount === 1) return cooldownOutcome(true);
+    const { rows } = await this.#query<CooldownHolderRow>(
       'SELECT user_id, channel_id, at, attempt_id FROM collect_cooldowns WHERE team_id = $1 AND target = $2',
       [c.teamId, c.target],
     );
-    const h = rows[0];
-    if (h === undefined) return { claimed: true };
-    return { claimed: false, holder: { userId: h.user_id, channelId: h.channel_id, at: new Date(Number(h.at)), attemptId: h.attempt_id } };
+    return cooldownOutcome(false, rows[0] === undefined ? undefined : cooldownHolderOf(rows[0]));
   }
 
   async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
@@ -398,10 +318,8 @@ export class PostgresStore implements Store {
       // FOR UPDATE: a rotation on one instance and a link on another do not overwrite each other.
       const { rows } = await client.query<TokenRow>('SELECT * FROM tokens WHERE key_id <> $1 FOR UPDATE', [this.#keys.current.keyId]);
       for (const r of rows) {
-        const who = { teamId: r.team_id, userId: r.user_id };
-        const value = this.#keys.encrypt(this.#keys.decrypt(r.ciphertext, who, r.command), who, r.command);
         await client.query('UPDATE tokens SET ciphertext = $1, key_id = $2 WHERE team_id = $3 AND user_id = $4 AND command = $5', [
-          value,
+          reencrypted(r, this.#keys),
           this.#keys.current.keyId,
           r.team_id,
           r.user_id,

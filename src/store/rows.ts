@@ -1,12 +1,101 @@
-/** Rows as both backends return them (SQLite numbers, PostgreSQL BIGINT strings) into store types. */
+/**
+ * Rows as both backends return them, and their mappings into store types: one place for both.
+ * SQLite gives integers as numbers, PostgreSQL gives BIGINT as strings; Number() reads either.
+ */
 
 import type { RemindDays } from '../reminders/schedule.js';
 import type { CollectQuery } from '../service/index.js';
-import type { CollectAttempt, CollectOutcome, Reminder, RunWatch, WatchedRun } from './types.js';
+import type { Keyring } from './keyring.js';
+import type { CooldownHolder, StoredConfirmation } from './rules.js';
+import type {
+  CollectAttempt,
+  CollectOutcome,
+  LinkedToken,
+  LinkSummary,
+  Principal,
+  Reminder,
+  RunWatch,
+  ServiceCommandName,
+  TokenSource,
+  WatchedRun,
+} from './types.js';
 
-type Millis = number | string;
+/** Milliseconds since the epoch, as a BIGINT column comes back. */
+export type Millis = number | string;
 
-export function reminderOf(r: {
+export function dateOf(ms: Millis): Date {
+  return new Date(Number(ms));
+}
+
+export function optionalDateOf(ms: Millis | null): Date | undefined {
+  return ms === null ? undefined : dateOf(ms);
+}
+
+export interface TokenRow {
+  team_id: string;
+  user_id: string;
+  command: ServiceCommandName;
+  ciphertext: string;
+  key_id: string;
+  source: TokenSource;
+  linked_at: Millis;
+  last_used_at: Millis | null;
+  last_outcome: 'ok' | 'rejected' | null;
+}
+
+function ownerOf(r: TokenRow): Principal {
+  return { teamId: r.team_id, userId: r.user_id };
+}
+
+/** Throws DecryptError when the keys cannot read it, or it was written for another row. */
+export function linkedTokenOf(r: TokenRow, keys: Keyring): LinkedToken {
+  return { token: keys.decrypt(r.ciphertext, ownerOf(r), r.command), linkedAt: dateOf(r.linked_at), source: r.source };
+}
+
+/** The row's token encrypted again with the current key (for rotation). */
+export function reencrypted(r: TokenRow, keys: Keyring): string {
+  return keys.encrypt(keys.decrypt(r.ciphertext, ownerOf(r), r.command), ownerOf(r), r.command);
+}
+
+export function linkOf(r: TokenRow): LinkSummary {
+  return {
+    teamId: r.team_id,
+    userId: r.user_id,
+    command: r.command,
+    linkedAt: dateOf(r.linked_at),
+    source: r.source,
+    lastUsedAt: optionalDateOf(r.last_used_at),
+    lastOutcome: r.last_outcome ?? undefined,
+  };
+}
+
+export interface ConfirmationRow {
+  id: string;
+  team_id: string;
+  channel_id: string;
+  user_id: string;
+  payload: string;
+  created_at: Millis;
+  expires_at: Millis;
+  used_at: Millis | null;
+}
+
+export function confirmationOf(r: ConfirmationRow): StoredConfirmation {
+  return {
+    confirmation: {
+      id: r.id,
+      teamId: r.team_id,
+      channelId: r.channel_id,
+      userId: r.user_id,
+      payload: r.payload,
+      createdAt: dateOf(r.created_at),
+      expiresAt: dateOf(r.expires_at),
+    },
+    usedAt: optionalDateOf(r.used_at),
+  };
+}
+
+export interface ReminderRow {
   team_id: string;
   user_id: string;
   days: RemindDays;
@@ -16,17 +105,19 @@ export function reminderOf(r: {
   due_at: Millis;
   paused_at: Millis | null;
   sent_for: Millis | null;
-}): Reminder {
+}
+
+export function reminderOf(r: ReminderRow): Reminder {
   return {
     teamId: r.team_id,
     userId: r.user_id,
     days: r.days,
     minuteOfDay: Number(r.minute_of_day),
     timeZone: r.time_zone,
-    nextAt: new Date(Number(r.next_at)),
-    dueAt: new Date(Number(r.due_at)),
-    pausedAt: r.paused_at === null ? undefined : new Date(Number(r.paused_at)),
-    sentFor: r.sent_for === null ? undefined : new Date(Number(r.sent_for)),
+    nextAt: dateOf(r.next_at),
+    dueAt: dateOf(r.due_at),
+    pausedAt: optionalDateOf(r.paused_at),
+    sentFor: optionalDateOf(r.sent_for),
   };
 }
 
@@ -49,7 +140,7 @@ export interface AttemptRow {
 export function attemptOf(r: AttemptRow): CollectAttempt {
   return {
     id: r.id,
-    at: new Date(Number(r.at)),
+    at: dateOf(r.at),
     teamId: r.team_id,
     channelId: r.channel_id,
     userId: r.user_id,
@@ -87,69 +178,22 @@ export function watchOf(r: WatchRow): RunWatch {
     messageTs: r.message_ts,
     query: JSON.parse(r.query) as CollectQuery,
     runs: JSON.parse(r.runs) as WatchedRun[],
-    startedAt: new Date(Number(r.started_at)),
-    deadline: new Date(Number(r.deadline)),
-    nextPollAt: new Date(Number(r.next_poll_at)),
+    startedAt: dateOf(r.started_at),
+    deadline: dateOf(r.deadline),
+    nextPollAt: dateOf(r.next_poll_at),
     intervalMs: Number(r.interval_ms),
-    doneAt: r.done_at === null ? undefined : new Date(Number(r.done_at)),
+    doneAt: optionalDateOf(r.done_at),
     note: r.note ?? undefined,
   };
 }
 
-/** The same DDL for both backends: BIGINT is an INTEGER to SQLite. */
-export const REMINDER_TABLES = `CREATE TABLE reminders (
-     team_id       TEXT NOT NULL,
-     user_id       TEXT NOT NULL,
-     days          TEXT NOT NULL,
-     minute_of_day INTEGER NOT NULL,
-     time_zone     TEXT NOT NULL,
-     next_at       BIGINT NOT NULL,
-     due_at        BIGINT NOT NULL,
-     paused_at     BIGINT,
-     sent_for      BIGINT,
-     lease_owner   TEXT,
-     lease_until   BIGINT,
-     PRIMARY KEY (team_id, user_id)
-   );
-   CREATE INDEX reminders_due ON reminders (due_at);`;
+export interface CooldownHolderRow {
+  user_id: string;
+  channel_id: string;
+  at: Millis;
+  attempt_id: string;
+}
 
-export const COLLECT_TABLES = `CREATE TABLE collect_attempts (
-     id         TEXT PRIMARY KEY,
-     at         BIGINT NOT NULL,
-     team_id    TEXT NOT NULL,
-     channel_id TEXT NOT NULL,
-     user_id    TEXT NOT NULL,
-     query      TEXT NOT NULL,
-     outcome    TEXT NOT NULL,
-     detail     TEXT,
-     runs       TEXT NOT NULL
-   );
-   CREATE INDEX collect_attempts_channel ON collect_attempts (team_id, channel_id, at);
-   CREATE INDEX collect_attempts_at ON collect_attempts (at);
-   CREATE TABLE collect_cooldowns (
-     team_id    TEXT NOT NULL,
-     target     TEXT NOT NULL,
-     user_id    TEXT NOT NULL,
-     channel_id TEXT NOT NULL,
-     attempt_id TEXT NOT NULL,
-     at         BIGINT NOT NULL,
-     PRIMARY KEY (team_id, target)
-   );
-   CREATE TABLE collect_watches (
-     attempt_id   TEXT PRIMARY KEY,
-     team_id      TEXT NOT NULL,
-     user_id      TEXT NOT NULL,
-     channel_id   TEXT NOT NULL,
-     message_ts   TEXT NOT NULL,
-     query        TEXT NOT NULL,
-     runs         TEXT NOT NULL,
-     started_at   BIGINT NOT NULL,
-     deadline     BIGINT NOT NULL,
-     next_poll_at BIGINT NOT NULL,
-     interval_ms  INTEGER NOT NULL,
-     done_at      BIGINT,
-     note         TEXT,
-     lease_owner  TEXT,
-     lease_until  BIGINT
-   );
-   CREATE INDEX collect_watches_due ON collect_watches (next_poll_at);`;
+export function cooldownHolderOf(r: CooldownHolderRow): CooldownHolder {
+  return { userId: r.user_id, channelId: r.channel_id, at: dateOf(r.at), attemptId: r.attempt_id };
+}

@@ -1,15 +1,31 @@
 /**
- * The SQLite store (better-sqlite3, WAL): the default, for one instance. Versioned migrations run
- * at open. Tokens are encrypted by TokenCipher before they reach a row.
+ * The SQLite store (better-sqlite3, WAL): the default, for one instance. The migrations of
+ * schema.ts run at open. Tokens are encrypted by TokenCipher before they reach a row.
  */
 
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { RemindDays } from '../reminders/schedule.js';
 import type { Secret } from '../runtime/secret.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
-import { type AttemptRow, attemptOf, COLLECT_TABLES, REMINDER_TABLES, reminderOf, type WatchRow, watchOf } from './rows.js';
+import {
+  type AttemptRow,
+  attemptOf,
+  type ConfirmationRow,
+  type CooldownHolderRow,
+  confirmationOf,
+  cooldownHolderOf,
+  linkedTokenOf,
+  linkOf,
+  type ReminderRow,
+  reencrypted,
+  reminderOf,
+  type TokenRow,
+  type WatchRow,
+  watchOf,
+} from './rows.js';
+import { claimOutcome, confirmationPruneHorizon, cooldownHorizon, cooldownOutcome, judgeClaim, pauseChange } from './rules.js';
+import { APPLIED_VERSIONS, CREATE_MIGRATIONS_TABLE, pendingMigrations } from './schema.js';
 import type {
   AuditFilter,
   ClaimResult,
@@ -27,68 +43,6 @@ import type {
   Store,
   TokenSource,
 } from './types.js';
-
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE tokens (
-     team_id      TEXT NOT NULL,
-     user_id      TEXT NOT NULL,
-     command      TEXT NOT NULL,
-     ciphertext   TEXT NOT NULL,
-     key_id       TEXT NOT NULL,
-     source       TEXT NOT NULL,
-     linked_at    INTEGER NOT NULL,
-     last_used_at INTEGER,
-     last_outcome TEXT,
-     PRIMARY KEY (team_id, user_id, command)
-   );
-   CREATE TABLE confirmations (
-     id         TEXT PRIMARY KEY,
-     team_id    TEXT NOT NULL,
-     channel_id TEXT NOT NULL,
-     user_id    TEXT NOT NULL,
-     payload    TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     expires_at INTEGER NOT NULL,
-     used_at    INTEGER
-   );
-   CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
-  REMINDER_TABLES,
-  COLLECT_TABLES,
-];
-
-interface ReminderRow {
-  team_id: string;
-  user_id: string;
-  days: RemindDays;
-  minute_of_day: number;
-  time_zone: string;
-  next_at: number;
-  due_at: number;
-  paused_at: number | null;
-  sent_for: number | null;
-}
-
-interface TokenRow {
-  team_id: string;
-  user_id: string;
-  command: ServiceCommandName;
-  ciphertext: string;
-  source: TokenSource;
-  linked_at: number;
-  last_used_at: number | null;
-  last_outcome: 'ok' | 'rejected' | null;
-}
-
-interface ConfirmationRow {
-  id: string;
-  team_id: string;
-  channel_id: string;
-  user_id: string;
-  payload: string;
-  created_at: number;
-  expires_at: number;
-  used_at: number | null;
-}
 
 /** Every statement, prepared once: preparing costs more than running these. */
 function prepare(db: Database.Database) {
@@ -133,7 +87,7 @@ function prepare(db: Database.Database) {
       `UPDATE reminders SET sent_for = next_at
        WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ? AND (sent_for IS NULL OR sent_for <> next_at)`,
     ),
-    releaseReminder: db.prepare<[number, number, string, number, number | null, string, string, string, number]>(
+    releaseReminder: db.prepare<[number, number, string, 0 | 1, number | null, string, string, string, number]>(
       `UPDATE reminders SET next_at = ?, due_at = ?, time_zone = ?, paused_at = CASE WHEN ? = 1 THEN ? ELSE paused_at END,
          lease_owner = NULL, lease_until = NULL
        WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ?`,
@@ -158,7 +112,7 @@ function prepare(db: Database.Database) {
        WHERE collect_cooldowns.at <= ?
        RETURNING attempt_id`,
     ),
-    cooldownHolder: db.prepare<[string, string], { user_id: string; channel_id: string; at: number; attempt_id: string }>(
+    cooldownHolder: db.prepare<[string, string], CooldownHolderRow>(
       'SELECT user_id, channel_id, at, attempt_id FROM collect_cooldowns WHERE team_id = ? AND target = ?',
     ),
     releaseCooldown: db.prepare<[string, string, string]>(
@@ -201,29 +155,26 @@ export class SqliteStore implements Store {
   }
 
   #migrate(): void {
-    this.#db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)');
-    const applied = new Set(
-      this.#db
-        .prepare<[], { version: number }>('SELECT version FROM schema_migrations')
-        .all()
-        .map((r) => r.version),
-    );
-    MIGRATIONS.forEach((sql, index) => {
-      const version = index + 1;
-      if (applied.has(version)) return;
-      this.#db.transaction(() => {
-        this.#db.exec(sql);
-        this.#db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(version, Date.now());
-      })();
+    this.#db.exec(CREATE_MIGRATIONS_TABLE);
+    const applied = this.#db.prepare<[], { version: number }>(APPLIED_VERSIONS);
+    const record = this.#db.prepare<[number, number]>('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+    // One migration per transaction, chosen inside it under the write lock (IMMEDIATE): another
+    // process opening the same file at that moment (the CLI beside the app) waits, then finds it applied.
+    const applyNext = this.#db.transaction((): boolean => {
+      const [next] = pendingMigrations(applied.all().map((r) => r.version));
+      if (next === undefined) return false;
+      this.#db.exec(next.sql);
+      record.run(next.version, Date.now());
+      return true;
     });
+    let more = true;
+    while (more) more = applyNext.immediate();
   }
 
   async getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
     // A workspace-specific link wins over one made for any workspace (team '').
     const row = this.#sql.getToken.get(who.userId, command, who.teamId);
-    if (row === undefined) return undefined;
-    const token = this.#keys.decrypt(row.ciphertext, { teamId: row.team_id, userId: row.user_id }, command);
-    return { token, linkedAt: new Date(row.linked_at), source: row.source };
+    return row === undefined ? undefined : linkedTokenOf(row, this.#keys);
   }
 
   async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
@@ -251,15 +202,7 @@ export class SqliteStore implements Store {
 
   async listLinks(who?: Principal): Promise<LinkSummary[]> {
     const rows = who === undefined ? this.#sql.allLinks.all() : this.#sql.linksOf.all(who.userId, who.teamId);
-    return rows.map((r) => ({
-      teamId: r.team_id,
-      userId: r.user_id,
-      command: r.command,
-      linkedAt: new Date(r.linked_at),
-      source: r.source,
-      lastUsedAt: r.last_used_at === null ? undefined : new Date(r.last_used_at),
-      lastOutcome: r.last_outcome ?? undefined,
-    }));
+    return rows.map(linkOf);
   }
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
@@ -269,31 +212,15 @@ export class SqliteStore implements Store {
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {
     this.#sql.insertConfirmation.run(c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime());
-    // Old confirmations are kept a day for support questions, then dropped.
-    this.#sql.pruneConfirmations.run(c.createdAt.getTime() - 86_400_000);
+    this.#sql.pruneConfirmations.run(confirmationPruneHorizon(c.createdAt));
   }
 
   async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
     const row = this.#sql.getConfirmation.get(id);
-    if (row === undefined) return { status: 'not-found' };
-    if (row.user_id !== userId) return { status: 'not-yours', ownerId: row.user_id };
-    if (row.used_at !== null) return { status: 'already-used' };
-    if (row.expires_at < at.getTime()) return { status: 'expired' };
+    const verdict = judgeClaim(row === undefined ? undefined : confirmationOf(row), userId, at);
+    if (verdict.status !== 'claimable') return verdict;
     // The conditional update is the claim: only one caller can move used_at from NULL.
-    const claimed = this.#sql.claimConfirmation.run(at.getTime(), id).changes === 1;
-    if (!claimed) return { status: 'already-used' };
-    return {
-      status: 'claimed',
-      confirmation: {
-        id: row.id,
-        teamId: row.team_id,
-        channelId: row.channel_id,
-        userId: row.user_id,
-        payload: row.payload,
-        createdAt: new Date(row.created_at),
-        expiresAt: new Date(row.expires_at),
-      },
-    };
+    return claimOutcome(verdict.confirmation, this.#sql.claimConfirmation.run(at.getTime(), id).changes === 1);
   }
 
   async setReminder(r: NewReminder): Promise<void> {
@@ -323,15 +250,14 @@ export class SqliteStore implements Store {
   }
 
   async releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean> {
-    const pause = next.pausedAt === undefined ? 0 : 1;
-    const pausedAt = next.pausedAt === undefined || next.pausedAt === null ? null : next.pausedAt.getTime();
+    const pause = pauseChange(next.pausedAt);
     return (
       this.#sql.releaseReminder.run(
         next.nextAt.getTime(),
         next.dueAt.getTime(),
         next.timeZone,
-        pause,
-        pausedAt,
+        pause.write ? 1 : 0,
+        pause.value,
         who.teamId,
         who.userId,
         owner,
@@ -369,12 +295,11 @@ export class SqliteStore implements Store {
       c.channelId,
       c.attemptId,
       c.at.getTime(),
-      c.at.getTime() - c.cooldownMs,
+      cooldownHorizon(c.at, c.cooldownMs),
     );
-    if (won !== undefined) return { claimed: true };
-    const h = this.#sql.cooldownHolder.get(c.teamId, c.target);
-    if (h === undefined) return { claimed: true };
-    return { claimed: false, holder: { userId: h.user_id, channelId: h.channel_id, at: new Date(h.at), attemptId: h.attempt_id } };
+    if (won !== undefined) return cooldownOutcome(true);
+    const holder = this.#sql.cooldownHolder.get(c.teamId, c.target);
+    return cooldownOutcome(false, holder === undefined ? undefined : cooldownHolderOf(holder));
   }
 
   async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
@@ -421,10 +346,7 @@ export class SqliteStore implements Store {
       'UPDATE tokens SET ciphertext = ?, key_id = ? WHERE team_id = ? AND user_id = ? AND command = ?',
     );
     // Decrypt everything first: a row the keys cannot read stops the rotation before any write.
-    const rewritten = stale.map((r) => {
-      const who = { teamId: r.team_id, userId: r.user_id };
-      return { r, value: this.#keys.encrypt(this.#keys.decrypt(r.ciphertext, who, r.command), who, r.command) };
-    });
+    const rewritten = stale.map((r) => ({ r, value: reencrypted(r, this.#keys) }));
     this.#db.transaction(() => {
       for (const { r, value } of rewritten) rewrite.run(value, this.#keys.current.keyId, r.team_id, r.user_id, r.command);
     })();

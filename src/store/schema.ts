@@ -1,0 +1,133 @@
+/**
+ * The one schema both stores keep, as numbered migrations applied at start. The SQL is written
+ * once for both databases: BIGINT holds millisecond times in PostgreSQL and has integer affinity
+ * in SQLite, and nothing here uses a feature only one of them has.
+ *
+ * schema_migrations records each version applied, exactly as the stores recorded them before this
+ * list was shared, so a database made by any earlier release is recognised as it is.
+ */
+
+export interface Migration {
+  readonly version: number;
+  /** What it adds, for people reading the list and the errors. */
+  readonly name: string;
+  /** Statements separated by semicolons, run together in one transaction. */
+  readonly sql: string;
+}
+
+/**
+ * Never edit or reorder a migration once released: databases that have it will not run it again.
+ * To change the schema, append the next one, e.g.
+ *   { version: 4, name: 'replay protection', sql: `CREATE TABLE … ;` },
+ * in SQL both databases take (TEXT, INTEGER, BIGINT for millisecond times; ALTER TABLE … ADD
+ * COLUMN works in both). test/store/migrations.test.ts then upgrades a frozen v3 database on both
+ * and checks it ends up like a new one; if the migration moves or rewrites rows, check them there.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'tokens and confirmations',
+    sql: `CREATE TABLE tokens (
+       team_id      TEXT NOT NULL,
+       user_id      TEXT NOT NULL,
+       command      TEXT NOT NULL,
+       ciphertext   TEXT NOT NULL,
+       key_id       TEXT NOT NULL,
+       source       TEXT NOT NULL,
+       linked_at    BIGINT NOT NULL,
+       last_used_at BIGINT,
+       last_outcome TEXT,
+       PRIMARY KEY (team_id, user_id, command)
+     );
+     CREATE TABLE confirmations (
+       id         TEXT PRIMARY KEY,
+       team_id    TEXT NOT NULL,
+       channel_id TEXT NOT NULL,
+       user_id    TEXT NOT NULL,
+       payload    TEXT NOT NULL,
+       created_at BIGINT NOT NULL,
+       expires_at BIGINT NOT NULL,
+       used_at    BIGINT
+     );
+     CREATE INDEX confirmations_expiry ON confirmations (expires_at);`,
+  },
+  {
+    version: 2,
+    name: 'reminders',
+    sql: `CREATE TABLE reminders (
+       team_id       TEXT NOT NULL,
+       user_id       TEXT NOT NULL,
+       days          TEXT NOT NULL,
+       minute_of_day INTEGER NOT NULL,
+       time_zone     TEXT NOT NULL,
+       next_at       BIGINT NOT NULL,
+       due_at        BIGINT NOT NULL,
+       paused_at     BIGINT,
+       sent_for      BIGINT,
+       lease_owner   TEXT,
+       lease_until   BIGINT,
+       PRIMARY KEY (team_id, user_id)
+     );
+     CREATE INDEX reminders_due ON reminders (due_at);`,
+  },
+  {
+    version: 3,
+    name: 'collection attempts, cooldowns and run watches',
+    sql: `CREATE TABLE collect_attempts (
+       id         TEXT PRIMARY KEY,
+       at         BIGINT NOT NULL,
+       team_id    TEXT NOT NULL,
+       channel_id TEXT NOT NULL,
+       user_id    TEXT NOT NULL,
+       query      TEXT NOT NULL,
+       outcome    TEXT NOT NULL,
+       detail     TEXT,
+       runs       TEXT NOT NULL
+     );
+     CREATE INDEX collect_attempts_channel ON collect_attempts (team_id, channel_id, at);
+     CREATE INDEX collect_attempts_at ON collect_attempts (at);
+     CREATE TABLE collect_cooldowns (
+       team_id    TEXT NOT NULL,
+       target     TEXT NOT NULL,
+       user_id    TEXT NOT NULL,
+       channel_id TEXT NOT NULL,
+       attempt_id TEXT NOT NULL,
+       at         BIGINT NOT NULL,
+       PRIMARY KEY (team_id, target)
+     );
+     CREATE TABLE collect_watches (
+       attempt_id   TEXT PRIMARY KEY,
+       team_id      TEXT NOT NULL,
+       user_id      TEXT NOT NULL,
+       channel_id   TEXT NOT NULL,
+       message_ts   TEXT NOT NULL,
+       query        TEXT NOT NULL,
+       runs         TEXT NOT NULL,
+       started_at   BIGINT NOT NULL,
+       deadline     BIGINT NOT NULL,
+       next_poll_at BIGINT NOT NULL,
+       interval_ms  INTEGER NOT NULL,
+       done_at      BIGINT,
+       note         TEXT,
+       lease_owner  TEXT,
+       lease_until  BIGINT
+     );
+     CREATE INDEX collect_watches_due ON collect_watches (next_poll_at);`,
+  },
+];
+
+/** Run first, every start: a no-op once the table exists, whichever release created it. */
+export const CREATE_MIGRATIONS_TABLE =
+  'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)';
+
+export const APPLIED_VERSIONS = 'SELECT version FROM schema_migrations';
+
+/**
+ * The migrations a database with `applied` still needs, oldest first. A version this list does not
+ * know (a newer release migrated the database) is ignored, as it always was: during a rolling
+ * deploy an older instance may start against a schema that is already newer.
+ */
+export function pendingMigrations(applied: Iterable<number>, migrations: readonly Migration[] = MIGRATIONS): Migration[] {
+  const done = new Set(applied);
+  return migrations.filter((m) => !done.has(m.version)).sort((a, b) => a.version - b.version);
+}
