@@ -5,9 +5,9 @@
  */
 
 import { type CalendarDay, todayIn, zoneFormatter } from '../parse/dates.js';
-import type { Reminder } from '../store/index.js';
+import type { RemindDays, Reminder } from '../store/types.js';
 
-export type RemindDays = 'daily' | 'weekdays';
+export type { RemindDays };
 
 export interface ReminderSchedule {
   days: RemindDays;

@@ -3,7 +3,6 @@
  * SQLite gives integers as numbers, PostgreSQL gives BIGINT as strings; Number() reads either.
  */
 
-import type { RemindDays } from '../reminders/schedule.js';
 import type { CollectQuery } from '../service/index.js';
 import type { Keyring } from './keyring.js';
 import type { CooldownHolder, StoredConfirmation } from './rules.js';
@@ -13,6 +12,7 @@ import type {
   LinkedToken,
   LinkSummary,
   Principal,
+  RemindDays,
   Reminder,
   RunWatch,
   ServiceCommandName,

@@ -1,8 +1,10 @@
 /** The store's interface, implemented alike by SQLite (one instance) and PostgreSQL (several). */
 
-import type { RemindDays } from '../reminders/schedule.js';
 import type { Secret } from '../runtime/secret.js';
 import type { CollectQuery, RunState } from '../service/index.js';
+
+/** Which days a reminder fires on. */
+export type RemindDays = 'daily' | 'weekdays';
 
 export const SERVICE_COMMANDS = ['findApprovals', 'collectEntitlements'] as const;
 export type ServiceCommandName = (typeof SERVICE_COMMANDS)[number];
