@@ -1,9 +1,9 @@
 /**
- * The Bolt App: HTTPReceiver on POST /slack/events (Slack-signed, 5-minute window) with GET
- * /healthz, or Socket Mode. One registration module wires each Slack surface to its handler.
+ * The Bolt App: HTTPReceiver on POST /slack/events (Slack-signed, 5-minute window), or Socket Mode;
+ * GET /healthz and GET /metrics on PORT in both. One registration module wires each Slack surface to its handler.
  */
 
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '../runtime/logger.js';
@@ -24,8 +24,8 @@ export interface SlackAppOptions {
 
 export interface SlackApp {
   app: App;
-  /** Starts listening; resolves with the HTTP port (HTTP mode) or undefined (Socket Mode). */
-  start(): Promise<number | undefined>;
+  /** Starts listening; resolves with the HTTP port (in Socket Mode, the port of /healthz and /metrics). */
+  start(): Promise<number>;
   /** /healthz answers 503 from now on, so that a load balancer stops sending traffic. */
   beginDraining(): void;
   stop(): Promise<void>;
@@ -35,40 +35,63 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
   let draining = false;
   const logger = boltLogger(deps.logger.child({ component: 'bolt' }));
   const clientOptions = options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl };
+  const routes = new Map<string, RequestListener>([
+    [
+      '/metrics',
+      (_req, res) => {
+        deps.metrics.registry.metrics().then(
+          (text) => {
+            res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
+            res.end(text);
+          },
+          () => {
+            res.writeHead(500);
+            res.end();
+          },
+        );
+      },
+    ],
+    [
+      '/healthz',
+      (_req, res) => {
+        res.writeHead(draining ? 503 : 200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(draining ? { ok: false, draining: true } : { ok: true }));
+      },
+    ],
+  ]);
   let receiver: HTTPReceiver | SocketModeReceiver;
+  let probes: Server | undefined;
   if (options.appToken) {
-    receiver = new SocketModeReceiver({ appToken: options.appToken.reveal(), logger });
+    // At debug level the socket client logs every frame it receives whole, and a frame may carry a password
+    // or token typed into the link modal: that line keeps its words and loses the frame.
+    const received = 'Received a message on the WebSocket';
+    const socketLogger: BoltLogger = {
+      ...logger,
+      debug: (...msg) =>
+        logger.debug(...msg.map((m) => (typeof m === 'string' && m.startsWith(received) ? `${received} (not logged)` : m))),
+    };
+    receiver = new SocketModeReceiver({
+      appToken: options.appToken.reveal(),
+      logger: socketLogger,
+      // apps.connections.open goes through the socket client's own Web API client, which must reach the
+      // same Slack (GovSlack, tests). A copy: that client writes its own retry settings into what it is given.
+      installerOptions: { clientOptions: { ...clientOptions } },
+    });
+    // Not Bolt's customRoutes server: it listens on every interface whatever the host, keeps the port it
+    // got for PORT=0 private, has no listener for a listen error (a busy port would crash the process) and
+    // is not awaited on stop. The same handlers on a server of our own have none of these problems.
+    probes = createServer((req, res) => {
+      const route = req.method === 'GET' ? routes.get(new URL(req.url ?? '/', 'http://localhost').pathname) : undefined;
+      if (route) return route(req, res);
+      res.writeHead(404);
+      res.end();
+    });
   } else {
     receiver = new HTTPReceiver({
       signingSecret: options.signingSecret.reveal(),
       endpoints: '/slack/events',
       logger,
-      customRoutes: [
-        {
-          path: '/metrics',
-          method: ['GET'],
-          handler: (_req, res) => {
-            deps.metrics.registry.metrics().then(
-              (text) => {
-                res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
-                res.end(text);
-              },
-              () => {
-                res.writeHead(500);
-                res.end();
-              },
-            );
-          },
-        },
-        {
-          path: '/healthz',
-          method: ['GET'],
-          handler: (_req, res) => {
-            res.writeHead(draining ? 503 : 200, { 'content-type': 'application/json' });
-            res.end(JSON.stringify(draining ? { ok: false, draining: true } : { ok: true }));
-          },
-        },
-      ],
+      customRoutes: [...routes].map(([path, handler]) => ({ path, method: ['GET'], handler })),
     });
   }
   // No conversation store: nothing here uses it, and it costs a lookup on every request.
@@ -78,9 +101,23 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
   return {
     app,
     async start() {
-      if (receiver instanceof SocketModeReceiver) {
-        await app.start();
-        return undefined;
+      if (probes !== undefined) {
+        const server = probes;
+        // Listen first: a busy port fails at once, before a WebSocket is opened that would then be left behind.
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(options.port, options.host, () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+        try {
+          await app.start();
+        } catch (error) {
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+          throw error;
+        }
+        return (server.address() as AddressInfo).port;
       }
       const server = (await receiver.start(options.host ? { port: options.port, host: options.host } : options.port)) as Server;
       return (server.address() as AddressInfo).port;
@@ -89,7 +126,18 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
       draining = true;
     },
     async stop() {
+      if (!(receiver instanceof SocketModeReceiver)) return void (await app.stop());
+      // Bolt's stop starts the close handshake and returns at once; stopped means the WebSocket is closed.
+      const client = receiver.client;
+      const disconnected = new Promise<void>((resolve) => client.once('disconnected', () => resolve()));
       await app.stop();
+      const server = probes;
+      await Promise.all([
+        disconnected,
+        server?.listening
+          ? new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
+          : undefined,
+      ]);
     },
   };
 }

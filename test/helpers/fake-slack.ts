@@ -41,8 +41,13 @@ export interface FakeSlack {
   ): Promise<Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }>>;
   /** The messages the app changed with chat.update, in order. */
   updates(): Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }>;
+  /** Answers a Web API method with this handler from now on, e.g. apps.connections.open for a Socket Mode stand-in. */
+  handle(method: string, handler: ApiHandler): void;
   close(): Promise<void>;
 }
+
+/** A Web API call as a handler sees it: the Authorization header too, since app-level tokens travel there. */
+export type ApiHandler = (call: { params: URLSearchParams; authorization: string | undefined }) => Record<string, unknown>;
 
 export async function startFakeSlack(): Promise<FakeSlack> {
   const responses = new Map<string, ResponseBody[]>();
@@ -54,6 +59,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const limits = new Map<string, { retryAfter: number; times: number }>();
   const posts: Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }> = [];
   const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
+  const handlers = new Map<string, ApiHandler>();
   let next = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -102,6 +108,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
             at: Date.now(),
           });
         }
+        const handler = handlers.get(method);
+        if (handler) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify(handler({ params, authorization: req.headers.authorization })));
+        }
         const answer: Record<string, unknown> =
           method === 'auth.test'
             ? {
@@ -144,6 +155,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     },
     posted: () => posts,
     updates: () => updated,
+    handle(method, handler) {
+      handlers.set(method, handler);
+    },
     async waitForPosts(count, timeoutMs = 10_000) {
       const until = Date.now() + timeoutMs;
       while (posts.length < count) {
