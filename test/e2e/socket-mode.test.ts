@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
+import { loadSlackConfig } from '../../src/config.js';
 import { type Running, startCountersign } from '../../src/main.js';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { LINK_FIELDS, linkProgress } from '../../src/render/link.js';
-import { Secret } from '../../src/secret.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Secret } from '../../src/runtime/secret.js';
 import { createSlackApp } from '../../src/slack/app.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { envelopes, type FakeSlackSocket, startFakeSlackSocket } from '../helpers/fake-slack-socket.js';
@@ -32,7 +32,7 @@ let app: Running;
 const logs: string[] = [];
 
 const env = (overrides: Record<string, string> = {}) =>
-  loadConfig({
+  loadSlackConfig({
     SLACK_BOT_TOKEN: 'xoxb-0000-1111-e2esocketbot',
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
     SLACK_APP_TOKEN: APP_TOKEN,
