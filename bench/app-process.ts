@@ -43,5 +43,5 @@ process.on('SIGUSR2', () => {
   process.stdout.write(`CPU ${user + system} RSS ${process.memoryUsage().rss} MAXRSS ${process.resourceUsage().maxRSS * 1024}\n`);
 });
 process.once('SIGTERM', () => {
-  stop().then(() => process.exit(0));
+  void stop().then(() => process.exit(0));
 });

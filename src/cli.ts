@@ -229,9 +229,9 @@ async function auditCommand(args: string[]): Promise<number> {
     const attempts = (
       await store.listCollectAttempts({
         limit,
-        ...(since ? { since } : {}),
-        ...(values.channel ? { channelId: values.channel } : {}),
-        ...(values.team ? { teamId: values.team } : {}),
+        since,
+        channelId: values.channel,
+        teamId: values.team,
       })
     ).reverse();
     if (values.json) {

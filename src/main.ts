@@ -62,7 +62,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     baseUrl: config.commandServiceUrl,
     logger: logger.child({ component: 'service' }),
     onCall: (command, status, seconds) => metrics.serviceCall(command, status, seconds),
-    ...(overrides.serviceTimeouts ? { timeouts: overrides.serviceTimeouts } : {}),
+    timeouts: overrides.serviceTimeouts,
   });
   const clients = slackClients(config.slack);
   const timeZones = overrides.timeZones ?? slackTimeZones(clients.lookups, logger, now);
@@ -113,10 +113,10 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const slack = createSlackApp(deps, {
     botToken: config.slack.botToken,
     signingSecret: config.slack.signingSecret,
-    ...(config.mode === 'socket' ? { appToken: config.slack.appToken } : {}),
-    ...(config.slack.apiUrl ? { apiUrl: config.slack.apiUrl } : {}),
+    appToken: config.mode === 'socket' ? config.slack.appToken : undefined,
+    apiUrl: config.slack.apiUrl,
     port: config.port,
-    ...(overrides.host ? { host: overrides.host } : {}),
+    host: overrides.host,
   });
   const port = await slack.start();
   if (overrides.startScheduler !== false) {

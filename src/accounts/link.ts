@@ -25,11 +25,7 @@ export async function linkAccount(deps: Deps, who: Principal, request: LinkReque
       commands = [command];
       await deps.store.setToken(who, commands, request.token, 'pasted', deps.now());
     } else {
-      const token = await deps.service.loginUser({
-        username: request.username,
-        password: request.password,
-        ...(request.authsource ? { authsource: request.authsource } : {}),
-      });
+      const token = await deps.service.loginUser(request);
       commands = SERVICE_COMMANDS;
       checked = true;
       await deps.store.setToken(who, commands, token, 'login', deps.now());

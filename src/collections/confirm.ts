@@ -73,7 +73,7 @@ export async function decideConfirmation(deps: CollectDeps, who: Principal, id: 
 }
 
 /** The stored payload, re-validated; confirmations made before "Start anyway" existed hold the bare query. */
-function readPayload(text: string): { query: CollectQuery; overrideCooldown?: boolean } | undefined {
+function readPayload(text: string): { query: CollectQuery; overrideCooldown: boolean } | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -83,5 +83,5 @@ function readPayload(text: string): { query: CollectQuery; overrideCooldown?: bo
   const wrapped = value as { query?: unknown; overrideCooldown?: unknown } | null;
   const query = collectQuerySchema.safeParse(wrapped !== null && typeof wrapped === 'object' && 'query' in wrapped ? wrapped.query : value);
   if (!query.success) return undefined;
-  return { query: query.data, ...(wrapped?.overrideCooldown === true ? { overrideCooldown: true } : {}) };
+  return { query: query.data, overrideCooldown: wrapped?.overrideCooldown === true };
 }

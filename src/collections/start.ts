@@ -18,7 +18,7 @@ export interface CollectionRequest {
   channelId: string;
   query: CollectQuery;
   /** "Start anyway" on a cooldown notice. */
-  overrideCooldown?: boolean;
+  overrideCooldown?: boolean | undefined;
 }
 
 export interface CooldownHolder {

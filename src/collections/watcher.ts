@@ -123,8 +123,8 @@ export class RunWatcher {
         const next: WatchedRun = {
           ...run,
           state: status.state === 'Unknown' ? run.state : status.state,
-          ...(status.startTime ? { startTime: status.startTime } : {}),
-          ...(status.completedTime ? { completedTime: status.completedTime } : {}),
+          startTime: status.startTime || run.startTime,
+          completedTime: status.completedTime || run.completedTime,
         };
         if (runEnded(next) && next.endedAt === undefined) next.endedAt = now.getTime();
         if (next.state !== run.state) changed = true;

@@ -68,13 +68,13 @@ export function decodeRelinkButton(value: string | undefined): { replay: Replay 
 /** The sign-in modal's private metadata: which command it links, and what to do once linked. */
 export interface LinkMetadata {
   command: ServiceCommandName;
-  replay?: Replay;
+  replay?: Replay | undefined;
   /** Where the replay's answer goes: the response_url of the message that carried "Link again". */
-  responseUrl?: string;
+  responseUrl?: string | undefined;
   /** Opened from the App Home tab: publish it again once linked. */
-  home?: boolean;
+  home?: boolean | undefined;
   /** Where a replayed /collect was typed: it starts there, under that channel's rules. */
-  channelId?: string;
+  channelId?: string | undefined;
 }
 
 export function decodeLinkMetadata(text: string | undefined): LinkMetadata | undefined {
@@ -84,7 +84,7 @@ export function decodeLinkMetadata(text: string | undefined): LinkMetadata | und
     | undefined;
   if (typeof parsed !== 'object' || parsed === null) return undefined;
   if (!(SERVICE_COMMANDS as readonly unknown[]).includes(parsed.command)) return undefined;
-  const metadata: LinkMetadata = { command: parsed.command as ServiceCommandName, ...(parsed.home === true ? { home: true } : {}) };
+  const metadata: LinkMetadata = { command: parsed.command as ServiceCommandName, home: parsed.home === true };
   if (typeof parsed.channelId === 'string' && /^[CGD][A-Z0-9]{2,}$/.test(parsed.channelId)) metadata.channelId = parsed.channelId;
   const replay = parsed.replay === undefined ? undefined : decodeReplay(parsed.replay);
   if (replay && typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)) {

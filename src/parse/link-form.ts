@@ -13,7 +13,9 @@ export interface LinkFields {
   token: string;
 }
 
-export type LinkRequest = { kind: 'login'; username: string; password: Secret; authsource?: string } | { kind: 'token'; token: Secret };
+export type LinkRequest =
+  | { kind: 'login'; username: string; password: Secret; authsource?: string | undefined }
+  | { kind: 'token'; token: Secret };
 
 export type LinkFormResult = { ok: true; request: LinkRequest } | { ok: false; errors: Partial<Record<keyof LinkFields, string>> };
 
@@ -35,6 +37,6 @@ export function checkLinkForm(raw: LinkFields): LinkFormResult {
   }
   return {
     ok: true,
-    request: { kind: 'login', username, password: new Secret(password), ...(authsource ? { authsource } : {}) },
+    request: { kind: 'login', username, password: new Secret(password), authsource: authsource || undefined },
   };
 }

@@ -58,7 +58,7 @@ export async function startLocal(config: LocalConfig, start: StartCountersign, o
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
   const playground = await startPlayground({
     port: config.port,
-    ...(overrides.host ? { host: overrides.host } : {}),
+    host: overrides.host,
     signingSecret,
     botToken,
     users: LOCAL_USERS,

@@ -43,7 +43,7 @@ interface ResponseTarget {
 
 export interface PlaygroundOptions {
   port: number;
-  host?: string;
+  host?: string | undefined;
   signingSecret: string;
   botToken: string;
   users: readonly PlaygroundUser[];

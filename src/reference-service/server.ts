@@ -26,7 +26,7 @@ import { LOGIN_TOKEN_POLICY, type TokenPolicy, TokenRegistry } from './tokens.js
 
 export interface ReferenceServiceOptions {
   /** The data; a fresh in-memory demo data set when omitted. */
-  db?: Db;
+  db?: Db | undefined;
   now?: () => Date;
   host?: string;
   /** 0 (the default) picks a free port. */
@@ -235,7 +235,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
       if (!url.pathname.endsWith('/command.submit')) return errorAnswer(404, `No such page: ${url.pathname}`, false);
       return answer(req, url);
     };
-    respond()
+    void respond()
       .catch((error: unknown) => {
         // A Java service answers a 500 with the exception's text; this one answers with the message only.
         return errorAnswer(500, `java.lang.RuntimeException: ${(error as Error).message}`, false);

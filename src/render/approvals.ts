@@ -9,7 +9,8 @@
 import type { KnownBlock, SectionBlock } from '@slack/types';
 import type { PageState, PageStateWire } from '../parse/buttons.js';
 import type { CalendarDay } from '../parse/dates.js';
-import type { Approval, ApprovalQuery } from '../service/index.js';
+import type { ApprovalQuery } from '../service/query.js';
+import type { Approval } from '../service/schemas.js';
 import {
   actions,
   button,

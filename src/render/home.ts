@@ -7,7 +7,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeOutcome } from '../home/home.js';
 import type { CalendarDay } from '../parse/dates.js';
-import type { Approval } from '../service/index.js';
+import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalSection } from './approvals.js';
 import { actions, button, code, context, header, section } from './blocks.js';

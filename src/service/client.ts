@@ -55,7 +55,7 @@ export interface ServiceClientOptions {
   baseUrl: string;
   /** Where requests go; a keep-alive Pool to baseUrl's origin when omitted (tests pass a MockAgent). */
   dispatcher?: Dispatcher;
-  timeouts?: Partial<ServiceTimeouts>;
+  timeouts?: Partial<ServiceTimeouts> | undefined;
   /** Sockets kept open to the service. */
   connections?: number;
   /** A body larger than this is refused rather than buffered. */
@@ -73,7 +73,7 @@ export interface LoginCredentials {
   username: string;
   password: Secret;
   /** An authentication source such as an LDAP directory; the service's default when omitted. */
-  authsource?: string;
+  authsource?: string | undefined;
 }
 
 export interface ServiceClient {
@@ -145,8 +145,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       path: `${base.path}/command.submit?${query}`,
       method: req.body ? 'POST' : 'GET',
       headers,
-      body: req.body?.text,
-      signal: req.signal,
+      body: req.body?.text ?? null,
+      signal: req.signal ?? null,
       headersTimeout: timeouts.headersMs,
       bodyTimeout: timeouts.bodyMs,
     });

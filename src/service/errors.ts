@@ -20,11 +20,11 @@ export interface ServiceErrorDetails {
   /** The command the request was for, e.g. findApprovals. */
   command: string;
   /** HTTP status, when the service answered at all. */
-  status?: number;
+  status?: number | undefined;
   /** The service's own message, as plain text. */
-  serviceMessage?: string;
+  serviceMessage?: string | undefined;
   /** The raw query string the service says it received (its `Query String=` line). */
-  queryString?: string;
+  queryString?: string | undefined;
   cause?: unknown;
 }
 

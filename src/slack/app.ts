@@ -15,11 +15,11 @@ export interface SlackAppOptions {
   botToken: Secret;
   signingSecret: Secret;
   /** Socket Mode when given. */
-  appToken?: Secret;
+  appToken?: Secret | undefined;
   /** Slack Web API base (GovSlack, tests). */
-  apiUrl?: string;
+  apiUrl?: string | undefined;
   port: number;
-  host?: string;
+  host?: string | undefined;
 }
 
 export interface SlackApp {

@@ -91,8 +91,8 @@ export interface WatchedRun {
   collector: string | undefined;
   state: RunState | undefined;
   /** The service's own times (wall clock, no zone), when it gave them. */
-  startTime?: string;
-  completedTime?: string;
+  startTime?: string | undefined;
+  completedTime?: string | undefined;
   /** When this app first saw the run ended (ms since the epoch). */
   endedAt?: number;
 }
@@ -137,9 +137,9 @@ export interface RunWatch {
 }
 
 export interface AuditFilter {
-  teamId?: string;
-  channelId?: string;
-  since?: Date;
+  teamId?: string | undefined;
+  channelId?: string | undefined;
+  since?: Date | undefined;
   limit: number;
 }
 

@@ -16,9 +16,10 @@ export function relinkAction(deps: SlackDeps) {
     const { replay, home } = decodeRelinkButton(action.value);
     const metadata: LinkMetadata = {
       command: replay?.kind === 'collect' ? 'collectEntitlements' : 'findApprovals',
-      ...(replay ? { replay, responseUrl: body.response_url } : {}),
-      ...(replay?.kind === 'collect' && body.channel?.id ? { channelId: body.channel.id } : {}),
-      ...(home ? { home: true } : {}),
+      replay,
+      responseUrl: replay ? body.response_url : undefined,
+      channelId: replay?.kind === 'collect' ? body.channel?.id : undefined,
+      home,
     };
     // views.open must follow the click within 3 seconds: it is the first thing done.
     await openLinkModal(deps, client, body.trigger_id, who, metadata, deps.responder.to(body.response_url));
