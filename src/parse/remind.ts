@@ -5,7 +5,7 @@
  * no zone; the handler applies the user's Slack time zone.
  */
 
-import type { RemindDays } from '../reminders/schedule.js';
+import type { RemindDays } from '../store/types.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';
 import type { Word } from './tokenize.js';

@@ -5,14 +5,12 @@
 
 import { randomBytes } from 'node:crypto';
 import type { HttpConfig, LocalConfig } from '../config.js';
-import type { Overrides, Running, StartCountersign } from '../main.js';
 import { APPROVALS_USAGE } from '../parse/approvals.js';
 import { COLLECT_USAGE } from '../parse/collect.js';
 import { startReferenceService } from '../reference-service/server.js';
-import { createLogger } from '../runtime/logger.js';
+import { createLogger, type Logger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
-import type { ServiceCommandName } from '../store/index.js';
-import { resolveEncryptionKey } from '../store/index.js';
+import { resolveEncryptionKey, type ServiceCommandName, type Store } from '../store/index.js';
 import { type PlaygroundUser, startPlayground } from './server.js';
 
 export const LOCAL_TEAM = 'T0LOCAL';
@@ -44,14 +42,29 @@ const LOCAL_SUGGESTIONS = [
   '/collect AWS IAM force',
 ];
 
-export interface Local {
-  url: string;
-  running: Running;
+/** What local mode needs of the app; main.ts's startCountersign is one. */
+export interface LocalApp {
+  port: number | undefined;
+  deps: { store: Pick<Store, 'setToken'> };
   shutdown(): Promise<void>;
 }
 
-/** `start` is the app as main.ts composes it; passed in, so that the playground does not depend on the composition root. */
-export async function startLocal(config: LocalConfig, start: StartCountersign, overrides: Overrides = {}): Promise<Local> {
+export interface LocalOverrides {
+  logger?: Logger;
+  host?: string;
+  reminders?: { spreadMs?: number; tickMs?: number };
+}
+
+/** Starts the app for a configuration: main.ts passes its own, so the playground does not depend on the composition root. */
+export type StartApp = (config: HttpConfig, overrides: LocalOverrides) => Promise<LocalApp>;
+
+export interface Local {
+  url: string;
+  running: LocalApp;
+  shutdown(): Promise<void>;
+}
+
+export async function startLocal(config: LocalConfig, start: StartApp, overrides: LocalOverrides = {}): Promise<Local> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const reference = await startReferenceService({ host: '127.0.0.1' });
   const signingSecret = randomBytes(16).toString('hex');
