@@ -9,6 +9,12 @@ export const SLASH_COMMANDS = { '/approvals': 'findApprovals', '/collect': 'coll
 
 export type Slash = keyof typeof SLASH_COMMANDS;
 
+const SLASH_OF = Object.fromEntries(Object.entries(SLASH_COMMANDS).map(([slash, command]) => [command, slash])) as Record<
+  ServiceCommandName,
+  Slash
+>;
+
+/** The slash command whose `login` links a token for this service command. */
 export function slashFor(command: ServiceCommandName): Slash {
-  return command === 'findApprovals' ? '/approvals' : '/collect';
+  return SLASH_OF[command];
 }

@@ -8,7 +8,7 @@ import type { RespondArguments } from '@slack/bolt';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
 import type { CalendarDay } from '../parse/dates.js';
-import type { Slash } from '../parse/slash.js';
+import { SLASH_COMMANDS, type Slash } from '../parse/slash.js';
 import { renderApprovalsPage } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
 import { renderCollectRefused, renderCollectStatus, renderCooldown, renderNoCollectorMatched } from '../render/collect.js';
@@ -59,8 +59,7 @@ export async function answerFailure(
 
 /** The fallback for work after the ack: whatever escaped it becomes the user's "something went wrong". */
 export function answerEscaped(deps: SlackDeps, who: Principal, slash: Slash, respond: Respond): (error: unknown) => Promise<void> {
-  const command = slash === '/approvals' ? 'findApprovals' : 'collectEntitlements';
-  return (error) => answerFailure(deps, error, { ...who, slash, command, reference: deps.newId() }, respond);
+  return (error) => answerFailure(deps, error, { ...who, slash, command: SLASH_COMMANDS[slash], reference: deps.newId() }, respond);
 }
 
 const approvalsContext = (deps: SlackDeps, who: Principal, query: ApprovalQuery) => ({
