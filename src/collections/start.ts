@@ -110,6 +110,8 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     recordAttempt(deps, req, outcome, detail, runs, attemptId, at);
   const target = cooldownTarget(query);
   let holdsCooldown = false;
+  /** The service answered the start: whatever fails after that, the runs are going. */
+  let started = false;
   try {
     const refusal = await refusalFor(deps, req, attemptId, at);
     if (refusal) return { kind: 'refused', refusal };
@@ -140,6 +142,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     }
 
     const result = await deps.service.collectEntitlements(query, linked.token);
+    started = result.runs.length > 0;
     await noteSuccess(deps, who, 'collectEntitlements');
     deps.logger.info(
       { user: who.userId, team: who.teamId, channel: channelId, query, runs: result.runs, attempt: attemptId },
@@ -154,8 +157,8 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     await record('started', undefined, runs);
     return await announce(deps, req, attemptId, at, runs);
   } catch (error) {
-    // A start that may have reached the service (a timeout) keeps the cooldown: it may be running.
-    const maybeStarted = isServiceError(error) && error.kind === 'service-unavailable';
+    // A start that reached the service (a timeout, or a store failure after it answered) keeps the cooldown: it may be running.
+    const maybeStarted = started || (isServiceError(error) && error.kind === 'service-unavailable');
     if (holdsCooldown && !maybeStarted) await deps.store.releaseCooldown(who.teamId, target, attemptId).catch(() => undefined);
     const detail = isServiceError(error) ? `${error.kind}: ${error.serviceMessage ?? error.message}` : 'internal error';
     await record('failed', detail.slice(0, 500)).catch((e: unknown) =>

@@ -18,13 +18,13 @@ import { SqliteStore } from '../../src/store/sqlite.js';
 export type Call =
   | { command: 'findApprovals'; query: ApprovalQuery; token: string }
   | { command: 'collectEntitlements'; query: CollectQuery; token: string }
-  | { command: 'loginUser'; username: string }
+  | { command: 'loginUser'; username: string; authsource?: string }
   | { command: 'logoutUser'; token: string };
 
 export interface ServiceScript {
   findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>;
   collect?: (q: CollectQuery) => Promise<CollectionResult>;
-  login?: (username: string, password: string) => Promise<Secret>;
+  login?: (username: string, password: string, authsource: string | undefined) => Promise<Secret>;
 }
 
 export function fakeService(script: ServiceScript = {}) {
@@ -46,9 +46,10 @@ export function fakeService(script: ServiceScript = {}) {
       throw new Error('not used');
     },
     async loginUser(credentials) {
-      calls.push({ command: 'loginUser', username: credentials.username });
+      const { username, authsource } = credentials;
+      calls.push(authsource === undefined ? { command: 'loginUser', username } : { command: 'loginUser', username, authsource });
       if (!script.login) throw new Error('not used');
-      return script.login(credentials.username, credentials.password.reveal());
+      return script.login(username, credentials.password.reveal(), authsource);
     },
     async logoutUser(token) {
       calls.push({ command: 'logoutUser', token: token.reveal() });
@@ -75,6 +76,8 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
   let id = 0;
   const responses: RespondArguments[] = [];
   const posted: Array<{ channel: string; status: CollectStatus }> = [];
+  /** The user groups whose members were asked of the chat port, in order. */
+  const groupLookups: string[] = [];
   let responseUrlFails = false;
   const respond = async (r: RespondArguments) => {
     fake.events.push('respond');
@@ -109,7 +112,10 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
       },
       updateStatus: async () => 'updated',
       tellAborted: async () => {},
-      userGroupMembers: async (group) => options.groups?.[group] ?? [],
+      userGroupMembers: async (group) => {
+        groupLookups.push(group);
+        return options.groups?.[group] ?? [];
+      },
     },
     collectPolicy: {
       allowedChannels: [],
@@ -123,16 +129,11 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     commandsPerMinute: 20,
     maxInFlight: 1000,
   };
-  const link = (userId = 'UADA', teamId = 'T1') =>
-    deps.store.setToken(
-      { teamId, userId },
-      ['findApprovals', 'collectEntitlements'],
-      new Secret(`token-of-${userId}`),
-      'admin',
-      new Date(),
-    );
+  /** Links both commands with an admin token `token-of-<user>`, at the fixed clock unless `at` says otherwise. */
+  const link = (userId = 'UADA', teamId = 'T1', at: Date = deps.now()) =>
+    deps.store.setToken({ teamId, userId }, ['findApprovals', 'collectEntitlements'], new Secret(`token-of-${userId}`), 'admin', at);
   const failResponseUrl = () => {
     responseUrlFails = true;
   };
-  return { deps, fake, logs, responses, posted, respond, link, failResponseUrl };
+  return { deps, fake, logs, responses, posted, groupLookups, respond, link, failResponseUrl };
 }

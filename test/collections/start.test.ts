@@ -1,0 +1,343 @@
+/**
+ * startCollection with a scripted service, a recording chat port and a real in-memory store: who
+ * is refused (and what the audit trail keeps), the cooldown and its release, the run watch.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { decideConfirmation } from '../../src/collections/confirm.js';
+import { type CollectionRequest, startCollection } from '../../src/collections/start.js';
+import { ConflictError, InvalidTokenError, ServiceUnavailableError } from '../../src/service/errors.js';
+import type { CollectionResult } from '../../src/service/index.js';
+import { type FakeDepsOptions, fakeDeps, fakeService } from '../helpers/fakes.js';
+
+const NOW = new Date('2026-11-22T06:30:00Z');
+const ADA = { teamId: 'T1', userId: 'UADA' };
+const EVE = { teamId: 'T1', userId: 'UEVE' };
+const OSCAR = { teamId: 'T1', userId: 'UOSCAR' };
+const COOLDOWN = 600_000;
+
+const req = (over: Partial<CollectionRequest> = {}): CollectionRequest => ({
+  who: ADA,
+  channelId: 'C1',
+  query: { name: 'AD Accounts' },
+  ...over,
+});
+
+function build(options: FakeDepsOptions = {}) {
+  const t = fakeDeps(options);
+  /** Moves the fixed clock `ms` past NOW. */
+  const later = (ms: number) => {
+    t.deps.now = () => new Date(NOW.getTime() + ms);
+  };
+  const attempts = async () =>
+    (await t.deps.store.listCollectAttempts({ limit: 20 })).map((a) => ({ user: a.userId, outcome: a.outcome, detail: a.detail }));
+  const watchesDue = (at: Date) => t.deps.store.claimDueWatches(at, 'test', new Date(at.getTime() + 60_000), 10);
+  return { ...t, later, attempts, watchesDue };
+}
+
+/** A service whose collectEntitlements answers in turn with these (a function throws or answers). */
+function collectAnswers(...answers: Array<() => Promise<CollectionResult>>) {
+  let n = 0;
+  return fakeService({
+    collect: async () => {
+      const answer = answers[Math.min(n++, answers.length - 1)];
+      if (answer === undefined) throw new Error('no answer scripted');
+      return answer();
+    },
+  });
+}
+
+describe('startCollection: who may', () => {
+  it('refuses outside the allowed channels, without a call, and keeps the refusal in the audit trail', async () => {
+    const t = build({ policy: { allowedChannels: ['C0OPS', 'C0SEC'] } });
+    await t.link();
+    expect(await startCollection(t.deps, req())).toEqual({
+      kind: 'refused',
+      refusal: { kind: 'channel', allowedChannels: ['C0OPS', 'C0SEC'] },
+    });
+    expect(t.fake.calls).toEqual([]);
+    expect(t.groupLookups).toEqual([]);
+    const [attempt] = await t.deps.store.listCollectAttempts({ limit: 5 });
+    expect(attempt).toMatchObject({
+      id: 'id-000001',
+      at: NOW,
+      teamId: 'T1',
+      channelId: 'C1',
+      userId: 'UADA',
+      query: { name: 'AD Accounts' },
+      outcome: 'refused',
+      detail: 'not an allowed channel (allowed: C0OPS, C0SEC)',
+      runs: [],
+    });
+  });
+
+  it('refuses a user neither named nor in an allowed group, asking the chat port about groups only when needed', async () => {
+    const policy = { allowedUsers: ['UOSCAR'], allowedUserGroups: ['S0OPS', 'S0SEC'] };
+    const t = build({ policy, groups: { S0OPS: ['UOSCAR'], S0SEC: ['UADA'] } });
+    for (const user of ['UADA', 'UEVE', 'UOSCAR']) await t.link(user);
+
+    expect(await startCollection(t.deps, req({ who: EVE }))).toEqual({
+      kind: 'refused',
+      refusal: { kind: 'user', allowedUsers: ['UOSCAR'], allowedUserGroups: ['S0OPS', 'S0SEC'] },
+    });
+    expect(t.groupLookups).toEqual(['S0OPS', 'S0SEC']);
+    expect(t.fake.calls).toEqual([]);
+
+    // Named: no lookup at all.
+    t.groupLookups.length = 0;
+    expect((await startCollection(t.deps, req({ who: OSCAR }))).kind).toBe('started');
+    expect(t.groupLookups).toEqual([]);
+
+    // In the second group: allowed, and the lookup stops there.
+    expect((await startCollection(t.deps, req({ who: ADA, query: { name: 'AWS IAM' } }))).kind).toBe('started');
+    expect(t.groupLookups).toEqual(['S0OPS', 'S0SEC']);
+    expect(t.fake.calls.map((c) => 'token' in c && c.token)).toEqual(['token-of-UOSCAR', 'token-of-UADA']);
+    expect(await t.attempts()).toEqual([
+      { user: 'UADA', outcome: 'started', detail: undefined },
+      { user: 'UOSCAR', outcome: 'started', detail: undefined },
+      { user: 'UEVE', outcome: 'refused', detail: 'not an allowed user' },
+    ]);
+  });
+
+  it('keeps force for those allowed to force', async () => {
+    const t = build({ policy: { forceAllowedUsers: ['UOSCAR'] } });
+    await t.link('UADA');
+    await t.link('UOSCAR');
+    const forced = { name: 'AD Accounts', force: true };
+    expect(await startCollection(t.deps, req({ query: forced }))).toEqual({
+      kind: 'refused',
+      refusal: { kind: 'force', forceAllowedUsers: ['UOSCAR'] },
+    });
+    expect(t.fake.calls).toEqual([]);
+    expect((await startCollection(t.deps, req({ who: OSCAR, query: forced }))).kind).toBe('started');
+    expect(t.fake.calls).toEqual([{ command: 'collectEntitlements', query: forced, token: 'token-of-UOSCAR' }]);
+    expect((await t.attempts()).at(-1)).toEqual({ user: 'UADA', outcome: 'refused', detail: 'may not force' });
+  });
+
+  it('answers not-linked without a call, and records it', async () => {
+    const t = build();
+    await t.link('UEVE');
+    expect(await startCollection(t.deps, req())).toEqual({ kind: 'not-linked' });
+    expect(t.fake.calls).toEqual([]);
+    expect(await t.attempts()).toEqual([{ user: 'UADA', outcome: 'refused', detail: 'not linked' }]);
+  });
+});
+
+describe('startCollection: the cooldown', () => {
+  it('turns away a second start of the same target within the cooldown, whatever its case and spacing', async () => {
+    const t = build({ policy: { cooldownMs: COOLDOWN } });
+    await t.link('UADA');
+    await t.link('UEVE');
+    expect((await startCollection(t.deps, req())).kind).toBe('started');
+
+    t.later(COOLDOWN - 1);
+    const again = await startCollection(t.deps, req({ who: EVE, channelId: 'C2', query: { name: '  ad   ACCOUNTS ' } }));
+    expect(again).toEqual({
+      kind: 'cooldown',
+      query: { name: '  ad   ACCOUNTS ' },
+      holder: { userId: 'UADA', channelId: 'C1', at: NOW, attemptId: 'id-000001' },
+      cooldownMs: COOLDOWN,
+      overrideId: expect.stringMatching(/^id-\d{6}$/),
+    });
+    expect(t.fake.calls).toHaveLength(1);
+    expect((await t.attempts())[0]).toEqual({
+      user: 'UEVE',
+      outcome: 'refused',
+      detail: `cooldown: started by UADA at ${NOW.toISOString()}`,
+    });
+
+    // Another target is another collection.
+    expect((await startCollection(t.deps, req({ who: EVE, query: { name: 'AD Accounts', application: 'AD' } }))).kind).toBe('started');
+    // Once the cooldown has run out, the same target starts again.
+    t.later(COOLDOWN);
+    expect((await startCollection(t.deps, req({ who: EVE, query: { name: 'ad accounts' } }))).kind).toBe('started');
+    expect(t.fake.calls).toHaveLength(3);
+  });
+
+  it('offers "Start anyway" only to someone who may force, and only they can take it', async () => {
+    const t = build({ policy: { cooldownMs: COOLDOWN, forceAllowedUsers: ['UOSCAR'] } });
+    for (const user of ['UADA', 'UEVE', 'UOSCAR']) await t.link(user);
+    await startCollection(t.deps, req());
+
+    const eve = await startCollection(t.deps, req({ who: EVE }));
+    expect(eve).toMatchObject({ kind: 'cooldown', overrideId: undefined });
+    // Eve cannot override by asking to.
+    expect(await startCollection(t.deps, req({ who: EVE, overrideCooldown: true }))).toMatchObject({
+      kind: 'cooldown',
+      overrideId: undefined,
+    });
+
+    const oscar = await startCollection(t.deps, req({ who: OSCAR }));
+    if (oscar.kind !== 'cooldown' || oscar.overrideId === undefined)
+      throw new Error(`expected a cooldown with an override, got ${oscar.kind}`);
+    const decision = await decideConfirmation(t.deps, OSCAR, oscar.overrideId, 'run');
+    expect(decision).toEqual({
+      kind: 'confirmed',
+      request: { who: OSCAR, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true },
+    });
+    if (decision.kind !== 'confirmed') return;
+    expect((await startCollection(t.deps, decision.request)).kind).toBe('started');
+    expect(t.fake.calls.map((c) => 'token' in c && c.token)).toEqual(['token-of-UADA', 'token-of-UOSCAR']);
+  });
+
+  it('"Start anyway" takes the cooldown over, and the next start is held by the new starter', async () => {
+    const t = build({ policy: { cooldownMs: COOLDOWN } });
+    await t.link('UADA');
+    await t.link('UEVE');
+    await startCollection(t.deps, req());
+    t.later(60_000);
+    expect((await startCollection(t.deps, req({ who: EVE, channelId: 'C2', overrideCooldown: true }))).kind).toBe('started');
+    expect(t.fake.calls).toHaveLength(2);
+    t.later(120_000);
+    expect(await startCollection(t.deps, req())).toMatchObject({
+      kind: 'cooldown',
+      holder: { userId: 'UEVE', channelId: 'C2', at: new Date(NOW.getTime() + 60_000) },
+    });
+  });
+
+  it('gives the cooldown back when nothing matched', async () => {
+    const service = collectAnswers(
+      async () => ({ runs: [] }),
+      async () => ({ runs: [{ runId: '9', collector: 'AD Accounts' }] }),
+    );
+    const t = build({ service, policy: { cooldownMs: COOLDOWN } });
+    await t.link();
+    expect(await startCollection(t.deps, req())).toEqual({ kind: 'nothing-matched', query: { name: 'AD Accounts' } });
+    expect(t.posted).toEqual([]);
+    expect((await startCollection(t.deps, req())).kind).toBe('started');
+    expect(t.fake.calls).toHaveLength(2);
+    expect((await t.attempts()).map((a) => a.outcome)).toEqual(['started', 'nothing-matched']);
+  });
+
+  it('keeps the cooldown after a timeout (the collection may be running), and records the failure', async () => {
+    const timeout = new ServiceUnavailableError('timeout', 'The Command Service did not answer in time', {
+      command: 'collectEntitlements',
+    });
+    const service = collectAnswers(async () => {
+      throw timeout;
+    });
+    const t = build({ service, policy: { cooldownMs: COOLDOWN } });
+    await t.link();
+    expect(await startCollection(t.deps, req())).toEqual({ kind: 'failed', error: timeout });
+    expect(await startCollection(t.deps, req())).toMatchObject({ kind: 'cooldown', holder: { userId: 'UADA', attemptId: 'id-000001' } });
+    expect(t.fake.calls).toHaveLength(1);
+    expect((await t.attempts()).at(-1)).toEqual({
+      user: 'UADA',
+      outcome: 'failed',
+      detail: 'service-unavailable: The Command Service did not answer in time',
+    });
+  });
+
+  it('gives the cooldown back after a 409 (the service did not start it)', async () => {
+    const conflict = new ConflictError({ command: 'collectEntitlements', status: 409, serviceMessage: 'Already queued' });
+    const service = collectAnswers(
+      async () => {
+        throw conflict;
+      },
+      async () => ({ runs: [{ runId: '9', collector: 'AD Accounts' }] }),
+    );
+    const t = build({ service, policy: { cooldownMs: COOLDOWN } });
+    await t.link();
+    expect(await startCollection(t.deps, req())).toEqual({ kind: 'failed', error: conflict });
+    expect((await startCollection(t.deps, req())).kind).toBe('started');
+    expect(t.fake.calls).toHaveLength(2);
+    expect((await t.attempts()).map((a) => [a.outcome, a.detail])).toEqual([
+      ['started', undefined],
+      ['failed', 'conflict: Already queued'],
+    ]);
+  });
+
+  it('keeps the cooldown when the store fails after the service has started the runs', async () => {
+    const t = build({ policy: { cooldownMs: COOLDOWN } });
+    await t.link();
+    const recordOutcome = t.deps.store.recordOutcome;
+    t.deps.store.recordOutcome = async () => {
+      throw new Error('connection terminated unexpectedly');
+    };
+    expect((await startCollection(t.deps, req())).kind).toBe('failed');
+    t.deps.store.recordOutcome = recordOutcome;
+    // The runs are going: starting them again at once is what the cooldown is for.
+    expect(await startCollection(t.deps, req())).toMatchObject({ kind: 'cooldown', holder: { userId: 'UADA', attemptId: 'id-000001' } });
+    expect(t.fake.calls).toHaveLength(1);
+  });
+
+  it('records a refused token on the link', async () => {
+    const service = collectAnswers(async () => {
+      throw new InvalidTokenError({ command: 'collectEntitlements', status: 401, serviceMessage: 'Token is invalid or expired' });
+    });
+    const t = build({ service });
+    await t.link();
+    expect((await startCollection(t.deps, req())).kind).toBe('failed');
+    const links = await t.deps.store.listLinks(ADA);
+    expect(links.map((l) => [l.command, l.lastOutcome])).toEqual([
+      ['collectEntitlements', 'rejected'],
+      ['findApprovals', undefined],
+    ]);
+  });
+});
+
+describe('startCollection: announcing the runs', () => {
+  it('posts the runs in the channel and asks the watcher to follow them from firstPollMs on', async () => {
+    const runs = [
+      { runId: '41', collector: 'AD Accounts' },
+      { runId: '42', collector: null },
+    ];
+    const t = build({ service: collectAnswers(async () => ({ runs })), policy: { watchLimitMs: 1_800_000 } });
+    await t.link();
+    const watched = [
+      { runId: '41', collector: 'AD Accounts', state: undefined },
+      { runId: '42', collector: undefined, state: undefined },
+    ];
+    const status = { userId: 'UADA', query: { name: 'AD Accounts' }, runs: watched, startedAt: NOW, now: NOW };
+    expect(await startCollection(t.deps, req())).toEqual({
+      kind: 'started',
+      posted: true,
+      status: { ...status, live: { kind: 'watching', checkedAt: NOW } },
+    });
+    expect(t.posted).toEqual([{ channel: 'C1', status: { ...status, live: { kind: 'watching', checkedAt: NOW } } }]);
+    expect(t.fake.calls).toEqual([{ command: 'collectEntitlements', query: { name: 'AD Accounts' }, token: 'token-of-UADA' }]);
+
+    expect(await t.watchesDue(new Date(NOW.getTime() + t.deps.firstPollMs - 1))).toEqual([]);
+    expect(await t.watchesDue(new Date(NOW.getTime() + t.deps.firstPollMs))).toEqual([
+      {
+        attemptId: 'id-000001',
+        teamId: 'T1',
+        userId: 'UADA',
+        channelId: 'C1',
+        messageTs: '1700000000.000001',
+        query: { name: 'AD Accounts' },
+        runs: watched,
+        startedAt: NOW,
+        deadline: new Date(NOW.getTime() + 1_800_000),
+        nextPollAt: new Date(NOW.getTime() + t.deps.firstPollMs),
+        intervalMs: t.deps.firstPollMs,
+        doneAt: undefined,
+        note: undefined,
+      },
+    ]);
+    const [attempt] = await t.deps.store.listCollectAttempts({ limit: 5 });
+    expect(attempt).toMatchObject({ id: 'id-000001', outcome: 'started' });
+    expect(attempt?.runs).toEqual(watched);
+    expect((await t.deps.store.listLinks(ADA)).find((l) => l.command === 'collectEntitlements')?.lastOutcome).toBe('ok');
+  });
+
+  it('still says started when the bot may not post there, with live status off and nothing to follow', async () => {
+    const t = build({ postFails: 'not_in_channel' });
+    await t.link();
+    expect(await startCollection(t.deps, req())).toEqual({
+      kind: 'started',
+      posted: false,
+      status: {
+        userId: 'UADA',
+        query: { name: 'AD Accounts' },
+        runs: [{ runId: '1', collector: 'AD Accounts', state: undefined }],
+        startedAt: NOW,
+        now: NOW,
+        live: { kind: 'off', reason: 'not-in-channel' },
+      },
+    });
+    expect(t.posted).toEqual([]);
+    expect(await t.watchesDue(new Date(NOW.getTime() + 86_400_000))).toEqual([]);
+    expect((await t.attempts()).map((a) => a.outcome)).toEqual(['started']);
+  });
+});
