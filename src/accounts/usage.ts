@@ -4,8 +4,11 @@ import type { Deps } from '../runtime/deps.js';
 import { isServiceError } from '../service/errors.js';
 import type { Principal, ServiceCommandName } from '../store/index.js';
 
+/** Never throws: the answer the user waits for matters more than the note of it. */
 export async function noteSuccess(deps: Deps, who: Principal, command: ServiceCommandName): Promise<void> {
-  await deps.store.recordOutcome(who, command, 'ok', deps.now());
+  await deps.store.recordOutcome(who, command, 'ok', deps.now()).catch((error: unknown) => {
+    deps.logger.warn({ user: who.userId, command, error: (error as Error).message }, 'could not note a successful call');
+  });
 }
 
 /** A refused token is noted; any other failure says nothing about the token. Never throws: it only notes. */

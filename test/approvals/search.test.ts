@@ -93,3 +93,17 @@ describe('searchApprovals', () => {
     expect(t.fake.calls).toEqual([]);
   });
 });
+
+describe('searchApprovals when only the note of success fails', () => {
+  it('still gives the page it fetched', async () => {
+    const t = fakeDeps({
+      service: fakeService({ findApprovals: async () => ({ approvals: [], count: 0 }) }),
+    });
+    await t.link();
+    t.deps.store.recordOutcome = async () => {
+      throw new Error('database is locked');
+    };
+    expect(await searchApprovals(t.deps, { teamId: 'T1', userId: 'UADA' }, { 'page-size': 5 })).toMatchObject({ kind: 'page' });
+    expect(t.logs.some((l) => l.includes('could not note a successful call'))).toBe(true);
+  });
+});
