@@ -250,12 +250,14 @@ describe('startCollection: the cooldown', () => {
   it('keeps the cooldown when the store fails after the service has started the runs', async () => {
     const t = build({ policy: { cooldownMs: COOLDOWN } });
     await t.link();
-    const recordOutcome = t.deps.store.recordOutcome;
-    t.deps.store.recordOutcome = async () => {
-      throw new Error('connection terminated unexpectedly');
+    const record = t.deps.store.recordCollectAttempt.bind(t.deps.store);
+    // The audit row of the started runs cannot be written: the database went away just then.
+    t.deps.store.recordCollectAttempt = async (attempt) => {
+      if (attempt.outcome === 'started') throw new Error('connection terminated unexpectedly');
+      return record(attempt);
     };
     expect((await startCollection(t.deps, req())).kind).toBe('failed');
-    t.deps.store.recordOutcome = recordOutcome;
+    t.deps.store.recordCollectAttempt = record;
     // The runs are going: starting them again at once is what the cooldown is for.
     expect(await startCollection(t.deps, req())).toMatchObject({ kind: 'cooldown', holder: { userId: 'UADA', attemptId: 'id-000001' } });
     expect(t.fake.calls).toHaveLength(1);
