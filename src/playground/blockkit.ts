@@ -11,7 +11,7 @@ export interface BlockKitRenderer {
   blocks(blocks: unknown[]): string;
 }
 
-/** `names` maps user ids to display names, as Slack shows <@U123> by name. */
+/** `names` maps user and channel ids to names, as Slack shows <@U123> and <#C123> by name. */
 export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRenderer {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -30,7 +30,7 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
     const date = /^!date\^(\d+)\^([^^]*)/.exec(target);
     if (date) return `<time>${esc(slackDate(Number(date[1]), date[2] ?? '', label ?? ''))}</time>`;
     if (target.startsWith('@')) return `<span class="mention">@${esc(label ?? names[target.slice(1)] ?? target.slice(1))}</span>`;
-    if (target.startsWith('#')) return `<span class="mention">#${esc(label ?? target.slice(1))}</span>`;
+    if (target.startsWith('#')) return `<span class="mention">#${esc(label ?? names[target.slice(1)] ?? target.slice(1))}</span>`;
     if (target.startsWith('!'))
       return `<span class="mention special">@${esc((label ?? target.slice(1)).replace(/^subteam\^\w+$/, 'team'))}</span>`;
     if (/^(https?:|mailto:)/.test(target)) {
@@ -54,7 +54,19 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
       .replace(/\{[a-z_]+\}/g, '');
   }
 
-  function inline(text: string): string {
+  /**
+   * What Slack does to mrkdwn that is not `verbatim`: bare URLs become links, #names and
+   * @here/@channel/@everyone become mentions. Shown here too, so that text which should have
+   * been verbatim (or rich text) looks as wrong as it would in Slack.
+   */
+  function autoParse(html: string): string {
+    return html
+      .replace(/(^|[\s(])(https?:\/\/[^\s<]+)/g, '$1<a href="$2" target="_blank" rel="noopener noreferrer">$2</a>')
+      .replace(/(^|[\s(])#([a-z0-9][a-z0-9_-]*)/g, '$1<span class="mention">#$2</span>')
+      .replace(/(^|[\s(])@(here|channel|everyone)\b/g, '$1<span class="mention special">@$2</span>');
+  }
+
+  function inline(text: string, verbatim = true): string {
     // Code first, so that nothing inside it is formatted.
     const parts = text.split(/(`[^`\n]+`)/);
     return parts
@@ -64,7 +76,8 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
         return pieces
           .map((piece, j) => {
             if (j % 2 === 1) return link(piece);
-            return inertText(piece)
+            const safe = inertText(piece);
+            return (verbatim ? safe : autoParse(safe))
               .replace(/(^|[\s(])\*(?=\S)([^*\n]*?\S)\*(?=$|[\s).,!?:;])/g, '$1<b>$2</b>')
               .replace(/(^|[\s(])_(?=\S)([^_\n]*?\S)_(?=$|[\s).,!?:;])/g, '$1<i>$2</i>')
               .replace(/(^|[\s(])~(?=\S)([^~\n]*?\S)~(?=$|[\s).,!?:;])/g, '$1<s>$2</s>')
@@ -100,7 +113,7 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
     arrows_counterclockwise: '🔄',
   };
 
-  function mrkdwn(text: string): string {
+  function mrkdwn(text: string, verbatim = true): string {
     const blocks = text.split(/```/);
     return blocks
       .map((chunk, i) => {
@@ -109,8 +122,8 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
           .split('\n')
           .map((line) =>
             line.startsWith('&gt; ') || line.startsWith('> ')
-              ? `<blockquote>${inline(line.replace(/^(&gt;|>) /, ''))}</blockquote>`
-              : inline(line),
+              ? `<blockquote>${inline(line.replace(/^(&gt;|>) /, ''), verbatim)}</blockquote>`
+              : inline(line, verbatim),
           )
           .join('<br>');
       })
@@ -122,9 +135,70 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
   }
 
   function textObject(t: unknown): string {
-    const o = t as { type?: string; text?: string } | undefined;
+    const o = t as { type?: string; text?: string; verbatim?: boolean; emoji?: boolean } | undefined;
     if (!o || typeof o.text !== 'string') return '';
-    return o.type === 'mrkdwn' ? mrkdwn(o.text) : plain(o.text);
+    if (o.type === 'mrkdwn') return mrkdwn(o.text, o.verbatim === true);
+    // plain_text: shown exactly, except that Slack turns :codes: into emoji unless emoji is false.
+    return o.emoji === false ? plain(o.text) : plain(o.text).replace(/:([a-z0-9_+-]+):/g, (m, name: string) => EMOJI[name] ?? m);
+  }
+
+  /** A rich_text element: text exactly as given, with its styles; emoji, mentions, links and dates as Slack draws them. */
+  function richElement(e: unknown): string {
+    const el = e as {
+      type?: string;
+      text?: string;
+      style?: { bold?: boolean; italic?: boolean; strike?: boolean; code?: boolean };
+      name?: string;
+      user_id?: string;
+      channel_id?: string;
+      usergroup_id?: string;
+      url?: string;
+      timestamp?: number;
+      format?: string;
+      fallback?: string;
+      range?: string;
+    };
+    switch (el?.type) {
+      case 'text': {
+        let html = plain(el.text ?? '');
+        if (el.style?.code) html = `<code>${html}</code>`;
+        if (el.style?.bold) html = `<b>${html}</b>`;
+        if (el.style?.italic) html = `<i>${html}</i>`;
+        if (el.style?.strike) html = `<s>${html}</s>`;
+        return html;
+      }
+      case 'emoji':
+        return EMOJI[el.name ?? ''] ?? `:${esc(el.name ?? '')}:`;
+      case 'user':
+        return `<span class="mention">@${esc(names[el.user_id ?? ''] ?? el.user_id ?? '')}</span>`;
+      case 'channel':
+        return `<span class="mention">#${esc(names[el.channel_id ?? ''] ?? el.channel_id ?? '')}</span>`;
+      case 'usergroup':
+        return '<span class="mention special">@team</span>';
+      case 'broadcast':
+        return `<span class="mention special">@${esc(el.range ?? '')}</span>`;
+      case 'link':
+        return /^(https?:|mailto:)/.test(el.url ?? '')
+          ? `<a href="${esc(el.url ?? '')}" target="_blank" rel="noopener noreferrer">${plain(el.text ?? el.url ?? '')}</a>`
+          : plain(el.text ?? '');
+      case 'date':
+        return `<time>${esc(slackDate(el.timestamp ?? Number.NaN, el.format ?? '', el.fallback ?? ''))}</time>`;
+      default:
+        return raw(e);
+    }
+  }
+
+  function richText(elements: unknown[]): string {
+    return elements
+      .map((s) => {
+        const section = s as { type?: string; elements?: unknown[] };
+        const inner = (section.elements ?? []).map(richElement).join('');
+        if (section.type === 'rich_text_section') return `<div class="bk-rich">${inner}</div>`;
+        if (section.type === 'rich_text_quote') return `<blockquote>${inner}</blockquote>`;
+        if (section.type === 'rich_text_preformatted') return `<pre>${inner}</pre>`;
+        return raw(s);
+      })
+      .join('');
   }
 
   function raw(value: unknown): string {
@@ -176,6 +250,8 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
         const accessory = bl.accessory ? `<div class="bk-accessory">${element(bl.accessory)}</div>` : '';
         return `<div class="bk-section"><div class="bk-text">${textObject(bl.text)}${fields}</div>${accessory}</div>`;
       }
+      case 'rich_text':
+        return `<div class="bk-section"><div class="bk-text">${richText(bl.elements ?? [])}</div></div>`;
       case 'context':
         return `<div class="bk-context">${(bl.elements ?? []).map(element).join(' ')}</div>`;
       case 'actions':

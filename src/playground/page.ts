@@ -37,7 +37,7 @@ form#box{border-top:1px solid #ddd;padding:12px 20px}form#box input{width:100%;p
 
 const SCRIPT = `
 var __name = function (f) { return f; };
-const BK = (${blockKitRenderer.toString()})(Object.fromEntries(CONFIG.users.map((u) => [u.id, u.name])));
+const BK = (${blockKitRenderer.toString()})(Object.fromEntries([...CONFIG.users.map((u) => [u.id, u.name]), [CONFIG.channel.id, CONFIG.channel.name]]));
 const state = { user: CONFIG.users[0].id, tab: 'channel', version: -1, open: new Set(), messages: [] };
 const $ = (id) => document.getElementById(id);
 async function post(path, body) {
@@ -86,7 +86,7 @@ document.addEventListener('click', async (e) => {
   const t = e.target.closest('button, .tab');
   if (!t) return;
   if (t.dataset.toggle) { const id = Number(t.dataset.toggle); state.open.has(id) ? state.open.delete(id) : state.open.add(id); return refresh(true); }
-  if (t.classList.contains('tab')) { state.tab = t.dataset.tab; if (state.tab === 'home') { post('/playground/home', {}).then(() => setTimeout(refresh, 150)); } document.querySelectorAll('.tab').forEach((x) => x.classList.toggle('active', x === t)); $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('title').textContent = state.tab === 'home' ? 'countersign · Home' : '#' + CONFIG.channel; return; }
+  if (t.classList.contains('tab')) { state.tab = t.dataset.tab; if (state.tab === 'home') { post('/playground/home', {}).then(() => setTimeout(refresh, 150)); } document.querySelectorAll('.tab').forEach((x) => x.classList.toggle('active', x === t)); $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('title').textContent = state.tab === 'home' ? 'countersign · Home' : '#' + CONFIG.channel.name; return; }
   if (t.id === 'modal-cancel') { await post('/playground/close', {}); return refresh(); }
   if (t.dataset.actionId !== undefined) {
     const msg = t.closest('.msg');
@@ -120,7 +120,7 @@ refresh(true);
 
 export function playgroundPage(input: {
   users: readonly PlaygroundUser[];
-  channel: string;
+  channel: { id: string; name: string };
   suggestions: readonly string[];
   usage: Readonly<Record<string, string>>;
 }): string {
@@ -130,12 +130,12 @@ export function playgroundPage(input: {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>countersign playground</title><meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
 <body>
-<nav><h1>countersign</h1><div class="tab active" data-tab="channel"># ${esc(input.channel)}</div><div class="tab" data-tab="home">🏠 App Home</div>
+<nav><h1>countersign</h1><div class="tab active" data-tab="channel"># ${esc(input.channel.name)}</div><div class="tab" data-tab="home">🏠 App Home</div>
 <label>You are<select id="who">${input.users.map((u) => `<option value="${esc(u.id)}">${esc(u.name)} · ${esc(u.role)}</option>`).join('')}</select></label>
 <p style="font-size:12px">Local mode: a stand-in for Slack, with the reference Command Service and its demo data.</p></nav>
-<main><header id="title"># ${esc(input.channel)}<small>local playground</small></header>
+<main><header id="title"># ${esc(input.channel.name)}<small>local playground</small></header>
 <div id="messages"></div><div id="home" hidden></div>
-<form id="box"><div id="usage" class="bk-context"></div><input id="text" list="hints" placeholder="Message #${esc(input.channel)} — try /approvals or /collect help" autocomplete="off" autofocus>
+<form id="box"><div id="usage" class="bk-context"></div><input id="text" list="hints" placeholder="Message #${esc(input.channel.name)} — try /approvals or /collect help" autocomplete="off" autofocus>
 <datalist id="hints">${input.suggestions.map((s) => `<option value="${esc(s)}">`).join('')}</datalist></form></main>
 <div id="modal"><div class="box"></div></div>
 <script>const CONFIG = ${config};${SCRIPT}</script>

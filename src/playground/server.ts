@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { Logger } from '../runtime/logger.js';
+import { messageProblems, viewProblems } from '../render/validate.js';
 import { playgroundPage } from './page.js';
 import { signSlackRequest } from './sign.js';
 
@@ -276,6 +277,12 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         return v;
       }
     };
+    // As Slack does, a message or view that breaks Block Kit's rules is refused, and the page says why.
+    const problems = refusedBlocks(method, params, parsed);
+    if (problems.length > 0) {
+      tellRefused(method, problems);
+      return { ok: false, error: 'invalid_blocks', response_metadata: { messages: problems.slice(0, 10) } };
+    }
     switch (method) {
       case 'auth.test':
         return {
@@ -348,9 +355,29 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     }
   }
 
+  /** What Slack would refuse of a Web API call's message or view; nothing for other methods. */
+  function refusedBlocks(method: string, params: Record<string, unknown>, parsed: (k: string) => unknown): string[] {
+    if (method === 'chat.postMessage' || method === 'chat.update' || method === 'chat.postEphemeral')
+      return messageProblems({ text: params.text, blocks: parsed('blocks') ?? undefined });
+    if (method === 'views.open' || method === 'views.update' || method === 'views.publish') return viewProblems(parsed('view'));
+    return [];
+  }
+
+  /** Slack answers invalid_blocks to the app alone; the playground also shows the person at the desk what was wrong. */
+  function tellRefused(method: string, problems: string[], userId?: string): void {
+    options.logger.warn({ method, problems: problems.slice(0, 5) }, 'refused a payload that Slack would refuse (invalid_blocks)');
+    add({
+      channel: options.channel.id,
+      author: 'slackbot',
+      text: `Slack would refuse what the app sent with ${method} (invalid_blocks): ${problems.slice(0, 3).join('; ')}`,
+      blocks: [],
+      ...(userId ? { ephemeralTo: userId } : {}),
+    });
+  }
+
   const page = playgroundPage({
     users: options.users,
-    channel: options.channel.name,
+    channel: options.channel,
     suggestions: options.suggestions,
     usage: options.usage,
   });
@@ -418,7 +445,13 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     if (req.method === 'POST' && response) {
       const target = targets.get(response[1] as string);
       if (!target) return json(404, { ok: false, error: 'expired_url' });
-      responded(target, JSON.parse(body) as Parameters<typeof responded>[1]);
+      const answer = JSON.parse(body) as Parameters<typeof responded>[1];
+      const problems = messageProblems(answer);
+      if (problems.length > 0) {
+        tellRefused('response_url', problems, target.userId);
+        return json(400, { ok: false, error: 'invalid_blocks', response_metadata: { messages: problems.slice(0, 10) } });
+      }
+      responded(target, answer);
       res.writeHead(200, { 'content-type': 'text/plain' });
       return void res.end('ok');
     }

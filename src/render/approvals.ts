@@ -1,31 +1,20 @@
 /**
  * An /approvals page as Block Kit: a header naming the state and page, the filters in force, one
- * entry per approval (request, step, due date and how it stands, completed date, id), and
- * Previous/Next buttons carrying the query. Fits Slack's limits for any page size: entries are
- * packed several to a section when one each would pass 50 blocks, and cut with a visible note
- * past that.
+ * entry per approval (request, step and requester, due date and how it stands, completed date,
+ * id) with an Open button when the service's page is known, and Previous/Next buttons carrying
+ * the query. The service's words are rich text, shown exactly as it gave them. Fits Slack's limits
+ * for any page size: entries are packed several to a block when one each would pass 50 blocks,
+ * and cut with a visible note past that.
  */
 
-import type { KnownBlock, SectionBlock } from '@slack/types';
+import type { KnownBlock } from '@slack/types';
 import type { PageState, PageStateWire } from '../parse/buttons.js';
 import type { CalendarDay } from '../parse/dates.js';
 import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
-import {
-  actions,
-  button,
-  code,
-  context,
-  escapeMrkdwn,
-  fallback,
-  header,
-  inert,
-  LIMITS,
-  linkButton,
-  type Message,
-  section,
-} from './blocks.js';
+import { actions, button, fallback, header, LIMITS, linkButton, type Message, plainContext, section } from './blocks.js';
 import { dueRelative, readableTimestamp } from './dates.js';
+import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
 export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
 /** The "Open" button on an approval; a link, so its click only needs an ack. */
@@ -40,17 +29,57 @@ function approvalUrl(links: ApprovalLinks | undefined, workItemId: string): stri
   return url !== undefined && url.length <= LIMITS.buttonUrl ? url : undefined;
 }
 
-/** One approval as a section, with an "Open" button when the service's page for it is known. */
-export function approvalSection(approval: Approval, today: CalendarDay, links: ApprovalLinks | undefined): SectionBlock {
-  const url = approvalUrl(links, approval.workItemId);
-  return section(approvalEntry(approval, today), url ? linkButton({ actionId: OPEN_ACTION, text: 'Open', url }) : undefined);
-}
-
 /** A paging button's value; undefined when the query is too long to carry in one. */
 export function encodePageState(state: PageState): string | undefined {
   const wire: PageStateWire = { u: state.user, q: state.query };
   const value = JSON.stringify(wire);
   return value.length <= LIMITS.buttonValue ? value : undefined;
+}
+
+/**
+ * One approval as lines of rich text: request, step and requester, due date and how it stands (or
+ * when it was completed), id. With `inlineUrl`, "Open" is a link on the id's line: packed several
+ * to a block there is no room for a button.
+ */
+export function approvalParagraphs(approval: Approval, today: CalendarDay, inlineUrl?: string): Paragraph[] {
+  const requester =
+    typeof approval.fields.RequestedByName === 'string' && approval.fields.RequestedByName !== ''
+      ? ` · requested by ${oneLine(approval.fields.RequestedByName, 80)}`
+      : '';
+  const due = readableTimestamp(approval.dueDate);
+  let status: Run[];
+  if (approval.completedDate !== '') {
+    const done = readableTimestamp(approval.completedDate) ?? oneLine(approval.completedDate, 40);
+    status = [emoji('white_check_mark'), ` Completed ${done}${due ? ` · was due ${due}` : ''}`];
+  } else if (due) {
+    const rel = dueRelative(approval.dueDate, today);
+    status = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
+    if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
+  } else {
+    status = [approval.dueDate ? `Due ${oneLine(approval.dueDate, 40)}` : 'Due date not given'];
+  }
+  const id: Run[] = [code(oneLine(approval.workItemId, 80))];
+  if (inlineUrl) id.push(' · ', { link: inlineUrl, text: 'Open' });
+  return [
+    [bold(oneLine(approval.requestName || '(unnamed request)', 150))],
+    [`${oneLine(approval.workItemName || 'Approval', 80)}${requester}`],
+    status,
+    id,
+  ];
+}
+
+/** One approval as blocks: its rich text, and an Open button when the service's page for it is known. Shared with Home and digests. */
+export function approvalBlocks(approval: Approval, today: CalendarDay, links: ApprovalLinks | undefined): KnownBlock[] {
+  const url = approvalUrl(links, approval.workItemId);
+  const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, today))];
+  // No block id: the service may list one approval twice, and Slack refuses a message with a block id used twice.
+  if (url) blocks.push({ type: 'actions', elements: [linkButton({ actionId: OPEN_ACTION, text: 'Open', url })] });
+  return blocks;
+}
+
+/** How many blocks an entry takes on its own. */
+export function entryBlocks(links: ApprovalLinks | undefined): number {
+  return links === undefined ? 1 : 2;
 }
 
 export interface ApprovalsPageInput {
@@ -65,7 +94,7 @@ export interface ApprovalsPageInput {
 }
 
 const STATE_TITLES = { pending: 'Pending approvals', completed: 'Completed approvals', all: 'All approvals' } as const;
-const FIXED_BLOCKS = 4; // header, context, actions, and room for one note
+const FIXED_BLOCKS = 4; // header, context, a note, the paging buttons
 
 const FILTER_LABELS: Partial<Record<keyof ApprovalQuery, string>> = {
   'approval-id': 'id',
@@ -83,59 +112,34 @@ const FILTER_LABELS: Partial<Record<keyof ApprovalQuery, string>> = {
   'user-last-name': 'requester last name',
 };
 
-function describeFilters(query: ApprovalQuery): string {
+/** The filters as typed: plain text, so that a value is shown exactly (quotes mark where it starts and ends). */
+function describeFilters(query: ApprovalQuery): string | undefined {
   const parts = Object.entries(FILTER_LABELS)
     .filter(([key]) => query[key as keyof ApprovalQuery] !== undefined)
-    .map(([key, label]) => `${label} ${code(String(query[key as keyof ApprovalQuery]), 60)}`);
-  return parts.length > 0 ? parts.join(' · ') : 'no filters';
+    .map(([key, label]) => `${label} “${oneLine(String(query[key as keyof ApprovalQuery]), 60)}”`);
+  return parts.length > 0 ? parts.join(' · ') : undefined;
 }
 
-/** One approval as mrkdwn: request, step and requester, due date and how it stands, id. Shared with App Home. */
-export function approvalEntry(approval: Approval, today: CalendarDay, inlineUrl?: string): string {
-  const request = inert(approval.requestName || '(unnamed request)', 150);
-  const step = inert(approval.workItemName || 'Approval', 80);
-  const requester =
-    typeof approval.fields.RequestedByName === 'string' && approval.fields.RequestedByName !== ''
-      ? ` · requested by ${inert(approval.fields.RequestedByName, 60)}`
-      : '';
-  const lines = [`*${request}*`, `${step}${requester}`];
-  const due = readableTimestamp(approval.dueDate);
-  if (approval.completedDate !== '') {
-    const done = readableTimestamp(approval.completedDate) ?? inert(approval.completedDate, 40);
-    lines.push(`:white_check_mark: Completed ${done}${due ? ` · was due ${due}` : ''}`);
-  } else if (due) {
-    const rel = dueRelative(approval.dueDate, today);
-    lines.push(
-      `${rel?.overdue ? ':red_circle:' : ':large_blue_circle:'} Due ${due}${rel ? ` (${rel.overdue ? `*${rel.text}*` : rel.text})` : ''}`,
-    );
-  } else {
-    lines.push(`Due ${approval.dueDate ? inert(approval.dueDate, 40) : 'date not given'}`);
-  }
-  // Packed several to a section there is no room for a button: the link goes inline instead.
-  const open = inlineUrl ? ` · <${escapeMrkdwn(inlineUrl).replace(/\|/g, '%7C')}|Open>` : '';
-  lines.push(`${code(approval.workItemId, 80)}${open}`);
-  return lines.join('\n');
-}
-
-/** Groups entries into section texts within the character limit, one per section when blocks allow. */
-function packEntries(entries: string[], maxSections: number): { sections: string[]; shown: number } {
-  if (entries.length <= maxSections) return { sections: entries, shown: entries.length };
-  const sections: string[] = [];
-  let current = '';
-  let shown = 0;
-  for (const text of entries) {
-    const joined = current === '' ? text : `${current}\n\n${text}`;
-    if (joined.length <= LIMITS.sectionText) {
-      current = joined;
+/**
+ * Entries packed into rich text blocks within the character budget. Every entry is cut to a few
+ * hundred characters, so at least five fit a block and the largest page (100) takes at most 20
+ * blocks: nothing on a page is ever left out.
+ */
+function packEntries(entries: Paragraph[][]): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  let current: Paragraph[] = [];
+  for (const entry of entries) {
+    // A blank line between entries, as between paragraphs of a letter.
+    const next = current.length > 0 ? [...current, [' '], ...entry] : entry;
+    if (current.length > 0 && richLength(next) > LIMITS.richTextChars) {
+      blocks.push(richText(current));
+      current = entry;
     } else {
-      if (sections.length + 1 >= maxSections) break;
-      sections.push(current);
-      current = text;
+      current = next;
     }
-    shown++;
   }
-  if (current !== '') sections.push(current);
-  return { sections, shown };
+  if (current.length > 0) blocks.push(richText(current));
+  return blocks;
 }
 
 export function renderApprovalsPage(input: ApprovalsPageInput): Message {
@@ -145,55 +149,49 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const pageSize = query['page-size'] ?? 20;
   const title = `${STATE_TITLES[state]}${page > 1 ? ` · page ${page}` : ''}`;
   const order = query.sort === 'desc' ? 'latest due first' : 'soonest due first';
-  const blocks: KnownBlock[] = [header(title), context(`${describeFilters(query)} · ${order} · ${pageSize} per page`)];
+  const filters = describeFilters(query);
+  const blocks: KnownBlock[] = [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${pageSize} per page`)];
 
-  const room = LIMITS.blocksPerMessage - FIXED_BLOCKS;
-  let shown = approvals.length;
-  if (approvals.length <= room) {
-    for (const a of approvals) blocks.push(approvalSection(a, input.today, input.approvalLinks));
+  if (approvals.length * entryBlocks(input.approvalLinks) <= LIMITS.blocksPerMessage - FIXED_BLOCKS) {
+    for (const a of approvals) blocks.push(...approvalBlocks(a, input.today, input.approvalLinks));
   } else {
-    const packed = packEntries(
-      approvals.map((a) => approvalEntry(a, input.today, approvalUrl(input.approvalLinks, a.workItemId))),
-      room,
-    );
-    for (const text of packed.sections) blocks.push(section(text));
-    shown = packed.shown;
+    blocks.push(...packEntries(approvals.map((a) => approvalParagraphs(a, input.today, approvalUrl(input.approvalLinks, a.workItemId)))));
   }
+  let empty: string | undefined;
   if (approvals.length === 0) {
-    const filtered = describeFilters(query) !== 'no filters';
-    blocks.push(
-      section(
-        page > 1
-          ? `Nothing more on page ${page}.`
-          : filtered
-            ? 'No approvals match these filters.'
-            : `No ${state === 'all' ? '' : `${state} `}approvals. :tada:`,
-      ),
-    );
-  }
-  if (shown < approvals.length) {
-    blocks.push(
-      context(
-        `:warning: Showing ${shown} of the ${approvals.length} approvals on this page: Slack cannot show more in one message. Ask for fewer, e.g. \`page-size:20\`.`,
-      ),
-    );
+    empty =
+      page > 1
+        ? `Nothing on page ${page}: the list ends before it.`
+        : filters
+          ? 'No approvals match these filters.'
+          : `No ${state === 'all' ? '' : `${state} `}approvals. :tada:`;
+    blocks.push(section(empty));
   }
 
   const buttons = [];
-  const previous = page > 1 ? encodePageState({ user: input.userId, query: { ...query, 'start-page': page - 1 } }) : undefined;
+  // Past the end of the list, the page before is empty too: the way back is to the first page.
+  const back = approvals.length === 0 ? 1 : page - 1;
+  const previous = page > 1 ? encodePageState({ user: input.userId, query: { ...query, 'start-page': back } }) : undefined;
   // A full page may have a successor; the service does not say how many there are in all.
-  const next =
-    approvals.length >= pageSize ? encodePageState({ user: input.userId, query: { ...query, 'start-page': page + 1 } }) : undefined;
-  if (previous) buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: '← Previous', value: previous }));
+  const more = approvals.length >= pageSize;
+  const next = more ? encodePageState({ user: input.userId, query: { ...query, 'start-page': page + 1 } }) : undefined;
+  if (previous)
+    buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: back === page - 1 ? '← Previous' : '← First page', value: previous }));
   if (next) buttons.push(button({ actionId: PAGE_ACTIONS.next, text: 'Next →', value: next }));
   if (buttons.length > 0) blocks.push(actions('approvals:paging', buttons));
-  else if ((page > 1 || approvals.length >= pageSize) && (previous === undefined || next === undefined)) {
+  else if ((page > 1 || more) && (previous === undefined || next === undefined)) {
     blocks.push(
-      context('Paging buttons are left out: this query is too long to carry in a button. Use `start-page:` to move between pages.'),
+      plainContext('Paging buttons are left out: this query is too long to carry in a button. Use start-page: to move between pages.'),
     );
   }
 
-  const count = approvals.length === 0 ? 'No' : String(approvals.length);
-  const plain = `${count} ${STATE_TITLES[state].toLowerCase()}${page > 1 ? ` (page ${page})` : ''}${approvals[0] ? `: ${approvals.map((a) => a.requestName).join('; ')}` : ''}`;
+  // The notification says what the message shows: how many on this page, whether there are more, which.
+  const where = `${title}${filters ? `, ${filters}` : ''}`;
+  const plain =
+    approvals.length === 0
+      ? `${where}: ${(empty ?? '').replace(/ :tada:$/, '')}`
+      : `${where}: ${approvals.length} shown${more ? ', more on the next page' : ''}. ${approvals
+          .map((a) => oneLine(a.requestName || '(unnamed request)', 80))
+          .join('; ')}`;
   return { text: fallback(plain), blocks };
 }

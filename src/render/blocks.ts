@@ -5,16 +5,33 @@
 
 import type { ActionsBlock, Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
 
+/** Slack's documented Block Kit limits, and a few of our own (marked), in one place for renderers and the validator. */
 export const LIMITS = Object.freeze({
   blocksPerMessage: 50,
+  blocksPerView: 100,
   sectionText: 3000,
+  sectionFields: 10,
+  fieldText: 2000,
   headerText: 150,
   contextElements: 10,
+  actionsElements: 25,
   buttonText: 75,
   buttonValue: 2000,
   buttonUrl: 3000,
   actionId: 255,
-  /** Slack truncates the top-level text beyond this; keep the fallback well inside it. */
+  blockId: 255,
+  viewTitle: 24,
+  viewButton: 24,
+  callbackId: 255,
+  privateMetadata: 3000,
+  inputLabel: 2000,
+  inputHint: 2000,
+  confirmTitle: 100,
+  confirmText: 300,
+  confirmButton: 30,
+  /** Ours: Slack documents no figure for a rich_text block; a section's is a safe one to keep to. */
+  richTextChars: 3000,
+  /** Ours: Slack truncates the top-level text far beyond this; a notification needs much less. */
   fallbackText: 3000,
 });
 
@@ -49,8 +66,22 @@ export function header(text: string): HeaderBlock {
   return { type: 'header', text: { type: 'plain_text', text: truncate(text, LIMITS.headerText), emoji: true } };
 }
 
+/**
+ * Our own words as mrkdwn. `verbatim`: Slack turns nothing into a link or a ping by itself; the
+ * mentions and links we mean are written out (`<@U…>`). Text from the service or a user does not
+ * go here: it goes into rich text (rich.ts) or plain_text, where it is shown exactly.
+ */
 export function section(mrkdwn: string, accessory?: Button): SectionBlock {
-  return { type: 'section', text: { type: 'mrkdwn', text: truncate(mrkdwn, LIMITS.sectionText) }, ...(accessory ? { accessory } : {}) };
+  return {
+    type: 'section',
+    text: { type: 'mrkdwn', text: truncate(mrkdwn, LIMITS.sectionText), verbatim: true },
+    ...(accessory ? { accessory } : {}),
+  };
+}
+
+/** Plain text for Slack: shown exactly, never formatted; emoji codes stay words. */
+export function plain(text: string, max: number): { type: 'plain_text'; text: string; emoji: false } {
+  return { type: 'plain_text', text: truncate(text === '' ? ' ' : text, max), emoji: false };
 }
 
 /** A button that opens a page: Slack opens the URL and also sends the click, which must be acked. */
@@ -70,8 +101,13 @@ export function context(...mrkdwn: string[]): ContextBlock {
     type: 'context',
     elements: mrkdwn
       .slice(0, LIMITS.contextElements)
-      .map((text) => ({ type: 'mrkdwn' as const, text: truncate(text, LIMITS.sectionText) })),
+      .map((text) => ({ type: 'mrkdwn' as const, text: truncate(text, LIMITS.sectionText), verbatim: true })),
   };
+}
+
+/** A context line holding text from the service or a user: plain, so that it shows exactly. */
+export function plainContext(text: string): ContextBlock {
+  return { type: 'context', elements: [plain(text, LIMITS.sectionText)] };
 }
 
 export interface ConfirmDialog {

@@ -1,6 +1,7 @@
 /**
- * /collect messages: the confirmation the asker sees before starting everything or forcing, and
- * the result the channel sees (who started it, each run id with its collector).
+ * /collect messages: the confirmation the asker sees before starting everything or forcing, the
+ * channel's message that follows the runs, refusals, the cooldown notice, history. Collector and
+ * application names come from the asker or the service, so they are rich text, shown exactly.
  */
 
 import type { KnownBlock } from '@slack/types';
@@ -11,41 +12,57 @@ import type { ConfirmReason } from '../parse/collect.js';
 import type { CollectQuery } from '../service/query.js';
 import { parseServiceTimestamp } from '../service/timestamps.js';
 import type { CollectAttempt, WatchedRun } from '../store/types.js';
-import { actions, button, code, context, fallback, header, inert, LIMITS, type Message, section } from './blocks.js';
+import { actions, button, context, fallback, header, LIMITS, type Message, section } from './blocks.js';
+import {
+  bold,
+  channel,
+  code,
+  emoji,
+  italic,
+  oneLine,
+  type Paragraph,
+  plainOf,
+  type Run,
+  richMessage,
+  richText,
+  user,
+  when,
+} from './rich.js';
 
 export const CONFIRM_ACTIONS = { run: 'collect:run', cancel: 'collect:cancel' } as const;
 
-function describeTarget(query: CollectQuery): string {
-  if (query.name !== undefined && query.application !== undefined)
-    return `collector *${inert(query.name, 120)}* of *${inert(query.application, 120)}*`;
-  if (query.name !== undefined) return `collector *${inert(query.name, 120)}*`;
-  if (query.application !== undefined) return `every collector of *${inert(query.application, 120)}*`;
-  return '*every collector of every application*';
+/** "collector AD Accounts of Active Directory", with the names in bold. */
+function target(query: CollectQuery): Run[] {
+  const name = query.name === undefined ? undefined : bold(oneLine(query.name, 120));
+  const application = query.application === undefined ? undefined : bold(oneLine(query.application, 120));
+  if (name && application) return ['collector ', name, ' of ', application];
+  if (name) return ['collector ', name];
+  if (application) return ['every collector of ', application];
+  return [bold('every collector of every application')];
 }
 
 export function renderCollectConfirmation(query: CollectQuery, reasons: readonly ConfirmReason[], confirmationId: string): Message {
-  const lines = [`:warning: Start ${describeTarget(query)}${query.force ? ', *forced*' : ''}?`];
+  const paragraphs: Paragraph[] = [[emoji('warning'), ' Start ', ...target(query), ...(query.force ? [', ', bold('forced')] : []), '?']];
   if (reasons.includes('all-collectors'))
-    lines.push('This queues a collection run for each collector the service has, which can load the identity system for a long time.');
+    paragraphs.push([
+      'This queues a collection run for each collector the service has, which can load the identity system for a long time.',
+    ]);
   if (reasons.includes('force'))
-    lines.push('*Force* ignores the circuit-breaker thresholds that stop a collection when its data looks wrong.');
+    paragraphs.push([bold('Force'), ' ignores the circuit-breaker thresholds that stop a collection when its data looks wrong.']);
   const danger = reasons.includes('force');
-  return {
-    text: fallback(`Confirm: start ${describeTarget(query).replace(/\*/g, '')}?`),
-    blocks: [
-      section(lines.join('\n')),
-      actions('collect:confirm', [
-        button({
-          actionId: CONFIRM_ACTIONS.run,
-          text: danger ? 'Run, forced' : 'Run',
-          value: confirmationId,
-          style: danger ? 'danger' : 'primary',
-        }),
-        button({ actionId: CONFIRM_ACTIONS.cancel, text: 'Cancel', value: confirmationId }),
-      ]),
-      context('Only you can see this. Nothing starts until you click Run.'),
-    ],
-  };
+  return richMessage(
+    paragraphs,
+    actions('collect:confirm', [
+      button({
+        actionId: CONFIRM_ACTIONS.run,
+        text: danger ? 'Run, forced' : 'Run',
+        value: confirmationId,
+        style: danger ? 'danger' : 'primary',
+      }),
+      button({ actionId: CONFIRM_ACTIONS.cancel, text: 'Cancel', value: confirmationId }),
+    ]),
+    context('Only you can see this. Nothing starts until you click Run.'),
+  );
 }
 
 /** "45s", "3m 10s", "1h 05m". */
@@ -57,11 +74,6 @@ export function formatElapsed(ms: number): string {
   if (h > 0) return `${h}h ${String(m).padStart(2, '0')}m`;
   if (m > 0) return `${m}m ${String(sec).padStart(2, '0')}s`;
   return `${sec}s`;
-}
-
-/** A time every reader sees in their own zone; the fallback is for clients that cannot. */
-export function slackTime(at: Date, format = '{time}'): string {
-  return `<!date^${Math.floor(at.getTime() / 1000)}^${format}|${at.toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
 }
 
 function serviceMs(value: string | undefined): number | undefined {
@@ -77,116 +89,124 @@ function runElapsed(run: WatchedRun, startedAt: Date, now: Date): number {
   return (run.endedAt ?? now.getTime()) - startedAt.getTime();
 }
 
-function runLine(run: WatchedRun, startedAt: Date, now: Date): string {
-  const name = run.collector ? `*${inert(run.collector, 120)}*` : '_unnamed collector_';
-  const id = `run ${code(run.runId, 40)}`;
+function runLine(run: WatchedRun, startedAt: Date, now: Date): Paragraph {
+  const name = run.collector ? bold(oneLine(run.collector, 120)) : italic('unnamed collector');
+  const id: Run[] = ['run ', code(oneLine(run.runId, 40))];
   const elapsed = formatElapsed(runElapsed(run, startedAt, now));
   switch (run.state) {
     case undefined:
-      return `• ${name}: ${id}`;
+      return ['• ', name, ': ', ...id];
     case 'New':
-      return `• :hourglass: ${name}: ${id} · queued · ${elapsed}`;
+      return ['• ', emoji('hourglass'), ' ', name, ': ', ...id, ` · queued · ${elapsed}`];
     case 'Running':
-      return `• :arrows_counterclockwise: ${name}: ${id} · running · ${elapsed}`;
+      return ['• ', emoji('arrows_counterclockwise'), ' ', name, ': ', ...id, ` · running · ${elapsed}`];
     case 'Completed':
-      return `• :white_check_mark: ${name}: ${id} · completed in ${elapsed}`;
+      return ['• ', emoji('white_check_mark'), ' ', name, ': ', ...id, ` · completed in ${elapsed}`];
     case 'Aborted':
-      return `• :x: ${name}: ${id} · *aborted* after ${elapsed}`;
+      return ['• ', emoji('x'), ' ', name, ': ', ...id, ' · ', bold('aborted'), ` after ${elapsed}`];
     default:
-      return `• :grey_question: ${name}: ${id} · the service says “${inert(run.state, 40)}”`;
+      return ['• ', emoji('grey_question'), ' ', name, ': ', ...id, ` · the service says “${oneLine(run.state, 40)}”`];
   }
 }
+
+/** One rich text block holds about 40 runs; a service with hundreds of collectors gets the rest summarised. */
+const MAX_LISTED = 40;
 
 /** The channel's message for a started collection, updated in place as its runs go New → Running → Completed / Aborted. */
 export function renderCollectStatus(input: CollectStatus): Message {
   const { runs, query } = input;
   const forced = query.force ? ' (forced)' : '';
   const noun = runs.length === 1 ? 'collection' : 'collections';
-  const lines = runs.map((r) => runLine(r, input.startedAt, input.now));
-  // One section holds about 40 runs; a service with hundreds of collectors gets the rest summarised.
-  const MAX_LISTED = 40;
-  const listed = lines.slice(0, MAX_LISTED);
-  if (lines.length > MAX_LISTED) listed.push(`…and ${lines.length - MAX_LISTED} more.`);
-  const filters = [
-    query.name !== undefined ? `name ${code(query.name, 60)}` : undefined,
-    query.application !== undefined ? `application ${code(query.application, 60)}` : undefined,
-  ].filter((x) => x !== undefined);
+  const listed = runs.slice(0, MAX_LISTED).map((r) => runLine(r, input.startedAt, input.now));
+  if (runs.length > MAX_LISTED) listed.push([`…and ${runs.length - MAX_LISTED} more.`]);
   const { completed, aborted, ended } = summarizeRuns(runs);
   const total = formatElapsed(Math.max(...runs.map((r) => runElapsed(r, input.startedAt, input.now)), 0));
-  let status: string | undefined;
+  const all = runs.length === 1 ? 'The collection' : `All ${runs.length}`;
+  let status: Paragraph | undefined;
   switch (input.live?.kind) {
     case 'watching':
-      status = `:eyes: Updating as the runs go · last checked ${slackTime(input.live.checkedAt, '{time_secs}')}`;
+      status = [emoji('eyes'), ' Updating as the runs go · last checked ', when(input.live.checkedAt, '{time_secs}')];
       break;
     case 'finished':
       status =
         aborted > 0
-          ? `:warning: *All ${runs.length} ended: ${completed} completed, ${aborted} aborted* · ${total}`
-          : `:tada: *All ${runs.length} completed* · ${total}`;
+          ? [emoji('warning'), ' ', bold(`${all} ended: ${completed} completed, ${aborted} aborted`), ` · ${total}`]
+          : [emoji('tada'), ' ', bold(`${all} completed`), ` · ${total}`];
       break;
     case 'unavailable':
-      status = `Live status is not available from this Command Service (${inert(input.live.why, 200)}); check the runs there.`;
+      status = [`Live status is not available from this Command Service (${oneLine(input.live.why, 200)}); check the runs there.`];
       break;
     case 'timeout':
-      status = `Stopped following the runs after ${formatElapsed(input.live.limitMs)}; check the service for how they end.`;
+      status = [`Stopped following the runs after ${formatElapsed(input.live.limitMs)}; check the service for how they end.`];
       break;
     case 'off':
       status =
         input.live.reason === 'unlinked'
-          ? `Live status stopped: <@${input.userId}> unlinked their account.`
-          : 'No live status here: invite countersign to this channel (`/invite @countersign`) to see the runs update.';
+          ? ['Live status stopped: ', user(input.userId), ' unlinked their account.']
+          : ['No live status here: invite countersign to this channel (', code('/invite @countersign'), ') to see the runs update.'];
       break;
     case undefined:
       break;
   }
-  const state = ended ? `: ${completed} completed, ${aborted} aborted` : '';
+  const filters = [
+    query.name !== undefined ? `name “${oneLine(query.name, 60)}”` : undefined,
+    query.application !== undefined ? `application “${oneLine(query.application, 60)}”` : undefined,
+  ].filter((x) => x !== undefined);
+  const opening: Paragraph = [user(input.userId), ` started ${runs.length} ${noun}${forced} at `, when(input.startedAt), ':'];
+  const paragraphs: Paragraph[] = [opening, ...listed];
+  const details: Paragraph[] = [
+    [filters.length > 0 ? filters.join(' · ') : 'all collectors of all applications'],
+    ...(status ? [status] : []),
+  ];
+  const state = ended ? ` ${completed} completed, ${aborted} aborted.` : '';
+  const runList = runs.map(
+    (r) => `${oneLine(r.collector ?? 'unnamed collector', 60)} (run ${oneLine(r.runId, 40)}${r.state ? `, ${r.state.toLowerCase()}` : ''})`,
+  );
   return {
-    text: fallback(
-      `Started ${runs.length} ${noun}${forced}${state}: ${runs.map((r) => `${r.collector ?? 'collector'} (run ${r.runId}${r.state ? `, ${r.state}` : ''})`).join(', ')}`,
-    ),
-    blocks: [
-      section(`<@${input.userId}> started ${runs.length} ${noun}${forced} at ${slackTime(input.startedAt)}:\n${listed.join('\n')}`),
-      context(filters.length > 0 ? filters.join(' · ') : 'all collectors of all applications'),
-      ...(status ? [context(status)] : []),
-    ],
+    text: plainOf([[...opening, ' ', `${runList.join(', ')}.${state}`]]),
+    blocks: [richText(paragraphs), richText(details)],
   };
 }
 
 /** The DM to the starter when a collection ended badly. */
 export function renderCollectFailedDm(input: AbortReport): Message {
   const aborted = input.runs.filter((r) => r.state === 'Aborted');
-  const list = aborted.map((r) => `• *${inert(r.collector ?? 'collector', 120)}*: run ${code(r.runId, 40)}`).join('\n');
-  const text = `:x: Your collection in <#${input.channelId}> did not finish well: ${aborted.length} of ${input.runs.length} run${input.runs.length === 1 ? '' : 's'} aborted.\n${list}`;
-  return {
-    text: fallback(`Your collection in #${input.channelId}: ${aborted.length} of ${input.runs.length} runs aborted`),
-    blocks: [
-      section(text),
-      context('A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before forcing it.'),
-    ],
-  };
+  const runs = `${aborted.length} of ${input.runs.length} run${input.runs.length === 1 ? '' : 's'} aborted`;
+  const paragraphs: Paragraph[] = [
+    [emoji('x'), ' Your collection in ', channel(input.channelId), ` did not finish well: ${runs}.`],
+    ...aborted.map((r): Paragraph => ['• ', bold(oneLine(r.collector ?? 'unnamed collector', 120)), ': run ', code(oneLine(r.runId, 40))]),
+  ];
+  return richMessage(
+    paragraphs,
+    context('A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before forcing it.'),
+  );
 }
 
 const listOf = (ids: readonly string[], show: (id: string) => string) =>
   ids.length <= 8 ? ids.map(show).join(', ') : `${ids.slice(0, 8).map(show).join(', ')} and ${ids.length - 8} more`;
 
-/** Why a collection may not start here, and where or by whom it may. Nothing reached the service. */
+/** Why a collection may not start here, and where or by whom it may. Nothing reached the service. The ids are the configuration's, checked at start. */
 export function renderCollectRefused(refusal: CollectRefusal): Message {
   let text: string;
+  let plain: string;
   switch (refusal.kind) {
     case 'channel':
       text = `:no_entry: Collections are not started from this channel. Use \`/collect\` in ${listOf(refusal.allowedChannels, (c) => `<#${c}>`)}.`;
+      plain = `Collections are not started from this channel. Use /collect in ${listOf(refusal.allowedChannels, (c) => `<#${c}>`)}.`;
       break;
     case 'user': {
       const who = [...refusal.allowedUsers.map((u) => `<@${u}>`), ...refusal.allowedUserGroups.map((g) => `<!subteam^${g}>`)];
       text = `:no_entry: You are not among those who may start collections: ${listOf(who, (x) => x)}. Ask one of them, or your Slack admins to add you.`;
+      plain = text.replace(':no_entry: ', '');
       break;
     }
     case 'force':
       text = `:no_entry: Forcing a collection (past its circuit breaker) is kept for ${listOf(refusal.forceAllowedUsers, (u) => `<@${u}>`)}. Run it without \`force\`, or ask one of them.`;
+      plain = text.replace(':no_entry: ', '').replace(/`/g, '');
       break;
   }
   return {
-    text: fallback(text.replace(/:no_entry: /, '').replace(/[*`]/g, '')),
+    text: `${plain} Nothing was sent to the Command Service.`,
     blocks: [section(text), context('Nothing was sent to the Command Service.')],
   };
 }
@@ -201,18 +221,32 @@ export function renderCooldown(input: {
 }): Message {
   const { holder } = input;
   const until = new Date(holder.at.getTime() + input.cooldownMs);
-  const text = `:hand: <@${holder.userId}> started ${describeTarget(input.query)} at ${slackTime(holder.at)} in <#${holder.channelId}>. The same collection can start again from ${slackTime(until)}, so that it does not run twice.`;
-  const blocks: KnownBlock[] = [section(text)];
+  const paragraphs: Paragraph[] = [
+    [
+      emoji('hand'),
+      ' ',
+      user(holder.userId),
+      ' started ',
+      ...target(input.query),
+      ' at ',
+      when(holder.at),
+      ' in ',
+      channel(holder.channelId),
+      '.',
+    ],
+    ['The same collection can start again from ', when(until), ', so that it does not run twice.'],
+  ];
+  const after: KnownBlock[] = [];
   if (input.overrideId) {
-    blocks.push(
+    after.push(
       actions('collect:cooldown', [
         button({ actionId: CONFIRM_ACTIONS.run, text: 'Start anyway', value: input.overrideId, style: 'danger' }),
         button({ actionId: CONFIRM_ACTIONS.cancel, text: 'Cancel', value: input.overrideId }),
       ]),
     );
   }
-  blocks.push(context('Nothing was sent to the Command Service.'));
-  return { text: fallback(`Already started a moment ago: ${describeTarget(input.query).replace(/\*/g, '')}`), blocks };
+  after.push(context('Nothing was sent to the Command Service.'));
+  return richMessage(paragraphs, ...after);
 }
 
 const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
@@ -223,55 +257,69 @@ const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
   cancelled: 'cancelled',
 };
 
+function historyLine(a: CollectAttempt): Paragraph {
+  const line: Run[] = ['• ', when(a.at, '{date_short} {time}'), ' ', user(a.userId), ' · ', ...target(a.query)];
+  if (a.query.force) line.push(', forced');
+  line.push(' · ', bold(OUTCOME_WORDS[a.outcome]));
+  if (a.detail && a.outcome !== 'started') line.push(` (${oneLine(a.detail, 160)})`);
+  if (a.runs.length > 0) {
+    line.push(': ');
+    a.runs.slice(0, 6).forEach((r, i) => {
+      if (i > 0) line.push(', ');
+      line.push(
+        `${oneLine(r.collector ?? 'unnamed collector', 60)} `,
+        code(oneLine(r.runId, 20)),
+        r.state ? ` ${r.state.toLowerCase()}` : '',
+      );
+    });
+    if (a.runs.length > 6) line.push(`, and ${a.runs.length - 6} more`);
+  }
+  return line;
+}
+
 /** `/collect history`: the channel's last collections, newest first, with how their runs ended. */
 export function renderHistory(attempts: readonly CollectAttempt[], limit: number): Message {
   if (attempts.length === 0) {
     const text = 'No collections have been started from this channel yet.';
     return { text, blocks: [section(text)] };
   }
-  const entries = attempts.map((a) => {
-    const target = describeTarget(a.query) + (a.query.force ? ', forced' : '');
-    const runs =
-      a.runs.length > 0
-        ? `: ${a.runs
-            .slice(0, 6)
-            .map((r) => `${inert(r.collector ?? 'collector', 60)} ${code(r.runId, 20)}${r.state ? ` ${r.state.toLowerCase()}` : ''}`)
-            .join(', ')}${a.runs.length > 6 ? `, and ${a.runs.length - 6} more` : ''}`
-        : '';
-    const why = a.detail && a.outcome !== 'started' ? ` (${inert(a.detail, 160)})` : '';
-    return `• ${slackTime(a.at, '{date_short} {time}')} <@${a.userId}> · ${target} · *${OUTCOME_WORDS[a.outcome]}*${why}${runs}`;
-  });
-  const sections: string[] = [];
-  let current = '';
-  for (const e of entries) {
-    if (current.length + e.length + 1 > LIMITS.sectionText) {
-      sections.push(current);
-      current = '';
+  // Several lines to a rich text block, within its budget, so that 50 attempts fit one message.
+  const groups: Paragraph[][] = [];
+  let size = 0;
+  for (const line of attempts.map(historyLine)) {
+    const cost = plainOf([line]).length + 60;
+    const current = groups.at(-1);
+    if (current === undefined || size + cost > LIMITS.richTextChars) {
+      groups.push([line]);
+      size = cost;
+    } else {
+      current.push(line);
+      size += cost;
     }
-    current = current === '' ? e : `${current}\n${e}`;
   }
-  if (current !== '') sections.push(current);
+  const title = `Last ${attempts.length === 1 ? 'collection' : `${attempts.length} collections`} in this channel`;
   return {
-    text: fallback(`The last ${attempts.length} collections in this channel`),
+    text: fallback(`${title}, newest first.`),
     blocks: [
-      header(`Last ${attempts.length === 1 ? 'collection' : `${attempts.length} collections`} in this channel`),
-      ...sections.slice(0, 45).map((t) => section(t)),
+      header(title),
+      ...groups.slice(0, LIMITS.blocksPerMessage - 2).map((g) => richText(g)),
       context(`Newest first; at most ${limit}. \`/collect history 50\` shows more. Auditors: \`countersign audit\`.`),
     ],
   };
 }
 
 export function renderNoCollectorMatched(query: CollectQuery): Message {
-  const text = `No collector matched ${describeTarget(query)}, so nothing was started. Check the collector's name as the service spells it.`;
-  return { text: fallback(text.replace(/\*/g, '')), blocks: [section(text)] };
+  return richMessage([
+    ['No collector matched ', ...target(query), ", so nothing was started. Check the collector's name as the service spells it."],
+  ]);
 }
 
 export function renderConfirmationClosed(outcome: 'cancelled' | 'already-used' | 'expired' | 'starting', query?: CollectQuery): Message {
+  if (outcome === 'starting') return richMessage([['Starting ', ...(query ? target(query) : ['the collection']), '…']]);
   const text = {
     cancelled: 'Cancelled. Nothing was started.',
     'already-used': 'This confirmation was already used: one confirmation starts one collection.',
     expired: 'This confirmation has expired. Type the /collect command again.',
-    starting: query ? `Starting ${describeTarget(query)}…` : 'Starting…',
   }[outcome];
-  return { text: fallback(text.replace(/\*/g, '')), blocks: [section(text)] };
+  return { text: fallback(text), blocks: [section(text)] };
 }

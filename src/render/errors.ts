@@ -1,16 +1,17 @@
 /**
  * The one place where failures become words for users. Each class of failure gets one clear,
  * ephemeral message saying what happened and what to do; the matching log line (with detail,
- * never a token) is chosen here too, so the two cannot drift apart.
+ * never a token) is chosen here too, so the two cannot drift apart. What the service said, and
+ * what the user typed, is quoted as rich text: shown exactly, never read as markup.
  */
 
-import type { KnownBlock } from '@slack/types';
 import type { Invalid } from '../parse/result.js';
 import { type Slash, slashFor } from '../parse/slash.js';
 import { isServiceError } from '../service/errors.js';
 import { type ServiceCommandName, StoreUnavailableError } from '../store/types.js';
-import { actions, button, code, context, fallback, inert, type Message, section } from './blocks.js';
+import { actions, button, context, type Message } from './blocks.js';
 import { RELINK_ACTION } from './link.js';
+import { code, emoji, md, oneLine, type Paragraph, type Run, richMessage } from './rich.js';
 
 export interface FailureContext {
   slash: Slash;
@@ -28,10 +29,8 @@ export interface Translated {
   log: { level: 'info' | 'warn' | 'error'; event: string; detail: Record<string, unknown> };
 }
 
-function message(lines: string[], note?: string): Message {
-  const blocks: KnownBlock[] = [section(lines.join('\n'))];
-  if (note) blocks.push(context(note));
-  return { text: fallback(lines.join(' ').replace(/[*_`]/g, '')), blocks };
+function message(paragraphs: Paragraph[], note?: string): Message {
+  return note ? richMessage(paragraphs, context(note)) : richMessage(paragraphs);
 }
 
 /** How to link: the user with `login`, or an admin with the CLI. */
@@ -40,25 +39,27 @@ export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command'>
 }
 
 export function renderInvalid(invalid: Invalid, slash: Slash): Message {
-  const lines = [`:raised_hand: ${inert(invalid.problem, 600)}`];
-  if (invalid.suggestion) lines.push(`Did you mean ${code(invalid.suggestion, 40)}?`);
-  lines.push(`Try: ${code(invalid.example, 200)}`);
-  return message(lines, `Type \`${slash} help\` for everything ${slash} understands. Nothing was sent to the Command Service.`);
+  const paragraphs: Paragraph[] = [[emoji('raised_hand'), ' ', oneLine(invalid.problem, 600)]];
+  if (invalid.suggestion) paragraphs.push(['Did you mean ', code(oneLine(invalid.suggestion, 40)), '?']);
+  paragraphs.push(['Try: ', code(oneLine(invalid.example, 200))]);
+  return message(paragraphs, `Type \`${slash} help\` for everything ${slash} understands. Nothing was sent to the Command Service.`);
 }
 
 export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' | 'slash'>): Message {
   return message([
-    `:link: Your Slack account is not linked to the Command Service for ${code(ctx.command)} yet, so countersign cannot ask on your behalf.`,
-    linkInstructions(ctx),
+    md(
+      `:link: Your Slack account is not linked to the Command Service for \`${ctx.command}\` yet, so countersign cannot ask on your behalf.`,
+    ),
+    md(linkInstructions(ctx)),
   ]);
 }
 
 export function renderNotYours(ownerId: string, slash: Slash): Message {
-  return message([`These results belong to <@${ownerId}>, so only they can page through them. Type \`${slash}\` to see your own.`]);
+  return message([md(`These results belong to <@${ownerId}>, so only they can page through them. Type \`${slash}\` to see your own.`)]);
 }
 
 export function renderUnreadableButton(slash: Slash): Message {
-  return message([`This button no longer works (it may come from an older version of countersign). Type \`${slash}\` again.`]);
+  return message([md(`This button no longer works (it may come from an older version of countersign). Type \`${slash}\` again.`)]);
 }
 
 /** Adds the one-click way back: the button opens the sign-in modal and then re-runs the query. */
@@ -71,12 +72,14 @@ function withRelink(m: Message, value: string | undefined): Message {
 }
 
 export function translateFailure(error: unknown, ctx: FailureContext): Translated {
-  const ref = `Reference ${code(ctx.reference, 40)}.`;
+  const ref = `Reference \`${oneLine(ctx.reference, 40)}\`.`;
   if (error instanceof StoreUnavailableError) {
     return {
       message: message(
         [
-          ':floppy_disk: countersign cannot reach its own database right now, so it could not look up your link. Nothing was sent to the Command Service; try again in a minute.',
+          md(
+            ':floppy_disk: countersign cannot reach its own database right now, so it could not look up your link. Nothing was sent to the Command Service; try again in a minute.',
+          ),
         ],
         ref,
       ),
@@ -86,13 +89,15 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
   if (!isServiceError(error)) {
     return {
       message: message(
-        [':boom: Something went wrong inside countersign. It has been logged; please tell your Slack admins if it keeps happening.'],
+        [md(':boom: Something went wrong inside countersign. It has been logged; please tell your Slack admins if it keeps happening.')],
         ref,
       ),
       log: { level: 'error', event: 'internal error', detail: { error } },
     };
   }
-  const serviceSays = error.serviceMessage ? `The Command Service says: “${inert(error.serviceMessage, 500)}”` : undefined;
+  /** The service's own words, quoted exactly; or ours when it gave none. */
+  const says = (otherwise: Run[]): Run[] =>
+    error.serviceMessage ? ['The Command Service says: “', oneLine(error.serviceMessage, 500), '”'] : otherwise;
   const detail = {
     kind: error.kind,
     status: error.status,
@@ -107,8 +112,10 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
         return {
           message: withRelink(
             message([
-              `:no_entry: Your token is not allowed to run ${code(ctx.command)}. Ask your identity team for that permission, or link a token that has it.`,
-              linkInstructions(ctx),
+              md(
+                `:no_entry: Your token is not allowed to run \`${ctx.command}\`. Ask your identity team for that permission, or link a token that has it.`,
+              ),
+              md(linkInstructions(ctx)),
             ]),
             ctx.relink,
           ),
@@ -118,8 +125,8 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
       return {
         message: withRelink(
           message([
-            ':key: Your token is not valid or has expired, so the Command Service refused it. Link your account again:',
-            linkInstructions(ctx),
+            md(':key: Your token is not valid or has expired, so the Command Service refused it. Link your account again:'),
+            md(linkInstructions(ctx)),
           ]),
           ctx.relink,
         ),
@@ -129,10 +136,12 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
       return {
         message: message(
           [
-            `:warning: ${serviceSays ?? `The Command Service needs the parameter ${code(error.parameter)}.`}`,
-            error.parameter === 'auth-user-id'
-              ? 'This usually means the linked token belongs to an application, not to you. Link a token of your own.'
-              : 'countersign cannot send that parameter; tell your Slack admins.',
+            [emoji('warning'), ' ', ...says(['The Command Service needs the parameter ', code(error.parameter), '.'])],
+            [
+              error.parameter === 'auth-user-id'
+                ? 'This usually means the linked token belongs to an application, not to you. Link a token of your own.'
+                : 'countersign cannot send that parameter; tell your Slack admins.',
+            ],
           ],
           ref,
         ),
@@ -140,43 +149,46 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
       };
     case 'invalid-parameter':
       return {
-        message: message([`:warning: The Command Service refused the request. ${serviceSays ?? ''}`], ref),
+        message: message(
+          [[emoji('warning'), ' The Command Service refused the request.', ...(error.serviceMessage ? [' ', ...says([])] : [])]],
+          ref,
+        ),
         log: { level: 'warn', event: 'service refused a parameter', detail },
       };
     case 'no-eligible-collectors':
       return {
         message: message([
-          `:mag: ${serviceSays ?? 'No collector is eligible for that application.'}`,
-          'Check the application’s name as the service spells it. Nothing was started.',
+          [emoji('mag'), ' ', ...says(['No collector is eligible for that application.'])],
+          ['Check the application’s name as the service spells it. Nothing was started.'],
         ]),
         log: { level: 'info', event: 'no eligible collectors', detail },
       };
     case 'conflict':
       return {
         message: message([
-          `:hourglass: ${serviceSays ?? 'That work is already queued.'}`,
-          'Nothing new was started; try again once the queued run has begun.',
+          [emoji('hourglass'), ' ', ...says(['That work is already queued.'])],
+          ['Nothing new was started; try again once the queued run has begun.'],
         ]),
         log: { level: 'info', event: 'service conflict', detail },
       };
     case 'login-failed':
     case 'not-found':
       return {
-        message: message([`:warning: ${serviceSays ?? 'The Command Service refused the request.'}`], ref),
+        message: message([[emoji('warning'), ' ', ...says(['The Command Service refused the request.'])]], ref),
         log: { level: 'warn', event: 'service refused', detail },
       };
     case 'service-unavailable': {
       const maybeStarted = started
         ? ' The collection may or may not have started: check before you run it again.'
         : ' Nothing was changed.';
-      const lines = {
+      const line = {
         timeout: `:hourglass_flowing_sand: The Command Service did not answer in time.${maybeStarted}`,
         network: `:electric_plug: The Command Service cannot be reached right now.${started ? ' Nothing was started.' : ''} Try again in a few minutes.`,
         'server-error': `:warning: The Command Service failed while answering (status ${error.status ?? 'unknown'}).${maybeStarted} Try again; if it keeps failing, tell your identity team.`,
         aborted: `:hourglass_flowing_sand: The request to the Command Service was cancelled.${maybeStarted}`,
       }[error.reason];
       return {
-        message: message([lines], ref),
+        message: message([md(line)], ref),
         log: { level: 'warn', event: 'service unavailable', detail: { ...detail, reason: error.reason } },
       };
     }
@@ -184,7 +196,9 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
       return {
         message: message(
           [
-            `:warning: The Command Service gave an answer countersign could not read.${started ? ' The collection may have started: check before you run it again.' : ''} It has been logged for your Slack admins.`,
+            md(
+              `:warning: The Command Service gave an answer countersign could not read.${started ? ' The collection may have started: check before you run it again.' : ''} It has been logged for your Slack admins.`,
+            ),
           ],
           ref,
         ),

@@ -9,8 +9,8 @@ import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeOutcome } from '../home/hom
 import type { CalendarDay } from '../parse/dates.js';
 import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
-import { type ApprovalLinks, approvalSection } from './approvals.js';
-import { actions, button, code, context, header, section } from './blocks.js';
+import { type ApprovalLinks, approvalBlocks } from './approvals.js';
+import { actions, button, code, context, header, type Message, section } from './blocks.js';
 import { dueRelative } from './dates.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
@@ -24,8 +24,8 @@ export interface HomeInput {
   /** The user's today, for "overdue" and "due today". */
   today: CalendarDay;
   commands: readonly ServiceCommandName[];
-  /** Why the approvals could not be shown, in the words the error translator chose. */
-  problem?: string | undefined;
+  /** Why the approvals could not be shown: the error translator's message. */
+  problem?: Message | undefined;
   approvalLinks?: ApprovalLinks | undefined;
 }
 
@@ -61,7 +61,7 @@ function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefi
   ];
   const start = (a.page - 1) * HOME_PAGE_SIZE;
   const page = a.pending.slice(start, start + HOME_PAGE_SIZE);
-  for (const approval of page) blocks.push(approvalSection(approval, a.today, approvalLinks));
+  for (const approval of page) blocks.push(...approvalBlocks(approval, a.today, approvalLinks));
   const buttons = [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: String(a.page) })];
   if (a.page > 1) buttons.unshift(button({ actionId: HOME_ACTIONS.previous, text: '← Previous', value: String(a.page - 1) }));
   if (start + HOME_PAGE_SIZE < a.pending.length)
@@ -113,10 +113,7 @@ export function renderHome(input: HomeInput): HomeView {
       header('Your approvals'),
       ...(approvals ? approvalsBlocks(approvals, input.approvalLinks) : []),
       ...(input.problem
-        ? [
-            section(`:warning: ${input.problem}`),
-            actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })]),
-          ]
+        ? [...input.problem.blocks, actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })])]
         : []),
       ...(!approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
       section(`*Reminders*\n${reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`),

@@ -9,7 +9,8 @@ import type { LinkMetadata, Replay } from '../parse/buttons.js';
 import { slashFor } from '../parse/slash.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceCommandName } from '../store/types.js';
-import { code, context, fallback, inert, LIMITS, type Message, section } from './blocks.js';
+import { code, context, fallback, LIMITS, type Message, section } from './blocks.js';
+import { emoji, oneLine, richText } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -68,7 +69,8 @@ export function linkModal(metadata: LinkMetadata, problem?: string): View {
       section(
         `countersign asks the Command Service on your behalf, with your own token. Sign in with your service account (countersign keeps only the token the service returns, never the password), or paste a token for ${code(metadata.command)}.`,
       ),
-      ...(problem ? [section(`:warning: ${inert(problem, 500)}`)] : []),
+      // The service's words may be in the problem: rich text shows them exactly.
+      ...(problem ? [richText([[emoji('warning'), ' ', oneLine(problem, 500)]])] : []),
       input(LINK_FIELDS.username.block, 'Username'),
       input(
         LINK_FIELDS.password.block,

@@ -8,7 +8,7 @@ import { zoneFormatter } from '../parse/dates.js';
 import type { Digest } from '../reminders/digest.js';
 import type { RemindOutcome } from '../reminders/remind.js';
 import { formatMinuteOfDay, type ReminderSchedule } from '../reminders/schedule.js';
-import { type ApprovalLinks, approvalSection, encodePageState } from './approvals.js';
+import { type ApprovalLinks, approvalBlocks, encodePageState } from './approvals.js';
 import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';
 import { RELINK_ACTION } from './link.js';
 
@@ -92,7 +92,7 @@ export function renderDigest(input: Digest, links: ApprovalLinks | undefined): M
     if (groups[g].length === 0 || shown >= DIGEST_MAX_ENTRIES) continue;
     blocks.push(section(`${titles[g]} (${groups[g].length})`));
     for (const a of groups[g].slice(0, DIGEST_MAX_ENTRIES - shown)) {
-      blocks.push(approvalSection(a, input.today, links));
+      blocks.push(...approvalBlocks(a, input.today, links));
       shown++;
     }
   }

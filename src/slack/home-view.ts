@@ -2,6 +2,7 @@
 
 import type { WebClient } from '@slack/web-api';
 import { loadHome } from '../home/home.js';
+import type { Message } from '../render/blocks.js';
 import { translateFailure } from '../render/errors.js';
 import { renderHome } from '../render/home.js';
 import { type Principal, SERVICE_COMMANDS } from '../store/index.js';
@@ -10,7 +11,7 @@ import { clockOf } from './payload.js';
 
 export async function publishHome(deps: SlackDeps, client: WebClient, who: Principal, page: number): Promise<void> {
   const outcome = await loadHome(deps, who, page);
-  let problem: string | undefined;
+  let problem: Message | undefined;
   if (outcome.failure !== undefined) {
     const translated = translateFailure(outcome.failure, {
       ...who,
@@ -19,7 +20,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, who: Princ
       reference: deps.newId(),
     });
     deps.logger[translated.log.level]({ ...translated.log.detail, user: who.userId, surface: 'home' }, translated.log.event);
-    problem = translated.message.text;
+    problem = translated.message;
   }
   const { today } = await clockOf(deps, who.userId);
   await client.views.publish({

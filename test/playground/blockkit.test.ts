@@ -67,7 +67,7 @@ describe('playground blocks', () => {
     expect(html).toContain('<hr class="bk-divider">');
   });
   it('shows what it cannot render as raw JSON instead of dropping it', () => {
-    expect(bk.blocks([{ type: 'rich_text', elements: [] }])).toContain('<pre class="raw"');
+    expect(bk.blocks([{ type: 'video', title: { type: 'plain_text', text: 'x' } }])).toContain('<pre class="raw"');
     expect(bk.blocks([{ type: 'actions', elements: [{ type: 'static_select' }] }])).toContain('static_select');
   });
   it('renders every block of an approvals page without falling back to raw JSON', () => {

@@ -3,9 +3,10 @@ import { approvalPages } from '../../src/config.js';
 import { decodePageState } from '../../src/parse/buttons.js';
 import { encodePageState, OPEN_ACTION, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
 import { escapeMrkdwn, LIMITS, truncate } from '../../src/render/blocks.js';
-import { renderCollectConfirmation, renderCollectStatus } from '../../src/render/collect.js';
+import { renderCollectConfirmation, renderCollectStatus, renderHistory } from '../../src/render/collect.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
 import { renderApprovalsHelp, renderCollectHelp } from '../../src/render/help.js';
+import { messageProblems } from '../../src/render/validate.js';
 import {
   type Approval,
   ConflictError,
@@ -15,6 +16,7 @@ import {
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from '../../src/service/index.js';
+import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
 const approval = (i: number, over: Partial<Approval> = {}): Approval => ({
@@ -44,13 +46,12 @@ describe('renderApprovalsPage', () => {
       userId: 'U1',
       today: TODAY,
     });
-    const text = json(m.blocks);
-    expect(text).toContain('*Add Access for Turing, Alan #1*');
-    expect(text).toContain('Manager Approval · requested by Turing, Alan');
-    expect(text).toContain('Due Tue 24 Nov 2026, 10:00 (due in 2 days)');
-    expect(text).toContain('(*overdue by 2 days*)');
-    expect(text).toContain('`1001:WPDS:1`');
-    expect(m.text).toContain('2 pending approvals');
+    const text = visible(m.blocks);
+    expect(text).toContain('*Add Access for Turing, Alan #1*\nManager Approval · requested by Turing, Alan');
+    expect(text).toContain(':large_blue_circle: Due Tue 24 Nov 2026, 10:00 (due in 2 days)\n`1001:WPDS:1`');
+    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 (*overdue by 2 days*)');
+    // The notification says what the page shows: how many, and that the page is all there is.
+    expect(m.text).toBe('Pending approvals: 2 shown. Add Access for Turing, Alan #1; Add Access for Turing, Alan #2');
   });
 
   it('shows the completed date for completed approvals', () => {
@@ -60,8 +61,8 @@ describe('renderApprovalsPage', () => {
       userId: 'U1',
       today: TODAY,
     });
-    expect(json(m.blocks)).toContain('Completed Sat 21 Nov 2026, 08:30 · was due Tue 24 Nov 2026, 10:00');
-    expect(json(m.blocks)).toContain('Completed approvals');
+    expect(visible(m.blocks)).toContain(':white_check_mark: Completed Sat 21 Nov 2026, 08:30 · was due Tue 24 Nov 2026, 10:00');
+    expect(visible(m.blocks)).toContain('Completed approvals');
   });
 
   it('offers Next on a full page and Previous after page 1, carrying the asker and the query', () => {
@@ -83,15 +84,20 @@ describe('renderApprovalsPage', () => {
   it('has no Next on a short page, and says plainly when there is nothing', () => {
     const short = renderApprovalsPage({ query: { 'page-size': 10 }, approvals: [approval(1)], userId: 'U1', today: TODAY });
     expect(short.blocks.some((b) => b.type === 'actions')).toBe(false);
-    expect(json(renderApprovalsPage({ query: {}, approvals: [], userId: 'U1', today: TODAY }).blocks)).toContain(
-      'No pending approvals. :tada:',
-    );
-    expect(json(renderApprovalsPage({ query: { 'user-id': 'x' }, approvals: [], userId: 'U1', today: TODAY }).blocks)).toContain(
-      'No approvals match these filters.',
-    );
-    expect(json(renderApprovalsPage({ query: { 'start-page': 4 }, approvals: [], userId: 'U1', today: TODAY }).blocks)).toContain(
-      'Nothing more on page 4.',
-    );
+    const none = renderApprovalsPage({ query: {}, approvals: [], userId: 'U1', today: TODAY });
+    expect(visible(none.blocks)).toContain('No pending approvals. :tada:');
+    expect(none.text).toBe('Pending approvals: No pending approvals.');
+    const filtered = renderApprovalsPage({ query: { 'user-id': 'x' }, approvals: [], userId: 'U1', today: TODAY });
+    expect(visible(filtered.blocks)).toContain('No approvals match these filters.');
+    expect(filtered.text).toBe('Pending approvals, requester “x”: No approvals match these filters.');
+    // Past the end: the page before is empty too, so the way back is the first page.
+    const past = renderApprovalsPage({ query: { state: 'all', 'start-page': 4 }, approvals: [], userId: 'U1ABC', today: TODAY });
+    expect(visible(past.blocks)).toContain('Nothing on page 4: the list ends before it.\n[← First page]');
+    expect(decodePageState((past.blocks.at(-1) as { elements: Array<{ value: string }> }).elements[0]?.value)?.query).toEqual({
+      state: 'all',
+      'start-page': 1,
+    });
+    expect(past.text).toBe('All approvals · page 4: Nothing on page 4: the list ends before it.');
   });
 
   it('stays within Slack’s limits for any page size and any length of names', () => {
@@ -106,36 +112,29 @@ describe('renderApprovalsPage', () => {
         userId: 'U1',
         today: TODAY,
       });
-      expect(m.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
-      for (const b of m.blocks as Array<{
-        type: string;
-        text?: { text: string };
-        elements?: Array<{ text?: string | { text: string }; value?: string }>;
-      }>) {
-        if (b.text) expect(b.text.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
-        for (const e of b.elements ?? []) {
-          if (e.value) expect(e.value.length).toBeLessThanOrEqual(LIMITS.buttonValue);
-          if (typeof e.text === 'object') expect(e.text.text.length).toBeLessThanOrEqual(LIMITS.buttonText);
-          if (typeof e.text === 'string') expect(e.text.length).toBeLessThanOrEqual(LIMITS.sectionText);
-        }
-      }
-      expect(json(m)).not.toContain('<!channel>');
-      expect(m.text.length).toBeLessThanOrEqual(LIMITS.fallbackText + 100);
+      expect(messageProblems(m)).toEqual([]);
+      expect(mrkdwnTexts(m.blocks).join('\n')).not.toContain('<!channel>');
+      expect(m.text).not.toContain('<!channel>');
+      expect(m.text.length).toBeLessThanOrEqual(LIMITS.fallbackText);
     }
   });
 
-  it('packs a large page into fewer sections, and notes when it cannot show everything', () => {
+  it('packs a large page into fewer blocks, and shows every entry even when each is as long as it can be', () => {
     const approvals = Array.from({ length: 100 }, (_, i) => approval(i));
     const packed = renderApprovalsPage({ query: { 'page-size': 100 }, approvals, userId: 'U1', today: TODAY });
     expect(packed.blocks.length).toBeLessThanOrEqual(50);
-    expect(json(packed.blocks)).toContain('`1099:WPDS:1`');
-    // Escaping makes each & five characters: about 1,300 characters an entry, two to a section.
+    expect(visible(packed.blocks)).toContain('`1099:WPDS:1`');
     const huge = Array.from({ length: 100 }, (_, i) =>
-      approval(i, { requestName: '&'.repeat(150), workItemName: '<'.repeat(80), workItemId: `${i}:${'I'.repeat(70)}:1` }),
+      approval(i, {
+        requestName: '&'.repeat(500),
+        workItemName: '<'.repeat(500),
+        workItemId: `${i}:${'I'.repeat(500)}:1`,
+        fields: { RequestedByName: 'r'.repeat(500) },
+      }),
     );
     const capped = renderApprovalsPage({ query: { 'page-size': 100 }, approvals: huge, userId: 'U1', today: TODAY });
-    expect(capped.blocks.length).toBeLessThanOrEqual(50);
-    expect(json(capped.blocks)).toMatch(/Showing \d+ of the 100 approvals on this page/);
+    expect(messageProblems(capped)).toEqual([]);
+    expect(visible(capped.blocks).match(/`\d+:I+…`/g)).toHaveLength(100);
   });
 
   it('drops the paging buttons, with a note, when the query is too long for a button', () => {
@@ -153,7 +152,7 @@ describe('renderApprovalsPage', () => {
     );
     const m = renderApprovalsPage({ query: { ...query, 'page-size': 1 }, approvals: [approval(1)], userId: 'U1', today: TODAY });
     expect(m.blocks.some((b) => b.type === 'actions')).toBe(false);
-    expect(json(m.blocks)).toContain('too long to carry in a button');
+    expect(visible(m.blocks)).toContain('too long to carry in a button');
   });
 });
 
@@ -168,9 +167,9 @@ describe('Open buttons', () => {
       json(
         renderApprovalsPage({ query: {}, approvals: [{ ...approval(1), workItemId }], userId: 'U1', today: TODAY, approvalLinks: pages }),
       );
-    expect(page('20512:WPDS:1')).toContain('accessory');
-    expect(page('')).not.toContain('accessory');
-    expect(page('x'.repeat(LIMITS.buttonUrl))).not.toContain('accessory');
+    expect(page('20512:WPDS:1')).toContain(OPEN_ACTION);
+    expect(page('')).not.toContain(OPEN_ACTION);
+    expect(page('x'.repeat(LIMITS.buttonUrl))).not.toContain(OPEN_ACTION);
   });
 
   it('puts one on each approval of a page, or links inline when entries are packed', () => {
@@ -182,13 +181,11 @@ describe('Open buttons', () => {
       today: TODAY,
       approvalLinks: approvalPages(template),
     });
-    const accessories = page.blocks.flatMap((b) =>
-      (b as { accessory?: { action_id: string; url: string } }).accessory
-        ? [(b as { accessory: { action_id: string; url: string } }).accessory]
-        : [],
+    const opens = page.blocks.flatMap((b) =>
+      b.type === 'actions' ? (b.elements as Array<{ action_id: string; url?: string }>).filter((e) => e.action_id === OPEN_ACTION) : [],
     );
-    expect(accessories).toHaveLength(2);
-    expect(accessories.every((a) => a.action_id === OPEN_ACTION && a.url.startsWith('https://igl.example.com/'))).toBe(true);
+    expect(opens).toHaveLength(2);
+    expect(opens.every((a) => a.url?.startsWith('https://igl.example.com/'))).toBe(true);
     const packed = renderApprovalsPage({
       query: { ...query, 'page-size': 100 },
       approvals: Array.from({ length: 100 }, (_, i) => approval(i)),
@@ -197,9 +194,10 @@ describe('Open buttons', () => {
       approvalLinks: approvalPages(template),
     });
     expect(packed.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
-    expect(json(packed)).toContain('|Open>');
-    expect(json(packed)).toContain('PageID=WorkItem&amp;WorkItemId=');
-    expect(json(renderApprovalsPage({ query, approvals: [approval(1)], userId: 'U1', today: TODAY }))).not.toContain('accessory');
+    expect(visible(packed.blocks)).toContain(
+      '`1042:WPDS:1` · <https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId=1042%3AWPDS%3A1|Open>',
+    );
+    expect(visible(renderApprovalsPage({ query, approvals: [approval(1)], userId: 'U1', today: TODAY }).blocks)).not.toContain('[Open]');
   });
 });
 
@@ -237,15 +235,22 @@ describe('collect messages', () => {
       now: new Date('2026-11-22T10:00:00Z'),
       live: undefined,
     });
-    expect(json(m.blocks)).toContain(':\\n• *&lt;!here&gt; AD*: run `7`\\n• _unnamed collector_: run `8`');
-    expect(json(m.blocks)).toContain('<@U1> started 2 collections at <!date^1795341600^{time}|2026-11-22 10:00 UTC>');
-    expect(json(m)).not.toContain('<!here>');
+    expect(visible(m.blocks)).toContain(
+      '<@U1> started 2 collections at 2026-11-22 10:00 UTC:\n• *<!here> AD*: run `7`\n• _unnamed collector_: run `8`',
+    );
+    // The collector's name is shown exactly, never as a ping; the notification escapes it.
+    expect(shownExactly(m.blocks, '<!here> AD')).toBe(true);
+    expect(mrkdwnTexts(m.blocks).join('')).not.toContain('<!here>');
+    expect(m.text).toBe(
+      '<@U1> started 2 collections at <!date^1795341600^{time}|2026-11-22 10:00 UTC>: &lt;!here&gt; AD (run 7), unnamed collector (run 8).',
+    );
   });
   it('summarises beyond 40 runs', () => {
     const runs = Array.from({ length: 300 }, (_, i) => ({ runId: String(i), collector: `Collector ${i}`, state: undefined }));
     const at = new Date('2026-11-22T10:00:00Z');
     const m = renderCollectStatus({ userId: 'U1', query: {}, runs, startedAt: at, now: at, live: undefined });
-    expect(json(m.blocks)).toContain('…and 260 more.');
+    expect(visible(m.blocks)).toContain('…and 260 more.');
+    expect(messageProblems(m)).toEqual([]);
   });
   it('asks with Run and Cancel, danger when forced', () => {
     const m = renderCollectConfirmation({ force: true }, ['all-collectors', 'force'], 'abc123abc123');
@@ -266,9 +271,12 @@ describe('errors', () => {
       { kind: 'invalid', problem: 'I don’t understand “<!channel>”.', example: '/approvals pending', suggestion: 'pending' },
       '/approvals',
     );
-    expect(json(m)).toContain('&lt;!channel&gt;');
-    expect(json(m)).toContain('Did you mean `pending`?');
-    expect(json(m)).toContain('Try: `/approvals pending`');
+    expect(visible(m.blocks)).toContain(
+      ':raised_hand: I don’t understand “<!channel>”.\nDid you mean `pending`?\nTry: `/approvals pending`',
+    );
+    expect(mrkdwnTexts(m.blocks).join('')).not.toContain('<!channel>');
+    // No emoji code, markup or double escaping in the notification.
+    expect(m.text).toBe('I don’t understand “&lt;!channel&gt;”. Did you mean pending? Try: /approvals pending');
   });
   const cases: Array<[unknown, RegExp, string]> = [
     [
@@ -321,7 +329,9 @@ describe('errors', () => {
   for (const [error, message, level] of cases) {
     it(`translates ${(error as Error).name} (${(error as Error).message.slice(0, 30)})`, () => {
       const t = translateFailure(error, ctx);
-      expect(t.message.text + json(t.message.blocks)).toMatch(message);
+      expect(visible(t.message.blocks)).toMatch(message);
+      expect(t.message.text).toMatch(message);
+      expect(t.message.text).not.toMatch(/:[a-z_]+:/);
       expect(t.log.level).toBe(level);
     });
   }
@@ -334,7 +344,9 @@ describe('errors', () => {
       }),
       ctx,
     );
-    expect(json(t.message)).not.toContain('<!channel>');
+    expect(shownExactly(t.message.blocks, 'No eligible collectors found for the application <!channel>')).toBe(true);
+    expect(mrkdwnTexts(t.message.blocks).join('')).not.toContain('<!channel>');
+    expect(t.message.text).not.toContain('<!channel>');
   });
 });
 
@@ -342,5 +354,24 @@ describe('help', () => {
   it('lists every filter and the forms of each command', () => {
     expect(json(renderApprovalsHelp())).toContain('`user-last-name`');
     expect(json(renderCollectHelp())).toContain('application:\\"Active Directory\\"');
+  });
+});
+
+describe('history with long names', () => {
+  it('never sends an empty section (a first entry longer than a section once left one behind)', () => {
+    const attempt = {
+      id: 'a1',
+      at: new Date('2026-11-22T10:00:00Z'),
+      teamId: 'T1',
+      channelId: 'C0OPS',
+      userId: 'U0ADA',
+      query: { name: '&'.repeat(256), application: '&'.repeat(256) },
+      outcome: 'failed' as const,
+      detail: '&'.repeat(500),
+      runs: [],
+    };
+    const m = renderHistory([attempt, attempt, attempt], 10);
+    expect(messageProblems(m)).toEqual([]);
+    expect(visible(m.blocks).match(/\*failed\*/g)).toHaveLength(3);
   });
 });

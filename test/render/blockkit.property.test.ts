@@ -1,0 +1,225 @@
+/**
+ * Every message, modal and Home view countersign can produce, over generated service and user
+ * data (empty, enormous, markup, pings, links, control characters, any Unicode): each passes our
+ * Block Kit validator (what Slack would refuse as invalid_blocks), no text from the service or a
+ * user reaches a mrkdwn text (where Slack would format it, link it or ping), and the fallback
+ * text pings no one either.
+ */
+
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { CollectStatus, LiveStatus } from '../../src/collections/runs.js';
+import { approvalPages } from '../../src/config.js';
+import type { HomeOutcome } from '../../src/home/home.js';
+import { buildDigest } from '../../src/reminders/digest.js';
+import { renderApprovalsPage } from '../../src/render/approvals.js';
+import type { Message } from '../../src/render/blocks.js';
+import {
+  renderCollectConfirmation,
+  renderCollectFailedDm,
+  renderCollectStatus,
+  renderConfirmationClosed,
+  renderCooldown,
+  renderHistory,
+  renderNoCollectorMatched,
+} from '../../src/render/collect.js';
+import { renderInvalid, translateFailure } from '../../src/render/errors.js';
+import { renderHome } from '../../src/render/home.js';
+import { linkModal, linkProblem } from '../../src/render/link.js';
+import { renderDigest } from '../../src/render/reminders.js';
+import { messageProblems, viewProblems } from '../../src/render/validate.js';
+import {
+  ConflictError,
+  InvalidParameterError,
+  LoginFailedError,
+  MissingParameterError,
+  NoEligibleCollectorsError,
+  NotFoundError,
+} from '../../src/service/errors.js';
+import type { CollectQuery } from '../../src/service/query.js';
+import type { Approval } from '../../src/service/schemas.js';
+import type { CollectAttempt, WatchedRun } from '../../src/store/types.js';
+import { mrkdwnTexts } from '../helpers/visible.js';
+
+/** Marks every generated string, so that it can be recognised wherever it ends up. */
+const MARK = 'Ⓢ';
+const TODAY = { year: 2026, month: 11, day: 22 };
+const AT = new Date('2026-11-22T10:00:00Z');
+const RUNS = { numRuns: 150, seed: 20261122 };
+
+const hostile = fc
+  .oneof(
+    {
+      arbitrary: fc.constantFrom(
+        '',
+        ' ',
+        '<!channel>',
+        '<!here|here>',
+        '@here',
+        '@channel',
+        '#general',
+        '<#C0123|general>',
+        '<@U0123>',
+        '*bold* _italic_ ~strike~ `code`',
+        '```block```',
+        '> quoted',
+        'https://evil.example/login?next=1',
+        '<https://evil.example|click me>',
+        '&amp; &lt; &gt; & < >',
+        ':smile: :tada:',
+        'line\nbreak\r\ttab',
+        '\u0085\u009b\u202e\u2066',
+        'Add Access for Smith, John',
+      ),
+      weight: 4,
+    },
+    { arbitrary: fc.string({ maxLength: 40 }), weight: 4 },
+    { arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }), weight: 4 },
+    // Enormous values are rarer: each one is expensive to render, and a few show what they show.
+    { arbitrary: fc.string({ minLength: 3000, maxLength: 6000 }), weight: 1 },
+  )
+  .map((s) => `${MARK}${s}`);
+
+const timestamp = fc.oneof(fc.constantFrom('2026-11-20 09:00:00.0', '2026-11-22 10:00:00.0', '2026-12-24 17:30:00.0', ''), hostile);
+
+const approval = fc.record<Approval>({
+  workItemId: hostile,
+  workItemName: hostile,
+  requestName: hostile,
+  dueDate: timestamp,
+  completedDate: fc.oneof(fc.constant(''), timestamp),
+  fields: fc.record({ RequestedByName: hostile }),
+});
+
+const query = fc.record<CollectQuery>({ name: hostile, application: hostile, force: fc.boolean() }, { requiredKeys: [] });
+
+const run = fc.record<WatchedRun>({
+  runId: hostile,
+  collector: fc.option(hostile, { nil: undefined }),
+  state: fc.constantFrom(undefined, 'New', 'Running', 'Completed', 'Aborted', 'Unknown'),
+});
+
+const live = fc.oneof(
+  fc.constant<LiveStatus>({ kind: 'watching', checkedAt: AT }),
+  fc.constant<LiveStatus>({ kind: 'finished' }),
+  hostile.map((why): LiveStatus => ({ kind: 'unavailable', why })),
+  fc.constant<LiveStatus>({ kind: 'timeout', limitMs: 6 * 3_600_000 }),
+  fc.constantFrom<LiveStatus>({ kind: 'off', reason: 'unlinked' }, { kind: 'off', reason: 'not-in-channel' }),
+);
+
+const attempt = fc.record<CollectAttempt>({
+  id: fc.constant('a1'),
+  at: fc.constant(AT),
+  teamId: fc.constant('T1'),
+  channelId: fc.constant('C0OPS'),
+  userId: fc.constant('U0ADA'),
+  query,
+  outcome: fc.constantFrom('started', 'nothing-matched', 'refused', 'failed', 'cancelled'),
+  detail: fc.option(hostile, { nil: undefined }),
+  runs: fc.array(run, { maxLength: 8 }),
+});
+
+/** Where Slack reads markup there is no generated text; the notification escapes it; Slack would take the payload. */
+function expectSafeMessage(m: Message): void {
+  expect(messageProblems(m)).toEqual([]);
+  expect(mrkdwnTexts(m.blocks).join('\n')).not.toContain(MARK);
+  // The only '<' left in a notification are our own mentions and dates.
+  expect(m.text).not.toMatch(/<(?!@[UW][A-Z0-9]+>|#[CG][A-Z0-9]+>|!date\^\d+\^|!subteam\^S[A-Z0-9]+>)/);
+}
+
+function expectSafeView(view: unknown): void {
+  expect(viewProblems(view)).toEqual([]);
+  expect(mrkdwnTexts((view as { blocks: unknown[] }).blocks).join('\n')).not.toContain(MARK);
+}
+
+const links = approvalPages('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}');
+
+describe('every message, modal and Home view, over generated service data', () => {
+  it('an /approvals page of any size, with and without Open buttons', () => {
+    fc.assert(
+      fc.property(fc.array(approval, { maxLength: 100 }), fc.boolean(), hostile, (approvals, withLinks, filter) => {
+        const m = renderApprovalsPage({
+          query: { 'page-size': Math.max(1, approvals.length), 'entitlement-name': filter.slice(0, 256) },
+          approvals,
+          userId: 'U0ADA',
+          today: TODAY,
+          approvalLinks: withLinks ? links : undefined,
+        });
+        expectSafeMessage(m);
+      }),
+      RUNS,
+    );
+  });
+
+  it('a digest and the Home tab', () => {
+    fc.assert(
+      fc.property(fc.array(approval, { maxLength: 100 }), fc.integer({ min: 1, max: 12 }), (approvals, page) => {
+        const schedule = { days: 'weekdays' as const, minuteOfDay: 540, timeZone: 'Europe/London' };
+        const digest = buildDigest({
+          approvals,
+          more: approvals.length === 100,
+          today: TODAY,
+          windowDays: 3,
+          schedule,
+          fullList: { userId: 'U0ADA', query: {} },
+        });
+        if (digest) expectSafeMessage(renderDigest(digest, links));
+        const link = {
+          teamId: 'T1',
+          userId: 'U0ADA',
+          linkedAt: AT,
+          source: 'login' as const,
+          lastUsedAt: undefined,
+          lastOutcome: undefined,
+        };
+        const outcome: HomeOutcome = { links: [{ ...link, command: 'findApprovals' }], approvals: { pending: approvals, page } };
+        expectSafeView(renderHome({ outcome, today: TODAY, commands: ['findApprovals', 'collectEntitlements'], approvalLinks: links }));
+      }),
+      RUNS,
+    );
+  });
+
+  it('a collection: the confirmation, the channel message as it goes, the DM, the cooldown, history', () => {
+    fc.assert(
+      fc.property(
+        query,
+        fc.array(run, { minLength: 1, maxLength: 60 }),
+        live,
+        fc.array(attempt, { maxLength: 50 }),
+        (q, runs, l, attempts) => {
+          expectSafeMessage(renderCollectConfirmation(q, ['all-collectors', 'force'], 'confirmation-id-1'));
+          const status: CollectStatus = { userId: 'U0ADA', query: q, runs, startedAt: AT, now: new Date(AT.getTime() + 90_000), live: l };
+          expectSafeMessage(renderCollectStatus(status));
+          expectSafeMessage(renderCollectFailedDm({ channelId: 'C0OPS', query: q, runs }));
+          const holder = { userId: 'U0OSCAR', channelId: 'C0OPS', at: AT, attemptId: 'a0' };
+          expectSafeMessage(renderCooldown({ query: q, holder, cooldownMs: 600_000, overrideId: 'override-id-1' }));
+          expectSafeMessage(renderNoCollectorMatched(q));
+          expectSafeMessage(renderConfirmationClosed('starting', q));
+          expectSafeMessage(renderHistory(attempts, 50));
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('what the service said, and what the user typed, in errors and in the sign-in modal', () => {
+    const ctx = { slash: '/collect' as const, command: 'collectEntitlements' as const, userId: 'U0ADA', reference: 'ref-1' };
+    fc.assert(
+      fc.property(hostile, hostile, (said, typed) => {
+        const details = { command: 'collectEntitlements', status: 412, serviceMessage: said, queryString: said };
+        for (const error of [
+          new InvalidParameterError('x', details),
+          new MissingParameterError('auth-user-id', details),
+          new NoEligibleCollectorsError(said, details),
+          new ConflictError(details),
+          new NotFoundError(details),
+        ])
+          expectSafeMessage(translateFailure(error, ctx).message);
+        expectSafeMessage(renderInvalid({ kind: 'invalid', problem: typed, example: typed, suggestion: typed }, '/approvals'));
+        const problem = linkProblem(new LoginFailedError({ command: 'loginUser', status: 401, serviceMessage: said }));
+        expectSafeView(linkModal({ command: 'findApprovals' }, problem));
+      }),
+      RUNS,
+    );
+  });
+});
