@@ -9,8 +9,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
-import type { Logger } from '../runtime/logger.js';
 import { messageProblems, viewProblems } from '../render/validate.js';
+import type { Logger } from '../runtime/logger.js';
 import { playgroundPage } from './page.js';
 import { signSlackRequest } from './sign.js';
 

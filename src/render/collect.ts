@@ -171,7 +171,7 @@ export function renderCollectStatus(input: CollectStatus): Message {
 /** The DM to the starter when a collection ended badly. */
 export function renderCollectFailedDm(input: AbortReport): Message {
   const aborted = input.runs.filter((r) => r.state === 'Aborted');
-  const runs = `${aborted.length} of ${input.runs.length} run${input.runs.length === 1 ? '' : 's'} aborted`;
+  const runs = input.runs.length === 1 ? 'its run aborted' : `${aborted.length} of ${input.runs.length} runs aborted`;
   const paragraphs: Paragraph[] = [
     [emoji('x'), ' Your collection in ', channel(input.channelId), ` did not finish well: ${runs}.`],
     ...aborted.map((r): Paragraph => ['• ', bold(oneLine(r.collector ?? 'unnamed collector', 120)), ': run ', code(oneLine(r.runId, 40))]),

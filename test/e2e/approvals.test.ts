@@ -1,8 +1,9 @@
 /** /approvals end to end: the real app over signed HTTP against the reference service. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
-import { buttonsOf, textOf } from '../helpers/fake-slack.js';
+import { buttonsOf, type ResponseBody, textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { mrkdwnTexts, shownExactly } from '../helpers/visible.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -115,16 +116,24 @@ describe('/approvals', () => {
 
   it('renders a request named <!channel> inertly', async () => {
     // The demo approver's 240 approvals hold the hostile names somewhere: read all three pages of 100.
-    let raw = '';
+    const answers: ResponseBody[] = [];
     for (const page of [1, 2, 3]) {
       const sent = await h.command('UADA', '/approvals', `page-size:100 state:all start-page:${page}`);
       const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
       expect(answer?.blocks?.length).toBeLessThanOrEqual(50);
-      raw += JSON.stringify(answer);
+      if (answer) answers.push(answer);
     }
-    expect(raw).toContain('&lt;!channel&gt; urgent');
-    expect(raw).not.toContain('<!channel>');
-    expect(raw).toContain('&lt;b&gt;Mallory&lt;/b&gt; &amp; friends');
+    const blocks = answers.flatMap((a) => a.blocks ?? []);
+    // Shown exactly as the service named them, in rich text: never a ping, a link or markup.
+    for (const name of [
+      '<!channel> urgent: Add Access for Bobby Tables',
+      'Add Access for <b>Mallory</b> & friends',
+      'Add Access for *bold* _italic_ ~strike~ `code`',
+    ])
+      expect(shownExactly(blocks, name)).toBe(true);
+    expect(mrkdwnTexts(blocks).join('\n')).not.toMatch(/<!channel>|Mallory|\*bold\*/);
+    // The notification pings no one either.
+    expect(answers.map((a) => a.text).join('\n')).not.toContain('<!channel>');
   });
 
   it('answers in the user’s Slack time zone', async () => {

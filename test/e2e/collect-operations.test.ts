@@ -103,7 +103,7 @@ describe('cooldown', () => {
     const before = collects();
     const again = await ask('UOLIVE', 'ad accounts', 'C0SEC');
     expect(textOf(again)).toMatch(
-      /<@UOSCAR> started collector \*ad accounts\* at <!date\^\d+\^\{time\}\|[^>]+> in <#C0OPS>\. The same collection can start again from/,
+      /<@UOSCAR> started collector \*ad accounts\* at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC in <#C0OPS>\.\nThe same collection can start again from/,
     );
     expect(buttonsOf(again)).toEqual([]);
     expect(collects()).toBe(before);
@@ -150,7 +150,7 @@ describe('live run status', () => {
     clock.advance(5 * 60_000);
     await h.app.runWatcher.tick();
     expect(latest(message.ts)).toMatch(/:white_check_mark: \*Workday Workers\*: run `\d+` · completed in 5m 00s/);
-    expect(latest(message.ts)).toContain(':tada: *All 1 completed*');
+    expect(latest(message.ts)).toContain(':tada: *The collection completed*');
     expect(h.slack.updates().length).toBe(updates + 1);
     // Finished: no more polling, and the starter gets no DM for a success.
     clock.advance(10 * 60_000);
@@ -164,10 +164,10 @@ describe('live run status', () => {
     clock.advance(6 * 60_000 + 5_000);
     await h.app.runWatcher.tick();
     expect(latest(message.ts)).toMatch(/:x: \*AWS IAM\*: run `\d+` · \*aborted\* after 5m 00s/);
-    expect(latest(message.ts)).toContain('*All 1 ended: 0 completed, 1 aborted*');
+    expect(latest(message.ts)).toContain('*The collection ended: 0 completed, 1 aborted*');
     const dm = h.slack.posted().filter((p) => p.channel === 'UOLIVE');
     expect(dm).toHaveLength(1);
-    expect(dm[0]?.text).toContain('1 of 1 runs aborted');
+    expect(dm[0]?.text).toContain('did not finish well: its run aborted.');
   });
 
   it('carries on after a restart: the watch is in the store', async () => {

@@ -50,7 +50,7 @@ describe('/collect', () => {
     const posted = nextPost();
     const sent = await h.command('UOSCAR', '/collect', 'Salesforce Users', { channelId: 'C0OPS' });
     expect(sent.ackMs).toBeLessThan(3000);
-    expect(await posted).toMatch(/<@UOSCAR> started 1 collection at <!date\^\d+\^\{time\}\|[^>]+>:\n• \*Salesforce Users\*: run `\d+`/);
+    expect(await posted).toMatch(/<@UOSCAR> started 1 collection at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC:\n• \*Salesforce Users\*: run `\d+`/);
     expect(h.slack.posted().at(-1)?.channel).toBe('C0OPS');
     expect(collects()).toBe(before + 1);
   });
@@ -61,7 +61,7 @@ describe('/collect', () => {
     await h.command('UGRACE', '/collect', 'application:"Active Directory"');
     const text = await posted;
     expect(text).toMatch(/started 2 collections at [^\n]+:\n• \*AD Accounts\*: run `\d+`\n• \*AD Groups\*: run `\d+`/);
-    expect(text).toContain('application `Active Directory`');
+    expect(text).toContain('application “Active Directory”');
   });
 
   it('passes the service’s 404 for an application without collectors to the asker alone', async () => {

@@ -19,6 +19,7 @@ import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fa
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
 import { ROOT } from '../helpers/spawn.js';
+import { visible } from '../helpers/visible.js';
 
 const available = await postgresAvailable('the two-process test');
 const KEY = Buffer.alloc(32, 11).toString('base64');
@@ -225,7 +226,7 @@ describe.skipIf(!available)('two app processes behind a round-robin load balance
     expect(service.calls.get('collectEntitlements') ?? 0).toBe(before + 1);
     const message = slack.posted().slice(posts);
     expect(message).toHaveLength(1);
-    expect(message[0]?.text).toMatch(/^Started 7 collections/);
+    expect(message[0]?.text).toMatch(/^<@UGRACE> started 7 collections/);
     // Whichever process polls, the message ends once, with every run's end; AWS IAM's breaker aborts it.
     const ts = `1700000000.${String(posts + 1).padStart(6, '0')}`;
     const last = () =>
@@ -233,8 +234,8 @@ describe.skipIf(!available)('two app processes behind a round-robin load balance
         .updates()
         .filter((u) => u.ts === ts)
         .at(-1);
-    await until(() => /All 7 ended/.test(JSON.stringify(last()?.blocks ?? [])));
-    expect(JSON.stringify(last()?.blocks)).toContain('*All 7 ended: 6 completed, 1 aborted*');
+    await until(() => /All 7 ended/.test(visible(last()?.blocks)));
+    expect(visible(last()?.blocks)).toContain('*All 7 ended: 6 completed, 1 aborted*');
     await until(() => slack.posted().some((p) => p.channel === 'UGRACE'));
     await new Promise((r) => setTimeout(r, 1000));
     expect(slack.posted().filter((p) => p.channel === 'UGRACE')).toHaveLength(1);

@@ -85,10 +85,11 @@ describe('reminders', () => {
     expect(text).toContain(':red_circle: *Overdue*');
     expect(text).toContain('every weekday at 09:00 (Europe/London)');
     expect(text).not.toMatch(/due in ([4-9]|\d\d) days/);
-    const open = digest?.blocks.find((b) => (b.accessory as { action_id?: string } | undefined)?.action_id === OPEN_ACTION);
-    expect((open?.accessory as { url?: string } | undefined)?.url).toMatch(
-      /^https:\/\/igl\.example\.com\/aveksa\/main\?PageID=WorkItem&WorkItemId=\d+%3A[A-Z]+%3A\d+$/,
-    );
+    const open = digest?.blocks
+      .filter((b) => b.type === 'actions')
+      .flatMap((b) => b.elements as Array<{ action_id: string; url?: string }>)
+      .find((e) => e.action_id === OPEN_ACTION);
+    expect(open?.url).toMatch(/^https:\/\/igl\.example\.com\/aveksa\/main\?PageID=WorkItem&WorkItemId=\d+%3A[A-Z]+%3A\d+$/);
     expect(digest?.blocks.length).toBeLessThanOrEqual(50);
 
     const full = digest?.blocks
@@ -99,7 +100,7 @@ describe('reminders', () => {
     const [list] = await h.slack.waitForResponses(sent.responseId, 1);
     expect(list?.replace_original).toBe(false);
     expect(textOf(list)).toContain('Pending approvals');
-    expect(textOf(list)).toMatch(/due before `\d{2}-[a-z]{3}-2026`/);
+    expect(textOf(list)).toMatch(/due before “\d{2}-[a-z]{3}-2026”/);
     // Someone else cannot use Ada's button to see her list.
     const stolen = await h.click('UEVE', DIGEST_ACTIONS.fullList, full?.value);
     expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('belong to <@UADA>');

@@ -7,6 +7,8 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { messageProblems, viewProblems } from '../../src/render/validate.js';
+import { visible } from './visible.js';
 
 export interface ResponseBody {
   response_type?: 'ephemeral' | 'in_channel';
@@ -39,6 +41,8 @@ export interface FakeSlack {
     count: number,
     timeoutMs?: number,
   ): Promise<Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }>>;
+  /** What Slack would have refused (invalid_blocks), by method and reason: a harness fails on close when there is any. */
+  refused: string[];
   /** The messages the app changed with chat.update, in order. */
   updates(): Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }>;
   /** Answers a Web API method with this handler from now on, e.g. apps.connections.open for a Socket Mode stand-in. */
@@ -49,7 +53,20 @@ export interface FakeSlack {
 /** A Web API call as a handler sees it: the Authorization header too, since app-level tokens travel there. */
 export type ApiHandler = (call: { params: URLSearchParams; authorization: string | undefined }) => Record<string, unknown>;
 
+/** What Slack checks of a Web API call's message or view; nothing for other methods. */
+function payloadProblems(method: string, params: URLSearchParams): string[] {
+  const json = (key: string) => {
+    const v = params.get(key);
+    return v === null ? undefined : (JSON.parse(v) as unknown);
+  };
+  if (method === 'chat.postMessage' || method === 'chat.update')
+    return messageProblems({ text: params.get('text') ?? undefined, blocks: json('blocks') });
+  if (method === 'views.open' || method === 'views.update' || method === 'views.publish') return viewProblems(json('view'));
+  return [];
+}
+
 export async function startFakeSlack(): Promise<FakeSlack> {
+  const refused: string[] = [];
   const responses = new Map<string, ResponseBody[]>();
   const apiCalls: Array<{ method: string; body: string }> = [];
   const events = new EventEmitter();
@@ -71,6 +88,13 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       if (response) {
         const id = response[1] as string;
         const list = responses.get(id) ?? [];
+        const problems = messageProblems(JSON.parse(body));
+        // Slack would refuse it; the test hears of it when the harness closes, with the reasons.
+        if (problems.length > 0) {
+          refused.push(`response_url: ${problems.join('; ')}`);
+          res.writeHead(400, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ ok: false, error: 'invalid_blocks' }));
+        }
         list.push(JSON.parse(body) as ResponseBody);
         responses.set(id, list);
         events.emit(id);
@@ -82,6 +106,12 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const method = api[1] as string;
         apiCalls.push({ method, body });
         const params = new URLSearchParams(body);
+        const problems = payloadProblems(method, params);
+        if (problems.length > 0) {
+          refused.push(`${method}: ${problems.join('; ')}`);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ ok: false, error: 'invalid_blocks', response_metadata: { messages: problems } }));
+        }
         const limit = limits.get(method);
         if (limit && limit.times > 0) {
           limit.times--;
@@ -147,6 +177,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     url,
     apiUrl: `${url}/api/`,
     apiCalls,
+    refused,
     timeZones,
     userGroups,
     closedChannels,
@@ -198,25 +229,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   };
 }
 
-/** All text of a response, blocks included, for assertions. */
+/** All a person reads of a response: its fallback text, then its blocks as visible() writes them. */
 export function textOf(body: ResponseBody | undefined): string {
   if (body === undefined) return '';
-  const parts: string[] = [body.text ?? ''];
-  const walk = (v: unknown): void => {
-    if (typeof v === 'string') return;
-    if (Array.isArray(v)) {
-      for (const item of v) walk(item);
-      return;
-    }
-    if (v && typeof v === 'object') {
-      for (const [k, inner] of Object.entries(v)) {
-        if (k === 'text' && typeof inner === 'string') parts.push(inner);
-        else walk(inner);
-      }
-    }
-  };
-  walk(body.blocks);
-  return parts.join('\n');
+  return [body.text ?? '', visible(body.blocks)].join('\n');
 }
 
 /** The views the app sent with views.open / views.update, in order. */

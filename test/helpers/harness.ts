@@ -226,6 +226,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await service.close();
       await slack.close();
       rmSync(dir, { recursive: true, force: true });
+      // Every end-to-end test also checks that Slack would have taken everything the app sent.
+      if (slack.refused.length > 0) throw new Error(`Slack would have refused what the app sent:\n${slack.refused.join('\n')}`);
     },
   };
 }

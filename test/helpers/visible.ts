@@ -55,7 +55,11 @@ function block(b: unknown): string {
     case 'header':
       return textObject(bl.text);
     case 'section':
-      return [textObject(bl.text), ...((bl.fields as unknown[] | undefined) ?? []).map(textObject), bl.accessory ? element(bl.accessory) : '']
+      return [
+        textObject(bl.text),
+        ...((bl.fields as unknown[] | undefined) ?? []).map(textObject),
+        bl.accessory ? element(bl.accessory) : '',
+      ]
         .filter((x) => x !== '')
         .join('\n');
     case 'context':
