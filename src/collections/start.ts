@@ -146,7 +146,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     await noteSuccess(deps, who, 'collectEntitlements');
     deps.logger.info(
       { user: who.userId, team: who.teamId, channel: channelId, query, runs: result.runs, attempt: attemptId },
-      'collection started',
+      result.runs.length > 0 ? 'collection started' : 'no collector matched; nothing started',
     );
     if (result.runs.length === 0) {
       if (holdsCooldown) await deps.store.releaseCooldown(who.teamId, target, attemptId);

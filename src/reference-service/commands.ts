@@ -247,8 +247,12 @@ export function collectEntitlements(db: Db, userId: string, params: Params, opti
         return errorAnswer(409, `Cannot schedule the collector ${busy.name}: it is already in the queue for processing.`);
       }
     }
+    // Run ids go on from the largest ever given out, or from the data set's base, whichever is higher:
+    // a demo data set made afresh at each start must not hand out run 1 again (history would show it twice).
     const insert = db.prepare<[number, string, number, number]>(
-      'INSERT INTO runs (collector_id, user_id, forced, queued_at_ms) VALUES (?, ?, ?, ?)',
+      `INSERT INTO runs (id, collector_id, user_id, forced, queued_at_ms) VALUES (
+         max(coalesce((SELECT max(id) FROM runs), 0), coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'run_id_base'), 0)) + 1,
+         ?, ?, ?, ?)`,
     );
     const value: Record<string, unknown> = { type: 'collectEntitlements' };
     const ids: string[] = [];

@@ -191,14 +191,15 @@ function insertApprovals(db: Db, seed: ApprovalSeed, requesters: ReadonlyArray<{
       const requester = pick(rand, requesters);
       const entitlement = pick(rand, ENTITLEMENTS);
       const completed = rand() < 0.3;
-      // Due dates from three weeks ago to six weeks ahead, so some are overdue and some due today.
-      const dueOffsetDays = Math.floor(rand() * 63) - 21;
-      const requestedOffsetDays = dueOffsetDays - 3 - Math.floor(rand() * 14);
-      const at = (days: number, hourSeed: number) =>
-        formatServiceTimestamp(new Date(now.getTime() + days * DAY_MS + Math.floor(hourSeed * 8 * 3_600_000)));
-      const requestedAt = at(requestedOffsetDays, rand());
-      const dueAt = at(dueOffsetDays, rand());
-      const completedAt = completed ? at(Math.min(requestedOffsetDays + 1 + Math.floor(rand() * 3), 0), rand()) : null;
+      // Due from three weeks ago to six weeks ahead, so that some are overdue and some due today.
+      const dueMs = now.getTime() + (Math.floor(rand() * 63) - 21) * DAY_MS + Math.floor(rand() * 8 * 3_600_000);
+      // Requested 3 to 16 days before it is due, and always in the past: a request is made before it is approved.
+      const requestedMs = Math.min(dueMs - (3 + rand() * 13) * DAY_MS, now.getTime() - (1 + rand() * 96) * 3_600_000);
+      // Completed some time between the request and now, never in the future.
+      const completedMs = requestedMs + 60_000 + rand() * (now.getTime() - requestedMs - 120_000);
+      const requestedAt = formatServiceTimestamp(new Date(requestedMs));
+      const dueAt = formatServiceTimestamp(new Date(dueMs));
+      const completedAt = completed ? formatServiceTimestamp(new Date(completedMs)) : null;
       const hostile = approverIndex === 0 && i < HOSTILE_REQUEST_NAMES.length ? HOSTILE_REQUEST_NAMES[i] : undefined;
       const requestName = hostile ?? `Add Access for ${requester.last}, ${requester.first}: ${entitlement.name}`;
       insert.run(
@@ -252,6 +253,9 @@ export function loadDemoData(db: Db, now: Date, seed = 42): void {
       );
     }
     for (const r of requesters) insertUser.run(r.id, r.first, r.last, 'internal', null, '');
+    // Seconds since 2020 at load: a later load starts above every run id an earlier one gave out.
+    const runIdBase = Math.floor((now.getTime() - Date.UTC(2020, 0, 1)) / 1000);
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('run_id_base', ?)").run(String(runIdBase));
     const insertCollector = db.prepare('INSERT INTO collectors (name, application, breaker_tripped) VALUES (?, ?, ?)');
     for (const c of DEMO_COLLECTORS) insertCollector.run(c.name, c.application, c.breakerTripped ? 1 : 0);
     const approvers = DEMO_USERS.filter((u) => u.approvals > 0);

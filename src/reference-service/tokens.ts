@@ -92,10 +92,12 @@ export class TokenRegistry {
         'SELECT id, auth_source, password_hash, commands FROM users WHERE id = ? COLLATE NOCASE',
       )
       .get(username);
+    // Without an authsource the service checks its own users only: someone from a directory must name it.
+    const source = authSource ?? 'internal';
     const ok =
       user !== undefined &&
       user.password_hash !== null &&
-      (authSource === undefined || authSource.toLowerCase() === user.auth_source.toLowerCase()) &&
+      source.toLowerCase() === user.auth_source.toLowerCase() &&
       passwordMatches(password, user.password_hash);
     if (!ok || user === undefined) return undefined;
     return this.issue(user.id, user.commands.split(',').filter(Boolean), policy);

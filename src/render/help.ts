@@ -14,7 +14,7 @@ export function renderApprovalsHelp(): Message {
       header('/approvals'),
       section(
         [
-          'Shows the approvals waiting for you (only you see them), newest due date last, with Next and Previous buttons.',
+          'Shows the approvals waiting for you (only you see them), soonest due first, with Next and Previous buttons.',
           '',
           '*Forms*',
           '`/approvals` · your pending approvals',

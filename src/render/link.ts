@@ -10,7 +10,7 @@ import { slashFor } from '../parse/slash.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceCommandName } from '../store/types.js';
 import { code, context, fallback, LIMITS, type Message, section } from './blocks.js';
-import { emoji, oneLine, richText } from './rich.js';
+import { bold, emoji, md, oneLine, type Paragraph, type Run, richMessage, richText, user, when } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -102,7 +102,7 @@ export function linkDone(commands: readonly ServiceCommandName[], checked: boole
   };
 }
 
-/** What `whoami` shows: which commands are linked, since when, how the last call went. Never a token. */
+/** What `whoami` shows: which commands are linked, since when, how the last call went, each time in the reader's own zone. Never a token. */
 export function renderWhoami(
   userId: string,
   links: ReadonlyArray<{
@@ -113,22 +113,21 @@ export function renderWhoami(
     lastOutcome: string | undefined;
   }>,
   commands: readonly ServiceCommandName[],
-): { text: string; blocks: ReturnType<typeof section>[] } {
-  const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  const lines = commands.map((command) => {
+): Message {
+  const at = (d: Date) => when(d, '{date_short_pretty} {time}');
+  const lines = commands.map((command): Paragraph => {
     const link = links.find((l) => l.command === command);
-    if (!link) return `• ${code(command)}: not linked. Type \`${slashFor(command)} login\` to link it.`;
-    const last =
-      link.lastOutcome === undefined || link.lastUsedAt === undefined
-        ? 'not used yet'
-        : link.lastOutcome === 'ok'
-          ? `last call succeeded ${when(link.lastUsedAt)}`
-          : `*the service refused the token* ${when(link.lastUsedAt)}: link again`;
+    if (!link) return ['• ', ...md(`\`${command}\`: not linked. Type \`${slashFor(command)} login\` to link it.`)];
     const how = { login: 'by signing in', pasted: 'with a pasted token', admin: 'by an admin' }[link.source] ?? '';
-    return `• ${code(command)}: linked ${how} ${when(link.linkedAt)}; ${last}.`;
+    const last: Run[] =
+      link.lastOutcome === undefined || link.lastUsedAt === undefined
+        ? ['not used yet']
+        : link.lastOutcome === 'ok'
+          ? ['last call succeeded ', at(link.lastUsedAt)]
+          : [bold('the service refused the token'), ' ', at(link.lastUsedAt), ': link again'];
+    return ['• ', ...md(`\`${command}\`: linked ${how} `), at(link.linkedAt), '; ', ...last, '.'];
   });
-  const text = `<@${userId}>, this is what countersign holds for you:\n${lines.join('\n')}`;
-  return { text: text.replace(/[*`]/g, ''), blocks: [section(text)] };
+  return richMessage([[user(userId), ', this is what countersign holds for you:'], ...lines]);
 }
 
 /** The answer to `logout`: what was forgotten, and whether a session at the service was ended too. */

@@ -163,3 +163,51 @@ describe('demo data', () => {
     expect(stored.every((s) => /^[0-9a-f]{64}$/.test(s.hash))).toBe(true);
   });
 });
+
+describe('demo data dates', () => {
+  it('are coherent with now and with each other: requested in the past, completed between the request and now, due after the request', () => {
+    const now = new Date('2026-11-22T12:00:00Z');
+    const db = openReferenceDb();
+    loadDemoData(db, now);
+    const rows = db.prepare('SELECT requested_at, due_at, completed_at, state FROM approvals').all() as Array<{
+      requested_at: string;
+      due_at: string;
+      completed_at: string | null;
+      state: string;
+    }>;
+    db.close();
+    const ms = (t: string) => new Date(`${t.replace(' ', 'T')}Z`).getTime();
+    expect(rows.length).toBeGreaterThan(400);
+    for (const r of rows) {
+      expect(ms(r.requested_at)).toBeLessThan(now.getTime());
+      expect(ms(r.due_at)).toBeGreaterThan(ms(r.requested_at));
+      if (r.completed_at !== null) {
+        expect(ms(r.completed_at)).toBeGreaterThan(ms(r.requested_at));
+        expect(ms(r.completed_at)).toBeLessThanOrEqual(now.getTime());
+      }
+      expect(r.completed_at === null).toBe(r.state === 'pending');
+    }
+  });
+});
+
+describe('run ids', () => {
+  it('are not given out again by a demo data set loaded later (local mode restarts with fresh data)', async () => {
+    const first = await startReferenceService({ now: () => new Date('2026-11-22T10:00:00Z') });
+    const second = await startReferenceService({ now: () => new Date('2026-11-22T10:05:00Z') });
+    const start = async (svc: ReferenceService) => {
+      const token = svc.demoTokens.find((t) => t.label === 'ops')?.token ?? '';
+      const res = await request(`${svc.url}/command.submit?cmd=collectEntitlements&format=json&name=AD%20Accounts`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return ((await res.body.json()) as { data: { 'run-id': string } }).data['run-id'];
+    };
+    try {
+      const a = await start(first);
+      const b = await start(second);
+      expect(Number(b)).toBeGreaterThan(Number(a));
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});

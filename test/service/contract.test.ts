@@ -208,6 +208,8 @@ describe('tokens', () => {
     expect((await client.findApprovals({ 'page-size': 1 }, ldap)).count).toBe(1);
     for (const creds of [
       { username: 'katherine.johnson', password: new Secret('demo'), authsource: 'internal' },
+      // A directory user must name the directory: without it, the service looks among its own users.
+      { username: 'katherine.johnson', password: new Secret('demo') },
       { username: 'ada.lovelace', password: new Secret('wrong') },
       { username: 'nobody', password: new Secret('demo') },
     ]) {
