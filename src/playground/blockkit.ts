@@ -234,7 +234,7 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
       elements?: unknown[];
       label?: unknown;
       hint?: unknown;
-      element?: { type?: string; action_id?: string; multiline?: boolean; placeholder?: unknown };
+      element?: { type?: string; action_id?: string; multiline?: boolean; placeholder?: unknown; initial_value?: string };
       block_id?: string;
       optional?: boolean;
     };
@@ -260,7 +260,10 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
         const input = bl.element;
         if (input?.type !== 'plain_text_input') return raw(b);
         const name = `${esc(bl.block_id ?? '')}|${esc(input.action_id ?? '')}`;
-        const field = input.multiline ? `<textarea name="${name}"></textarea>` : `<input name="${name}" autocomplete="off">`;
+        const value = esc(input.initial_value ?? '');
+        const field = input.multiline
+          ? `<textarea name="${name}">${value}</textarea>`
+          : `<input name="${name}" value="${value}" autocomplete="off">`;
         const hint = bl.hint ? `<small class="bk-hint">${textObject(bl.hint)}</small>` : '';
         return `<label class="bk-input"><span>${textObject(bl.label)}${bl.optional ? ' <em>(optional)</em>' : ''}</span>${field}${hint}</label>`;
       }

@@ -46,18 +46,25 @@ export function linkProblem(error: unknown): string {
 const title = { type: 'plain_text' as const, text: 'Link your account' };
 const close = { type: 'plain_text' as const, text: 'Close' };
 
-function input(block: string, label: string, hint?: string): View['blocks'][number] {
+function input(block: string, label: string, hint?: string, initial?: string): View['blocks'][number] {
   return {
     type: 'input',
     block_id: block,
+    // Both ways of linking share one form, so no single field is needed by both; the headings say which are needed for which.
     optional: true,
     label: { type: 'plain_text', text: label },
-    element: { type: 'plain_text_input', action_id: 'value' },
+    element: { type: 'plain_text_input', action_id: 'value', ...(initial ? { initial_value: initial.slice(0, 3000) } : {}) },
     ...(hint ? { hint: { type: 'plain_text', text: hint } } : {}),
   };
 }
 
-export function linkModal(metadata: LinkMetadata, problem?: string): View {
+/** What the user typed, to show again after the service refused it: never the password, nor a pasted token. */
+export interface KeptFields {
+  username?: string | undefined;
+  authsource?: string | undefined;
+}
+
+export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFields = {}): View {
   return {
     type: 'modal',
     callback_id: LINK_CALLBACK,
@@ -67,18 +74,27 @@ export function linkModal(metadata: LinkMetadata, problem?: string): View {
     close,
     blocks: [
       section(
-        `countersign asks the Command Service on your behalf, with your own token. Sign in with your service account (countersign keeps only the token the service returns, never the password), or paste a token for ${code(metadata.command)}.`,
+        'countersign asks the Command Service on your behalf. Link your account in one of two ways; countersign keeps only the token the service gives it, never your password.',
       ),
       // The service's words may be in the problem: rich text shows them exactly.
       ...(problem ? [richText([[emoji('warning'), ' ', oneLine(problem, 500)]])] : []),
-      input(LINK_FIELDS.username.block, 'Username'),
+      section(
+        '*1. Sign in* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.',
+      ),
+      input(LINK_FIELDS.username.block, 'Username', undefined, kept.username),
       input(
         LINK_FIELDS.password.block,
         'Password',
         'Slack shows what you type here; countersign sends it once to the service and keeps nothing of it.',
       ),
-      input(LINK_FIELDS.authsource.block, 'Authentication source', 'Only if your organisation uses one, e.g. an LDAP directory.'),
-      input(LINK_FIELDS.token.block, 'Or paste a token'),
+      input(
+        LINK_FIELDS.authsource.block,
+        'Authentication source',
+        'Only if your organisation uses one, e.g. an LDAP directory such as corp-ldap.',
+        kept.authsource,
+      ),
+      section(`*2. Or paste a token* for \`${metadata.command}\` instead, and leave the fields above empty.`),
+      input(LINK_FIELDS.token.block, 'Token'),
     ],
   };
 }

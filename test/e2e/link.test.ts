@@ -61,6 +61,11 @@ describe('linking from Slack', () => {
     });
     const shown = await lastUpdate(before + 1);
     expect(shown).toContain('did not accept that username and password');
+    // What was typed comes back, so that only the password needs typing again; the password never does.
+    const inputs =
+      (viewsSent(h.slack, 'views.update').at(-1)?.view.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>) ?? [];
+    expect(inputs.find((b) => b.block_id === LINK_FIELDS.username.block)?.element?.initial_value).toBe('ada.lovelace');
+    expect(inputs.find((b) => b.block_id === LINK_FIELDS.password.block)?.element?.initial_value).toBeUndefined();
     expect(JSON.stringify(h.slack.apiCalls)).not.toContain('Hunter2-secret');
     expect(h.logs.join('\n')).not.toContain('Hunter2-secret');
     expect((await h.app.deps.store.listLinks()).filter((l) => l.userId === 'UWRONG')).toEqual([]);

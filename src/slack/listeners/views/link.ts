@@ -49,7 +49,9 @@ export function linkSubmission(deps: SlackDeps) {
     deps.background.run('link account', async () => {
       const outcome = await linkAccount(deps, who, form.request, metadata.command);
       if (outcome.kind === 'refused') {
-        await client.views.update({ view_id: viewId, view: linkModal(metadata, linkProblem(outcome.error)) });
+        // The form comes back as it was typed, so that only the wrong part needs typing again; never the password.
+        const kept = form.request.kind === 'login' ? { username: form.request.username, authsource: form.request.authsource } : {};
+        await client.views.update({ view_id: viewId, view: linkModal(metadata, linkProblem(outcome.error), kept) });
         return;
       }
       await client.views.update({ view_id: viewId, view: linkDone(outcome.commands, outcome.checked) });
