@@ -14,7 +14,7 @@ nav h1{color:#fff;font-size:18px;margin:0 0 12px}nav .tab{padding:4px 8px;border
 nav label{margin-top:auto;font-size:13px}nav select{width:100%;margin-top:4px;padding:4px}
 main{flex:1;display:flex;flex-direction:column;min-width:0}
 header{border-bottom:1px solid #ddd;padding:10px 20px;font-weight:700}header small{font-weight:400;color:#616061;margin-left:8px}
-#messages,#home{flex:1;overflow-y:auto;padding:12px 20px}
+#messages,#home,#dms{flex:1;overflow-y:auto;padding:12px 20px}
 .msg{padding:8px 0;border-bottom:1px solid #f4f4f4}.msg .who{font-weight:700}.msg .who small{font-weight:400;color:#616061;margin-left:6px}
 .msg.ephemeral{background:#f8f8f8;border-left:3px solid #1264a3;padding-left:10px}.eph{color:#616061;font-size:12px;margin-bottom:2px}
 .msg.typed{color:#616061;font-style:italic;border:0;padding:2px 0}
@@ -33,6 +33,8 @@ form#box{border-top:1px solid #ddd;padding:12px 20px}form#box input{width:100%;p
 #modal .box{background:#fff;border-radius:8px;width:520px;max-height:90vh;overflow:auto;padding:20px}#modal h2{margin-top:0}
 .bk-input{display:block;margin:10px 0}.bk-input span{display:block;font-weight:700;margin-bottom:4px}.bk-input input,.bk-input textarea{width:100%;padding:8px}
 .bk-hint{display:block;color:#616061;font-size:12px;margin-top:2px}.modal-buttons{display:flex;justify-content:flex-end;gap:8px;margin-top:12px}.error{color:#e01e5a;font-size:13px}
+/* Narrow screens (a phone): the sidebar becomes a bar above the channel; later rules win, so this comes last. */
+@media (max-width:640px){body{flex-direction:column}nav{width:auto;flex-direction:row;flex-wrap:wrap;align-items:center;gap:4px 8px;padding:8px}nav h1{margin:0 8px 0 0;font-size:16px}nav label{margin-top:0;flex-basis:100%}nav p{display:none}#modal .box{width:96vw}}
 `;
 
 const SCRIPT = `
@@ -48,18 +50,24 @@ function messageHtml(m) {
   const who = m.author === 'bot' ? 'countersign <small>APP</small>' : m.author === 'slackbot' ? 'Slackbot' : CONFIG.users.find((u) => u.id === m.author)?.name ?? m.author;
   if (m.typed) return '<div class="msg typed" data-id="' + m.id + '">You typed <code>' + BK.plain(m.text) + '</code></div>';
   const body = m.blocks && m.blocks.length ? BK.blocks(m.blocks) : BK.mrkdwn(m.text || '');
-  const eph = m.ephemeralTo ? '<div class="eph">👁 Only visible to you</div>' : '';
+  const dm = m.channel.startsWith('D');
+  const eph = m.ephemeralTo && !dm ? '<div class="eph">👁 Only visible to you</div>' : '';
   const open = state.open.has(m.id);
   const payload = open ? '<pre class="payload">' + BK.plain(JSON.stringify({ text: m.text, blocks: m.blocks }, null, 2)).replace(/<br>/g, '\\n') + '</pre>' : '';
-  return '<div class="msg' + (m.ephemeralTo ? ' ephemeral' : '') + '" data-id="' + m.id + '">' + eph + '<div class="who">' + who + '</div>' + body +
+  return '<div class="msg' + (m.ephemeralTo && !dm ? ' ephemeral' : '') + '" data-id="' + m.id + '">' + eph + '<div class="who">' + who + '</div>' + body +
     '<button class="toggle" data-toggle="' + m.id + '">' + (open ? 'hide payload' : 'view payload') + '</button>' + payload + '</div>';
 }
 function render(s) {
   state.messages = s.messages;
   const list = $('messages');
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-  list.innerHTML = s.messages.map(messageHtml).join('') || '<p class="bk-context">Type <code>/approvals</code> or <code>/collect help</code> below.</p>';
+  const inChannel = s.messages.filter((m) => m.channel === CONFIG.channel.id);
+  list.innerHTML = inChannel.map(messageHtml).join('') || '<p class="bk-context">Type <code>/approvals</code> or <code>/collect help</code> below.</p>';
   if (atBottom) list.scrollTop = list.scrollHeight;
+  // The app's direct messages (digests, a collection that aborted), as Slack shows them in the app's Messages tab.
+  const dms = s.messages.filter((m) => m.channel.startsWith('D'));
+  $('dms').innerHTML = dms.map(messageHtml).join('') || '<p class="bk-context">countersign has not sent you a direct message yet: reminders (<code>/approvals remind daily 09:00</code>) and aborted collections come here.</p>';
+  $('dm-count').textContent = dms.length ? ' (' + dms.length + ')' : '';
   $('home').innerHTML = s.home ? BK.blocks(s.home.blocks || []) : '<p class="bk-context">The app has not published a Home tab for this user yet.</p>';
   const modal = $('modal');
   if (s.modal) {
@@ -86,7 +94,14 @@ document.addEventListener('click', async (e) => {
   const t = e.target.closest('button, .tab');
   if (!t) return;
   if (t.dataset.toggle) { const id = Number(t.dataset.toggle); state.open.has(id) ? state.open.delete(id) : state.open.add(id); return refresh(true); }
-  if (t.classList.contains('tab')) { state.tab = t.dataset.tab; if (state.tab === 'home') { post('/playground/home', {}).then(() => setTimeout(refresh, 150)); } document.querySelectorAll('.tab').forEach((x) => x.classList.toggle('active', x === t)); $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('title').textContent = state.tab === 'home' ? 'countersign · Home' : '#' + CONFIG.channel.name; return; }
+  if (t.classList.contains('tab')) {
+    state.tab = t.dataset.tab;
+    if (state.tab === 'home') { post('/playground/home', {}).then(() => setTimeout(refresh, 150)); }
+    document.querySelectorAll('.tab').forEach((x) => x.classList.toggle('active', x === t));
+    $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('dms').hidden = state.tab !== 'dms';
+    $('title').textContent = state.tab === 'home' ? 'countersign · Home' : state.tab === 'dms' ? 'countersign · Messages' : '#' + CONFIG.channel.name;
+    return;
+  }
   if (t.id === 'modal-cancel') { await post('/playground/close', {}); return refresh(); }
   if (t.dataset.actionId !== undefined) {
     const msg = t.closest('.msg');
@@ -98,7 +113,7 @@ document.addEventListener('click', async (e) => {
 document.addEventListener('submit', async (e) => {
   e.preventDefault();
   if (e.target.id === 'box') {
-    const input = $('text'); const text = input.value; input.value = '';
+    const input = $('text'); const text = input.value; input.value = ''; $('usage').textContent = '';
     if (text.trim()) { await post('/playground/command', { text }); setTimeout(refresh, 150); }
     return;
   }
@@ -130,11 +145,11 @@ export function playgroundPage(input: {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>countersign playground</title><meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
 <body>
-<nav><h1>countersign</h1><div class="tab active" data-tab="channel"># ${esc(input.channel.name)}</div><div class="tab" data-tab="home">🏠 App Home</div>
+<nav><h1>countersign</h1><div class="tab active" data-tab="channel"># ${esc(input.channel.name)}</div><div class="tab" data-tab="home">🏠 App Home</div><div class="tab" data-tab="dms">💬 Messages<span id="dm-count"></span></div>
 <label>You are<select id="who">${input.users.map((u) => `<option value="${esc(u.id)}">${esc(u.name)} · ${esc(u.role)}</option>`).join('')}</select></label>
 <p style="font-size:12px">Local mode: a stand-in for Slack, with the reference Command Service and its demo data.</p></nav>
 <main><header id="title"># ${esc(input.channel.name)}<small>local playground</small></header>
-<div id="messages"></div><div id="home" hidden></div>
+<div id="messages"></div><div id="home" hidden></div><div id="dms" hidden></div>
 <form id="box"><div id="usage" class="bk-context"></div><input id="text" list="hints" placeholder="Message #${esc(input.channel.name)} — try /approvals or /collect help" autocomplete="off" autofocus>
 <datalist id="hints">${input.suggestions.map((s) => `<option value="${esc(s)}">`).join('')}</datalist></form></main>
 <div id="modal"><div class="box"></div></div>

@@ -177,6 +177,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     blockId: string,
   ): Promise<{ status: number }> {
     const message = messages.find((m) => m.id === messageId);
+    // A click answers where its message is: the channel, or the app's DM with the user.
+    const where = message?.channel ?? options.channel.id;
     const payload = {
       type: 'block_actions',
       user: { id: userId, username: user(userId)?.name ?? userId, team_id: options.teamId },
@@ -185,14 +187,14 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       container: {
         type: 'message',
         message_ts: message?.ts ?? '',
-        channel_id: options.channel.id,
+        channel_id: where,
         is_ephemeral: message?.ephemeralTo !== undefined,
       },
       trigger_id: newTrigger(userId),
       team: { id: options.teamId, domain: 'playground' },
-      channel: { id: options.channel.id, name: options.channel.name },
+      channel: { id: where, name: where === options.channel.id ? options.channel.name : 'directmessage' },
       message: message ? { ts: message.ts, text: message.text, blocks: message.blocks } : undefined,
-      response_url: newResponseUrl({ channel: options.channel.id, userId, messageId }),
+      response_url: newResponseUrl({ channel: where, userId, messageId }),
       actions: [{ action_id: actionId, block_id: blockId, type: 'button', action_ts: ts(), ...(value ? { value } : {}) }],
     };
     const res = await forward(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
@@ -304,8 +306,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         const channel = str('channel');
         // A DM is addressed by its D… channel or, as reminders do, by the user's own id.
         const dmTo = options.users.find((u) => `D${u.id.slice(1)}` === channel || u.id === channel)?.id;
+        // A DM lands in the app's Messages tab of that user, as in Slack, not in the channel.
         const m = add({
-          channel: options.channel.id,
+          channel: dmTo ? `D${dmTo.slice(1)}` : options.channel.id,
           author: 'bot',
           text: str('text'),
           blocks: (parsed('blocks') as unknown[]) ?? [],

@@ -69,12 +69,23 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await page.fill('#text', '');
   });
 
+  it('clears the usage hint once the command is sent', async () => {
+    await page.fill('#text', '/approvals whoami');
+    await page.dispatchEvent('#text', 'input');
+    expect(await page.textContent('#usage')).not.toBe('');
+    await page.press('#text', 'Enter');
+    await see('this is what countersign holds for you');
+    expect(await page.textContent('#usage')).toBe('');
+  });
+
   it('shows the demo approver her pending approvals, marked as visible to her only', async () => {
     await type('/approvals');
     await page.waitForSelector('.msg.ephemeral .bk-header');
     expect(await page.textContent('.msg.ephemeral .bk-header')).toBe('Pending approvals');
     expect(await page.locator('.msg.ephemeral .eph').first().textContent()).toContain('Only visible to you');
     expect(await page.locator('.msg.ephemeral code').count()).toBeGreaterThanOrEqual(10);
+    // A request named with markup is shown exactly as the service named it.
+    expect(await page.locator('.msg.ephemeral').last().innerText()).toContain('Add Access for *bold* _italic_ ~strike~ `code`');
     // Tall enough for the whole first page: this one illustrates the README.
     await page.setViewportSize({ width: 1200, height: 1250 });
     await shot('1-approvals');
@@ -114,6 +125,37 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await shot('4-collect');
     await page.selectOption('#who', 'U0DEMOADA');
     await see('started 7 collections');
+  });
+
+  it('tells the starter by direct message, in the app’s Messages tab, when a run aborts', { timeout: 60_000 }, async () => {
+    await page.selectOption('#who', 'U0DEMOOSCAR');
+    // AWS IAM's circuit breaker is tripped in the demo data: its run ends Aborted about ten seconds in.
+    await page.click('.tab[data-tab="dms"]');
+    await page.waitForFunction(
+      () => (globalThis as unknown as { document: PageDocument }).document.body.innerText.includes('did not finish well'),
+      undefined,
+      { timeout: 45_000 },
+    );
+    const dm = await page.locator('#dms .msg').last().innerText();
+    // The channel is named as Slack names it, not by its id.
+    expect(dm).toContain('Your collection in #identity-ops did not finish well');
+    expect(dm).toContain('AWS IAM');
+    expect(dm).not.toContain('Only visible to you');
+    await shot('8-dm');
+    // The channel itself does not show it.
+    await page.click('.tab[data-tab="channel"]');
+    expect(await page.locator('#messages .msg', { hasText: 'did not finish well' }).count()).toBe(0);
+    await page.selectOption('#who', 'U0DEMOADA');
+  });
+
+  it('fits a narrow screen: the sidebar becomes a bar above the channel', async () => {
+    await page.setViewportSize({ width: 420, height: 800 });
+    await shot('9-narrow');
+    const nav = await page.locator('nav').boundingBox();
+    const main = await page.locator('main').boundingBox();
+    expect(nav?.height ?? 800).toBeLessThan(160);
+    expect(main?.width ?? 0).toBeGreaterThan(400);
+    await page.setViewportSize({ width: 1200, height: 900 });
   });
 
   it('lets a user without a token open login, link one, and see approvals', async () => {
