@@ -5,6 +5,8 @@
  */
 
 import type { KnownBlock } from '@slack/types';
+import type { AttemptReason } from '../collections/explain.js';
+import { explainAttempt } from '../collections/explain.js';
 import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
 import type { CooldownHolder } from '../collections/start.js';
@@ -257,11 +259,50 @@ const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
   cancelled: 'cancelled',
 };
 
+const SERVICE_WORDS: Record<string, string> = {
+  'invalid-token': 'the service refused their token',
+  'missing-parameter': 'the service wanted a parameter countersign does not send',
+  'invalid-parameter': 'the service refused the request',
+  'no-eligible-collectors': 'the service has no collector for that application',
+  conflict: 'already queued at the service',
+  'service-unavailable': 'the service did not answer',
+  'unexpected-response': 'the service gave an answer countersign could not read',
+};
+
+/** Why an attempt ended so, in words; who and when as mentions and dates each reader sees in their own zone. */
+function reasonRuns(reason: AttemptReason): Run[] {
+  switch (reason.kind) {
+    case 'channel':
+      return ['not from this channel'];
+    case 'user':
+      return ['they are not among those allowed to start collections'];
+    case 'force':
+      return ['they may not force'];
+    case 'not-linked':
+      return ['their account was not linked'];
+    case 'cooldown':
+      return [user(reason.userId), ' had started it ', when(reason.at, '{date_short_pretty} {time}')];
+    case 'service': {
+      const words = SERVICE_WORDS[reason.error];
+      return words && reason.error !== 'invalid-parameter' ? [words] : [`the service said “${oneLine(reason.message, 160)}”`];
+    }
+    case 'internal':
+      return ['countersign failed inside'];
+    case 'cancelled':
+      return ['cancelled at the confirmation'];
+    case 'not-again':
+      return ['not started again within the cooldown'];
+    case 'other':
+      return [oneLine(reason.text, 160)];
+  }
+}
+
 function historyLine(a: CollectAttempt): Paragraph {
-  const line: Run[] = ['• ', when(a.at, '{date_short} {time}'), ' ', user(a.userId), ' · ', ...target(a.query)];
+  const line: Run[] = ['• ', when(a.at, '{date_short_pretty} {time}'), ' ', user(a.userId), ' · ', ...target(a.query)];
   if (a.query.force) line.push(', forced');
   line.push(' · ', bold(OUTCOME_WORDS[a.outcome]));
-  if (a.detail && a.outcome !== 'started') line.push(` (${oneLine(a.detail, 160)})`);
+  const reason = a.outcome === 'started' ? undefined : explainAttempt(a);
+  if (reason) line.push(': ', ...reasonRuns(reason));
   if (a.runs.length > 0) {
     line.push(': ');
     a.runs.slice(0, 6).forEach((r, i) => {

@@ -357,6 +357,36 @@ describe('help', () => {
   });
 });
 
+describe('history', () => {
+  it('says who, when and why as a person would: a mention, a time in the reader’s zone, the reason in words', () => {
+    const base = { teamId: 'T1', channelId: 'C0OPS', userId: 'U0ADA', runs: [], query: { name: 'AD Accounts' } };
+    const m = renderHistory(
+      [
+        {
+          ...base,
+          id: 'a1',
+          at: new Date('2026-11-22T09:00:00Z'),
+          outcome: 'refused',
+          detail: 'cooldown: started by U0OSCAR at 2026-11-22T08:41:45.849Z',
+        },
+        {
+          ...base,
+          id: 'a2',
+          at: new Date('2026-11-22T09:01:00Z'),
+          outcome: 'failed',
+          detail: 'conflict: Cannot schedule the collector AD Accounts',
+        },
+      ],
+      10,
+    );
+    const text = visible(m.blocks);
+    expect(text).toContain('<@U0ADA> · collector *AD Accounts* · *refused*: <@U0OSCAR> had started it 2026-11-22 08:41 UTC');
+    expect(text).toContain('*failed*: already queued at the service');
+    expect(text).not.toContain('2026-11-22T08:41:45.849Z');
+    expect(JSON.stringify(m.blocks)).toContain(`"type":"date","timestamp":${Math.floor(Date.parse('2026-11-22T08:41:45.849Z') / 1000)}`);
+  });
+});
+
 describe('history with long names', () => {
   it('never sends an empty section (a first entry longer than a section once left one behind)', () => {
     const attempt = {

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { explainAttempt } from '../../src/collections/explain.js';
+
+describe('explainAttempt', () => {
+  it('reads back every detail the use case writes', () => {
+    const read = (outcome: 'refused' | 'failed' | 'cancelled', detail: string) => explainAttempt({ outcome, detail });
+    expect(read('refused', 'not an allowed channel (allowed: C0OPS, C0SEC)')).toEqual({
+      kind: 'channel',
+      allowedChannels: ['C0OPS', 'C0SEC'],
+    });
+    expect(read('refused', 'not an allowed user')).toEqual({ kind: 'user' });
+    expect(read('refused', 'may not force')).toEqual({ kind: 'force' });
+    expect(read('refused', 'not linked')).toEqual({ kind: 'not-linked' });
+    expect(read('refused', 'cooldown: started by U0DEMOOSCAR at 2026-11-22T08:41:45.849Z')).toEqual({
+      kind: 'cooldown',
+      userId: 'U0DEMOOSCAR',
+      at: new Date('2026-11-22T08:41:45.849Z'),
+    });
+    expect(read('failed', 'no-eligible-collectors: No eligible collectors found for the application X')).toEqual({
+      kind: 'service',
+      error: 'no-eligible-collectors',
+      message: 'No eligible collectors found for the application X',
+    });
+    expect(read('failed', 'internal error')).toEqual({ kind: 'internal' });
+    expect(read('cancelled', 'cancelled at the confirmation')).toEqual({ kind: 'cancelled' });
+    expect(read('cancelled', 'did not start it again within the cooldown')).toEqual({ kind: 'not-again' });
+  });
+
+  it('keeps what it does not know as written, and has nothing to say without a detail', () => {
+    expect(explainAttempt({ outcome: 'refused', detail: 'something new' })).toEqual({ kind: 'other', text: 'something new' });
+    expect(explainAttempt({ outcome: 'started', detail: undefined })).toBeUndefined();
+  });
+});
