@@ -23,7 +23,8 @@ Commands:
   tokens list [--json]
       Linked users, commands and when they were linked. Never the tokens.
   tokens delete --user <SlackUserId> [--team <TeamId>]
-      Forget a user's tokens.
+      Forget a user's tokens: every one of their links in every workspace; with --team, every
+      link that would act for them in that workspace (its own and any made for any workspace).
   keys rotate
       Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
       TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
@@ -140,11 +141,12 @@ async function tokensCommand(args: string[]): Promise<number> {
         return 0;
       }
       case 'delete': {
-        const removed = await store.deleteTokens(who);
+        // Whatever would still act for the user must go: without --team that is every link they
+        // have; with it, that workspace's and the any-workspace ones, which serve them there too.
+        const removed = await store.deleteTokens(values.team === undefined ? { userId: who.userId } : who);
+        const where = values.team === undefined ? 'in any workspace' : `in ${values.team} (its links and any-workspace links)`;
         process.stderr.write(
-          removed > 0
-            ? `Forgot ${removed} token(s) of ${who.userId}.\n`
-            : `${who.userId} had no tokens${who.teamId ? ` in ${who.teamId}` : ''}.\n`,
+          removed > 0 ? `Forgot ${removed} token(s) of ${who.userId} ${where}.\n` : `${who.userId} had no tokens ${where}.\n`,
         );
         return removed > 0 ? 0 : 1;
       }

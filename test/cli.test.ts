@@ -88,6 +88,34 @@ describe('countersign tokens', () => {
     expect(await again.exited).toBe(1);
   });
 
+  it('deletes every link that would act for the user: with --team, that workspace’s and any-workspace ones; without, all', async () => {
+    const e = env('delete');
+    for (const team of [[], ['--team', 'T0ONE'], ['--team', 'T0TWO']]) {
+      const set = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', ...team], e, TOKEN);
+      expect(await set.exited).toBe(0);
+    }
+    const inOne = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF', '--team', 'T0ONE'], e);
+    expect(await inOne.exited).toBe(0);
+    expect(inOne.stderr()).toContain('Forgot 4 token(s) of U012ABCDEF in T0ONE (its links and any-workspace links).');
+    const json = spawnCli(['tokens', 'list', '--json'], e);
+    expect(await json.exited).toBe(0);
+    expect(
+      new Set(
+        json
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).teamId),
+      ),
+    ).toEqual(new Set(['T0TWO']));
+    const everywhere = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
+    expect(await everywhere.exited).toBe(0);
+    expect(everywhere.stderr()).toContain('Forgot 2 token(s) of U012ABCDEF in any workspace.');
+    const none = spawnCli(['tokens', 'list'], e);
+    expect(await none.exited).toBe(0);
+    expect(none.stderr()).toContain('No tokens are linked.');
+  });
+
   it('generates a local key, readable by its owner only, when none is configured', async () => {
     const set = spawnCli(
       ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'findApprovals'],

@@ -55,13 +55,16 @@ function prepare(db: Database.Database) {
        ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
          source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
     ),
-    deleteTokens: db.prepare<[string, string]>('DELETE FROM tokens WHERE team_id = ? AND user_id = ?'),
+    deleteServingTokens: db.prepare<[string, string]>("DELETE FROM tokens WHERE user_id = ? AND team_id IN (?, '')"),
+    deleteAllTokens: db.prepare<[string]>('DELETE FROM tokens WHERE user_id = ?'),
     allLinks: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command'),
     linksOf: db.prepare<[string, string], TokenRow>(
       "SELECT * FROM tokens WHERE user_id = ? AND team_id IN (?, '') ORDER BY team_id, command",
     ),
-    recordOutcome: db.prepare<[number, string, string, string, string]>(
-      "UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id IN (?, '')",
+    // The row getToken serves (the workspace's before the any-workspace one), and only that one.
+    recordOutcome: db.prepare<[number, string, string, string, string, string, string]>(
+      `UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id =
+         (SELECT team_id FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1)`,
     ),
     insertConfirmation: db.prepare<[string, string, string, string, string, number, number]>(
       'INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -195,9 +198,10 @@ export class SqliteStore implements Store {
     })();
   }
 
-  async deleteTokens(who: Principal): Promise<number> {
+  async deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
     this.#outcomes.forget();
-    return this.#sql.deleteTokens.run(who.teamId, who.userId).changes;
+    if (who.teamId === undefined) return this.#sql.deleteAllTokens.run(who.userId).changes;
+    return this.#sql.deleteServingTokens.run(who.userId, who.teamId).changes;
   }
 
   async listLinks(who?: Principal): Promise<LinkSummary[]> {
@@ -207,7 +211,7 @@ export class SqliteStore implements Store {
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
     if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
-    this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.teamId);
+    this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.userId, command, who.teamId);
   }
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {

@@ -162,14 +162,53 @@ for (const [name, backend] of Object.entries(backends)) {
       await after.close();
     });
 
-    it('prefers a workspace link over an any-workspace link, and deletes per workspace', async () => {
+    it('prefers a workspace link over an any-workspace link', async () => {
       const store = await (await backend.database()).open(KEY);
       await store.setToken({ teamId: '', userId: 'UADA' }, ['findApprovals'], new Secret('any-workspace'), 'admin', at);
       expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('any-workspace');
       await store.setToken(ADA, ['findApprovals'], new Secret('this-workspace'), 'admin', at);
       expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('this-workspace');
-      expect(await store.deleteTokens(ADA)).toBe(1);
-      expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('any-workspace');
+      await store.close();
+    });
+
+    it('forgets every link that would serve the user in a workspace, the any-workspace one included', async () => {
+      const store = await (await backend.database()).open(KEY);
+      await store.setToken({ teamId: '', userId: 'UADA' }, ['findApprovals', 'collectEntitlements'], new Secret('any'), 'admin', at);
+      await store.setToken(ADA, ['findApprovals'], new Secret('this-workspace'), 'login', at);
+      await store.setToken({ teamId: 'T2', userId: 'UADA' }, ['findApprovals'], new Secret('other-workspace'), 'admin', at);
+      await store.setToken({ teamId: 'T1', userId: 'UEVE' }, ['findApprovals'], new Secret('eve'), 'admin', at);
+      expect(await store.deleteTokens(ADA)).toBe(3);
+      expect(await store.getToken(ADA, 'findApprovals')).toBeUndefined();
+      expect(await store.getToken(ADA, 'collectEntitlements')).toBeUndefined();
+      // Another workspace's own link stays: it never served the user in this one.
+      expect((await store.getToken({ teamId: 'T2', userId: 'UADA' }, 'findApprovals'))?.token.reveal()).toBe('other-workspace');
+      expect((await store.getToken({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals'))?.token.reveal()).toBe('eve');
+      // Without a workspace, every link of the user goes, and nobody else's.
+      await store.setToken({ teamId: '', userId: 'UADA' }, ['findApprovals'], new Secret('any'), 'admin', at);
+      expect(await store.deleteTokens({ userId: 'UADA' })).toBe(2);
+      expect((await store.listLinks()).map((l) => l.userId)).toEqual(['UEVE']);
+      expect(await store.deleteTokens({ userId: 'UADA' })).toBe(0);
+      await store.close();
+    });
+
+    it('records an outcome on the link whose token was used, not on the user’s other link', async () => {
+      const store = await (await backend.database()).open(KEY);
+      const any = { teamId: '', userId: 'UADA' };
+      const later = new Date('2026-11-22T11:00:00Z');
+      await store.setToken(any, ['findApprovals'], new Secret('any'), 'admin', at);
+      await store.setToken(ADA, ['findApprovals'], new Secret('this-workspace'), 'login', at);
+      await store.recordOutcome(ADA, 'findApprovals', 'rejected', later);
+      const outcomes = async () => (await store.listLinks()).map((l) => [l.teamId, l.lastOutcome ?? null]);
+      expect(await outcomes()).toEqual([
+        ['', null],
+        ['T1', 'rejected'],
+      ]);
+      // In another workspace the any-workspace link is the one used.
+      await store.recordOutcome({ teamId: 'T2', userId: 'UADA' }, 'findApprovals', 'ok', later);
+      expect(await outcomes()).toEqual([
+        ['', 'ok'],
+        ['T1', 'rejected'],
+      ]);
       await store.close();
     });
 
