@@ -3,7 +3,7 @@
  * schema.ts run at open. Tokens are encrypted by TokenCipher before they reach a row.
  */
 
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Secret } from '../runtime/secret.js';
@@ -138,6 +138,16 @@ function prepare(db: Database.Database) {
   };
 }
 
+/**
+ * Creates the database file (and its directory) readable by its owner only, like the key beside
+ * it, before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode. An
+ * existing file keeps the mode its operator chose.
+ */
+function createOwnerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  closeSync(openSync(path, 'a', 0o600));
+}
+
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #keys: Keyring;
@@ -145,6 +155,7 @@ export class SqliteStore implements Store {
   readonly #outcomes = new OutcomeThrottle();
 
   constructor(path: string, key: Secret, previousKey?: Secret) {
+    if (path !== ':memory:') createOwnerOnly(path);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);
     if (path !== ':memory:') this.#db.pragma('journal_mode = WAL');

@@ -2,7 +2,7 @@
  * One suite for both stores: SQLite (always) and PostgreSQL (when a server answers at
  * TEST_DATABASE_URL, default postgres://127.0.0.1:5432/test; otherwise skipped, saying so).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/runtime/secret.js';
 import { DecryptError, generateKey, TokenCipher } from '../../src/store/cipher.js';
+import { associatedData } from '../../src/store/keyring.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { RunWatch, Store } from '../../src/store/types.js';
@@ -43,8 +44,29 @@ describe('TokenCipher', () => {
     expect(() => cipher.decrypt(parts.join(':'), 'T1/UADA/findApprovals')).toThrow(/failed authentication/);
     expect(() => cipher.decrypt('garbage', 'x')).toThrow(/known format/);
   });
+  it('refuses a tag cut short, which GCM would otherwise check only as far as it goes', () => {
+    const value = cipher.encrypt(TOKEN, 'T1/UADA/findApprovals');
+    const parts = value.split(':');
+    expect(Buffer.from(parts[4] as string, 'base64')).toHaveLength(16);
+    for (const bytes of [4, 8, 12, 15]) {
+      parts[4] = Buffer.from(value.split(':')[4] as string, 'base64')
+        .subarray(0, bytes)
+        .toString('base64');
+      expect(() => cipher.decrypt(parts.join(':'), 'T1/UADA/findApprovals')).toThrow(DecryptError);
+    }
+  });
   it('refuses a key that is not 32 bytes', () => {
     expect(() => new TokenCipher(new Secret(Buffer.alloc(16).toString('base64')))).toThrow(/32 bytes/);
+  });
+});
+
+describe('SQLite files', () => {
+  it('creates the database and its -wal and -shm files readable by their owner only, as the key is', async () => {
+    const path = join(dir, 'fresh', 'countersign.db');
+    const store = new SqliteStore(path, KEY);
+    await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);
+    await store.close();
   });
 });
 
@@ -142,6 +164,22 @@ for (const [name, backend] of Object.entries(backends)) {
       await db.raw(`UPDATE tokens SET ciphertext = ${overwrite}`);
       await expect(store.getToken(ADA, 'findApprovals')).rejects.toThrow(DecryptError);
       await store.close();
+    });
+
+    it('refuses a stored token whose tag was cut to 4 bytes', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      await store.close();
+      const value = new TokenCipher(KEY).encrypt(TOKEN, associatedData(ADA, 'findApprovals'));
+      const parts = value.split(':');
+      parts[4] = Buffer.from(parts[4] as string, 'base64')
+        .subarray(0, 4)
+        .toString('base64');
+      await db.raw(`UPDATE tokens SET ciphertext = '${parts.join(':')}'`);
+      const again = await db.open(KEY);
+      await expect(again.getToken(ADA, 'findApprovals')).rejects.toThrow(/failed authentication/);
+      await again.close();
     });
 
     it('rotates keys: the old key stays readable while previous, and rotation rewrites every row', async () => {
