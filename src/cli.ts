@@ -12,6 +12,7 @@ import { openReferenceDb } from './reference-service/db.js';
 import { loadBulkData, loadDemoData } from './reference-service/demo.js';
 import { type DemoToken, startReferenceService } from './reference-service/server.js';
 import { Secret } from './runtime/secret.js';
+import { UNSAFE_CHARACTERS } from './service/query.js';
 import { openStore, SERVICE_COMMANDS, type ServiceCommandName } from './store/index.js';
 
 const USAGE = `Usage: countersign <command> [options]
@@ -71,12 +72,26 @@ export async function runCli(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`countersign: ${(error as Error).message}\n\n${USAGE}`);
+      process.stderr.write(`countersign: ${printable((error as Error).message)}\n\n${USAGE}`);
       return 2;
     }
-    process.stderr.write(`countersign: ${(error as Error).message}\n`);
+    process.stderr.write(`countersign: ${printable((error as Error).message)}\n`);
     return 1;
   }
+}
+
+/**
+ * A stored value as a terminal should get it: each control or bidirectional formatting character
+ * written as its \u escape, so that nothing in the store (a collector's name, an id, a detail) can
+ * move the cursor, clear the screen or reorder what an auditor reads.
+ */
+function printable(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+}
+
+/** One JSON line; JSON escapes the C0 controls, and these escapes keep it valid for the rest. */
+function jsonLine(value: unknown): string {
+  return `${printable(JSON.stringify(value))}\n`;
 }
 
 async function keysCommand(args: string[]): Promise<number> {
@@ -91,7 +106,7 @@ async function keysCommand(args: string[]): Promise<number> {
   } catch (error) {
     if ((error as { name?: string }).name === 'DecryptError') {
       process.stderr.write(
-        `countersign: ${(error as Error).message}. Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.\n`,
+        `countersign: ${printable((error as Error).message)}. Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.\n`,
       );
       return 1;
     }
@@ -154,9 +169,7 @@ async function tokensCommand(args: string[]): Promise<number> {
         const links = await store.listLinks();
         if (values.json) {
           for (const l of links)
-            process.stdout.write(
-              `${JSON.stringify({ ...l, linkedAt: l.linkedAt.toISOString(), lastUsedAt: l.lastUsedAt?.toISOString() ?? null })}\n`,
-            );
+            process.stdout.write(jsonLine({ ...l, linkedAt: l.linkedAt.toISOString(), lastUsedAt: l.lastUsedAt?.toISOString() ?? null }));
           return 0;
         }
         if (links.length === 0) {
@@ -182,7 +195,8 @@ async function tokensCommand(args: string[]): Promise<number> {
   }
 }
 
-function printTable(rows: string[][]): void {
+function printTable(table: string[][]): void {
+  const rows = table.map((r) => r.map(printable));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   for (const r of rows)
     process.stdout.write(
@@ -252,7 +266,7 @@ async function auditCommand(args: string[]): Promise<number> {
           runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
           liveStatus: a.watch ? (a.watch.done ? (a.watch.note ?? 'done') : 'watching') : null,
         };
-        process.stdout.write(`${JSON.stringify(line)}\n`);
+        process.stdout.write(jsonLine(line));
       }
       return 0;
     }
@@ -384,7 +398,7 @@ runCli(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`countersign: ${(error as Error).message}\n`);
+    process.stderr.write(`countersign: ${printable((error as Error).message)}\n`);
     process.exitCode = 1;
   },
 );

@@ -252,6 +252,52 @@ describe('countersign audit', () => {
     expect(channel.stdout().trim().split('\n')).toHaveLength(1);
   });
 
+  it('escapes control and bidirectional characters in what it prints, so a stored value cannot steer the terminal', async () => {
+    const hostileDb = join(dir, 'audit-hostile', 'countersign.db');
+    const hostileEnv = { DATABASE_URL: `sqlite:${hostileDb}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(hostileDb, new Secret(KEY));
+    // As a value stored before input was checked, or written into the database by hand, would be.
+    const name = 'AD\u202eevil\u0085next\u009b2J\u2066x\u2069\u200e\u200f\u061c\u2028';
+    await store.recordCollectAttempt({
+      id: 'h1',
+      at: new Date(),
+      teamId: 'T1',
+      channelId: 'C0ONE',
+      userId: 'U\u202eOSCAR',
+      query: { name, application: 'App\u001b[2J' },
+      outcome: 'failed',
+      detail: 'service said \u001b]0;title\u0007 and \u009b31m',
+      runs: [],
+    });
+    await store.setToken({ teamId: 'T\u202e1', userId: 'U012ABCDEF' }, ['findApprovals'], new Secret('t'), 'admin', new Date());
+    await store.close();
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+    const table = spawnCli(['audit'], hostileEnv);
+    expect(await table.exited).toBe(0);
+    expect(table.stdout()).not.toMatch(raw);
+    expect(table.stdout()).toContain('AD\\u202eevil\\u0085next\\u009b2J\\u2066x\\u2069\\u200e\\u200f\\u061c\\u2028');
+    expect(table.stdout()).toContain('U\\u202eOSCAR');
+    expect(table.stdout()).toContain('App\\u001b[2J');
+
+    const json = spawnCli(['audit', '--json'], hostileEnv);
+    expect(await json.exited).toBe(0);
+    expect(json.stdout()).not.toMatch(raw);
+    const row = JSON.parse(json.stdout());
+    expect([row.name, row.user, row.application]).toEqual([name, 'U\u202eOSCAR', 'App\u001b[2J']);
+
+    for (const args of [
+      ['tokens', 'list'],
+      ['tokens', 'list', '--json'],
+    ]) {
+      const list = spawnCli(args, hostileEnv);
+      expect(await list.exited).toBe(0);
+      expect(list.stdout()).not.toMatch(raw);
+      expect(list.stdout()).toContain('T\\u202e1');
+    }
+  });
+
   it('refuses a bad --since or --channel with exit 2', async () => {
     for (const args of [
       ['audit', '--since', 'last week'],

@@ -99,6 +99,10 @@ describe('requests', () => {
     await expect(client.findApprovals({ state: 'Pending' } as never, TOKEN)).rejects.toThrow(/state/);
     await expect(client.findApprovals({ 'auth-user-id': 'x' } as never, TOKEN)).rejects.toThrow(/auth-user-id/);
     await expect(client.collectEntitlements({ name: 'a\nb' }, TOKEN)).rejects.toThrow(/name/);
+    for (const c of ['\u0085', '\u009b', '\u202e', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c']) {
+      await expect(client.collectEntitlements({ name: `AD${c}Accounts` }, TOKEN)).rejects.toThrow(/name: no control or bidirectional/);
+      await expect(client.findApprovals({ 'entitlement-name': `x${c}` }, TOKEN)).rejects.toThrow(/entitlement-name/);
+    }
     await expect(client.getRunStatus('1&cmd=x', TOKEN)).rejects.toBeInstanceOf(UnexpectedResponseError);
     expect(stub.requests).toHaveLength(0);
   });
