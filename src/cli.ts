@@ -19,8 +19,9 @@ const USAGE = `Usage: countersign <command> [options]
 
 Commands:
   tokens set --user <SlackUserId> --command <findApprovals|collectEntitlements|all> [--team <TeamId>]
-      Link a Command Service token to a Slack user. The token is read from standard input,
-      never from the command line (the command line is visible to every user of the machine).
+      Link a Command Service token to a Slack user. The token is read from standard input (at a
+      terminal, without echo), never from the command line (the command line is visible to every
+      user of the machine).
   tokens list [--json]
       Linked users, commands and when they were linked. Never the tokens.
   tokens delete --user <SlackUserId> [--team <TeamId>]
@@ -49,6 +50,9 @@ Examples:
 
 class UsageError extends Error {}
 
+/** The person at the terminal gave up (Ctrl-C): exit 130, as a shell reports an interrupted command. */
+class Cancelled extends Error {}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -71,6 +75,10 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command '${command}'`);
     }
   } catch (error) {
+    if (error instanceof Cancelled) {
+      process.stderr.write('countersign: cancelled; nothing was changed.\n');
+      return 130;
+    }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`countersign: ${printable((error as Error).message)}\n\n${USAGE}`);
       return 2;
@@ -295,22 +303,81 @@ async function auditCommand(args: string[]): Promise<number> {
   }
 }
 
-/** The token, from standard input only. */
+const MAX_TOKEN_BYTES = 8192;
+
+/** The token, from standard input only: typed or pasted without echo at a terminal, or piped in. */
 async function readToken(): Promise<Secret> {
-  if (process.stdin.isTTY) process.stderr.write('Paste the token, then press Enter and Ctrl-D:\n');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    size += (chunk as Buffer).length;
-    if (size > 8192) throw new UsageError('standard input is larger than any token (8 KiB)');
-    chunks.push(chunk as Buffer);
-  }
-  const token = Buffer.concat(chunks).toString('utf8').trim();
+  const stdin = process.stdin;
+  const token = (stdin.isTTY ? await readHidden(stdin, process.stderr) : await readPiped(stdin)).trim();
   if (token === '')
     throw new UsageError('no token on standard input; pipe it in, e.g. countersign tokens set --user U012ABCDEF --command all < token.txt');
   if (/\s|[\u0000-\u001f\u007f]/.test(token))
     throw new UsageError('the token on standard input contains spaces or control characters; give exactly one token');
   return new Secret(token);
+}
+
+async function readPiped(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_TOKEN_BYTES) throw new UsageError('standard input is larger than any token (8 KiB)');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * One line from a terminal with its echo off (raw mode), as a password prompt reads: the token
+ * never shows on screen or in the scrollback. Enter ends it, Backspace deletes, Ctrl-C cancels,
+ * Ctrl-D ends it (or cancels an empty one). The terminal gets its mode back however this ends: a
+ * line, a cancel, an error, a signal from elsewhere, or the process exiting.
+ */
+function readHidden(input: NodeJS.ReadStream, prompt: NodeJS.WriteStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const restore = () => {
+      input.off('data', onData);
+      input.off('error', onError);
+      for (const signal of Object.keys(SIGNAL_EXIT)) process.off(signal, onSignal);
+      process.off('exit', restoreMode);
+      restoreMode();
+      input.pause();
+      prompt.write('\n');
+    };
+    const restoreMode = () => {
+      if (input.isRaw) input.setRawMode(false);
+    };
+    const finish = (outcome: () => void) => {
+      restore();
+      outcome();
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      restore();
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    };
+    const onError = (error: Error) => finish(() => reject(error));
+    const onData = (chunk: Buffer | string) => {
+      for (const c of chunk.toString()) {
+        if (c === '\r' || c === '\n') return finish(() => resolve(text));
+        if (c === '\u0003') return finish(() => reject(new Cancelled()));
+        if (c === '\u0004') return finish(() => (text === '' ? reject(new Cancelled()) : resolve(text)));
+        if (c === '\u007f' || c === '\b') text = text.slice(0, -1);
+        else text += c;
+        if (text.length > MAX_TOKEN_BYTES) return finish(() => reject(new UsageError('that is larger than any token (8 KiB)')));
+      }
+    };
+    // Echo goes off before the prompt shows, so nothing typed after the prompt can be echoed.
+    input.setRawMode(true);
+    process.on('exit', restoreMode);
+    for (const signal of Object.keys(SIGNAL_EXIT)) process.on(signal, onSignal);
+    input.on('data', onData);
+    input.on('error', onError);
+    input.resume();
+    prompt.write('Paste or type the token, then press Enter (it is not shown): ');
+  });
 }
 
 function positiveInt(value: string | undefined, flag: string, min: number, max: number): number | undefined {

@@ -1,10 +1,11 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
-import { spawnCli } from './helpers/spawn.js';
+import { ROOT, spawnCli } from './helpers/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -151,6 +152,68 @@ describe('countersign tokens', () => {
     const cli = spawnCli(['tokens', 'list'], { DATABASE_URL: 'mysql://x' });
     expect(await cli.exited).toBe(1);
     expect(cli.stderr()).toContain('DATABASE_URL must be sqlite:<path> or postgres://');
+  });
+});
+
+// A pseudo-terminal, as an admin's shell gives the CLI: util-linux's script runs it on one and relays our keystrokes.
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) process.stderr.write('script (util-linux) not found: skipping the tests of reading a token at a terminal\n');
+
+describe.skipIf(!hasScript)('countersign tokens set at a terminal', () => {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SHELL: '/bin/sh',
+    DATABASE_URL: `sqlite:${join(dir, 'tty', 'countersign.db')}`,
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  };
+  /** Runs `tokens set` on a terminal, types `keys` once it prompts, and returns everything the terminal showed. */
+  function atTerminal(keys: string): Promise<string> {
+    // After the CLI, the terminal's own settings: they show whether echo came back on.
+    const cli = `${process.execPath} --import tsx src/cli.ts tokens set --user U0TTY --command all; echo "exit=$?"; stty -a`;
+    const child = spawn('script', ['-qec', cli, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let shown = '';
+    let typed = false;
+    child.stdout.on('data', (c: Buffer) => {
+      shown += c.toString();
+      if (!typed && /press Enter/.test(shown)) {
+        typed = true;
+        child.stdin.write(keys);
+      }
+    });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        reject(new Error(`no end at the terminal; it showed: ${shown}`));
+      }, 15_000);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        child.stdin.end();
+        resolve(shown);
+      });
+    });
+  }
+
+  it('reads the token without echoing it (Backspace works), links it, and leaves the terminal as it found it', async () => {
+    const shown = await atTerminal('ws-typed-secret-4X\u007f2\r');
+    expect(shown).not.toContain('ws-typed-secret-4');
+    expect(shown).toContain('Linked findApprovals and collectEntitlements for U0TTY.');
+    expect(shown).toContain('exit=0');
+    expect(shown).toMatch(/(^|\s)echo(\s|$)/m);
+    expect(shown).toMatch(/(^|\s)icanon(\s|$)/m);
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(env.DATABASE_URL.slice('sqlite:'.length), new Secret(env.TOKEN_ENCRYPTION_KEY));
+    expect((await store.getToken({ teamId: 'T1', userId: 'U0TTY' }, 'collectEntitlements'))?.token.reveal()).toBe('ws-typed-secret-42');
+    await store.close();
+  });
+
+  it('on Ctrl-C links nothing, exits 130 and gives the terminal its echo back', async () => {
+    const shown = await atTerminal('ws-abc\u0003');
+    expect(shown).toContain('cancelled; nothing was changed');
+    expect(shown).toContain('exit=130');
+    expect(shown).not.toContain('ws-abc');
+    expect(shown).toMatch(/(^|\s)echo(\s|$)/m);
+    expect(shown).toMatch(/(^|\s)icanon(\s|$)/m);
   });
 });
 
