@@ -12,18 +12,21 @@ import { openReferenceDb } from './reference-service/db.js';
 import { loadBulkData, loadDemoData } from './reference-service/demo.js';
 import { type DemoToken, startReferenceService } from './reference-service/server.js';
 import { Secret } from './runtime/secret.js';
+import { UNSAFE_CHARACTERS } from './service/query.js';
 import { openStore, SERVICE_COMMANDS, type ServiceCommandName } from './store/index.js';
 
 const USAGE = `Usage: countersign <command> [options]
 
 Commands:
   tokens set --user <SlackUserId> --command <findApprovals|collectEntitlements|all> [--team <TeamId>]
-      Link a Command Service token to a Slack user. The token is read from standard input,
-      never from the command line (the command line is visible to every user of the machine).
+      Link a Command Service token to a Slack user. The token is read from standard input (at a
+      terminal, without echo), never from the command line (the command line is visible to every
+      user of the machine).
   tokens list [--json]
       Linked users, commands and when they were linked. Never the tokens.
   tokens delete --user <SlackUserId> [--team <TeamId>]
-      Forget a user's tokens.
+      Forget a user's tokens: every one of their links in every workspace; with --team, every
+      link that would act for them in that workspace (its own and any made for any workspace).
   keys rotate
       Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
       TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
@@ -47,6 +50,9 @@ Examples:
 
 class UsageError extends Error {}
 
+/** The person at the terminal gave up (Ctrl-C): exit 130, as a shell reports an interrupted command. */
+class Cancelled extends Error {}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -69,13 +75,31 @@ export async function runCli(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command '${command}'`);
     }
   } catch (error) {
+    if (error instanceof Cancelled) {
+      process.stderr.write('countersign: cancelled; nothing was changed.\n');
+      return 130;
+    }
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`countersign: ${(error as Error).message}\n\n${USAGE}`);
+      process.stderr.write(`countersign: ${printable((error as Error).message)}\n\n${USAGE}`);
       return 2;
     }
-    process.stderr.write(`countersign: ${(error as Error).message}\n`);
+    process.stderr.write(`countersign: ${printable((error as Error).message)}\n`);
     return 1;
   }
+}
+
+/**
+ * A stored value as a terminal should get it: each control or bidirectional formatting character
+ * written as its \u escape, so that nothing in the store (a collector's name, an id, a detail) can
+ * move the cursor, clear the screen or reorder what an auditor reads.
+ */
+function printable(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+}
+
+/** One JSON line; JSON escapes the C0 controls, and these escapes keep it valid for the rest. */
+function jsonLine(value: unknown): string {
+  return `${printable(JSON.stringify(value))}\n`;
 }
 
 async function keysCommand(args: string[]): Promise<number> {
@@ -90,7 +114,7 @@ async function keysCommand(args: string[]): Promise<number> {
   } catch (error) {
     if ((error as { name?: string }).name === 'DecryptError') {
       process.stderr.write(
-        `countersign: ${(error as Error).message}. Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.\n`,
+        `countersign: ${printable((error as Error).message)}. Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.\n`,
       );
       return 1;
     }
@@ -140,11 +164,12 @@ async function tokensCommand(args: string[]): Promise<number> {
         return 0;
       }
       case 'delete': {
-        const removed = await store.deleteTokens(who);
+        // Whatever would still act for the user must go: without --team that is every link they
+        // have; with it, that workspace's and the any-workspace ones, which serve them there too.
+        const removed = await store.deleteTokens(values.team === undefined ? { userId: who.userId } : who);
+        const where = values.team === undefined ? 'in any workspace' : `in ${values.team} (its links and any-workspace links)`;
         process.stderr.write(
-          removed > 0
-            ? `Forgot ${removed} token(s) of ${who.userId}.\n`
-            : `${who.userId} had no tokens${who.teamId ? ` in ${who.teamId}` : ''}.\n`,
+          removed > 0 ? `Forgot ${removed} token(s) of ${who.userId} ${where}.\n` : `${who.userId} had no tokens ${where}.\n`,
         );
         return removed > 0 ? 0 : 1;
       }
@@ -152,9 +177,7 @@ async function tokensCommand(args: string[]): Promise<number> {
         const links = await store.listLinks();
         if (values.json) {
           for (const l of links)
-            process.stdout.write(
-              `${JSON.stringify({ ...l, linkedAt: l.linkedAt.toISOString(), lastUsedAt: l.lastUsedAt?.toISOString() ?? null })}\n`,
-            );
+            process.stdout.write(jsonLine({ ...l, linkedAt: l.linkedAt.toISOString(), lastUsedAt: l.lastUsedAt?.toISOString() ?? null }));
           return 0;
         }
         if (links.length === 0) {
@@ -180,7 +203,8 @@ async function tokensCommand(args: string[]): Promise<number> {
   }
 }
 
-function printTable(rows: string[][]): void {
+function printTable(table: string[][]): void {
+  const rows = table.map((r) => r.map(printable));
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
   for (const r of rows)
     process.stdout.write(
@@ -250,7 +274,7 @@ async function auditCommand(args: string[]): Promise<number> {
           runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
           liveStatus: a.watch ? (a.watch.done ? (a.watch.note ?? 'done') : 'watching') : null,
         };
-        process.stdout.write(`${JSON.stringify(line)}\n`);
+        process.stdout.write(jsonLine(line));
       }
       return 0;
     }
@@ -279,22 +303,81 @@ async function auditCommand(args: string[]): Promise<number> {
   }
 }
 
-/** The token, from standard input only. */
+const MAX_TOKEN_BYTES = 8192;
+
+/** The token, from standard input only: typed or pasted without echo at a terminal, or piped in. */
 async function readToken(): Promise<Secret> {
-  if (process.stdin.isTTY) process.stderr.write('Paste the token, then press Enter and Ctrl-D:\n');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of process.stdin) {
-    size += (chunk as Buffer).length;
-    if (size > 8192) throw new UsageError('standard input is larger than any token (8 KiB)');
-    chunks.push(chunk as Buffer);
-  }
-  const token = Buffer.concat(chunks).toString('utf8').trim();
+  const stdin = process.stdin;
+  const token = (stdin.isTTY ? await readHidden(stdin, process.stderr) : await readPiped(stdin)).trim();
   if (token === '')
     throw new UsageError('no token on standard input; pipe it in, e.g. countersign tokens set --user U012ABCDEF --command all < token.txt');
   if (/\s|[\u0000-\u001f\u007f]/.test(token))
     throw new UsageError('the token on standard input contains spaces or control characters; give exactly one token');
   return new Secret(token);
+}
+
+async function readPiped(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_TOKEN_BYTES) throw new UsageError('standard input is larger than any token (8 KiB)');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * One line from a terminal with its echo off (raw mode), as a password prompt reads: the token
+ * never shows on screen or in the scrollback. Enter ends it, Backspace deletes, Ctrl-C cancels,
+ * Ctrl-D ends it (or cancels an empty one). The terminal gets its mode back however this ends: a
+ * line, a cancel, an error, a signal from elsewhere, or the process exiting.
+ */
+function readHidden(input: NodeJS.ReadStream, prompt: NodeJS.WriteStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const restore = () => {
+      input.off('data', onData);
+      input.off('error', onError);
+      for (const signal of Object.keys(SIGNAL_EXIT)) process.off(signal, onSignal);
+      process.off('exit', restoreMode);
+      restoreMode();
+      input.pause();
+      prompt.write('\n');
+    };
+    const restoreMode = () => {
+      if (input.isRaw) input.setRawMode(false);
+    };
+    const finish = (outcome: () => void) => {
+      restore();
+      outcome();
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      restore();
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    };
+    const onError = (error: Error) => finish(() => reject(error));
+    const onData = (chunk: Buffer | string) => {
+      for (const c of chunk.toString()) {
+        if (c === '\r' || c === '\n') return finish(() => resolve(text));
+        if (c === '\u0003') return finish(() => reject(new Cancelled()));
+        if (c === '\u0004') return finish(() => (text === '' ? reject(new Cancelled()) : resolve(text)));
+        if (c === '\u007f' || c === '\b') text = text.slice(0, -1);
+        else text += c;
+        if (text.length > MAX_TOKEN_BYTES) return finish(() => reject(new UsageError('that is larger than any token (8 KiB)')));
+      }
+    };
+    // Echo goes off before the prompt shows, so nothing typed after the prompt can be echoed.
+    input.setRawMode(true);
+    process.on('exit', restoreMode);
+    for (const signal of Object.keys(SIGNAL_EXIT)) process.on(signal, onSignal);
+    input.on('data', onData);
+    input.on('error', onError);
+    input.resume();
+    prompt.write('Paste or type the token, then press Enter (it is not shown): ');
+  });
 }
 
 function positiveInt(value: string | undefined, flag: string, min: number, max: number): number | undefined {
@@ -382,7 +465,7 @@ runCli(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`countersign: ${(error as Error).message}\n`);
+    process.stderr.write(`countersign: ${printable((error as Error).message)}\n`);
     process.exitCode = 1;
   },
 );

@@ -29,6 +29,8 @@ interface CommonConfig {
   readonly collect: CollectPolicy;
   /** Slash commands one user may send a minute (per instance); 0 turns the limit off. */
   readonly commandsPerMinute: number;
+  /** The longest a Command Service call may take, first byte to last, retry included. */
+  readonly serviceTimeoutMs: number;
 }
 
 /** No Slack credentials: the embedded reference service and the playground stand in for both ends. */
@@ -282,6 +284,15 @@ export function loadConfig(env: Env): Config {
       .optional(),
   });
 
+  // Under a minute or so keeps the user's wait bearable; 15 minutes leaves room in response_url's 30-minute life.
+  const serviceTimeoutMs = read(env, {
+    variable: 'SERVICE_TIMEOUT',
+    example: '20s',
+    schema: duration('at least 1s')
+      .refine((ms) => ms >= 1000 && ms <= 15 * 60_000, 'must be from 1s to 15m')
+      .optional(),
+  });
+
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -311,6 +322,7 @@ export function loadConfig(env: Env): Config {
     remindWindowDays: remindWindowDays ?? 3,
     collect,
     commandsPerMinute: commandsPerMinute ?? 20,
+    serviceTimeoutMs: serviceTimeoutMs ?? 20_000,
   };
   if (botToken === undefined || signingSecret === undefined) return Object.freeze({ ...common, mode: 'local', tokenEncryptionKey });
 

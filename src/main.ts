@@ -62,7 +62,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     baseUrl: config.commandServiceUrl,
     logger: logger.child({ component: 'service' }),
     onCall: (command, status, seconds) => metrics.serviceCall(command, status, seconds),
-    timeouts: overrides.serviceTimeouts,
+    timeouts: { totalMs: config.serviceTimeoutMs, ...overrides.serviceTimeouts },
   });
   const clients = slackClients(config.slack);
   const timeZones = overrides.timeZones ?? slackTimeZones(clients.lookups, logger, now);

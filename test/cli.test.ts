@@ -1,10 +1,11 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
-import { spawnCli } from './helpers/spawn.js';
+import { ROOT, spawnCli } from './helpers/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -88,6 +89,34 @@ describe('countersign tokens', () => {
     expect(await again.exited).toBe(1);
   });
 
+  it('deletes every link that would act for the user: with --team, that workspace’s and any-workspace ones; without, all', async () => {
+    const e = env('delete');
+    for (const team of [[], ['--team', 'T0ONE'], ['--team', 'T0TWO']]) {
+      const set = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', ...team], e, TOKEN);
+      expect(await set.exited).toBe(0);
+    }
+    const inOne = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF', '--team', 'T0ONE'], e);
+    expect(await inOne.exited).toBe(0);
+    expect(inOne.stderr()).toContain('Forgot 4 token(s) of U012ABCDEF in T0ONE (its links and any-workspace links).');
+    const json = spawnCli(['tokens', 'list', '--json'], e);
+    expect(await json.exited).toBe(0);
+    expect(
+      new Set(
+        json
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).teamId),
+      ),
+    ).toEqual(new Set(['T0TWO']));
+    const everywhere = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
+    expect(await everywhere.exited).toBe(0);
+    expect(everywhere.stderr()).toContain('Forgot 2 token(s) of U012ABCDEF in any workspace.');
+    const none = spawnCli(['tokens', 'list'], e);
+    expect(await none.exited).toBe(0);
+    expect(none.stderr()).toContain('No tokens are linked.');
+  });
+
   it('generates a local key, readable by its owner only, when none is configured', async () => {
     const set = spawnCli(
       ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'findApprovals'],
@@ -123,6 +152,68 @@ describe('countersign tokens', () => {
     const cli = spawnCli(['tokens', 'list'], { DATABASE_URL: 'mysql://x' });
     expect(await cli.exited).toBe(1);
     expect(cli.stderr()).toContain('DATABASE_URL must be sqlite:<path> or postgres://');
+  });
+});
+
+// A pseudo-terminal, as an admin's shell gives the CLI: util-linux's script runs it on one and relays our keystrokes.
+const hasScript = spawnSync('script', ['--version']).status === 0;
+if (!hasScript) process.stderr.write('script (util-linux) not found: skipping the tests of reading a token at a terminal\n');
+
+describe.skipIf(!hasScript)('countersign tokens set at a terminal', () => {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    SHELL: '/bin/sh',
+    DATABASE_URL: `sqlite:${join(dir, 'tty', 'countersign.db')}`,
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+  };
+  /** Runs `tokens set` on a terminal, types `keys` once it prompts, and returns everything the terminal showed. */
+  function atTerminal(keys: string): Promise<string> {
+    // After the CLI, the terminal's own settings: they show whether echo came back on.
+    const cli = `${process.execPath} --import tsx src/cli.ts tokens set --user U0TTY --command all; echo "exit=$?"; stty -a`;
+    const child = spawn('script', ['-qec', cli, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let shown = '';
+    let typed = false;
+    child.stdout.on('data', (c: Buffer) => {
+      shown += c.toString();
+      if (!typed && /press Enter/.test(shown)) {
+        typed = true;
+        child.stdin.write(keys);
+      }
+    });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        reject(new Error(`no end at the terminal; it showed: ${shown}`));
+      }, 15_000);
+      child.on('exit', () => {
+        clearTimeout(timer);
+        child.stdin.end();
+        resolve(shown);
+      });
+    });
+  }
+
+  it('reads the token without echoing it (Backspace works), links it, and leaves the terminal as it found it', async () => {
+    const shown = await atTerminal('ws-typed-secret-4X\u007f2\r');
+    expect(shown).not.toContain('ws-typed-secret-4');
+    expect(shown).toContain('Linked findApprovals and collectEntitlements for U0TTY.');
+    expect(shown).toContain('exit=0');
+    expect(shown).toMatch(/(^|\s)echo(\s|$)/m);
+    expect(shown).toMatch(/(^|\s)icanon(\s|$)/m);
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(env.DATABASE_URL.slice('sqlite:'.length), new Secret(env.TOKEN_ENCRYPTION_KEY));
+    expect((await store.getToken({ teamId: 'T1', userId: 'U0TTY' }, 'collectEntitlements'))?.token.reveal()).toBe('ws-typed-secret-42');
+    await store.close();
+  });
+
+  it('on Ctrl-C links nothing, exits 130 and gives the terminal its echo back', async () => {
+    const shown = await atTerminal('ws-abc\u0003');
+    expect(shown).toContain('cancelled; nothing was changed');
+    expect(shown).toContain('exit=130');
+    expect(shown).not.toContain('ws-abc');
+    expect(shown).toMatch(/(^|\s)echo(\s|$)/m);
+    expect(shown).toMatch(/(^|\s)icanon(\s|$)/m);
   });
 });
 
@@ -222,6 +313,52 @@ describe('countersign audit', () => {
     const channel = spawnCli(['audit', '--channel', 'C0TWO', '--json'], env);
     expect(await channel.exited).toBe(0);
     expect(channel.stdout().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('escapes control and bidirectional characters in what it prints, so a stored value cannot steer the terminal', async () => {
+    const hostileDb = join(dir, 'audit-hostile', 'countersign.db');
+    const hostileEnv = { DATABASE_URL: `sqlite:${hostileDb}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(hostileDb, new Secret(KEY));
+    // As a value stored before input was checked, or written into the database by hand, would be.
+    const name = 'AD\u202eevil\u0085next\u009b2J\u2066x\u2069\u200e\u200f\u061c\u2028';
+    await store.recordCollectAttempt({
+      id: 'h1',
+      at: new Date(),
+      teamId: 'T1',
+      channelId: 'C0ONE',
+      userId: 'U\u202eOSCAR',
+      query: { name, application: 'App\u001b[2J' },
+      outcome: 'failed',
+      detail: 'service said \u001b]0;title\u0007 and \u009b31m',
+      runs: [],
+    });
+    await store.setToken({ teamId: 'T\u202e1', userId: 'U012ABCDEF' }, ['findApprovals'], new Secret('t'), 'admin', new Date());
+    await store.close();
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+    const table = spawnCli(['audit'], hostileEnv);
+    expect(await table.exited).toBe(0);
+    expect(table.stdout()).not.toMatch(raw);
+    expect(table.stdout()).toContain('AD\\u202eevil\\u0085next\\u009b2J\\u2066x\\u2069\\u200e\\u200f\\u061c\\u2028');
+    expect(table.stdout()).toContain('U\\u202eOSCAR');
+    expect(table.stdout()).toContain('App\\u001b[2J');
+
+    const json = spawnCli(['audit', '--json'], hostileEnv);
+    expect(await json.exited).toBe(0);
+    expect(json.stdout()).not.toMatch(raw);
+    const row = JSON.parse(json.stdout());
+    expect([row.name, row.user, row.application]).toEqual([name, 'U\u202eOSCAR', 'App\u001b[2J']);
+
+    for (const args of [
+      ['tokens', 'list'],
+      ['tokens', 'list', '--json'],
+    ]) {
+      const list = spawnCli(args, hostileEnv);
+      expect(await list.exited).toBe(0);
+      expect(list.stdout()).not.toMatch(raw);
+      expect(list.stdout()).toContain('T\\u202e1');
+    }
   });
 
   it('refuses a bad --since or --channel with exit 2', async () => {

@@ -90,6 +90,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ APPROVAL_URL_TEMPLATE: template }).approvalUrlTemplate).toBe(template);
   });
 
+  it('reads the deadline of a service call, 20 s unless SERVICE_TIMEOUT says, from 1 s to 15 min', () => {
+    expect(loadConfig({}).serviceTimeoutMs).toBe(20_000);
+    expect(loadConfig({ SERVICE_TIMEOUT: '45s' }).serviceTimeoutMs).toBe(45_000);
+    expect(loadConfig({ SERVICE_TIMEOUT: '2m' }).serviceTimeoutMs).toBe(120_000);
+    for (const value of ['0', '16m', '1h', 'soon'])
+      expect(() => loadConfig({ SERVICE_TIMEOUT: value })).toThrow(/^SERVICE_TIMEOUT must be/);
+  });
+
   it('keeps secrets out of its own string form', () => {
     expect(JSON.stringify(loadConfig({ ...SLACK, DATABASE_URL: 'postgres://u:pw@h/db' }))).not.toMatch(/xoxb-1111|0123456789abcdef|pw@h/);
   });

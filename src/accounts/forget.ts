@@ -1,7 +1,8 @@
 /**
- * Forgetting a user's link (logout, Unlink on Home), and what whoami shows. A session that
- * loginUser started is ended at the service first; the user's reminder pauses and resumes,
- * without a "link again" message, once they link.
+ * Forgetting a user's link (logout, Unlink on Home), and what whoami shows. Every link that would
+ * act for them in this workspace goes, an admin's link for any workspace included: after it no
+ * call is made for them until they link again. A session that loginUser started is ended at the
+ * service first; the user's reminder pauses and resumes, without a "link again" message, once they link.
  */
 
 import type { Deps } from '../runtime/deps.js';

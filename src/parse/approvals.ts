@@ -6,7 +6,14 @@
  * the client's own schema.
  */
 
-import { APPROVAL_STATES, type ApprovalParameter, type ApprovalQuery, approvalQuerySchema, SORT_ORDERS } from '../service/query.js';
+import {
+  APPROVAL_STATES,
+  type ApprovalParameter,
+  type ApprovalQuery,
+  approvalQuerySchema,
+  SORT_ORDERS,
+  unsafeCharacter,
+} from '../service/query.js';
 import { type CalendarDay, DATE_FORMS, parseDateInput } from './dates.js';
 import { parseRemind, type RemindCommand } from './remind.js';
 import { type Invalid, invalid } from './result.js';
@@ -104,11 +111,13 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
     const value = word.value.trim();
     if (value === '') return invalid(`${key} has no value.`, `/approvals ${spec.example}`);
     switch (spec.kind) {
-      case 'text':
+      case 'text': {
         if (value.length > MAX_TEXT) return invalid(`${key} is longer than ${MAX_TEXT} characters.`, `/approvals ${spec.example}`);
-        if (/[\u0000-\u001f\u007f]/.test(value)) return invalid(`${key} contains a control character.`, `/approvals ${spec.example}`);
+        const unsafe = unsafeCharacter(value);
+        if (unsafe !== undefined) return invalid(`${key} contains ${unsafe}.`, `/approvals ${spec.example}`);
         query[key] = value;
         break;
+      }
       case 'date': {
         const date = parseDateInput(value, today);
         if (!date.ok) return invalid(`${key}: ${date.problem}. Dates can be ${DATE_FORMS}.`, `/approvals ${spec.example}`);

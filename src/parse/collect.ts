@@ -6,7 +6,7 @@
  * confirmation: those are the two ways to do a lot of damage with one line.
  */
 
-import { type CollectQuery, collectQuerySchema } from '../service/query.js';
+import { type CollectQuery, collectQuerySchema, unsafeCharacter } from '../service/query.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';
 import { tokenize } from './tokenize.js';
@@ -107,8 +107,8 @@ export function parseCollectCommand(text: string): CollectCommand {
   ] as const) {
     if (value !== undefined && value.length > MAX_TEXT)
       return invalid(`The ${label} is longer than ${MAX_TEXT} characters.`, '/collect "AD Accounts"');
-    if (value !== undefined && /[\u0000-\u001f\u007f]/.test(value))
-      return invalid(`The ${label} contains a control character.`, '/collect "AD Accounts"');
+    const unsafe = value === undefined ? undefined : unsafeCharacter(value);
+    if (unsafe !== undefined) return invalid(`The ${label} contains ${unsafe}.`, '/collect "AD Accounts"');
   }
 
   const query: CollectQuery = {};

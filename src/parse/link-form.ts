@@ -5,6 +5,7 @@
  */
 
 import { Secret } from '../runtime/secret.js';
+import { unsafeCharacter } from '../service/query.js';
 
 export interface LinkFields {
   username: string;
@@ -33,7 +34,19 @@ export function checkLinkForm(raw: LinkFields): LinkFormResult {
   if (token === '' && password === '') return { ok: false, errors: { password: 'Give the password too.' } };
   if (token !== '') {
     if (/\s/.test(token) || token.length > 4096) return { ok: false, errors: { token: 'A token is one word, without spaces.' } };
+    // Named, never quoted: the field holds a secret.
+    const unsafe = unsafeCharacter(token);
+    if (unsafe !== undefined) return { ok: false, errors: { token: `A token has no such characters; this one contains ${unsafe}.` } };
     return { ok: true, request: { kind: 'token', token: new Secret(token) } };
+  }
+  // The service may quote the username and authentication source back (its Query String= line, its
+  // messages), so nothing in them may disguise them. The password is taken as typed: it is never shown.
+  for (const [field, value] of [
+    ['username', username],
+    ['authsource', authsource],
+  ] as const) {
+    const unsafe = unsafeCharacter(value);
+    if (unsafe !== undefined) return { ok: false, errors: { [field]: `This contains ${unsafe}; type it without.` } };
   }
   return {
     ok: true,

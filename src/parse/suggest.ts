@@ -1,5 +1,12 @@
+/**
+ * Longer than any word worth suggesting for: the edit distance costs its length times each
+ * candidate's, so a word of thousands of letters would cost the event loop for nothing.
+ */
+export const MAX_SUGGESTABLE = 40;
+
 /** The known word nearest to a misspelled one, when it is near enough to be what was meant. */
 export function nearest<T extends string>(word: string, candidates: readonly T[]): T | undefined {
+  if (word.length > MAX_SUGGESTABLE) return undefined;
   const w = word.toLowerCase();
   let best: T | undefined;
   let bestScore = Number.POSITIVE_INFINITY;

@@ -27,7 +27,16 @@ function quoteFamily(c: string): ReadonlySet<string> | undefined {
   return DOUBLE_QUOTES.has(c) ? DOUBLE_QUOTES : SINGLE_QUOTES.has(c) ? SINGLE_QUOTES : undefined;
 }
 
+/** Slack sends at most this much text with a slash command: anything longer was not typed into Slack. */
+export const MAX_COMMAND_TEXT = 4000;
+
 export function tokenize(input: string): TokenizeResult {
+  if (input.length > MAX_COMMAND_TEXT) {
+    return {
+      ok: false,
+      problem: `that is ${input.length.toLocaleString('en')} characters, and a slash command holds at most ${MAX_COMMAND_TEXT.toLocaleString('en')}`,
+    };
+  }
   const words: Word[] = [];
   const text = input.replace(/\u00a0/g, ' ');
   let i = 0;

@@ -184,6 +184,9 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
       const line = {
         timeout: `:hourglass_flowing_sand: The Command Service did not answer in time.${maybeStarted}`,
         network: `:electric_plug: The Command Service cannot be reached right now.${started ? ' Nothing was started.' : ''} Try again in a few minutes.`,
+        dropped: started
+          ? ':electric_plug: The connection to the Command Service dropped after the request went out, so the collection may have started: check `/collect history` and the service before you run it again.'
+          : ':electric_plug: The connection to the Command Service dropped before it answered. Nothing was changed; try again in a few minutes.',
         'server-error': `:warning: The Command Service failed while answering (status ${error.status ?? 'unknown'}).${maybeStarted} Try again; if it keeps failing, tell your identity team.`,
         aborted: `:hourglass_flowing_sand: The request to the Command Service was cancelled.${maybeStarted}`,
       }[error.reason];

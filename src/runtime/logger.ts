@@ -2,8 +2,9 @@
  * Structured JSON logs through pino: levels, child bindings, and the request being served (id,
  * user, command) added to every line written while serving it, background work included, by way
  * of AsyncLocalStorage. Redaction is the logger's own: any key that names a secret (token,
- * password, authorization…) at any depth is written as "[redacted]", and Secret values print so
- * too, so a careless `logger.info({ token })` still leaks nothing.
+ * password, authorization, response_url…) at any depth is written as "[redacted]", Secret values
+ * print so too, and a response_url inside any string (a message, a field, an error, a debug line
+ * of Bolt's quoting a request body) is cut out, so a careless `logger.info({ token })` still leaks nothing.
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -24,14 +25,32 @@ export interface Logger {
   withContext<T>(fields: LogFields, work: () => T): T;
 }
 
-const SENSITIVE_KEY = /token|password|passwd|secret|authorization|cookie|signature/i;
+const SENSITIVE_KEY = /token|password|passwd|secret|authorization|cookie|signature|response_?url/i;
 const REDACTED = '[redacted]';
 
+/** A URL, plain, percent-encoded or with JSON's escaped slashes, up to what ends it in text, JSON or escaped JSON. */
+const URL_IN_TEXT = /https?(?::(?:\\?\/){2}|%3A%2F%2F)(?:[^\s"'<>\\]|\\\/)+/gi;
+/**
+ * A response_url: Slack's (hooks.slack.com, or GovSlack's) or a stand-in's (…/response/…). For as
+ * long as it lives, whoever holds it can answer as the app in that conversation.
+ */
+const RESPONSE_URL = /hooks\.slack(?:-gov)?\.com|(?:\\?\/|%2F)response(?:\\?\/|%2F)/i;
+/** Slack's host without a scheme before it. */
+const BARE_HOOK = /hooks\.slack(?:-gov)?\.com(?:\\?\/|%2F)(?:[^\s"'<>\\]|\\\/)*/gi;
+const REDACTED_URL = '[redacted response_url]';
+
+/** The text with every response_url in it replaced. */
+export function redactResponseUrls(text: string): string {
+  if (!/http|hooks\.slack/i.test(text)) return text;
+  return text.replace(URL_IN_TEXT, (url) => (RESPONSE_URL.test(url) ? REDACTED_URL : url)).replace(BARE_HOOK, REDACTED_URL);
+}
+
 function scrub(value: unknown, depth: number): unknown {
+  if (typeof value === 'string') return redactResponseUrls(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth > 6) return '[deep]';
   if (value instanceof Error) {
-    const out: LogFields = { type: value.name, message: value.message };
+    const out: LogFields = { type: value.name, message: redactResponseUrls(value.message) };
     for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) ? REDACTED : scrub(v, depth + 1);
     if (value.cause !== undefined) out.cause = scrub(value.cause, depth + 1);
     return out;
@@ -53,11 +72,12 @@ export interface LoggerOptions {
 
 function wrap(p: pino.Logger, context: AsyncLocalStorage<LogFields>): Logger {
   return {
-    debug: (f, m) => p.debug(f, m),
-    info: (f, m) => p.info(f, m),
-    warn: (f, m) => p.warn(f, m),
-    error: (f, m) => p.error(f, m),
-    child: (bindings) => wrap(p.child(bindings), context),
+    debug: (f, m) => p.debug(f, redactResponseUrls(m)),
+    info: (f, m) => p.info(f, redactResponseUrls(m)),
+    warn: (f, m) => p.warn(f, redactResponseUrls(m)),
+    error: (f, m) => p.error(f, redactResponseUrls(m)),
+    // pino formats a child's bindings without the bindings formatter, so they are scrubbed here.
+    child: (bindings) => wrap(p.child(scrub(bindings, 0) as LogFields), context),
     withContext: (fields, work) => context.run({ ...context.getStore(), ...fields }, work),
   };
 }
@@ -86,7 +106,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     destination,
   );
-  return wrap(options.bindings ? p.child(options.bindings) : p, context);
+  return wrap(options.bindings ? p.child(scrub(options.bindings, 0) as LogFields) : p, context);
 }
 
 export const silentLogger: Logger = {

@@ -24,7 +24,7 @@ import {
   UnexpectedResponseError,
 } from './errors.js';
 import { excerpt, parseProperties, parseXml } from './formats.js';
-import { looksLikeHtml, parseErrorPage } from './html.js';
+import { looksLikeHtml, MAX_ERROR_PAGE_CHARS, parseErrorPage } from './html.js';
 import { type ApprovalQuery, approvalQuerySchema, buildQueryString, type CollectQuery, collectQuerySchema } from './query.js';
 import {
   type ApprovalsPage,
@@ -46,9 +46,20 @@ export interface ServiceTimeouts {
   headersMs: number;
   /** Longest silence while the body streams in. */
   bodyMs: number;
+  /**
+   * The whole call, from asking to the last byte, the retry included. The timeouts above restart
+   * with every byte, so without this a service that drips its answer holds the user, and a pooled
+   * connection, for ever.
+   */
+  totalMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Readonly<ServiceTimeouts> = Object.freeze({ connectMs: 5_000, headersMs: 15_000, bodyMs: 15_000 });
+export const DEFAULT_TIMEOUTS: Readonly<ServiceTimeouts> = Object.freeze({
+  connectMs: 5_000,
+  headersMs: 15_000,
+  bodyMs: 15_000,
+  totalMs: 20_000,
+});
 
 export interface ServiceClientOptions {
   /** base_url of the spec: requests go to `<baseUrl>/command.submit`. */
@@ -87,7 +98,7 @@ export interface ServiceClient {
   close(): Promise<void>;
 }
 
-/** Errors that mean the request never reached the service, so a read-only call may be sent again. */
+/** Connection failures after which a read-only call may be sent again (whether or not the request got there). */
 const CONNECTION_FAILURE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -101,7 +112,35 @@ const CONNECTION_FAILURE_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/**
+ * Failures before any byte of the request can have reached the service: no connection (refused,
+ * no such host, no route, connect timeout) or a TLS handshake that failed. Anything else (a reset
+ * or close once connected) may have come after the request went out.
+ */
+const NEVER_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function neverSent(code: string | undefined): boolean {
+  return code !== undefined && (NEVER_SENT_CODES.has(code) || code.startsWith('ERR_TLS_') || code.includes('CERT'));
+}
+
+/** What aborts a call at its deadline, told apart from the caller's own abort. */
+class DeadlinePassed extends Error {
+  constructor(ms: number) {
+    super(`no complete answer within ${ms} ms`);
+    this.name = 'DeadlinePassed';
+  }
+}
 
 interface RawResponse {
   status: number;
@@ -135,7 +174,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       keepAliveMaxTimeout: 300_000,
     });
 
-  async function send(req: Request): Promise<RawResponse> {
+  async function send(req: Request, signal: AbortSignal): Promise<RawResponse> {
     const query = buildQueryString([['cmd', req.command], ...req.params]);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (req.token) headers.authorization = `Bearer ${req.token.reveal()}`;
@@ -146,18 +185,27 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       method: req.body ? 'POST' : 'GET',
       headers,
       body: req.body?.text ?? null,
-      signal: req.signal ?? null,
+      signal,
       headersTimeout: timeouts.headersMs,
       bodyTimeout: timeouts.bodyMs,
     });
     const contentType = String(response.headers['content-type'] ?? '');
+    const ok = response.statusCode >= 200 && response.statusCode < 300;
+    // An error's message is at the top of its page: the rest is left unread, its connection closed.
+    const limit = ok ? maxBodyBytes : Math.min(maxBodyBytes, MAX_ERROR_PAGE_CHARS);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of response.body) {
       size += (chunk as Buffer).length;
-      if (size > maxBodyBytes) {
+      if (size > limit) {
         response.body.destroy();
-        throw new UnexpectedResponseError(`body larger than ${maxBodyBytes} bytes`, { command: req.command, status: response.statusCode });
+        if (ok)
+          throw new UnexpectedResponseError(`body larger than ${maxBodyBytes} bytes`, {
+            command: req.command,
+            status: response.statusCode,
+          });
+        chunks.push((chunk as Buffer).subarray(0, (chunk as Buffer).length - (size - limit)));
+        break;
       }
       chunks.push(chunk as Buffer);
     }
@@ -166,33 +214,43 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
   async function call(req: Request): Promise<RawResponse> {
     const started = performance.now();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const res = await send(req);
-        const ms = performance.now() - started;
-        options.onCall?.(req.command, res.status, ms / 1000);
-        logger.info({ command: req.command, status: res.status, ms: Math.round(ms), attempt }, 'service call');
-        return res;
-      } catch (error) {
-        if (error instanceof ServiceError) throw error;
-        const failure = toTransportError(req.command, error);
-        const retry = req.idempotent && attempt === 1 && isConnectionFailure(error) && !req.signal?.aborted;
-        logger.warn(
-          {
-            command: req.command,
-            reason: failure.reason,
-            code: errorCode(error),
-            attempt,
-            retrying: retry,
-            ms: Math.round(performance.now() - started),
-          },
-          'service call failed',
-        );
-        if (!retry) {
-          options.onCall?.(req.command, 'error', (performance.now() - started) / 1000);
-          throw failure;
+    // Aborting a request undici has under way destroys its connection, so a call cut off at its
+    // deadline frees its place in the pool instead of leaving it to trickle.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlinePassed(timeouts.totalMs)), timeouts.totalMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const res = await send(req, signal);
+          const ms = performance.now() - started;
+          options.onCall?.(req.command, res.status, ms / 1000);
+          logger.info({ command: req.command, status: res.status, ms: Math.round(ms), attempt }, 'service call');
+          return res;
+        } catch (error) {
+          if (error instanceof ServiceError) throw error;
+          const pastDeadline = deadline.signal.aborted && req.signal?.aborted !== true;
+          const failure = toTransportError(req.command, error, pastDeadline ? timeouts.totalMs : undefined);
+          const retry = req.idempotent && attempt === 1 && isConnectionFailure(error) && !signal.aborted;
+          logger.warn(
+            {
+              command: req.command,
+              reason: failure.reason,
+              code: pastDeadline ? 'deadline' : errorCode(error),
+              attempt,
+              retrying: retry,
+              ms: Math.round(performance.now() - started),
+            },
+            'service call failed',
+          );
+          if (!retry) {
+            options.onCall?.(req.command, 'error', (performance.now() - started) / 1000);
+            throw failure;
+          }
         }
       }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -379,7 +437,9 @@ function errorFor(command: CommandName, res: RawResponse, context: ErrorContext)
       return new InvalidParameterError(named?.[1], details);
     }
     case res.status === 404 && command === 'collectEntitlements' && /no eligible collectors/i.test(message): {
-      const app = /for the application\s+(.+?)\s*$/i.exec(message)?.[1] ?? context.application;
+      // Found, then cut: a lazy `(.+?)\s*$` retries the end at every character, slow on a long message.
+      const named = /for the application\s+/i.exec(message);
+      const app = (named === null ? '' : message.slice(named.index + named[0].length).trim()) || context.application;
       return new NoEligibleCollectorsError(app, details);
     }
     case res.status === 409:
@@ -405,17 +465,28 @@ function isConnectionFailure(error: unknown): boolean {
   return code !== undefined && CONNECTION_FAILURE_CODES.has(code);
 }
 
-function toTransportError(command: CommandName, error: unknown): ServiceUnavailableError {
+/** `deadlineMs` is set when the call's own deadline cut it off (not the caller's signal). */
+function toTransportError(command: CommandName, error: unknown, deadlineMs?: number): ServiceUnavailableError {
   const code = errorCode(error);
   // The cause is kept for the log; undici errors carry no headers, so no token rides along.
   const details = { command, cause: error };
+  if (deadlineMs !== undefined) {
+    return new ServiceUnavailableError('timeout', `The Command Service did not answer within ${deadlineMs / 1000} s.`, details);
+  }
   if (error instanceof undiciErrors.RequestAbortedError || (error as Error | null)?.name === 'AbortError') {
     return new ServiceUnavailableError('aborted', 'The call to the Command Service was cancelled.', details);
   }
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return new ServiceUnavailableError('timeout', 'The Command Service did not answer in time.', details);
   }
-  return new ServiceUnavailableError('network', `The Command Service could not be reached (${code ?? 'network error'}).`, details);
+  if (neverSent(code)) {
+    return new ServiceUnavailableError('network', `The Command Service could not be reached (${code}).`, details);
+  }
+  return new ServiceUnavailableError(
+    'dropped',
+    `The connection to the Command Service dropped before it answered (${code ?? 'connection lost'}); the request may have reached it.`,
+    details,
+  );
 }
 
 function parseBaseUrl(baseUrl: string): { origin: string; path: string } {

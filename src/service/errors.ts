@@ -111,7 +111,12 @@ export class NotFoundError extends ServiceError {
   }
 }
 
-export type UnavailableReason = 'network' | 'timeout' | 'server-error' | 'aborted';
+/**
+ * network: the request never reached the service (no connection: refused, no such host, connect
+ * timeout, TLS). dropped: the connection failed once made, so the request may have reached it
+ * (and a collection may have started). timeout: no complete answer in time. aborted: the caller gave up.
+ */
+export type UnavailableReason = 'network' | 'dropped' | 'timeout' | 'server-error' | 'aborted';
 
 /** The service could not be reached, was too slow, or failed on its side (5xx). Retryable. */
 export class ServiceUnavailableError extends ServiceError {

@@ -35,30 +35,55 @@ interface XmlElement {
 /**
  * A small, strict parser for the element-only XML the service emits: elements, text, entities,
  * CDATA; declarations, comments and processing instructions are skipped. Attributes are ignored.
- * Mismatched or unclosed tags throw, so a truncated body is reported, not half-read.
+ * Mismatched or unclosed tags, comments and sections throw, so a truncated body is reported, not
+ * half-read. One pass: each search starts where the last ended and looks for a fixed string, so
+ * no body (up to the client's 8 MiB) can make it read the same bytes twice.
  */
 export function parseXml(body: string): { name: string; value: Tree } {
   const root: XmlElement = { name: '#root', children: [], text: '' };
   const stack: XmlElement[] = [root];
-  const tag = /<!\[CDATA\[([\s\S]*?)\]\]>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([A-Za-z_][\w.:-]*)((?:\s+[^>]*?)?)(\/?)>/g;
+  const skipTo = (from: number, close: string, what: string): number => {
+    const at = body.indexOf(close, from);
+    if (at < 0) throw new SyntaxError(`XML: ${what} is never closed`);
+    return at + close.length;
+  };
   let last = 0;
-  for (let m = tag.exec(body); m !== null; m = tag.exec(body)) {
+  let i = 0;
+  for (let lt = body.indexOf('<', i); lt >= 0; lt = body.indexOf('<', i)) {
     const current = stack[stack.length - 1] as XmlElement;
-    current.text += decodeEntities(body.slice(last, m.index));
-    last = tag.lastIndex;
-    if (m[1] !== undefined) {
-      current.text += m[1];
-      continue;
+    let next: number;
+    let cdata: string | undefined;
+    let element: { closing: boolean; name: string; empty: boolean } | undefined;
+    if (body.startsWith('<![CDATA[', lt)) {
+      next = skipTo(lt + 9, ']]>', 'a CDATA section');
+      cdata = body.slice(lt + 9, next - 3);
+    } else if (body.startsWith('<!--', lt)) next = skipTo(lt + 4, '-->', 'a comment');
+    else if (body.startsWith('<?', lt)) next = skipTo(lt + 2, '?>', 'a processing instruction');
+    else if (body.startsWith('<!DOCTYPE', lt)) next = skipTo(lt + 9, '>', 'a DOCTYPE');
+    else {
+      ELEMENT_NAME.lastIndex = lt;
+      const m = ELEMENT_NAME.exec(body);
+      const after = m === null ? undefined : body[lt + m[0].length];
+      if (m === null || (after !== undefined && !/[\s/>]/.test(after))) {
+        // A `<` that opens nothing is text, as it always was here.
+        i = lt + 1;
+        continue;
+      }
+      next = skipTo(lt + m[0].length, '>', `<${excerpt(m[2] as string, 40)}`);
+      element = { closing: m[1] === '/', name: m[2] as string, empty: body[next - 2] === '/' };
     }
-    const name = m[3];
-    if (name === undefined) continue;
-    if (m[2] === '/') {
-      if (current.name !== name) throw new SyntaxError(`XML: </${name}> closes <${current.name}>`);
+    current.text += decodeEntities(body.slice(last, lt));
+    last = next;
+    i = next;
+    if (cdata !== undefined) current.text += cdata;
+    if (element === undefined) continue;
+    if (element.closing) {
+      if (current.name !== element.name) throw new SyntaxError(`XML: </${element.name}> closes <${current.name}>`);
       stack.pop();
     } else {
-      const element: XmlElement = { name, children: [], text: '' };
-      current.children.push(element);
-      if (m[5] !== '/') stack.push(element);
+      const child: XmlElement = { name: element.name, children: [], text: '' };
+      current.children.push(child);
+      if (!element.empty) stack.push(child);
     }
   }
   if (stack.length !== 1) throw new SyntaxError(`XML: <${(stack[stack.length - 1] as XmlElement).name}> is never closed`);
@@ -67,6 +92,8 @@ export function parseXml(body: string): { name: string; value: Tree } {
   if (top === undefined || rest.length > 0) throw new SyntaxError('XML: expected exactly one root element');
   return { name: top.name, value: toTree(top) };
 }
+
+const ELEMENT_NAME = /<(\/?)([A-Za-z_][\w.:-]*)/y;
 
 /** As the service's XML-to-JSON conversion does: a repeated element becomes an array. */
 function toTree(element: XmlElement): Tree {
@@ -83,6 +110,8 @@ function toTree(element: XmlElement): Tree {
 }
 
 export function excerpt(text: string, max = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max)}…`;
+  // Only the start is shown, so only the start is read: a body may be megabytes.
+  const start = text.length > max * 8 ? text.slice(0, max * 8) : text;
+  const flat = start.replace(/\s+/g, ' ').trim();
+  return flat.length <= max && start === text ? flat : `${flat.slice(0, max)}…`;
 }

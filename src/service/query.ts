@@ -24,12 +24,34 @@ export function isServiceDate(value: string): boolean {
 
 export const serviceDate = z.string().refine(isServiceDate, 'a date such as 31-jan-2026 (dd-mmm-yyyy, lower-case month)');
 
-/** Free text the service matches; control characters never belong in it. */
+/**
+ * Characters that never belong in a value and can disguise one wherever it is shown again (a
+ * channel, a terminal running `countersign audit`): C0 and C1 controls (U+0085 breaks a line,
+ * U+009B opens a terminal escape), DEL, the line and paragraph separators, and the bidirectional
+ * marks, embeddings, overrides and isolates that reorder text on screen.
+ */
+const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+/** Every such character, for replacing them when printing a stored value. */
+export const UNSAFE_CHARACTERS = new RegExp(UNSAFE_CHARACTER.source, 'g');
+
+/** The first such character in the text, named for a person ("a control character (U+0085)"); undefined when none. */
+export function unsafeCharacter(text: string): string | undefined {
+  const found = UNSAFE_CHARACTER.exec(text)?.[0];
+  if (found === undefined) return undefined;
+  const code = found.codePointAt(0) as number;
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (code < 0xa0) return `a control character (${hex})`;
+  if (code === 0x2028 || code === 0x2029) return `a line separator (${hex})`;
+  return `a bidirectional formatting character (${hex}), which can make text read differently from what it is`;
+}
+
+/** Free text the service matches; control and bidirectional formatting characters never belong in it. */
 const freeText = z
   .string()
   .min(1)
   .max(256)
-  .refine((v) => !/[\u0000-\u001f\u007f]/.test(v), 'no control characters');
+  .refine((v) => unsafeCharacter(v) === undefined, 'no control or bidirectional formatting characters');
 
 const positiveInt = z.number().int().min(1).max(1_000_000);
 

@@ -9,6 +9,11 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { Secret } from '../runtime/secret.js';
 
 const VERSION = 'v1';
+/**
+ * GCM's full 128-bit tag, on both sides: a decipher told no length accepts a tag cut to as little
+ * as 4 bytes, and a tag that short can be forged by trying.
+ */
+const TAG_BYTES = 16;
 
 export class TokenCipher {
   readonly keyId: string;
@@ -24,7 +29,7 @@ export class TokenCipher {
 
   encrypt(token: Secret, associated: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv, { authTagLength: TAG_BYTES });
     cipher.setAAD(Buffer.from(associated, 'utf8'));
     const body = Buffer.concat([cipher.update(token.reveal(), 'utf8'), cipher.final()]);
     return [VERSION, this.keyId, iv.toString('base64'), body.toString('base64'), cipher.getAuthTag().toString('base64')].join(':');
@@ -35,10 +40,12 @@ export class TokenCipher {
     const [version, keyId, iv, body, tag] = value.split(':');
     if (version !== VERSION || !keyId || !iv || body === undefined || !tag) throw new DecryptError('malformed');
     if (keyId !== this.keyId) throw new DecryptError('other-key', keyId);
+    const tagBytes = Buffer.from(tag, 'base64');
+    if (tagBytes.length !== TAG_BYTES) throw new DecryptError('auth-failed');
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64'));
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, Buffer.from(iv, 'base64'), { authTagLength: TAG_BYTES });
       decipher.setAAD(Buffer.from(associated, 'utf8'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      decipher.setAuthTag(tagBytes);
       return new Secret(Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8'));
     } catch {
       throw new DecryptError('auth-failed');

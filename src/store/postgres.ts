@@ -118,9 +118,13 @@ export class PostgresStore implements Store {
     });
   }
 
-  async deleteTokens(who: Principal): Promise<number> {
+  async deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
     this.#outcomes.forget();
-    return (await this.#query('DELETE FROM tokens WHERE team_id = $1 AND user_id = $2', [who.teamId, who.userId])).rowCount ?? 0;
+    const { rowCount } =
+      who.teamId === undefined
+        ? await this.#query('DELETE FROM tokens WHERE user_id = $1', [who.userId])
+        : await this.#query("DELETE FROM tokens WHERE user_id = $1 AND team_id IN ($2, '')", [who.userId, who.teamId]);
+    return rowCount ?? 0;
   }
 
   async listLinks(who?: Principal): Promise<LinkSummary[]> {
@@ -136,8 +140,10 @@ export class PostgresStore implements Store {
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
     if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
+    // The row getToken serves (the workspace's before the any-workspace one), and only that one.
     await this.#query(
-      "UPDATE tokens SET last_used_at = $1, last_outcome = $2 WHERE user_id = $3 AND command = $4 AND team_id IN ($5, '')",
+      `UPDATE tokens SET last_used_at = $1, last_outcome = $2 WHERE user_id = $3 AND command = $4 AND team_id =
+         (SELECT team_id FROM tokens WHERE user_id = $3 AND command = $4 AND team_id IN ($5, '') ORDER BY team_id = '' LIMIT 1)`,
       [at.getTime(), outcome, who.userId, command, who.teamId],
     );
   }

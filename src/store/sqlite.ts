@@ -3,7 +3,7 @@
  * schema.ts run at open. Tokens are encrypted by TokenCipher before they reach a row.
  */
 
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Secret } from '../runtime/secret.js';
@@ -55,13 +55,16 @@ function prepare(db: Database.Database) {
        ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
          source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
     ),
-    deleteTokens: db.prepare<[string, string]>('DELETE FROM tokens WHERE team_id = ? AND user_id = ?'),
+    deleteServingTokens: db.prepare<[string, string]>("DELETE FROM tokens WHERE user_id = ? AND team_id IN (?, '')"),
+    deleteAllTokens: db.prepare<[string]>('DELETE FROM tokens WHERE user_id = ?'),
     allLinks: db.prepare<[], TokenRow>('SELECT * FROM tokens ORDER BY team_id, user_id, command'),
     linksOf: db.prepare<[string, string], TokenRow>(
       "SELECT * FROM tokens WHERE user_id = ? AND team_id IN (?, '') ORDER BY team_id, command",
     ),
-    recordOutcome: db.prepare<[number, string, string, string, string]>(
-      "UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id IN (?, '')",
+    // The row getToken serves (the workspace's before the any-workspace one), and only that one.
+    recordOutcome: db.prepare<[number, string, string, string, string, string, string]>(
+      `UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id =
+         (SELECT team_id FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1)`,
     ),
     insertConfirmation: db.prepare<[string, string, string, string, string, number, number]>(
       'INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -135,6 +138,16 @@ function prepare(db: Database.Database) {
   };
 }
 
+/**
+ * Creates the database file (and its directory) readable by its owner only, like the key beside
+ * it, before SQLite opens it: SQLite gives its -wal and -shm files the database file's mode. An
+ * existing file keeps the mode its operator chose.
+ */
+function createOwnerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  closeSync(openSync(path, 'a', 0o600));
+}
+
 export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #keys: Keyring;
@@ -142,6 +155,7 @@ export class SqliteStore implements Store {
   readonly #outcomes = new OutcomeThrottle();
 
   constructor(path: string, key: Secret, previousKey?: Secret) {
+    if (path !== ':memory:') createOwnerOnly(path);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#db = new Database(path);
     if (path !== ':memory:') this.#db.pragma('journal_mode = WAL');
@@ -195,9 +209,10 @@ export class SqliteStore implements Store {
     })();
   }
 
-  async deleteTokens(who: Principal): Promise<number> {
+  async deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
     this.#outcomes.forget();
-    return this.#sql.deleteTokens.run(who.teamId, who.userId).changes;
+    if (who.teamId === undefined) return this.#sql.deleteAllTokens.run(who.userId).changes;
+    return this.#sql.deleteServingTokens.run(who.userId, who.teamId).changes;
   }
 
   async listLinks(who?: Principal): Promise<LinkSummary[]> {
@@ -207,7 +222,7 @@ export class SqliteStore implements Store {
 
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
     if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
-    this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.teamId);
+    this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.userId, command, who.teamId);
   }
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {

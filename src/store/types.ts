@@ -17,6 +17,12 @@ export interface Principal {
 
 export type TokenSource = 'admin' | 'login' | 'pasted';
 
+/** Whose links to forget: a user in one workspace (teamId set), or in every workspace (teamId left out). */
+export interface TokenHolder {
+  userId: string;
+  teamId?: string | undefined;
+}
+
 export interface LinkedToken {
   token: Secret;
   linkedAt: Date;
@@ -146,9 +152,15 @@ export interface AuditFilter {
 export interface Store {
   getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined>;
   setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void>;
-  deleteTokens(who: Principal): Promise<number>;
+  /**
+   * Forgets every token that would act for the user: with a team id (a Principal), that
+   * workspace's links and the any-workspace ones (team ''), since either would serve them there;
+   * without one, their links in every workspace. Returns how many links were removed.
+   */
+  deleteTokens(who: TokenHolder): Promise<number>;
   /** Every link, or one user's (their workspace's and any-workspace links): never the tokens. */
   listLinks(who?: Principal): Promise<LinkSummary[]>;
+  /** Notes how a call went on the link getToken serves for `who`: the one whose token was used, and no other. */
   recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void>;
 
   createConfirmation(confirmation: PendingConfirmation): Promise<void>;

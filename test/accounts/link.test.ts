@@ -174,6 +174,23 @@ describe('forgetAccount', () => {
     for (const line of t.logs) expect(line).not.toContain('session-token-1');
   });
 
+  it('forgets an admin’s link for any workspace too: nothing is left that would act for the user', async () => {
+    const t = fakeDeps();
+    await t.deps.store.setToken(
+      { teamId: '', userId: 'UADA' },
+      ['findApprovals', 'collectEntitlements'],
+      new Secret('admin'),
+      'admin',
+      NOW,
+    );
+    await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('pasted-token'), 'pasted', NOW);
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 3, endedAtService: 0 });
+    expect(await t.deps.store.getToken(ADA, 'findApprovals')).toBeUndefined();
+    expect(await t.deps.store.getToken(ADA, 'collectEntitlements')).toBeUndefined();
+    expect(await whoami(t.deps, ADA)).toEqual([]);
+    expect(t.fake.calls).toEqual([]);
+  });
+
   it('leaves other users alone, and whoami lists only the asker’s links', async () => {
     const t = fakeDeps();
     await t.link('UADA');

@@ -268,5 +268,8 @@ describe('re-linking in one click, whoami and logout', () => {
     for (const secret of [loginToken ?? '', ...h.service.demoTokens.map((t) => t.token), 'Hunter2-secret', 'pw-only-9'])
       expect(all).not.toContain(secret);
     expect(all).not.toMatch(/"password":"(?!\[redacted\])/);
+    // The relink modal carries a response_url in its metadata, which Bolt's debug lines quote.
+    expect(all).toContain('[redacted response_url]');
+    expect(all).not.toMatch(/\/response\/r\d+/);
   });
 });

@@ -97,6 +97,18 @@ describe('/approvals', () => {
     ['user-id:', /user-id has no value/, undefined],
     ['entitlement-name:"Domain Admins', /never closed/, undefined],
     [`user-id:${'x'.repeat(300)}`, /longer than 256 characters/, undefined],
+    // Slack sends at most 4,000 characters: more is refused before any word is looked at.
+    ['x'.repeat(200_000), /^That is 200,000 characters, and a slash command holds at most 4,000\.$/, undefined],
+    // No suggestion is sought for a word of thousands of letters (this one used to match entitlement-name).
+    [`entitlement${'-'.repeat(3000)}name:x`, /is not a filter I know/, undefined],
+    ['x'.repeat(3999), /I don't understand/, undefined],
+    // Characters that would disguise a value where it is shown again.
+    ['entitlement-name:"Domain\u202eAdmins"', /entitlement-name contains a bidirectional formatting character \(U\+202E\)/, undefined],
+    ['user-id:jdoe\u0085', /user-id contains a control character \(U\+0085\)/, undefined],
+    ['business-source:a\u009b2J', /business-source contains a control character \(U\+009B\)/, undefined],
+    ['user-last-name:\u2066x\u2069', /bidirectional formatting character \(U\+2066\)/, undefined],
+    ['user-first-name:a\u200fb', /U\+200F/, undefined],
+    ['entitlement-type:\u061cgroup', /U\+061C/, undefined],
   ];
   for (const [text, problem, suggestion] of wrong) {
     it(`refuses “${text.slice(0, 40)}”, naming the problem and showing the right form`, () => {

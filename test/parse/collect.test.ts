@@ -68,6 +68,10 @@ describe('/collect', () => {
     ['application:', /application has no value/, undefined],
     ['name:"AD', /never closed/, undefined],
     [`"${'x'.repeat(300)}"`, /longer than 256/, undefined],
+    ['x'.repeat(4001), /^That is 4,001 characters, and a slash command holds at most 4,000\.$/, undefined],
+    [`${'n'.repeat(3000)}:x`, /not an option/, undefined],
+    ['AD\u202eAccounts', /The name contains a bidirectional formatting character \(U\+202E\)/, undefined],
+    ['application:"Active\u0085Directory"', /The application contains a control character \(U\+0085\)/, undefined],
   ];
   for (const [text, problem, suggestion] of wrong) {
     it(`refuses “${text.slice(0, 30)}”`, () => {

@@ -99,6 +99,10 @@ describe('requests', () => {
     await expect(client.findApprovals({ state: 'Pending' } as never, TOKEN)).rejects.toThrow(/state/);
     await expect(client.findApprovals({ 'auth-user-id': 'x' } as never, TOKEN)).rejects.toThrow(/auth-user-id/);
     await expect(client.collectEntitlements({ name: 'a\nb' }, TOKEN)).rejects.toThrow(/name/);
+    for (const c of ['\u0085', '\u009b', '\u202e', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c']) {
+      await expect(client.collectEntitlements({ name: `AD${c}Accounts` }, TOKEN)).rejects.toThrow(/name: no control or bidirectional/);
+      await expect(client.findApprovals({ 'entitlement-name': `x${c}` }, TOKEN)).rejects.toThrow(/entitlement-name/);
+    }
     await expect(client.getRunStatus('1&cmd=x', TOKEN)).rejects.toBeInstanceOf(UnexpectedResponseError);
     expect(stub.requests).toHaveLength(0);
   });
@@ -249,6 +253,17 @@ describe('errors', () => {
     expect(error.queryString).toBe('cmd=collectEntitlements');
   });
 
+  it('reads only the first 64 KiB of a large error page, and still quotes its message', async () => {
+    const { client } = await withStub((_req, res) => {
+      res.writeHead(412, { 'content-type': 'text/html' });
+      res.end(`<html><body><p>The value 'x' of the parameter sort is invalid.</p><p>${'<a '.repeat(700_000)}</p></body></html>`);
+    });
+    const error = (await client.findApprovals({}, TOKEN).catch((e: unknown) => e)) as InvalidParameterError;
+    expect(error).toBeInstanceOf(InvalidParameterError);
+    expect(error.parameter).toBe('sort');
+    expect(error.serviceMessage).toBe("The value 'x' of the parameter sort is invalid.");
+  });
+
   it('409 → ConflictError; other 4xx → NotFoundError; 401 on login → LoginFailedError', async () => {
     const { client } = await withStub((_req, res, i) => {
       if (i === 0) sendHtml(res, 409, 'Cannot schedule AD Accounts: already in the queue for processing');
@@ -302,6 +317,65 @@ describe('errors', () => {
     );
     const error = (await client.findApprovals({}, TOKEN).catch((e: unknown) => e)) as ServiceUnavailableError;
     expect(error.reason).toBe('timeout');
+  });
+
+  it('a refused connection never reached the service, so a collection says it did not start (network)', async () => {
+    stub = await startStubServer(() => {});
+    const url = stub.url;
+    await stub.close();
+    stub = undefined;
+    client = createServiceClient({ baseUrl: url });
+    const error = (await client.collectEntitlements({}, TOKEN).catch((e: unknown) => e)) as ServiceUnavailableError;
+    expect(error.reason).toBe('network');
+  });
+
+  it('a connection dropped after the request went out → ServiceUnavailableError(dropped): it may have started', async () => {
+    const { stub, client } = await withStub((req) => req.socket.destroy());
+    const error = (await client.collectEntitlements({ name: 'AD Accounts' }, TOKEN).catch((e: unknown) => e)) as ServiceUnavailableError;
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error.reason).toBe('dropped');
+    expect(error.message).toMatch(/dropped before it answered .*may have reached it/);
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('an answer dripped one byte at a time → ServiceUnavailableError(timeout) at the deadline, and the connection is closed', async () => {
+    const closed: boolean[] = [];
+    const { client } = await withStub(
+      (req, res) => {
+        const index = closed.push(false) - 1;
+        req.socket.on('close', () => {
+          closed[index] = true;
+        });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        // Each byte comes well within the body timeout, so only the whole call's deadline can end it.
+        const drip = setInterval(() => res.write(' '), 50);
+        res.on('close', () => clearInterval(drip));
+      },
+      { timeouts: { totalMs: 400 } },
+    );
+    const error = (await client.findApprovals({}, TOKEN).catch((e: unknown) => e)) as ServiceUnavailableError;
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect(error.reason).toBe('timeout');
+    expect(error.message).toBe('The Command Service did not answer within 0.4 s.');
+    const until = Date.now() + 5000;
+    while (!closed[0] && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(closed).toEqual([true]);
+  });
+
+  it('frees the pool: calls cut off at the deadline leave room for the next, which is answered', async () => {
+    const { stub, client } = await withStub(
+      (req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (req.url?.includes('sort=desc')) return void res.end(ONE);
+        const drip = setInterval(() => res.write(' '), 50);
+        res.on('close', () => clearInterval(drip));
+      },
+      { connections: 2, timeouts: { totalMs: 300 } },
+    );
+    const dripping = await Promise.all(Array.from({ length: 6 }, () => client.findApprovals({}, TOKEN).catch((e: unknown) => e)));
+    expect(dripping.map((e) => (e as ServiceUnavailableError).reason)).toEqual(Array(6).fill('timeout'));
+    expect((await client.findApprovals({ sort: 'desc' }, TOKEN)).count).toBe(1);
+    expect(stub.requests.at(-1)?.url).toContain('sort=desc');
   });
 
   it('an aborted call → ServiceUnavailableError(aborted)', async () => {

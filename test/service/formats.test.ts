@@ -16,6 +16,26 @@ describe('parseProperties', () => {
   });
 });
 
+describe('parseXml on large and hostile bodies', () => {
+  // A 2xx body may be up to 8 MiB; backtracking patterns took seconds per 100 KB of these.
+  const hostile: Array<[string, string]> = [
+    ['unclosed tags', `<r>${'<a '.repeat(140_000)}`],
+    ['unclosed comments', `<r>${'<!--'.repeat(100_000)}`],
+    ['unclosed processing instructions', `<r>${'<?'.repeat(200_000)}`],
+    ['unclosed DOCTYPEs', `<r>${'<!DOCTYPE'.repeat(45_000)}`],
+    ['unclosed CDATA', `<r>${'<![CDATA['.repeat(45_000)}`],
+  ];
+  for (const [name, body] of hostile) {
+    it(`refuses 400 KB of ${name} at once, naming what is unclosed`, () => {
+      expect(() => parseXml(body)).toThrow(/never closed/);
+    });
+  }
+  it('reads a large well-formed body', () => {
+    const body = `<findApprovals>${'<Approval><WorkItemId>1:a:1</WorkItemId></Approval>'.repeat(10_000)}<NumApprovals>10000</NumApprovals></findApprovals>`;
+    expect((parseXml(body).value as { Approval: unknown[] }).Approval).toHaveLength(10_000);
+  });
+});
+
 describe('parseXml', () => {
   it('turns one child into an object and repeated children into a list', () => {
     const one = parseXml(

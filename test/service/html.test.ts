@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEntities, htmlToText, looksLikeHtml, parseErrorPage } from '../../src/service/html.js';
+import { decodeEntities, htmlToText, looksLikeHtml, MAX_ERROR_PAGE_CHARS, parseErrorPage } from '../../src/service/html.js';
 
 describe('decodeEntities', () => {
   it('decodes named, decimal and hex entities', () => {
@@ -61,6 +61,48 @@ describe('parseErrorPage', () => {
       message: 'Something broke',
       queryString: 'a=b',
     });
+  });
+});
+
+describe('parseErrorPage on large and hostile pages', () => {
+  const head = '<html><head><title>Error</title></head><body><h1>Error</h1><p>The parameter sort is invalid.</p><p>';
+  // Each of these took seconds per 100 KB with backtracking patterns (a minute for 400 KB); a
+  // linear reader takes milliseconds, well within the test's own time limit.
+  const hostile: Array<[string, string]> = [
+    ['unclosed tags', '<a '.repeat(140_000)],
+    ['unclosed titles', '<title'.repeat(70_000)],
+    ['unclosed comments', '<!--'.repeat(100_000)],
+    ['unclosed heads', '<head '.repeat(70_000)],
+    ['unclosed scripts', '<script>'.repeat(50_000)],
+    ['stray angle brackets', '< b'.repeat(140_000)],
+    ['unfinished entities', `&${'a'.repeat(400_000)}`],
+  ];
+  for (const [name, padding] of hostile) {
+    it(`reads a 400 KB page of ${name} and still finds the message`, () => {
+      const page = parseErrorPage(`${head}${padding}</p></body></html>`);
+      expect(page.title).toBe('Error');
+      expect(page.message.startsWith('The parameter sort is invalid.')).toBe(true);
+      expect(page.message.length).toBeLessThanOrEqual(MAX_ERROR_PAGE_CHARS);
+      expect(page.message).not.toMatch(/<(a|title|head|script|!--)/);
+    });
+  }
+
+  it('reads only the first 64 KiB: what comes after is not part of the message', () => {
+    const page = parseErrorPage(`${head}${'x '.repeat(40_000)}</p><p>Query String=cmd=findApprovals</p></body></html>`);
+    expect(page.message.startsWith('The parameter sort is invalid.')).toBe(true);
+    expect(page.queryString).toBeUndefined();
+    expect(page.message).not.toContain('Query String');
+  });
+
+  it('keeps the page structure it always read: head skipped, scripts dropped, a < that opens nothing kept', () => {
+    expect(
+      parseErrorPage('<html><head><title>Oops</title><script>x<y</script></head><body><p>1 < 2 & a<b>c</b></p></body></html>'),
+    ).toEqual({
+      title: 'Oops',
+      message: '1 < 2 & ac',
+      queryString: undefined,
+    });
+    expect(parseErrorPage('<html><head><title>Error</title><body><p>No closing head</p>').message).toBe('No closing head');
   });
 });
 

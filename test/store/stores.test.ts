@@ -2,7 +2,7 @@
  * One suite for both stores: SQLite (always) and PostgreSQL (when a server answers at
  * TEST_DATABASE_URL, default postgres://127.0.0.1:5432/test; otherwise skipped, saying so).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/runtime/secret.js';
 import { DecryptError, generateKey, TokenCipher } from '../../src/store/cipher.js';
+import { associatedData } from '../../src/store/keyring.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { RunWatch, Store } from '../../src/store/types.js';
@@ -43,8 +44,29 @@ describe('TokenCipher', () => {
     expect(() => cipher.decrypt(parts.join(':'), 'T1/UADA/findApprovals')).toThrow(/failed authentication/);
     expect(() => cipher.decrypt('garbage', 'x')).toThrow(/known format/);
   });
+  it('refuses a tag cut short, which GCM would otherwise check only as far as it goes', () => {
+    const value = cipher.encrypt(TOKEN, 'T1/UADA/findApprovals');
+    const parts = value.split(':');
+    expect(Buffer.from(parts[4] as string, 'base64')).toHaveLength(16);
+    for (const bytes of [4, 8, 12, 15]) {
+      parts[4] = Buffer.from(value.split(':')[4] as string, 'base64')
+        .subarray(0, bytes)
+        .toString('base64');
+      expect(() => cipher.decrypt(parts.join(':'), 'T1/UADA/findApprovals')).toThrow(DecryptError);
+    }
+  });
   it('refuses a key that is not 32 bytes', () => {
     expect(() => new TokenCipher(new Secret(Buffer.alloc(16).toString('base64')))).toThrow(/32 bytes/);
+  });
+});
+
+describe('SQLite files', () => {
+  it('creates the database and its -wal and -shm files readable by their owner only, as the key is', async () => {
+    const path = join(dir, 'fresh', 'countersign.db');
+    const store = new SqliteStore(path, KEY);
+    await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);
+    await store.close();
   });
 });
 
@@ -144,6 +166,22 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    it('refuses a stored token whose tag was cut to 4 bytes', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      await store.close();
+      const value = new TokenCipher(KEY).encrypt(TOKEN, associatedData(ADA, 'findApprovals'));
+      const parts = value.split(':');
+      parts[4] = Buffer.from(parts[4] as string, 'base64')
+        .subarray(0, 4)
+        .toString('base64');
+      await db.raw(`UPDATE tokens SET ciphertext = '${parts.join(':')}'`);
+      const again = await db.open(KEY);
+      await expect(again.getToken(ADA, 'findApprovals')).rejects.toThrow(/failed authentication/);
+      await again.close();
+    });
+
     it('rotates keys: the old key stays readable while previous, and rotation rewrites every row', async () => {
       const db = await backend.database();
       const oldKey = generateKey();
@@ -162,14 +200,53 @@ for (const [name, backend] of Object.entries(backends)) {
       await after.close();
     });
 
-    it('prefers a workspace link over an any-workspace link, and deletes per workspace', async () => {
+    it('prefers a workspace link over an any-workspace link', async () => {
       const store = await (await backend.database()).open(KEY);
       await store.setToken({ teamId: '', userId: 'UADA' }, ['findApprovals'], new Secret('any-workspace'), 'admin', at);
       expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('any-workspace');
       await store.setToken(ADA, ['findApprovals'], new Secret('this-workspace'), 'admin', at);
       expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('this-workspace');
-      expect(await store.deleteTokens(ADA)).toBe(1);
-      expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe('any-workspace');
+      await store.close();
+    });
+
+    it('forgets every link that would serve the user in a workspace, the any-workspace one included', async () => {
+      const store = await (await backend.database()).open(KEY);
+      await store.setToken({ teamId: '', userId: 'UADA' }, ['findApprovals', 'collectEntitlements'], new Secret('any'), 'admin', at);
+      await store.setToken(ADA, ['findApprovals'], new Secret('this-workspace'), 'login', at);
+      await store.setToken({ teamId: 'T2', userId: 'UADA' }, ['findApprovals'], new Secret('other-workspace'), 'admin', at);
+      await store.setToken({ teamId: 'T1', userId: 'UEVE' }, ['findApprovals'], new Secret('eve'), 'admin', at);
+      expect(await store.deleteTokens(ADA)).toBe(3);
+      expect(await store.getToken(ADA, 'findApprovals')).toBeUndefined();
+      expect(await store.getToken(ADA, 'collectEntitlements')).toBeUndefined();
+      // Another workspace's own link stays: it never served the user in this one.
+      expect((await store.getToken({ teamId: 'T2', userId: 'UADA' }, 'findApprovals'))?.token.reveal()).toBe('other-workspace');
+      expect((await store.getToken({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals'))?.token.reveal()).toBe('eve');
+      // Without a workspace, every link of the user goes, and nobody else's.
+      await store.setToken({ teamId: '', userId: 'UADA' }, ['findApprovals'], new Secret('any'), 'admin', at);
+      expect(await store.deleteTokens({ userId: 'UADA' })).toBe(2);
+      expect((await store.listLinks()).map((l) => l.userId)).toEqual(['UEVE']);
+      expect(await store.deleteTokens({ userId: 'UADA' })).toBe(0);
+      await store.close();
+    });
+
+    it('records an outcome on the link whose token was used, not on the user’s other link', async () => {
+      const store = await (await backend.database()).open(KEY);
+      const any = { teamId: '', userId: 'UADA' };
+      const later = new Date('2026-11-22T11:00:00Z');
+      await store.setToken(any, ['findApprovals'], new Secret('any'), 'admin', at);
+      await store.setToken(ADA, ['findApprovals'], new Secret('this-workspace'), 'login', at);
+      await store.recordOutcome(ADA, 'findApprovals', 'rejected', later);
+      const outcomes = async () => (await store.listLinks()).map((l) => [l.teamId, l.lastOutcome ?? null]);
+      expect(await outcomes()).toEqual([
+        ['', null],
+        ['T1', 'rejected'],
+      ]);
+      // In another workspace the any-workspace link is the one used.
+      await store.recordOutcome({ teamId: 'T2', userId: 'UADA' }, 'findApprovals', 'ok', later);
+      expect(await outcomes()).toEqual([
+        ['', 'ok'],
+        ['T1', 'rejected'],
+      ]);
       await store.close();
     });
 
