@@ -158,7 +158,8 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     return await announce(deps, req, attemptId, at, runs);
   } catch (error) {
     // A start that reached the service (a timeout, or a store failure after it answered) keeps the cooldown: it may be running.
-    const maybeStarted = started || (isServiceError(error) && error.kind === 'service-unavailable');
+    // 'network' means the request never reached the service: nothing started, so the cooldown goes back.
+    const maybeStarted = started || (isServiceError(error) && error.kind === 'service-unavailable' && error.reason !== 'network');
     if (holdsCooldown && !maybeStarted) await deps.store.releaseCooldown(who.teamId, target, attemptId).catch(() => undefined);
     const detail = isServiceError(error) ? `${error.kind}: ${error.serviceMessage ?? error.message}` : 'internal error';
     await record('failed', detail.slice(0, 500)).catch((e: unknown) =>

@@ -228,6 +228,19 @@ describe('startCollection: the cooldown', () => {
     });
   });
 
+  it('gives the cooldown back when the request never reached the service (refused connection)', async () => {
+    let down = true;
+    const service = collectAnswers(async () => {
+      if (down) throw new ServiceUnavailableError('network', 'connection refused', { command: 'collectEntitlements' });
+      return { runs: [{ runId: '1', collector: 'AD Accounts' }] };
+    });
+    const t = build({ service, policy: { cooldownMs: COOLDOWN } });
+    await t.link();
+    expect((await startCollection(t.deps, req())).kind).toBe('failed');
+    down = false;
+    expect((await startCollection(t.deps, req())).kind).toBe('started');
+  });
+
   it('gives the cooldown back after a 409 (the service did not start it)', async () => {
     const conflict = new ConflictError({ command: 'collectEntitlements', status: 409, serviceMessage: 'Already queued' });
     const service = collectAnswers(
