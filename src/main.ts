@@ -7,6 +7,7 @@
 import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { storedTokens } from './accounts/credentials.js';
 import { RunWatcher, type WatcherOptions } from './collections/watcher.js';
 import { approvalPages, type Config, ConfigError, loadConfig, type SlackConfig } from './config.js';
 import { startLocal } from './playground/local.js';
@@ -70,9 +71,11 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const chat = createChat(clients.messages, { logger, now, metrics, approvalLinks });
   // This instance's name in the store's leases.
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
+  const credentials = storedTokens(store);
   const reminders = new ReminderScheduler({
     store,
     service,
+    credentials,
     logger: logger.child({ component: 'reminders' }),
     now,
     timeZones,
@@ -84,6 +87,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const runWatcher = new RunWatcher({
     store,
     service,
+    credentials,
     chat,
     logger: logger.child({ component: 'run-status' }),
     now,
@@ -93,6 +97,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const background = new Background(logger, metrics);
   const deps: SlackDeps = {
     service,
+    credentials,
     store,
     logger,
     metrics,

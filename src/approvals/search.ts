@@ -16,9 +16,9 @@ export type ApprovalsOutcome =
 
 export async function searchApprovals(deps: Deps, who: Principal, query: ApprovalQuery): Promise<ApprovalsOutcome> {
   try {
-    const linked = await deps.store.getToken(who, 'findApprovals');
+    const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
     if (linked === undefined) return { kind: 'not-linked' };
-    const page = await deps.service.findApprovals(query, linked.token);
+    const page = await deps.service.findApprovals(query, linked.token, { onBehalfOf: linked.onBehalfOf });
     await noteSuccess(deps, who, 'findApprovals');
     return { kind: 'page', query, approvals: page.approvals };
   } catch (error) {

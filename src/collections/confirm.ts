@@ -26,7 +26,7 @@ export async function offerConfirmation(
 ): Promise<OfferOutcome> {
   const refusal = await refusalFor(deps, req);
   if (refusal) return { kind: 'refused', refusal };
-  if ((await deps.store.getToken(req.who, 'collectEntitlements')) === undefined) return { kind: 'not-linked' };
+  if ((await deps.credentials.credentialsFor(req.who, 'collectEntitlements')) === undefined) return { kind: 'not-linked' };
   return { kind: 'confirm', id: await createConfirmation(deps, req), query: req.query, reasons };
 }
 

@@ -115,7 +115,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
   try {
     const refusal = await refusalFor(deps, req, attemptId, at);
     if (refusal) return { kind: 'refused', refusal };
-    const linked = await deps.store.getToken(who, 'collectEntitlements');
+    const linked = await deps.credentials.credentialsFor(who, 'collectEntitlements');
     if (linked === undefined) {
       await record('refused', 'not linked');
       return { kind: 'not-linked' };
@@ -141,7 +141,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       holdsCooldown = true;
     }
 
-    const result = await deps.service.collectEntitlements(query, linked.token);
+    const result = await deps.service.collectEntitlements(query, linked.token, { onBehalfOf: linked.onBehalfOf });
     started = result.runs.length > 0;
     await noteSuccess(deps, who, 'collectEntitlements');
     deps.logger.info(

@@ -8,6 +8,7 @@
 
 import type { Logger } from '../runtime/logger.js';
 import { eachLimited, Ticker } from '../runtime/ticker.js';
+import type { CredentialSource } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceClient } from '../service/index.js';
 import type { RunWatch, Store, WatchedRun } from '../store/index.js';
@@ -17,6 +18,7 @@ import { type LiveStatus, runEnded, summarizeRuns } from './runs.js';
 export interface WatcherOptions {
   store: Store;
   service: ServiceClient;
+  credentials: CredentialSource;
   chat: CollectChat;
   logger: Logger;
   now: () => Date;
@@ -105,7 +107,7 @@ export class RunWatcher {
     if (now >= watch.deadline) {
       return this.#finish(watch, { kind: 'timeout', limitMs: watch.deadline.getTime() - watch.startedAt.getTime() }, 'timeout');
     }
-    const linked = await store.getToken({ teamId: watch.teamId, userId: watch.userId }, 'collectEntitlements');
+    const linked = await this.#o.credentials.credentialsFor({ teamId: watch.teamId, userId: watch.userId }, 'collectEntitlements');
     if (linked === undefined) {
       return this.#finish(watch, { kind: 'off', reason: 'unlinked' }, 'no-token');
     }
@@ -119,7 +121,7 @@ export class RunWatcher {
         continue;
       }
       try {
-        const status = await this.#o.service.getRunStatus(run.runId, linked.token);
+        const status = await this.#o.service.getRunStatus(run.runId, linked.token, { onBehalfOf: linked.onBehalfOf });
         const next: WatchedRun = {
           ...run,
           state: status.state === 'Unknown' ? run.state : status.state,

@@ -25,10 +25,11 @@ export interface HomeOutcome {
 
 export async function loadHome(deps: Deps, who: Principal, page: number): Promise<HomeOutcome> {
   const outcome: HomeOutcome = { links: [] };
-  const linked = await deps.store.getToken(who, 'findApprovals');
+  const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
   if (linked !== undefined) {
     try {
-      const result = await deps.service.findApprovals({ state: 'pending', sort: 'asc', 'page-size': HOME_COUNT_WINDOW }, linked.token);
+      const query = { state: 'pending', sort: 'asc', 'page-size': HOME_COUNT_WINDOW } as const;
+      const result = await deps.service.findApprovals(query, linked.token, { onBehalfOf: linked.onBehalfOf });
       await noteSuccess(deps, who, 'findApprovals');
       const lastPage = Math.max(1, Math.ceil(result.approvals.length / HOME_PAGE_SIZE));
       outcome.approvals = { pending: result.approvals, page: Math.min(Math.max(1, page), lastPage) };

@@ -26,7 +26,7 @@ export async function remind(deps: ReminderDeps, who: Principal, command: Remind
   switch (command.action) {
     case 'show': {
       const r = await deps.store.getReminder(who);
-      const linked = r ? await deps.store.getToken(who, 'findApprovals') : undefined;
+      const linked = r ? await deps.credentials.credentialsFor(who, 'findApprovals') : undefined;
       return { kind: 'shown', reminder: r ? { ...r, paused: reminderPaused(r, linked) } : undefined, windowDays };
     }
     case 'off': {
@@ -38,7 +38,7 @@ export async function remind(deps: ReminderDeps, who: Principal, command: Remind
       const schedule = { days: command.days, minuteOfDay: command.minuteOfDay, timeZone: zone ?? 'UTC' };
       const { nextAt, dueAt } = deps.reminders.plan(who, schedule, deps.now());
       await deps.store.setReminder({ ...who, ...schedule, nextAt, dueAt });
-      const linked = await deps.store.getToken(who, 'findApprovals');
+      const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
       deps.logger.info({ user: who.userId, days: schedule.days, minute: schedule.minuteOfDay, zone: schedule.timeZone }, 'reminder set');
       return { kind: 'set', schedule, nextAt, windowDays, zoneGuessed: zone === undefined, notLinked: linked === undefined };
     }

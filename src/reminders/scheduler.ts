@@ -9,6 +9,7 @@ import { parseDateInput, todayIn } from '../parse/dates.js';
 import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
 import { eachLimited, Ticker } from '../runtime/ticker.js';
+import type { CredentialSource } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceClient } from '../service/index.js';
 import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
@@ -27,6 +28,7 @@ export interface ReminderOutbox {
 export interface SchedulerOptions {
   store: Store;
   service: ServiceClient;
+  credentials: CredentialSource;
   logger: Logger;
   now: () => Date;
   timeZones: TimeZones;
@@ -156,7 +158,7 @@ export class ReminderScheduler implements ReminderPlanner {
       return 'skipped';
     }
 
-    const linked = await store.getToken(who, 'findApprovals');
+    const linked = await this.#o.credentials.credentialsFor(who, 'findApprovals');
     if (reminderPaused(r, linked)) {
       await release(onward());
       return 'quiet';
@@ -173,7 +175,7 @@ export class ReminderScheduler implements ReminderPlanner {
     };
     let approvals: Awaited<ReturnType<ServiceClient['findApprovals']>>['approvals'];
     try {
-      approvals = (await this.#o.service.findApprovals(query, linked.token)).approvals;
+      approvals = (await this.#o.service.findApprovals(query, linked.token, { onBehalfOf: linked.onBehalfOf })).approvals;
       await store.recordOutcome(who, 'findApprovals', 'ok', now);
     } catch (error) {
       if (isServiceError(error) && error.kind === 'invalid-token') {

@@ -4,6 +4,7 @@
  * A feature that needs more (a policy, a port to Slack) says so in its own deps type.
  */
 
+import type { CredentialSource } from '../service/credentials.js';
 import type { ServiceClient } from '../service/index.js';
 import type { Store } from '../store/index.js';
 import type { Logger } from './logger.js';
@@ -11,6 +12,8 @@ import type { Metrics } from './metrics.js';
 
 export interface Deps {
   service: ServiceClient;
+  /** How to call the service for a user: their token, or (trusted mode) the application's and their id. */
+  credentials: CredentialSource;
   store: Store;
   logger: Logger;
   metrics: Metrics;

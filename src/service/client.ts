@@ -25,7 +25,14 @@ import {
 } from './errors.js';
 import { excerpt, parseProperties, parseXml } from './formats.js';
 import { looksLikeHtml, MAX_ERROR_PAGE_CHARS, parseErrorPage } from './html.js';
-import { type ApprovalQuery, approvalQuerySchema, buildQueryString, type CollectQuery, collectQuerySchema } from './query.js';
+import {
+  type ApprovalQuery,
+  approvalQuerySchema,
+  buildQueryString,
+  type CollectQuery,
+  collectQuerySchema,
+  serviceUserIdSchema,
+} from './query.js';
 import {
   type ApprovalsPage,
   type CollectionResult,
@@ -77,7 +84,18 @@ export interface ServiceClientOptions {
 }
 
 export interface CallOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
+  /** With a trusted application's token: the service user the call acts for (auth-user-id). */
+  onBehalfOf?: string | undefined;
+}
+
+/** auth-user-id when the token is an application's, checked like every value that is sent. */
+function actingFor(command: CommandName, callOptions: CallOptions | undefined): Array<readonly [string, string]> {
+  const id = callOptions?.onBehalfOf;
+  if (id === undefined) return [];
+  if (!serviceUserIdSchema.safeParse(id).success)
+    throw new InvalidParameterError('auth-user-id', { command, serviceMessage: 'Refused to send an invalid auth-user-id' });
+  return [['auth-user-id', id]];
 }
 
 export interface LoginCredentials {
@@ -262,7 +280,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         .map(([k, v]) => [k, String(v)] as const);
       const res = await call({
         command: 'findApprovals',
-        params: [['format', 'json'], ...params],
+        params: [['format', 'json'], ...params, ...actingFor('findApprovals', callOptions)],
         token,
         idempotent: true,
         signal: callOptions?.signal,
@@ -276,6 +294,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (checked.name !== undefined) params.push(['name', checked.name]);
       if (checked.application !== undefined) params.push(['application', checked.application]);
       if (checked.force !== undefined) params.push(['force', String(checked.force)]);
+      params.push(...actingFor('collectEntitlements', callOptions));
       const res = await call({ command: 'collectEntitlements', params, token, idempotent: false, signal: callOptions?.signal });
       const body = decode('collectEntitlements', res, collectBody, (props) => ({ data: Object.fromEntries(props) }), {
         application: checked.application,
@@ -289,10 +308,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       }
       const res = await call({
         command: 'getRunStatus',
-        params: [
-          ['run-id', runId],
-          ['format', 'json'],
-        ],
+        params: [['run-id', runId], ['format', 'json'], ...actingFor('getRunStatus', callOptions)],
         token,
         idempotent: true,
         signal: callOptions?.signal,

@@ -53,6 +53,9 @@ const freeText = z
   .max(256)
   .refine((v) => unsafeCharacter(v) === undefined, 'no control or bidirectional formatting characters');
 
+/** A user's id in the service (the name they sign in with): sent as auth-user-id for a trusted application's token. */
+export const serviceUserIdSchema = freeText;
+
 const positiveInt = z.number().int().min(1).max(1_000_000);
 
 export const APPROVAL_STATES = ['pending', 'completed', 'all'] as const;

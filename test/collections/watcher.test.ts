@@ -4,6 +4,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { storedTokens } from '../../src/accounts/credentials.js';
 import type { CollectStatus } from '../../src/collections/runs.js';
 import { RunWatcher } from '../../src/collections/watcher.js';
 import type { Message } from '../../src/render/blocks.js';
@@ -31,6 +32,7 @@ function build(status: (runId: string, polls: number) => Promise<Partial<RunStat
   const watcher = new RunWatcher({
     store,
     service,
+    credentials: storedTokens(store),
     chat: {
       postStatus: async () => ({ ts: '1' }),
       updateStatus: async (_channel, _ts, update) => {

@@ -4,6 +4,7 @@
  */
 
 import type { RespondArguments } from '@slack/bolt';
+import { storedTokens } from '../../src/accounts/credentials.js';
 import type { CollectStatus } from '../../src/collections/runs.js';
 import type { CollectPolicy } from '../../src/config.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
@@ -84,9 +85,11 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     if (responseUrlFails) throw new Error('response_url answered 404');
     responses.push(r);
   };
+  const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64')));
   const deps: SlackDeps = {
     service: fake.service,
-    store: new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64'))),
+    credentials: storedTokens(store),
+    store,
     logger,
     metrics: new Metrics({ defaultMetrics: false }),
     now: () => new Date(options.now ?? '2026-11-22T06:30:00Z'),

@@ -4,6 +4,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { storedTokens } from '../../src/accounts/credentials.js';
 import type { Digest } from '../../src/reminders/digest.js';
 import { ReminderScheduler } from '../../src/reminders/scheduler.js';
 import { createLogger } from '../../src/runtime/logger.js';
@@ -37,6 +38,7 @@ function build(answer: (query: ApprovalQuery) => Promise<Approval[]>) {
   const scheduler = new ReminderScheduler({
     store,
     service,
+    credentials: storedTokens(store),
     logger: createLogger({ level: 'error', write: () => {} }),
     now: clock.now,
     timeZones: { lookup: async () => 'Europe/London' },

@@ -47,6 +47,17 @@ async function withStub(handler: Parameters<typeof startStubServer>[0], options:
 }
 
 describe('requests', () => {
+  it('says whom a trusted application acts for with auth-user-id, and refuses to send an unsafe one', async () => {
+    const { stub, client } = await withStub((_req, res) => sendBody(res, 200, ONE));
+    await client.findApprovals({ 'page-size': 1 }, TOKEN, { onBehalfOf: 'ada.lovelace' });
+    expect(stub.requests[0]?.url).toBe('/aveksa/command.submit?cmd=findApprovals&format=json&page-size=1&auth-user-id=ada.lovelace');
+    await client.getRunStatus('7', TOKEN, { onBehalfOf: 'jdoe@example' });
+    expect(stub.requests[1]?.url).toBe('/aveksa/command.submit?cmd=getRunStatus&run-id=7&format=json&auth-user-id=jdoe%40example');
+    await expect(client.findApprovals({}, TOKEN, { onBehalfOf: 'ada\u202e' })).rejects.toBeInstanceOf(InvalidParameterError);
+    await expect(client.collectEntitlements({ name: 'x' }, TOKEN, { onBehalfOf: '' })).rejects.toBeInstanceOf(InvalidParameterError);
+    expect(stub.requests).toHaveLength(2);
+  });
+
   it('sends a GET to {base}/command.submit with cmd, format=json, the bearer token, both JSON headers and no body', async () => {
     const { stub, client } = await withStub((_req, res) => sendBody(res, 200, ONE));
     await client.findApprovals({ state: 'completed', 'page-size': 5, 'due-after': '01-jan-2026' }, TOKEN);
