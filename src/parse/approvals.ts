@@ -79,7 +79,7 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
   }
 
   const query: Record<string, string | number> = {};
-  for (const word of words) {
+  for (const [index, word] of words.entries()) {
     if (word.key === undefined) {
       const bare = word.text.toLowerCase();
       if (!word.quoted && (APPROVAL_STATES as readonly string[]).includes(bare)) {
@@ -87,6 +87,20 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
           return invalid(`Choose one state: ${query.state} or ${bare}.`, '/approvals completed');
         query.state = bare;
         continue;
+      }
+      // Most often the rest of a value that has a space in it: say how to write that.
+      const before = words[index - 1];
+      const spec = before?.key === undefined ? undefined : APPROVAL_KEYS[before.key as ApprovalParameter];
+      if (before?.key !== undefined && !before.quoted && spec?.kind === 'text') {
+        const whole = words
+          .slice(index - 1)
+          .filter((w, i) => i === 0 || w.key === undefined)
+          .map((w, i) => (i === 0 ? w.value : w.text))
+          .join(' ');
+        return invalid(
+          `“${word.text}” looks like the rest of ${before.key}'s value. A value with spaces goes in quotes.`,
+          `/approvals ${before.key}:"${whole.slice(0, 120)}"`,
+        );
       }
       const meant = word.quoted ? undefined : nearest(bare, [...APPROVAL_STATES, ...SUBCOMMANDS]);
       return invalid(

@@ -136,3 +136,23 @@ describe('revalidateApprovalQuery', () => {
     expect(revalidateApprovalQuery('state=all')).toBeUndefined();
   });
 });
+
+describe('a value with a space, not quoted', () => {
+  it('says to quote it, and shows the whole value quoted', () => {
+    const r = parseApprovalsCommand('entitlement-name=VPN Users', TODAY);
+    expect(r).toEqual({
+      kind: 'invalid',
+      problem: "“Users” looks like the rest of entitlement-name's value. A value with spaces goes in quotes.",
+      example: '/approvals entitlement-name:"VPN Users"',
+    });
+    const three = parseApprovalsCommand('user-last-name:van der Berg state:all', TODAY);
+    expect(three).toMatchObject({ kind: 'invalid', example: '/approvals user-last-name:"van der Berg"' });
+  });
+
+  it('still treats a stray word after a date or a number as a stray word', () => {
+    expect(parseApprovalsCommand('due-before:7d soon', TODAY)).toMatchObject({
+      kind: 'invalid',
+      problem: expect.stringContaining('I don'),
+    });
+  });
+});
