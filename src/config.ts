@@ -29,6 +29,10 @@ interface CommonConfig {
   readonly collect: CollectPolicy;
   /** Slash commands one user may send a minute (per instance); 0 turns the limit off. */
   readonly commandsPerMinute: number;
+  /** GET /metrics needs `Authorization: Bearer <it>`; unset: answered only to loopback, not through a proxy. */
+  readonly metricsToken: Secret | undefined;
+  /** How long a stop waits for work in flight before it gives up on it and exits. */
+  readonly shutdownTimeoutMs: number;
 }
 
 /** No Slack credentials: the embedded reference service and the playground stand in for both ends. */
@@ -282,6 +286,22 @@ export function loadConfig(env: Env): Config {
       .optional(),
   });
 
+  const metricsToken = read(env, {
+    variable: 'METRICS_TOKEN',
+    example: '$(openssl rand -hex 32)',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible characters, without spaces')
+      .transform((v) => new Secret(v))
+      .optional(),
+  });
+
+  const shutdownTimeoutMs = read(env, {
+    variable: 'SHUTDOWN_TIMEOUT',
+    example: '30s',
+    schema: duration('at least 1s', 1000).optional(),
+  });
+
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -311,6 +331,8 @@ export function loadConfig(env: Env): Config {
     remindWindowDays: remindWindowDays ?? 3,
     collect,
     commandsPerMinute: commandsPerMinute ?? 20,
+    metricsToken,
+    shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
   };
   if (botToken === undefined || signingSecret === undefined) return Object.freeze({ ...common, mode: 'local', tokenEncryptionKey });
 

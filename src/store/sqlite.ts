@@ -172,6 +172,15 @@ export class SqliteStore implements Store {
       db.pragma('busy_timeout = 5000');
       this.#db = db;
       this.#migrate();
+      // Once, at open: a damaged page anywhere is found now, not by the first user whose row is on it.
+      // It reads the whole file, which for this data (tokens, reminders, the audit trail) takes milliseconds.
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') {
+        const first = String(check)
+          .split('\n')
+          .find((line) => line.trim() !== '' && !line.startsWith('***'));
+        throw Object.assign(new Error(`integrity check failed: ${first ?? 'damaged'}`), { code: 'SQLITE_CORRUPT' });
+      }
       this.#sql = prepare(db);
     } catch (error) {
       db.close();
