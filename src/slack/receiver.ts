@@ -21,9 +21,9 @@ import type { Route } from './probes.js';
 import type { ReplayGuard } from './replay.js';
 
 /**
- * Slack's requests are small: a slash command is under 2 KiB; the largest, a click on a message of
- * 50 blocks or a modal's submission, stay well under 200 KiB. 1 MiB leaves room several times over
- * and keeps what one request can make us hold small.
+ * Slack's requests are small: a slash command is under 2 KiB; the largest, a click that carries the
+ * 50-block message it was on or a modal's submission, come to a few hundred KiB at most once
+ * form-encoded. 1 MiB leaves room for them and keeps what one request can make us hold small.
  */
 export const BODY_LIMIT = 1024 * 1024;
 /**
