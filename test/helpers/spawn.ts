@@ -91,7 +91,11 @@ export async function spawnApp(env: Record<string, string>, options: { preload?:
       .filter((l) => l.startsWith('{') && l.endsWith('}'))
       .map((l) => JSON.parse(l) as Record<string, unknown> & { msg?: string });
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the app did not start: ${err}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Not left running behind a failed test.
+      child.kill('SIGKILL');
+      reject(new Error(`the app did not start: ${err}`));
+    }, timeoutMs);
     const look = () => {
       const running = logs().find((l) => l.msg === 'countersign is running');
       if (typeof running?.port === 'number') {
