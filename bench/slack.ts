@@ -111,6 +111,9 @@ async function startApp(kind: 'countersign' | 'bare', env: NodeJS.ProcessEnv): P
   return { port, child, cpu: async () => (await usage()).cpu, memory: usage, stop };
 }
 
+// Slack's trigger ids are unique per request; so are these, or the app would refuse repeats as replays.
+let triggers = 0;
+
 function commandBody(i: number, responseUrl: string): string {
   return new URLSearchParams({
     team_id: 'T0001',
@@ -119,7 +122,7 @@ function commandBody(i: number, responseUrl: string): string {
     command: '/approvals',
     text: i % 3 === 0 ? 'due-before:7d' : i % 3 === 1 ? '' : 'completed sort:desc',
     response_url: responseUrl,
-    trigger_id: 't',
+    trigger_id: `t.${++triggers}`,
   }).toString();
 }
 

@@ -31,6 +31,10 @@ interface CommonConfig {
   readonly commandsPerMinute: number;
   /** The longest a Command Service call may take, first byte to last, retry included. */
   readonly serviceTimeoutMs: number;
+  /** GET /metrics needs `Authorization: Bearer <it>`; unset: answered only to loopback, not through a proxy. */
+  readonly metricsToken: Secret | undefined;
+  /** How long a stop waits for work in flight before it gives up on it and exits. */
+  readonly shutdownTimeoutMs: number;
 }
 
 /** No Slack credentials: the embedded reference service and the playground stand in for both ends. */
@@ -293,6 +297,22 @@ export function loadConfig(env: Env): Config {
       .optional(),
   });
 
+  const metricsToken = read(env, {
+    variable: 'METRICS_TOKEN',
+    example: '$(openssl rand -hex 32)',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible characters, without spaces')
+      .transform((v) => new Secret(v))
+      .optional(),
+  });
+
+  const shutdownTimeoutMs = read(env, {
+    variable: 'SHUTDOWN_TIMEOUT',
+    example: '30s',
+    schema: duration('at least 1s', 1000).optional(),
+  });
+
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -323,6 +343,8 @@ export function loadConfig(env: Env): Config {
     collect,
     commandsPerMinute: commandsPerMinute ?? 20,
     serviceTimeoutMs: serviceTimeoutMs ?? 20_000,
+    metricsToken,
+    shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
   };
   if (botToken === undefined || signingSecret === undefined) return Object.freeze({ ...common, mode: 'local', tokenEncryptionKey });
 

@@ -24,6 +24,7 @@ import type { SlackDeps } from './slack/deps.js';
 import { createResponder } from './slack/responder.js';
 import { slackTimeZones } from './slack/timezones.js';
 import { openStore, type Store } from './store/index.js';
+import { checkStoredKeys } from './store/key-check.js';
 
 export interface Overrides {
   logger?: Logger;
@@ -48,8 +49,13 @@ export interface Running {
   deps: SlackDeps;
   reminders: ReminderScheduler;
   runWatcher: RunWatcher;
-  /** Graceful stop: /healthz 503, stop accepting, finish in-flight work, close the store. */
+  /**
+   * Graceful stop: /healthz 503, stop accepting, finish in-flight work, close the store; bounded by
+   * SHUTDOWN_TIMEOUT, after which the work still in flight is given up (and logged) and the rest closed.
+   */
   shutdown(): Promise<void>;
+  /** After shutdown(): the requests still being worked on when it ran out of time, and given up. */
+  readonly abandoned: number;
 }
 
 export type StartCountersign = (config: SlackConfig, overrides?: Overrides) => Promise<Running>;
@@ -58,7 +64,16 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const now = overrides.now ?? (() => new Date());
   const metrics = overrides.metrics ?? new Metrics();
-  const store: Store = countFailures(await openStore(config), (operation) => metrics.storeError(operation));
+  const opened = await openStore(config);
+  try {
+    // A wrong TOKEN_ENCRYPTION_KEY is refused here, once, rather than told to every user in turn.
+    const warning = await checkStoredKeys(opened, config.tokenEncryptionKey);
+    if (warning !== undefined) logger.warn({}, warning);
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+  const store: Store = countFailures(opened, (operation) => metrics.storeError(operation));
   const service: ServiceClient = createServiceClient({
     baseUrl: config.commandServiceUrl,
     logger: logger.child({ component: 'service' }),
@@ -94,7 +109,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     owner,
     ...overrides.runWatch,
   });
-  const background = new Background(logger, metrics);
+  const background = new CountedBackground(logger, metrics);
   const deps: SlackDeps = {
     service,
     credentials,
@@ -122,6 +137,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     apiUrl: config.slack.apiUrl,
     port: config.port,
     host: overrides.host,
+    metricsToken: config.metricsToken,
   });
   const port = await slack.start();
   if (overrides.startScheduler !== false) {
@@ -131,29 +147,140 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   logger.info({ mode: config.mode, port, service: new URL(config.commandServiceUrl).origin }, 'countersign is running');
 
   let stopping: Promise<void> | undefined;
+  let abandoned = 0;
   return {
     port,
     slack,
     deps,
     reminders,
     runWatcher,
+    get abandoned() {
+      return abandoned;
+    },
     shutdown() {
       stopping ??= (async () => {
         slack.beginDraining();
         logger.info({ inFlight: background.size }, 'shutting down: no new requests, finishing in-flight work');
-        await slack.stop();
-        await reminders.stop();
-        await runWatcher.stop();
-        await background.drain();
-        await deps.responder.close();
-        await service.close();
-        await store.close();
-        logger.info({}, 'stopped');
+        const waitingFor = new Set<string>();
+        // Each part stops on its own: one that fails is logged, and the next is still stopped.
+        const step = async (what: string, work: () => Promise<void>) => {
+          waitingFor.add(what);
+          try {
+            await work();
+          } catch (error) {
+            logger.warn({ error, what }, 'could not stop cleanly');
+          } finally {
+            waitingFor.delete(what);
+          }
+        };
+        const graceful = (async () => {
+          await step('the HTTP server', () => slack.stop());
+          await step('the reminder scheduler', () => reminders.stop());
+          await step('the run-status watcher', () => runWatcher.stop());
+          await step('work in flight', () => background.drain());
+        })();
+        const finished = await within(config.shutdownTimeoutMs, graceful);
+        abandoned = finished ? 0 : background.size;
+        if (!finished) {
+          logger.warn(
+            { limitMs: config.shutdownTimeoutMs, inFlight: abandoned, kinds: background.kinds(), waitingFor: [...waitingFor] },
+            'shutdown limit reached: abandoning the work still in flight',
+          );
+          slack.abandon();
+        }
+        // Closed together, within a moment: a client with a call that hangs (work just given up) never
+        // finishes closing, and the exit that follows ends it anyway.
+        const closing = [
+          ['response_url client', () => deps.responder.close()],
+          ['service client', () => service.close()],
+          ['store', () => store.close()],
+        ] as const;
+        const left = await Promise.all(
+          closing.map(async ([what, close]) => {
+            const closed = await within(
+              finished ? CLOSE_GRACE_MS : ABANDONED_CLOSE_GRACE_MS,
+              close().catch((error: unknown) => logger.warn({ error, what }, 'could not close')),
+            );
+            return closed ? [] : [what];
+          }),
+        );
+        if (left.flat().length > 0) logger.warn({ open: left.flat() }, 'not closed in time; left to the exit');
+        logger.info({ abandoned }, 'stopped');
       })();
       return stopping;
     },
   };
 };
+
+/** How long the clients are given to close at the end of a stop; once work has been given up, only a moment. */
+const CLOSE_GRACE_MS = 2_000;
+const ABANDONED_CLOSE_GRACE_MS = 250;
+
+/** Whether `work` settled within `ms` (a rejection counts as settled: it is the caller's to report). */
+async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Background work counted by kind, so that a stop that runs out of time can say what it gave up. */
+class CountedBackground extends Background {
+  readonly #kinds = new Map<string, number>();
+
+  override run(name: string, work: () => Promise<void>, answer?: (error: unknown) => Promise<void>): void {
+    this.#kinds.set(name, (this.#kinds.get(name) ?? 0) + 1);
+    const counted = async () => {
+      try {
+        await work();
+      } finally {
+        const left = (this.#kinds.get(name) ?? 1) - 1;
+        if (left === 0) this.#kinds.delete(name);
+        else this.#kinds.set(name, left);
+      }
+    };
+    super.run(name, counted, answer);
+  }
+
+  kinds(): Record<string, number> {
+    return Object.fromEntries(this.#kinds);
+  }
+}
+
+/**
+ * The last resort, for what escapes every handler. A rejected promise nobody awaited belongs to one
+ * piece of work (a Slack API retry, a store call after its request ended): it is logged and the app
+ * carries on serving everyone else. An uncaught exception was thrown out of an event callback, and
+ * Node cannot say what state it left behind: it is logged and the app stops as on SIGTERM (bounded
+ * by SHUTDOWN_TIMEOUT) and exits 1, so that the supervisor starts a clean one.
+ */
+export function installLastResort(target: NodeJS.EventEmitter, logger: Logger, onFatal: (error: unknown) => void): () => void {
+  // The stack says where: code paths and names, never values.
+  const stack = (e: unknown) => (e instanceof Error ? { stack: e.stack } : {});
+  const rejection = (reason: unknown) =>
+    logger.error({ error: reason, ...stack(reason) }, 'unhandled promise rejection (logged; the app carries on)');
+  const exception = (error: unknown) => {
+    logger.error({ error, ...stack(error) }, 'uncaught exception: stopping, since the process state cannot be trusted');
+    onFatal(error);
+  };
+  target.on('unhandledRejection', rejection);
+  target.on('uncaughtException', exception);
+  return () => {
+    target.off('unhandledRejection', rejection);
+    target.off('uncaughtException', exception);
+  };
+}
 
 async function run(): Promise<number> {
   let config: Config;
@@ -166,22 +293,29 @@ async function run(): Promise<number> {
     }
     throw error;
   }
+  const logger = createLogger({ level: config.logLevel });
   // Listen for signals before starting, so a stop during start-up is not lost.
+  let fatal = false;
   const stop = new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
+    installLastResort(process, logger, () => {
+      fatal = true;
+      resolve();
+    });
   });
   if (config.mode === 'local') {
-    const local = await startLocal(config, startCountersign);
+    const local = await startLocal(config, startCountersign, { logger });
     process.stdout.write(`\ncountersign is running in local mode. Open ${local.url}\n\n`);
     await stop;
     await local.shutdown();
-    return 0;
+    return fatal ? 1 : 0;
   }
-  const running = await startCountersign(config);
+  const running = await startCountersign(config, { logger });
   await stop;
   await running.shutdown();
-  return 0;
+  // Work given up is not a clean stop: say so to the supervisor too.
+  return fatal || running.abandoned > 0 ? 1 : 0;
 }
 
 const isMain = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);

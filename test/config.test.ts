@@ -206,3 +206,33 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('not-hex-but-secret-value-xyz');
   });
 });
+
+describe('METRICS_TOKEN and SHUTDOWN_TIMEOUT', () => {
+  it('default to no token (loopback only) and a 30 s stop', () => {
+    expect(loadConfig({ ...SLACK })).toMatchObject({ metricsToken: undefined, shutdownTimeoutMs: 30_000 });
+  });
+
+  it('take a token as a Secret and a duration', () => {
+    const config = loadConfig({ ...SLACK, METRICS_TOKEN: 'a'.repeat(32), SHUTDOWN_TIMEOUT: '10s' });
+    expect(config.metricsToken?.reveal()).toBe('a'.repeat(32));
+    expect(String(config.metricsToken)).toBe('[redacted]');
+    expect(config.shutdownTimeoutMs).toBe(10_000);
+  });
+
+  for (const [name, env, message] of [
+    ['a short metrics token', { METRICS_TOKEN: 'short' }, /^METRICS_TOKEN must be 16 to 512 visible characters, without spaces\. Example:/],
+    ['a metrics token with a space', { METRICS_TOKEN: 'abcdefgh ijklmnopq' }, /^METRICS_TOKEN must be 16 to 512 visible characters/],
+    [
+      'a shutdown limit of 0',
+      { SHUTDOWN_TIMEOUT: '0' },
+      /^SHUTDOWN_TIMEOUT must be a duration like 90s, 10m or 1h, up to 7d \(at least 1s\)\. Example: SHUTDOWN_TIMEOUT=30s$/,
+    ],
+    ['a shutdown limit without a unit', { SHUTDOWN_TIMEOUT: '30' }, /^SHUTDOWN_TIMEOUT must be a duration/],
+  ] as const) {
+    it(`stops on ${name}, naming the variable`, () => {
+      const error = failure({ ...SLACK, ...env });
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain('abcdefgh ijklmnopq');
+    });
+  }
+});

@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { request } from 'undici';
 import { messageProblems, viewProblems } from '../render/validate.js';
 import type { Logger } from '../runtime/logger.js';
@@ -76,6 +76,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const modals = new Map<string, { id: string; view: unknown }>();
   const triggers = new Map<string, string>();
   let base = '';
+  let port = 0;
 
   const changed = () => {
     version++;
@@ -387,11 +388,16 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://playground.invalid');
-    const body = await readBody(req);
     const json = (status: number, value: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(value));
     };
+    const refused = refusal(req, url.pathname, port, options.host);
+    if (refused !== undefined) {
+      options.logger.warn({ host: req.headers.host, origin: req.headers.origin, path: url.pathname }, `playground refused: ${refused}`);
+      return json(403, { error: refused });
+    }
+    const body = await readBody(req);
     if (req.method === 'GET' && url.pathname === '/') {
       res.writeHead(200, {
         'content-type': 'text/html; charset=utf-8',
@@ -480,7 +486,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as AddressInfo).port;
   base = `http://${options.host ?? '127.0.0.1'}:${port}`;
   return {
     url: base,
@@ -494,6 +500,38 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Same origin only. The playground acts as any demo user and sees their private messages, so a
+ * page on another site must neither post to it (Origin, or Referer when a browser sends no Origin)
+ * nor read it by pointing a name of its own at this address (DNS rebinding: the Host is then that
+ * name). A Host is ours when it names this port on localhost or an IP address: no other site's
+ * name. Undefined when the request may go on, else why not.
+ */
+export function refusal(req: IncomingMessage, path: string, port: number, ownName?: string): string | undefined {
+  const host = req.headers.host ?? '';
+  let hostname: string;
+  try {
+    const parsed = new URL(`http://${host}`);
+    if ((parsed.port || '80') !== String(port)) return 'the Host is not this playground';
+    hostname = parsed.hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return 'the Host is not this playground';
+  }
+  if (hostname !== 'localhost' && hostname !== ownName && isIP(hostname) === 0) return 'the Host is not this playground';
+  // The page's own requests; the app's (Web API, response_url) carry a bot token or a capability URL, and no Origin.
+  if (req.method !== 'POST' || !path.startsWith('/playground/')) return undefined;
+  const self = `http://${host}`;
+  const origin = req.headers.origin;
+  if (origin !== undefined) return origin === self ? undefined : 'a request from another site';
+  const referer = req.headers.referer;
+  if (referer === undefined) return 'a request that says neither its Origin nor its Referer';
+  try {
+    return new URL(referer).origin === self ? undefined : 'a request from another site';
+  } catch {
+    return 'a request from another site';
+  }
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {

@@ -1,15 +1,19 @@
 /**
- * The Bolt App: HTTPReceiver on POST /slack/events (Slack-signed, 5-minute window), or Socket Mode;
- * GET /healthz and GET /metrics on PORT in both. One registration module wires each Slack surface to its handler.
+ * The Bolt App: our own receiver on POST /slack/events (size limit, Slack signature with its
+ * 5-minute window, replays refused: receiver.ts), or Socket Mode; GET /healthz and GET /metrics on
+ * PORT in both (probes.ts). One registration module wires each Slack surface to its handler.
  */
 
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { App, type Logger as BoltLogger, HTTPReceiver, LogLevel, SocketModeReceiver } from '@slack/bolt';
+import { App, type Logger as BoltLogger, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
 import type { SlackDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
+import { probeRoutes } from './probes.js';
+import { SlackReceiver } from './receiver.js';
+import { ReplayGuard } from './replay.js';
 
 export interface SlackAppOptions {
   botToken: Secret;
@@ -20,6 +24,8 @@ export interface SlackAppOptions {
   apiUrl?: string | undefined;
   port: number;
   host?: string | undefined;
+  /** GET /metrics needs `Authorization: Bearer <it>`; unset: loopback only. */
+  metricsToken?: Secret | undefined;
 }
 
 export interface SlackApp {
@@ -29,37 +35,22 @@ export interface SlackApp {
   /** /healthz answers 503 from now on, so that a load balancer stops sending traffic. */
   beginDraining(): void;
   stop(): Promise<void>;
+  /** Cuts the connections still open: for a stop that has run out of time. */
+  abandon(): void;
 }
 
 export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): SlackApp {
   let draining = false;
   const logger = boltLogger(deps.logger.child({ component: 'bolt' }));
   const clientOptions = options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl };
-  const routes = new Map<string, RequestListener>([
-    [
-      '/metrics',
-      (_req, res) => {
-        deps.metrics.registry.metrics().then(
-          (text) => {
-            res.writeHead(200, { 'content-type': deps.metrics.registry.contentType });
-            res.end(text);
-          },
-          () => {
-            res.writeHead(500);
-            res.end();
-          },
-        );
-      },
-    ],
-    [
-      '/healthz',
-      (_req, res) => {
-        res.writeHead(draining ? 503 : 200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(draining ? { ok: false, draining: true } : { ok: true }));
-      },
-    ],
-  ]);
-  let receiver: HTTPReceiver | SocketModeReceiver;
+  const routes = probeRoutes({
+    store: deps.store,
+    metrics: deps.metrics,
+    logger: deps.logger.child({ component: 'probes' }),
+    metricsToken: options.metricsToken,
+    draining: () => draining,
+  });
+  let receiver: SlackReceiver | SocketModeReceiver;
   let probes: Server | undefined;
   if (options.appToken) {
     // At debug level the socket client logs every frame it receives whole, and a frame may carry a password
@@ -82,16 +73,25 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
     // is not awaited on stop. The same handlers on a server of our own have none of these problems.
     probes = createServer((req, res) => {
       const route = req.method === 'GET' ? routes.get(new URL(req.url ?? '/', 'http://localhost').pathname) : undefined;
-      if (route) return route(req, res);
-      res.writeHead(404);
-      res.end();
+      if (route === undefined) {
+        res.writeHead(404);
+        return void res.end();
+      }
+      route(req, res).catch((error: unknown) => {
+        deps.logger.error({ error }, 'probe failed');
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
     });
   } else {
-    receiver = new HTTPReceiver({
-      signingSecret: options.signingSecret.reveal(),
-      endpoints: '/slack/events',
-      logger,
-      customRoutes: [...routes].map(([path, handler]) => ({ path, method: ['GET'], handler })),
+    receiver = new SlackReceiver({
+      signingSecret: options.signingSecret,
+      logger: deps.logger.child({ component: 'receiver' }),
+      metrics: deps.metrics,
+      replay: new ReplayGuard(deps.store, deps.logger.child({ component: 'replay' })),
+      routes,
+      port: options.port,
+      host: options.host,
     });
   }
   // No conversation store: nothing here uses it, and it costs a lookup on every request.
@@ -119,7 +119,7 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
         }
         return (server.address() as AddressInfo).port;
       }
-      const server = (await receiver.start(options.host ? { port: options.port, host: options.host } : options.port)) as Server;
+      const server = (await receiver.start()) as Server;
       return (server.address() as AddressInfo).port;
     },
     beginDraining() {
@@ -138,6 +138,10 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
           ? new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
           : undefined,
       ]);
+    },
+    abandon() {
+      if (receiver instanceof SlackReceiver) receiver.closeAllConnections();
+      probes?.closeAllConnections();
     },
   };
 }

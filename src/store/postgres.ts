@@ -7,6 +7,7 @@
 
 import pg from 'pg';
 import type { Secret } from '../runtime/secret.js';
+import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import {
   type AttemptRow,
@@ -24,13 +25,22 @@ import {
   type WatchRow,
   watchOf,
 } from './rows.js';
-import { claimOutcome, confirmationPruneHorizon, cooldownHorizon, cooldownOutcome, judgeClaim, pauseChange } from './rules.js';
+import {
+  claimOutcome,
+  confirmationPruneHorizon,
+  cooldownHorizon,
+  cooldownOutcome,
+  judgeClaim,
+  pauseChange,
+  SignaturePruning,
+} from './rules.js';
 import { APPLIED_VERSIONS, CREATE_MIGRATIONS_TABLE, pendingMigrations } from './schema.js';
 import type {
   AuditFilter,
   ClaimResult,
   CollectAttempt,
   CooldownClaim,
+  KeyUsage,
   LinkedToken,
   LinkSummary,
   NewReminder,
@@ -62,6 +72,7 @@ export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #keys: Keyring;
   readonly #outcomes = new OutcomeThrottle();
+  readonly #pruning = new SignaturePruning();
 
   private constructor(pool: pg.Pool, keys: Keyring) {
     this.#pool = pool;
@@ -334,6 +345,34 @@ export class PostgresStore implements Store {
       }
       return rows.length;
     });
+  }
+
+  async keyUsage(): Promise<KeyUsage[]> {
+    const { rows } = await this.#query<{ key_id: string; tokens: string }>('SELECT key_id, COUNT(*) AS tokens FROM tokens GROUP BY key_id');
+    const groups: KeyGroup[] = [];
+    for (const g of rows) {
+      const sample = await this.#query<TokenRow>('SELECT * FROM tokens WHERE key_id = $1 ORDER BY user_id LIMIT 3', [g.key_id]);
+      groups.push({ keyId: g.key_id, tokens: Number(g.tokens), sample: sample.rows });
+    }
+    return keyUsageOf(groups, this.#keys);
+  }
+
+  async rememberSignature(signature: string, until: Date, now: Date): Promise<boolean> {
+    // One statement: the primary key decides between instances. A row still in force makes the
+    // upsert change nothing (a replay); one past its time, not pruned yet, is taken over.
+    const result = await this.#query(
+      `INSERT INTO slack_signatures (signature, expires_at) VALUES ($1, $2)
+       ON CONFLICT (signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures.expires_at < $3`,
+      [signature, until.getTime(), now.getTime()],
+    );
+    // Pruning is housekeeping: its failure must not turn an accepted request into an error.
+    if (this.#pruning.due(now))
+      await this.#query('DELETE FROM slack_signatures WHERE expires_at < $1', [now.getTime()]).catch(() => undefined);
+    return result.rowCount === 1;
+  }
+
+  async ping(): Promise<void> {
+    await this.#query('SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1');
   }
 
   async close(): Promise<void> {

@@ -60,3 +60,17 @@ export function cooldownOutcome(taken: boolean, holder?: CooldownHolder): Cooldo
 export function pauseChange(pausedAt: Date | null | undefined): { write: boolean; value: number | null } {
   return { write: pausedAt !== undefined, value: pausedAt instanceof Date ? pausedAt.getTime() : null };
 }
+
+/**
+ * Expired signatures are deleted at most once a minute per instance: often enough that the table
+ * holds about the last five minutes of requests, rarely enough to cost nothing per request.
+ */
+export class SignaturePruning {
+  #last = 0;
+
+  due(now: Date): boolean {
+    if (now.getTime() - this.#last < 60_000) return false;
+    this.#last = now.getTime();
+    return true;
+  }
+}

@@ -18,7 +18,7 @@ export interface Migration {
 /**
  * Never edit or reorder a migration once released: databases that have it will not run it again.
  * To change the schema, append the next one, e.g.
- *   { version: 4, name: 'replay protection', sql: `CREATE TABLE … ;` },
+ *   { version: 5, name: 'what it adds', sql: `CREATE TABLE … ;` },
  * in SQL both databases take (TEXT, INTEGER, BIGINT for millisecond times; ALTER TABLE … ADD
  * COLUMN works in both). test/store/migrations.test.ts then upgrades a frozen v3 database on both
  * and checks it ends up like a new one; if the migration moves or rewrites rows, check them there.
@@ -113,6 +113,17 @@ export const MIGRATIONS: readonly Migration[] = [
        lease_until  BIGINT
      );
      CREATE INDEX collect_watches_due ON collect_watches (next_poll_at);`,
+  },
+  {
+    version: 4,
+    name: 'replay protection',
+    // One row per Slack signature accepted, kept until its request's timestamp leaves the window:
+    // the primary key is what makes "seen before?" atomic across instances.
+    sql: `CREATE TABLE slack_signatures (
+       signature  TEXT PRIMARY KEY,
+       expires_at BIGINT NOT NULL
+     );
+     CREATE INDEX slack_signatures_expiry ON slack_signatures (expires_at);`,
   },
 ];
 

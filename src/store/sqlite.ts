@@ -7,6 +7,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Secret } from '../runtime/secret.js';
+import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import {
   type AttemptRow,
@@ -24,13 +25,22 @@ import {
   type WatchRow,
   watchOf,
 } from './rows.js';
-import { claimOutcome, confirmationPruneHorizon, cooldownHorizon, cooldownOutcome, judgeClaim, pauseChange } from './rules.js';
+import {
+  claimOutcome,
+  confirmationPruneHorizon,
+  cooldownHorizon,
+  cooldownOutcome,
+  judgeClaim,
+  pauseChange,
+  SignaturePruning,
+} from './rules.js';
 import { APPLIED_VERSIONS, CREATE_MIGRATIONS_TABLE, pendingMigrations } from './schema.js';
 import type {
   AuditFilter,
   ClaimResult,
   CollectAttempt,
   CooldownClaim,
+  KeyUsage,
   LinkedToken,
   LinkSummary,
   NewReminder,
@@ -131,6 +141,14 @@ function prepare(db: Database.Database) {
          WHERE done_at IS NULL AND next_poll_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_poll_at LIMIT ?)
        RETURNING *`,
     ),
+    rememberSignature: db.prepare<[string, number, number]>(
+      `INSERT INTO slack_signatures (signature, expires_at) VALUES (?, ?)
+       ON CONFLICT (signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures.expires_at < ?`,
+    ),
+    pruneSignatures: db.prepare<[number]>('DELETE FROM slack_signatures WHERE expires_at < ?'),
+    keyGroups: db.prepare<[], { key_id: string; tokens: number }>('SELECT key_id, COUNT(*) AS tokens FROM tokens GROUP BY key_id'),
+    keySample: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id = ? ORDER BY user_id LIMIT 3'),
+    ping: db.prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1'),
     saveWatch: db.prepare<[string, number, number, number | null, string | null, string, string]>(
       `UPDATE collect_watches SET runs = ?, next_poll_at = ?, interval_ms = ?, done_at = ?, note = ?, lease_owner = NULL, lease_until = NULL
        WHERE attempt_id = ? AND lease_owner = ?`,
@@ -153,19 +171,42 @@ export class SqliteStore implements Store {
   readonly #keys: Keyring;
   readonly #sql: ReturnType<typeof prepare>;
   readonly #outcomes = new OutcomeThrottle();
+  readonly #pruning = new SignaturePruning();
 
   constructor(path: string, key: Secret, previousKey?: Secret) {
     if (path !== ':memory:') createOwnerOnly(path);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    this.#db = new Database(path);
-    if (path !== ':memory:') this.#db.pragma('journal_mode = WAL');
-    // With WAL, NORMAL cannot corrupt the database; a power cut may lose the last commits, which
-    // for this data (a re-linkable token, a usage timestamp) is the right trade for not syncing per call.
-    this.#db.pragma('synchronous = NORMAL');
-    this.#db.pragma('busy_timeout = 5000');
     this.#keys = new Keyring(key, previousKey);
-    this.#migrate();
-    this.#sql = prepare(this.#db);
+    const db = new Database(path);
+    try {
+      if (path !== ':memory:') db.pragma('journal_mode = WAL');
+      // With WAL, NORMAL cannot corrupt the database; a power cut may lose the last commits, which
+      // for this data (a re-linkable token, a usage timestamp) is the right trade for not syncing per call.
+      db.pragma('synchronous = NORMAL');
+      db.pragma('busy_timeout = 5000');
+      this.#db = db;
+      this.#migrate();
+      // Once, at open: a damaged page anywhere is found now, not by the first user whose row is on it.
+      // It reads the whole file, which for this data (tokens, reminders, the audit trail) takes milliseconds.
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') {
+        const first = String(check)
+          .split('\n')
+          .find((line) => line.trim() !== '' && !line.startsWith('***'));
+        throw Object.assign(new Error(`integrity check failed: ${first ?? 'damaged'}`), { code: 'SQLITE_CORRUPT' });
+      }
+      this.#sql = prepare(db);
+    } catch (error) {
+      db.close();
+      // A file that is not a database, or a damaged one: the operator must hear which file and what to do.
+      if ((error as { code?: string }).code?.startsWith('SQLITE_'))
+        throw new Error(
+          `DATABASE_URL: the SQLite database ${path} cannot be used (${(error as Error).message}). ` +
+            'Restore it from a backup, or move it away to start with an empty one (users then link again)',
+          { cause: error },
+        );
+      throw error;
+    }
   }
 
   #migrate(): void {
@@ -366,6 +407,25 @@ export class SqliteStore implements Store {
       for (const { r, value } of rewritten) rewrite.run(value, this.#keys.current.keyId, r.team_id, r.user_id, r.command);
     })();
     return rewritten.length;
+  }
+
+  async keyUsage(): Promise<KeyUsage[]> {
+    const groups: KeyGroup[] = this.#sql.keyGroups
+      .all()
+      .map((g) => ({ keyId: g.key_id, tokens: Number(g.tokens), sample: this.#sql.keySample.all(g.key_id) }));
+    return keyUsageOf(groups, this.#keys);
+  }
+
+  async rememberSignature(signature: string, until: Date, now: Date): Promise<boolean> {
+    // A row still in force makes the upsert change nothing: that is the replay. One past its time
+    // (not pruned yet) is taken over.
+    const fresh = this.#sql.rememberSignature.run(signature, until.getTime(), now.getTime()).changes === 1;
+    if (this.#pruning.due(now)) this.#sql.pruneSignatures.run(now.getTime());
+    return fresh;
+  }
+
+  async ping(): Promise<void> {
+    this.#sql.ping.get();
   }
 
   async close(): Promise<void> {

@@ -149,6 +149,16 @@ export interface AuditFilter {
   limit: number;
 }
 
+/** The stored tokens written with one key. */
+export interface KeyUsage {
+  keyId: string;
+  tokens: number;
+  /** One of them decrypted with the configured keys. */
+  readable: boolean;
+  /** A few of the users whose tokens these are, for the message. */
+  users: string[];
+}
+
 export interface Store {
   getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined>;
   setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void>;
@@ -218,6 +228,17 @@ export interface Store {
 
   /** Re-encrypts every token written with an older key; returns how many were rewritten. */
   rotateKeys(): Promise<number>;
+  /** Which keys the stored tokens were written with, and whether this store's keys read them (checked at start). */
+  keyUsage(): Promise<KeyUsage[]>;
+
+  /**
+   * Remembers a Slack request signature until `until`, atomically: true the first time, false when
+   * it is already remembered (a replay), on any instance sharing the database. Rows past their
+   * time are pruned as it goes, measured by `now`.
+   */
+  rememberSignature(signature: string, until: Date, now: Date): Promise<boolean>;
+  /** A cheap read that proves the database answers (health); rejects when it does not. */
+  ping(): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -149,11 +149,15 @@ describe.skipIf(!pgAvailable)('the database going away', () => {
     const down = await answerTo(h, 'page-size:1', 15_000);
     expect(down).toContain('countersign cannot reach its own database right now');
     expect(down).toContain('Nothing was sent to the Command Service');
-    await stillUp(h);
+    // Up and answering, and saying to the load balancer that it cannot serve without its database.
+    const health = await request(`${h.url}/healthz`);
+    expect(health.statusCode).toBe(503);
+    expect(await health.body.json()).toEqual({ ok: false, store: 'the database does not answer' });
     const metrics = await (await request(`${h.url}/metrics`)).body.text();
     expect(metrics).toMatch(/countersign_store_errors_total\{operation="getToken"\} [1-9]/);
 
     await proxy.start();
     expect(await answerTo(h, 'page-size:1')).toContain('Pending approvals');
+    await stillUp(h);
   }, 40_000);
 });

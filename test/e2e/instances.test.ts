@@ -1,6 +1,7 @@
 /**
  * Two app instances on one PostgreSQL behave as one app: a confirmation clicked on both starts
- * one collection, and a page asked of one can be turned on the other.
+ * one collection, a page asked of one can be turned on the other, and a signed request run by one
+ * is refused as a replay by both.
  */
 
 import { request } from 'undici';
@@ -150,6 +151,33 @@ describe.skipIf(!available)('two instances on one PostgreSQL', () => {
     }
     // Per user: exactly two, one each day.
     for (const userId of users) expect(digests().filter((d) => d.channel === userId)).toHaveLength(2);
+  });
+
+  it('refuse a signed request replayed to the other instance, as to the first', async () => {
+    const asked = slack.responseUrl();
+    const form = new URLSearchParams({
+      team_id: TEAM,
+      channel_id: 'C0OPS',
+      user_id: 'UGRACE',
+      command: '/approvals',
+      text: 'page-size:1',
+      response_url: asked.url,
+      trigger_id: 'replayed',
+    }).toString();
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', ...sign(form, SIGNING_SECRET, Math.floor(Date.now() / 1000)) };
+    const send = async (app: Running) => {
+      const res = await request(`http://127.0.0.1:${app.port}/slack/events`, { method: 'POST', headers, body: form });
+      await res.body.dump();
+      return res.statusCode;
+    };
+    const before = service.calls.get('findApprovals') ?? 0;
+    expect(await send(apps[0] as Running)).toBe(200);
+    expect(await send(apps[1] as Running)).toBe(401);
+    expect(await send(apps[0] as Running)).toBe(401);
+    await slack.waitForResponses(asked.id, 1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(slack.responses(asked.id)).toHaveLength(1);
+    expect(service.calls.get('findApprovals') ?? 0).toBe(before + 1);
   });
 
   it('turn a page asked of one instance on the other', async () => {

@@ -27,7 +27,7 @@ async function openModal(userId: string, slash: '/approvals' | '/collect' = '/ap
   const until = Date.now() + 5000;
   while (viewsSent(h.slack, 'views.open').length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   const opened = viewsSent(h.slack, 'views.open').at(-1);
-  expect(opened?.triggerId).toBe('1234.5678.abcd');
+  expect(opened?.triggerId).toMatch(/^1234\./);
   return opened?.view ?? {};
 }
 

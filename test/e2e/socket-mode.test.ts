@@ -174,7 +174,7 @@ describe('Socket Mode', () => {
     ]);
   });
 
-  it('answers /healthz and /metrics on its port, the metrics counting what came over the socket', async () => {
+  it('answers /healthz and /metrics on its port, the metrics counting what came over the socket (to loopback only)', async () => {
     const health = await request(`http://127.0.0.1:${app.port}/healthz`);
     expect(health.statusCode).toBe(200);
     expect(await health.body.json()).toEqual({ ok: true });
@@ -185,6 +185,10 @@ describe('Socket Mode', () => {
     expect(text).toContain('# TYPE countersign_requests_total counter');
     expect(text).toMatch(/countersign_requests_total\{type="command",name="\/approvals",outcome="ok"\} [1-9]/);
     expect(text).toContain(`countersign_requests_total{type="action",name="${PAGE_ACTIONS.next}",outcome="ok"} 1`);
+    // The same guard as in HTTP mode: without METRICS_TOKEN, not for a caller behind a proxy.
+    const proxied = await request(`http://127.0.0.1:${app.port}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(proxied.statusCode).toBe(403);
+    await proxied.body.dump();
     const other = await request(`http://127.0.0.1:${app.port}/slack/events`, { method: 'POST', body: '{}' });
     expect(other.statusCode).toBe(404);
     await other.body.dump();

@@ -38,6 +38,8 @@ export interface Harness {
   event(userId: string, event: Record<string, unknown>): Promise<Sent>;
   /** Submits a modal the app opened, with plain-text input values by block id. */
   submitView(userId: string, view: Record<string, unknown>, viewId: string, values: Record<string, string>): Promise<Sent>;
+  /** POSTs exactly this body and these headers to /slack/events (no signature unless given): for forged, replayed, malformed requests. */
+  post(body: string, headers: Record<string, string>): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,8 @@ export interface HarnessOptions {
   maxInFlight?: number;
   /** False: reminders run only when the test calls app.reminders.tick(). */
   startScheduler?: boolean;
+  /** Where the app listens (127.0.0.1 by default). */
+  host?: string;
 }
 
 /** Signs as Slack does: the same code the playground signs with. */
@@ -97,7 +101,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const start = () =>
     startCountersign(config, {
       logger,
-      host: '127.0.0.1',
+      host: options.host ?? '127.0.0.1',
       ...(options.serviceTimeouts ? { serviceTimeouts: options.serviceTimeouts } : {}),
       ...(options.now ? { now: options.now } : {}),
       ...(options.reminders ? { reminders: options.reminders } : {}),
@@ -107,6 +111,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     });
   let app = await start();
   let url = `http://127.0.0.1:${app.port}`;
+
+  // Slack's trigger ids and event ids are unique per request; so are these, so that two requests
+  // alike in all else are not the same signed request (which the app refuses as a replay).
+  let sequence = 0;
+  const unique = () => `${Date.now()}.${++sequence}`;
 
   async function post(form: string, opts: SignOptions, responseId: string): Promise<Sent> {
     const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
@@ -159,7 +168,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         text,
         api_app_id: 'A0COUNTERSIGN',
         response_url: response.url,
-        trigger_id: '1234.5678.abcd',
+        trigger_id: `1234.${unique()}`,
       }).toString();
       return post(form, opts, response.id);
     },
@@ -171,7 +180,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         api_app_id: 'A0COUNTERSIGN',
         token: 'legacy-verification-token',
         container: { type: 'message', message_ts: '1700000000.000100', channel_id: 'C0OPS', is_ephemeral: true },
-        trigger_id: '1234.5678.abcd',
+        trigger_id: `1234.${unique()}`,
         team: { id: TEAM, domain: 'example' },
         channel: { id: 'C0OPS', name: 'identity-ops' },
         response_url: response.url,
@@ -194,7 +203,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         team_id: TEAM,
         api_app_id: 'A0COUNTERSIGN',
         type: 'event_callback',
-        event_id: `Ev${Date.now()}`,
+        event_id: `Ev${unique()}`,
         event_time: Math.floor(Date.now() / 1000),
         event: { user: userId, ...event },
       });
@@ -216,10 +225,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         user: { id: userId, username: userId.toLowerCase(), team_id: TEAM },
         api_app_id: 'A0COUNTERSIGN',
         token: 'legacy-verification-token',
-        trigger_id: '1234.5678.view',
+        trigger_id: `1234.${unique()}`,
         view: { ...view, id: viewId, team_id: TEAM, state: { values: state } },
       };
       return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), {}, '');
+    },
+    async post(body, headers) {
+      const res = await request(`${url}/slack/events`, { method: 'POST', headers, body });
+      return { status: res.statusCode, body: await res.body.text() };
     },
     async close() {
       await app.shutdown();

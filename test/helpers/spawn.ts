@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,4 +56,79 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: st
       });
     },
   };
+}
+
+export interface SpawnedApp {
+  child: ChildProcess;
+  port: number;
+  /** Log lines (JSON) the app wrote to stderr so far. */
+  logs(): Array<Record<string, unknown> & { msg?: string }>;
+  stderr(): string;
+  exited: Promise<number | null>;
+}
+
+/**
+ * Runs src/main.ts as operators run it (configured by `env` alone), and resolves once it logs
+ * that it is running, with its port. Rejects with its stderr when it exits first.
+ */
+export async function spawnApp(env: Record<string, string>, options: { preload?: string; timeoutMs?: number } = {}): Promise<SpawnedApp> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const preload = options.preload === undefined ? [] : ['--import', options.preload];
+  const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/main.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stdout?.resume();
+  child.stderr?.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const logs = () =>
+    err
+      .split('\n')
+      .filter((l) => l.startsWith('{') && l.endsWith('}'))
+      .map((l) => JSON.parse(l) as Record<string, unknown> & { msg?: string });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      // Not left running behind a failed test.
+      child.kill('SIGKILL');
+      reject(new Error(`the app did not start: ${err}`));
+    }, timeoutMs);
+    const look = () => {
+      const running = logs().find((l) => l.msg === 'countersign is running');
+      if (typeof running?.port === 'number') {
+        clearTimeout(timer);
+        resolve(running.port);
+      }
+    };
+    child.stderr?.on('data', look);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`the app exited (${code}) before it was running: ${err}`));
+    });
+  });
+  return { child, port, logs, stderr: () => err, exited };
+}
+
+/** Starts a new peak of resident memory for the process (Linux: VmHWM is reset by writing 5 to clear_refs); false where it cannot. */
+export function resetPeakMemory(pid: number | undefined): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak and current resident memory of a process, in MiB (Linux); undefined elsewhere. */
+export function memoryOf(pid: number | undefined): { peakMb: number; rssMb: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1]);
+    return { peakMb: kb('VmHWM') / 1024, rssMb: kb('VmRSS') / 1024 };
+  } catch {
+    return undefined;
+  }
 }

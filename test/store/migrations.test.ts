@@ -354,6 +354,10 @@ async function expectReadable(store: Store): Promise<void> {
     },
   ]);
 
+  // Migration 4: replay protection works on the upgraded database.
+  expect(await store.rememberSignature('v0=upgraded', new Date(ms(5 * MINUTE)), at)).toBe(true);
+  expect(await store.rememberSignature('v0=upgraded', new Date(ms(5 * MINUTE)), at)).toBe(false);
+
   expect(await store.claimConfirmation('confirm-used', 'UOPS', at)).toEqual({ status: 'already-used' });
   expect(await store.claimConfirmation('confirm-open', 'UOPS', at)).toEqual({
     status: 'claimed',

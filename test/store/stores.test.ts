@@ -74,7 +74,12 @@ const pgAvailable = await postgresAvailable('PostgreSQL store tests');
 
 interface Backend {
   /** A new, empty database; open() may be called several times on it (instances, restarts). */
-  database(): Promise<{ open(key: Secret, previous?: Secret): Promise<Store>; raw(sql: string): Promise<void>; files?: string[] }>;
+  database(): Promise<{
+    open(key: Secret, previous?: Secret): Promise<Store>;
+    raw(sql: string): Promise<void>;
+    count(sql: string): Promise<number>;
+    files?: string[];
+  }>;
 }
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -94,6 +99,12 @@ const backends: Record<string, Backend & { available: boolean }> = {
           db.exec(sql);
           db.close();
         },
+        count: async (sql) => {
+          const db = new Database(path);
+          const n = Number(db.prepare<[], { n: number }>(sql).get()?.n);
+          db.close();
+          return n;
+        },
         files: [path, `${path}-wal`],
       };
     },
@@ -110,6 +121,13 @@ const backends: Record<string, Backend & { available: boolean }> = {
           await c.connect();
           await c.query(sql);
           await c.end();
+        },
+        count: async (sql) => {
+          const c = new pg.Client({ connectionString: db.url });
+          await c.connect();
+          const { rows } = await c.query<{ n: string }>(sql);
+          await c.end();
+          return Number(rows[0]?.n);
         },
       };
     },
@@ -515,6 +533,69 @@ for (const [name, backend] of Object.entries(backends)) {
       expect(await store.releaseReminder(ADA, 'd', fourth?.nextAt ?? at, { ...next, pausedAt: null })).toBe(true);
       expect((await store.getReminder(ADA))?.pausedAt).toBeUndefined();
       await store.close();
+    });
+
+    it('remembers a Slack signature once: of many concurrent tries on two instances one wins, until it expires', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)] as const;
+      const until = new Date(at.getTime() + 300_000);
+      const tries = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => (stores[i % 2] as Store).rememberSignature('v0=aaaa', until, new Date(at.getTime() + i))),
+      );
+      expect(tries.filter(Boolean)).toHaveLength(1);
+      // Another signature is its own; the same one is refused up to its time, inclusive.
+      expect(await stores[1].rememberSignature('v0=bbbb', until, at)).toBe(true);
+      expect(await stores[0].rememberSignature('v0=aaaa', new Date(until.getTime() + 60_000), until)).toBe(false);
+      // Past its time (not pruned yet) it is taken over: the window check, not this table, refuses a stale request.
+      const later = new Date(until.getTime() + 1);
+      expect(await stores[0].rememberSignature('v0=aaaa', new Date(later.getTime() + 300_000), later)).toBe(true);
+      expect(await stores[1].rememberSignature('v0=aaaa', new Date(later.getTime() + 300_000), later)).toBe(false);
+      for (const s of stores) await s.close();
+    });
+
+    it('prunes signatures past their time, and keeps the ones in force', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      for (let i = 0; i < 5; i++) await store.rememberSignature(`v0=old${i}`, new Date(at.getTime() + i), at);
+      await store.close();
+      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures')).toBe(5);
+      // A new instance prunes on its first call.
+      const next = await db.open(KEY);
+      expect(await next.rememberSignature('v0=new', new Date(at.getTime() + 400_000), new Date(at.getTime() + 3))).toBe(true);
+      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures')).toBe(3);
+      await next.close();
+    });
+
+    it('answers a ping while open, and rejects one once closed', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await expect(store.ping()).resolves.toBeUndefined();
+      await store.close();
+      await expect(store.ping()).rejects.toThrow();
+    });
+
+    it('reports which keys wrote the stored tokens and whether the configured keys read them', async () => {
+      const db = await backend.database();
+      const oldKey = generateKey();
+      const first = await db.open(oldKey);
+      expect(await first.keyUsage()).toEqual([]);
+      await first.setToken(ADA, ['findApprovals', 'collectEntitlements'], TOKEN, 'admin', at);
+      const oldId = new TokenCipher(oldKey).keyId;
+      expect(await first.keyUsage()).toEqual([{ keyId: oldId, tokens: 2, readable: true, users: ['UADA (T1)'] }]);
+      await first.close();
+      const wrong = await db.open(KEY);
+      expect(await wrong.keyUsage()).toEqual([{ keyId: oldId, tokens: 2, readable: false, users: ['UADA (T1)'] }]);
+      await wrong.setToken({ teamId: '', userId: 'UBOB' }, ['findApprovals'], TOKEN, 'admin', at);
+      expect((await wrong.keyUsage()).map((u) => [u.keyId, u.readable, u.users])).toEqual(
+        expect.arrayContaining([
+          [oldId, false, ['UADA (T1)']],
+          [new TokenCipher(KEY).keyId, true, ['UBOB']],
+        ]),
+      );
+      await wrong.close();
+      const rotating = await db.open(KEY, oldKey);
+      expect((await rotating.keyUsage()).every((u) => u.readable)).toBe(true);
+      await rotating.close();
     });
   });
 }

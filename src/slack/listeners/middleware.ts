@@ -1,8 +1,8 @@
 /**
  * One middleware before every listener: every line logged while serving a request, after the ack
  * too, carries its id, user and name; the request is counted in the metrics once its work has
- * ended; and a command past the in-flight limit or the user's rate limit is answered kindly at
- * once, with nothing else done.
+ * ended; and a command, click or modal submission past the in-flight limit or the user's rate
+ * limit is acked and answered kindly at once, with nothing else done.
  */
 
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
@@ -28,33 +28,76 @@ export function describeRequest(body: Record<string, unknown>): { type: string; 
   return { type: b.type ?? 'unknown', name: 'unknown', user };
 }
 
+/** What is counted against a user's limit, and how a refusal reaches them. */
+type Counted = 'command' | 'click' | 'submission';
+
+function countedKind(body: Record<string, unknown>): Counted | undefined {
+  if (body.command !== undefined) return 'command';
+  if (body.type === 'block_actions') return 'click';
+  if (body.type === 'view_submission') return 'submission';
+  return undefined;
+}
+
 export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs> {
-  const limiter = new RateLimiter(deps.commandsPerMinute);
+  // Commands, and clicks with submissions, each have their own bucket of the same size: paging
+  // through a long list does not use up the commands a minute, nor the other way round.
+  const commands = new RateLimiter(deps.commandsPerMinute);
+  const interactions = new RateLimiter(deps.commandsPerMinute);
   return async (args) => {
     const body = args.body as Record<string, unknown> & { command?: string; user_id?: string };
     const { type, name, user } = describeRequest(body);
     const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type === 'command' ? 'slash' : type]: name };
     await deps.logger.withContext(fields, () =>
       deps.metrics.track(type, name, async () => {
-        const ack = (args as unknown as { ack?: (r: unknown) => Promise<void> }).ack;
-        if (body.command !== undefined && ack !== undefined && deps.background.size >= deps.maxInFlight) {
-          deps.metrics.outcome('busy');
-          deps.logger.warn({ inFlight: deps.background.size }, 'command turned away: too much work in flight');
-          const text =
-            'countersign is very busy right now and did not take this command, so that it can still answer the ones it has. Please try again in a minute.';
-          return void (await ack({ response_type: 'ephemeral', text }));
-        }
-        if (body.command !== undefined && body.user_id !== undefined && ack !== undefined) {
-          const waitMs = limiter.take(body.user_id, deps.now().getTime());
+        const ack = (args as unknown as { ack?: (r?: unknown) => Promise<void> }).ack;
+        const kind = countedKind(body);
+        if (kind !== undefined && ack !== undefined) {
+          if (deps.background.size >= deps.maxInFlight) {
+            deps.metrics.outcome('busy');
+            deps.logger.warn({ inFlight: deps.background.size }, `${kind} turned away: too much work in flight`);
+            const text = `countersign is very busy right now and did not take this ${kind}, so that it can still answer the ones it has. Please try again in a minute.`;
+            return refuse(deps, body, kind, ack, text);
+          }
+          const limiter = kind === 'command' ? commands : interactions;
+          const waitMs = user === undefined ? 0 : limiter.take(user, deps.now().getTime());
           if (waitMs > 0) {
             deps.metrics.outcome('rate_limited');
-            deps.logger.info({ waitMs }, 'command refused: rate limit');
-            const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} commands a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
-            return void (await ack({ response_type: 'ephemeral', text }));
+            deps.logger.info({ waitMs }, `${kind} refused: rate limit`);
+            const what = kind === 'command' ? 'commands' : 'clicks and form submissions';
+            const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} ${what} a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
+            return refuse(deps, body, kind, ack, text);
           }
         }
         await args.next();
       }),
     );
   };
+}
+
+/**
+ * Acks a request that will not be worked on, and tells the user why, where they will see it: a
+ * command's ack carries the message; a click's ack cannot, so it goes to its response_url; a
+ * modal keeps its input and shows the message on its first field.
+ */
+async function refuse(
+  deps: SlackDeps,
+  body: Record<string, unknown>,
+  kind: Counted,
+  ack: (response?: unknown) => Promise<void>,
+  text: string,
+): Promise<void> {
+  if (kind === 'command') return ack({ response_type: 'ephemeral', text });
+  if (kind === 'submission') {
+    const values = (body as { view?: { state?: { values?: Record<string, unknown> } } }).view?.state?.values ?? {};
+    const [block] = Object.keys(values);
+    if (block !== undefined) return ack({ response_action: 'errors', errors: { [block]: text } });
+    deps.logger.warn({}, 'a refused modal has no field to show why');
+    return ack();
+  }
+  await ack();
+  const responseUrl = body.response_url;
+  // A click on the Home tab has no response_url: there is nowhere to answer it, and the tab stays as it was.
+  if (typeof responseUrl !== 'string') return deps.logger.info({}, 'a refused click has no response_url to tell the user');
+  const respond = deps.responder.to(responseUrl);
+  deps.background.run('telling a refused click', () => respond({ response_type: 'ephemeral', replace_original: false, text }));
 }
