@@ -38,7 +38,7 @@ describe('a burst of paging clicks', () => {
     expect(paged).toHaveLength(LIMIT);
     expect(told).toHaveLength(60 - LIMIT);
     expect(told[0]).toMatch(
-      /^Easy there: countersign takes up to 10 clicks and form submissions a minute from one person.*Try again in \d+ s\.$/,
+      /^Easy there: countersign takes up to 10 clicks and form submissions a minute from one person.*Try again in \d+ s\.$/m,
     );
     expect(h.service.calls.get('findApprovals') ?? 0).toBe(before + LIMIT);
     // A refusal is a new message; the page the user is looking at stays.
