@@ -346,7 +346,9 @@ export function loadConfig(env: Env): Config {
     metricsToken,
     shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
   };
-  if (botToken === undefined || signingSecret === undefined) return Object.freeze({ ...common, mode: 'local', tokenEncryptionKey });
+  // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
+  if (botToken === undefined || signingSecret === undefined)
+    return Object.freeze({ ...common, logLevel: logLevel ?? 'warn', mode: 'local', tokenEncryptionKey });
 
   if (commandServiceUrl === undefined)
     throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set', 'https://igl.example.com/aveksa');

@@ -25,7 +25,7 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({
       mode: 'local',
       port: 3000,
-      logLevel: 'info',
+      logLevel: 'warn',
       database: { kind: 'sqlite', path: './data/countersign.db' },
     });
     expect(Object.isFrozen(config)).toBe(true);

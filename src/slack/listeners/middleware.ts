@@ -6,6 +6,9 @@
  */
 
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import { parseApprovalsCommand } from '../../parse/approvals.js';
+import { parseCollectCommand } from '../../parse/collect.js';
+import { todayIn } from '../../parse/dates.js';
 import type { SlackDeps } from '../deps.js';
 import { RateLimiter } from '../rate-limit.js';
 
@@ -31,8 +34,19 @@ export function describeRequest(body: Record<string, unknown>): { type: string; 
 /** What is counted against a user's limit, and how a refusal reaches them. */
 type Counted = 'command' | 'click' | 'submission';
 
+/**
+ * Only the forms of a command that reach the service count: the limit protects the service, so
+ * help, whoami, history, login, reminders and a typing mistake do not. The grammars are pure and
+ * bounded, so asking them costs microseconds.
+ */
+function reachesService(command: string, text: string): boolean {
+  if (command === '/approvals') return ['query', 'logout'].includes(parseApprovalsCommand(text, todayIn(undefined, new Date(0))).kind);
+  if (command === '/collect') return ['run', 'logout'].includes(parseCollectCommand(text).kind);
+  return true;
+}
+
 function countedKind(body: Record<string, unknown>): Counted | undefined {
-  if (body.command !== undefined) return 'command';
+  if (typeof body.command === 'string') return reachesService(body.command, String(body.text ?? '')) ? 'command' : undefined;
   if (body.type === 'block_actions') return 'click';
   if (body.type === 'view_submission') return 'submission';
   return undefined;
