@@ -9,16 +9,31 @@ import type { ConfirmReason } from '../parse/collect.js';
 import type { CollectQuery } from '../service/index.js';
 import { collectQuerySchema } from '../service/query.js';
 import type { Principal } from '../store/index.js';
-import type { CollectRefusal } from './policy.js';
+import { coverageOf } from './coverage.js';
+import { type CollectRefusal, mayOverride } from './policy.js';
 import type { CollectDeps } from './ports.js';
-import { type CollectionRequest, createConfirmation, recordAttempt, refusalFor } from './start.js';
+import {
+  type CollectionRequest,
+  canonical,
+  catalogFor,
+  createConfirmation,
+  heldNow,
+  recordAttempt,
+  refusalFor,
+  type StartOutcome,
+} from './start.js';
 
 export type OfferOutcome =
   | { kind: 'confirm'; id: string; query: CollectQuery; reasons: readonly ConfirmReason[] }
   | { kind: 'refused'; refusal: CollectRefusal }
-  | { kind: 'not-linked' };
+  | { kind: 'not-linked' }
+  | Extract<StartOutcome, { kind: 'cooldown' }>;
 
-/** Asks only someone who could go on: the refused and the unlinked learn that first. */
+/**
+ * Asks only someone who could go on, and one question only: the refused and the unlinked learn
+ * that first, and when what they ask for was started a moment ago, the cooldown's "Start anyway"
+ * is the question (it carries force too), not a confirmation followed by it.
+ */
 export async function offerConfirmation(
   deps: CollectDeps,
   req: CollectionRequest,
@@ -27,6 +42,20 @@ export async function offerConfirmation(
   const refusal = await refusalFor(deps, req);
   if (refusal) return { kind: 'refused', refusal };
   if ((await deps.credentials.credentialsFor(req.who, 'collectEntitlements')) === undefined) return { kind: 'not-linked' };
+  if (deps.collectPolicy.cooldownMs > 0) {
+    const coverage = coverageOf(req.query, await catalogFor(deps, req.who.teamId));
+    const held = await heldNow(deps, req, coverage);
+    // With only some of an exactly known set held, the start leaves those out and says so: the usual question will do.
+    const someCanStart =
+      coverage.exact &&
+      req.query.name === undefined &&
+      held.every((h) => h.collector !== undefined) &&
+      held.length < coverage.collectors.length;
+    if (held.length > 0 && !someCanStart) {
+      const overrideId = mayOverride(deps.collectPolicy, req.who.userId) ? await createConfirmation(deps, req, true) : undefined;
+      return { kind: 'cooldown', query: canonical(req.query, coverage), held, cooldownMs: deps.collectPolicy.cooldownMs, overrideId };
+    }
+  }
   return { kind: 'confirm', id: await createConfirmation(deps, req), query: req.query, reasons };
 }
 

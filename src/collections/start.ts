@@ -7,8 +7,9 @@
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import { isServiceError } from '../service/errors.js';
-import type { CollectQuery } from '../service/index.js';
+import type { CollectionRun, CollectQuery } from '../service/index.js';
 import type { CollectOutcome, Principal, WatchedRun } from '../store/index.js';
+import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf } from './coverage.js';
 import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from './policy.js';
 import type { CollectDeps } from './ports.js';
 import type { CollectStatus } from './runs.js';
@@ -27,13 +28,23 @@ export interface CooldownHolder {
   at: Date;
 }
 
+/** A collector (or, when it is not known which, the whole target) started a moment ago, and by whom. */
+export interface Held {
+  collector: string | undefined;
+  holder: CooldownHolder;
+}
+
 export type StartOutcome =
   | { kind: 'refused'; refusal: CollectRefusal }
   | { kind: 'not-linked' }
-  | { kind: 'cooldown'; query: CollectQuery; holder: CooldownHolder; cooldownMs: number; overrideId: string | undefined }
+  /** `query` names collectors as the service first named them, not as typed. */
+  | { kind: 'cooldown'; query: CollectQuery; held: readonly Held[]; cooldownMs: number; overrideId: string | undefined }
   | { kind: 'nothing-matched'; query: CollectQuery }
-  /** `posted`: the channel has the bot's message, which the watcher follows; otherwise the adapter must show it. */
-  | { kind: 'started'; status: CollectStatus; posted: boolean }
+  /**
+   * `posted`: the channel has the bot's message, which the watcher follows; otherwise the adapter
+   * must show it. `leftOut`: collectors of the target that were started a moment ago, so not again.
+   */
+  | { kind: 'started'; status: CollectStatus; posted: boolean; leftOut: readonly Held[]; cooldownMs: number }
   | { kind: 'failed'; error: unknown };
 
 /** Why this user may not start this collection here; undefined when they may. */
@@ -102,15 +113,66 @@ export async function refusalFor(
   return refusal;
 }
 
+/** What the trail knows of the collectors this team's collections covered. */
+export async function catalogFor(deps: CollectDeps, teamId: string): Promise<Catalog> {
+  return catalogOf(await deps.store.listCollectAttempts({ teamId, limit: CATALOG_DEPTH }));
+}
+
+/** How far back the trail is read to learn the collectors: enough for any team's usual set. */
+const CATALOG_DEPTH = 500;
+
+/** The cooldown keys a start takes: one per collector it is known to cover, and the target itself (its coverage may have grown since). */
+function cooldownKeys(query: CollectQuery, coverage: Coverage): Array<{ key: string; collector: string | undefined }> {
+  const keys: Array<{ key: string; collector: string | undefined }> = coverage.collectors.map((c) => ({
+    key: collectorKey(c),
+    collector: c,
+  }));
+  if (query.name === undefined) keys.push({ key: cooldownTarget(query), collector: undefined });
+  return keys;
+}
+
+/** Who holds the cooldown of any of these keys now, without taking any: for asking one question rather than two. */
+export async function heldNow(deps: CollectDeps, req: CollectionRequest, coverage: Coverage): Promise<Held[]> {
+  const { cooldownMs } = deps.collectPolicy;
+  if (cooldownMs <= 0) return [];
+  const held: Held[] = [];
+  for (const { key, collector } of cooldownKeys(req.query, coverage)) {
+    const holder = await deps.store.peekCooldown(req.who.teamId, key, deps.now(), cooldownMs);
+    if (holder) held.push({ collector, holder });
+  }
+  return held;
+}
+
+/** The query with a collector's name as the service first named it, for every message about it. */
+export function canonical(query: CollectQuery, coverage: Coverage): CollectQuery {
+  return query.name === undefined ? query : { ...query, name: coverage.collectors[0] ?? query.name };
+}
+
 export async function startCollection(deps: CollectDeps, req: CollectionRequest): Promise<StartOutcome> {
   const { who, query, channelId } = req;
   const attemptId = deps.newId();
   const at = deps.now();
   const record = (outcome: CollectOutcome, detail?: string, runs: WatchedRun[] = []) =>
     recordAttempt(deps, req, outcome, detail, runs, attemptId, at);
-  const target = cooldownTarget(query);
-  let holdsCooldown = false;
-  /** The service answered the start: whatever fails after that, the runs are going. */
+  const { cooldownMs } = deps.collectPolicy;
+  /** Cooldown keys this attempt took: given back together when it started nothing for certain. */
+  const taken: string[] = [];
+  const release = () => Promise.all(taken.map((key) => deps.store.releaseCooldown(who.teamId, key, attemptId).catch(() => undefined)));
+  const take = async (key: string, override: boolean) => {
+    const claim = await deps.store.claimCooldown({
+      teamId: who.teamId,
+      target: key,
+      userId: who.userId,
+      channelId,
+      attemptId,
+      at,
+      // Overriding takes the cooldown whoever holds it, and starts a new one.
+      cooldownMs: override ? 0 : cooldownMs,
+    });
+    if (claim.claimed) taken.push(key);
+    return claim;
+  };
+  /** The service answered a start: whatever fails after that, the runs are going. */
   let started = false;
   try {
     const refusal = await refusalFor(deps, req, attemptId, at);
@@ -120,47 +182,69 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       await record('refused', 'not linked');
       return { kind: 'not-linked' };
     }
-    const { cooldownMs } = deps.collectPolicy;
+    const coverage = cooldownMs > 0 ? coverageOf(query, await catalogFor(deps, who.teamId)) : { collectors: [], exact: false };
+    const held: Held[] = [];
     if (cooldownMs > 0) {
       const override = req.overrideCooldown === true && mayOverride(deps.collectPolicy, who.userId);
-      const claim = await deps.store.claimCooldown({
-        teamId: who.teamId,
-        target,
-        userId: who.userId,
-        channelId,
-        attemptId,
-        at,
-        // Overriding takes the cooldown whoever holds it, and starts a new one.
-        cooldownMs: override ? 0 : cooldownMs,
-      });
-      if (!claim.claimed) {
-        const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true) : undefined;
-        await record('refused', `cooldown: started by ${claim.holder.userId} at ${claim.holder.at.toISOString()}`);
-        return { kind: 'cooldown', query, holder: claim.holder, cooldownMs, overrideId };
+      for (const { key, collector } of cooldownKeys(query, coverage)) {
+        const claim = await take(key, override);
+        if (!claim.claimed) held.push({ collector, holder: claim.holder });
       }
-      holdsCooldown = true;
+    }
+    // Some of a whole application, or of everything, was started a moment ago: when the last start of the same
+    // target said exactly which collectors it covers, the others start by name; otherwise none do.
+    const rest =
+      held.length > 0 && coverage.exact && query.name === undefined && held.every((h) => h.collector !== undefined)
+        ? coverage.collectors.filter((c) => !held.some((h) => h.collector === c))
+        : [];
+    if (held.length > 0 && rest.length === 0) {
+      await release();
+      const first = (held[0] as Held).holder;
+      const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true) : undefined;
+      await record('refused', `cooldown: started by ${first.userId} at ${first.at.toISOString()}`);
+      return { kind: 'cooldown', query: canonical(query, coverage), held, cooldownMs, overrideId };
     }
 
-    const result = await deps.service.collectEntitlements(query, linked.token, { onBehalfOf: linked.onBehalfOf });
-    started = result.runs.length > 0;
+    const asked = rest.length > 0 ? rest.map((name) => ({ ...query, name })) : [query];
+    const found: CollectionRun[] = [];
+    for (const one of asked) {
+      const result = await deps.service.collectEntitlements(one, linked.token, { onBehalfOf: linked.onBehalfOf });
+      started ||= result.runs.length > 0;
+      found.push(...result.runs);
+    }
     await noteSuccess(deps, who, 'collectEntitlements');
     deps.logger.info(
-      { user: who.userId, team: who.teamId, channel: channelId, query, runs: result.runs, attempt: attemptId },
-      result.runs.length > 0 ? 'collection started' : 'no collector matched; nothing started',
+      {
+        user: who.userId,
+        team: who.teamId,
+        channel: channelId,
+        query,
+        runs: found,
+        leftOut: held.map((h) => h.collector),
+        attempt: attemptId,
+      },
+      found.length > 0 ? 'collection started' : 'no collector matched; nothing started',
     );
-    if (result.runs.length === 0) {
-      if (holdsCooldown) await deps.store.releaseCooldown(who.teamId, target, attemptId);
+    if (found.length === 0) {
+      await release();
       await record('nothing-matched');
       return { kind: 'nothing-matched', query };
     }
-    const runs: WatchedRun[] = result.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? undefined, state: undefined }));
-    await record('started', undefined, runs);
-    return await announce(deps, req, attemptId, at, runs);
+    // Collectors the start ran that were not known to be covered: their cooldown starts now too.
+    if (cooldownMs > 0) {
+      for (const run of found) {
+        if (run.collector && !taken.includes(collectorKey(run.collector))) await take(collectorKey(run.collector), true);
+      }
+    }
+    const runs: WatchedRun[] = found.map((r) => ({ runId: r.runId, collector: r.collector ?? undefined, state: undefined }));
+    await record('started', held.length > 0 ? `left out: ${held.map((h) => h.collector).join(', ')}` : undefined, runs);
+    const announced = await announce(deps, req, attemptId, at, runs);
+    return { ...announced, leftOut: held, cooldownMs };
   } catch (error) {
     // A start that reached the service (a timeout, or a store failure after it answered) keeps the cooldown: it may be running.
     // 'network' means the request never reached the service: nothing started, so the cooldown goes back.
     const maybeStarted = started || (isServiceError(error) && error.kind === 'service-unavailable' && error.reason !== 'network');
-    if (holdsCooldown && !maybeStarted) await deps.store.releaseCooldown(who.teamId, target, attemptId).catch(() => undefined);
+    if (!maybeStarted) await release();
     const detail = isServiceError(error) ? `${error.kind}: ${error.serviceMessage ?? error.message}` : 'internal error';
     await record('failed', detail.slice(0, 500)).catch((e: unknown) =>
       deps.logger.error({ attempt: attemptId, error: (e as Error).message }, 'could not record the collection attempt'),
@@ -195,7 +279,13 @@ export async function createConfirmation(deps: CollectDeps, req: CollectionReque
  * asks the watcher to follow them. Where the bot may not post (a private channel it was not
  * invited to), the outcome says so and the adapter answers through the command instead.
  */
-async function announce(deps: CollectDeps, req: CollectionRequest, attemptId: string, at: Date, runs: WatchedRun[]): Promise<StartOutcome> {
+async function announce(
+  deps: CollectDeps,
+  req: CollectionRequest,
+  attemptId: string,
+  at: Date,
+  runs: WatchedRun[],
+): Promise<{ kind: 'started'; status: CollectStatus; posted: boolean }> {
   const base = { userId: req.who.userId, query: req.query, runs, startedAt: at, now: at };
   let ts: string;
   try {

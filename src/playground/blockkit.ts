@@ -111,6 +111,7 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
     pause_button: '⏸️',
     grey_question: '❔',
     arrows_counterclockwise: '🔄',
+    information_source: 'ℹ️',
   };
 
   function mrkdwn(text: string, verbatim = true): string {

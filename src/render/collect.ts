@@ -9,7 +9,7 @@ import type { AttemptReason } from '../collections/explain.js';
 import { explainAttempt } from '../collections/explain.js';
 import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
-import type { CooldownHolder } from '../collections/start.js';
+import type { Held } from '../collections/start.js';
 import type { ConfirmReason } from '../parse/collect.js';
 import type { CollectQuery } from '../service/query.js';
 import { parseServiceTimestamp } from '../service/timestamps.js';
@@ -213,42 +213,81 @@ export function renderCollectRefused(refusal: CollectRefusal): Message {
   };
 }
 
-/** Someone started the same collection a moment ago: who, when, and, for those allowed, a way past it. */
+/** When what was started a moment ago may start again, to the minute: the latest of the holders' ends. */
+function againFrom(held: readonly Held[], cooldownMs: number): Date {
+  return new Date(Math.max(...held.map((h) => h.holder.at.getTime())) + cooldownMs);
+}
+
+/** One line per collector started a moment ago: which, by whom, when, where. */
+function heldLines(held: readonly Held[]): Paragraph[] {
+  return held.map(
+    (h): Paragraph => [
+      '• ',
+      ...(h.collector === undefined ? ['the same collection'] : [bold(oneLine(h.collector, 120))]),
+      ': ',
+      user(h.holder.userId),
+      ' started it at ',
+      when(h.holder.at),
+      ' in ',
+      channel(h.holder.channelId),
+    ],
+  );
+}
+
+/** Someone started the same collection, or part of it, a moment ago: who, when, and, for those allowed, a way past it. */
 export function renderCooldown(input: {
   query: CollectQuery;
-  holder: CooldownHolder;
+  held: readonly Held[];
   cooldownMs: number;
   /** A confirmation to start it anyway; absent when the user may not. */
   overrideId: string | undefined;
 }): Message {
-  const { holder } = input;
-  const until = new Date(holder.at.getTime() + input.cooldownMs);
+  const { held } = input;
+  const only = held.length === 1 ? (held[0] as Held) : undefined;
+  const opening: Paragraph = only
+    ? [
+        emoji('hand'),
+        ' ',
+        user(only.holder.userId),
+        ' started ',
+        ...target(input.query),
+        ' at ',
+        when(only.holder.at),
+        ' in ',
+        channel(only.holder.channelId),
+        '.',
+      ]
+    : [emoji('hand'), ' Part of ', ...target(input.query), ' was started a moment ago:'];
   const paragraphs: Paragraph[] = [
-    [
-      emoji('hand'),
-      ' ',
-      user(holder.userId),
-      ' started ',
-      ...target(input.query),
-      ' at ',
-      when(holder.at),
-      ' in ',
-      channel(holder.channelId),
-      '.',
-    ],
-    ['The same collection can start again from ', when(until), ', so that it does not run twice.'],
+    opening,
+    ...(only ? [] : heldLines(held)),
+    ['The same collection can start again from ', when(againFrom(held, input.cooldownMs)), ', so that it does not run twice.'],
   ];
   const after: KnownBlock[] = [];
   if (input.overrideId) {
     after.push(
       actions('collect:cooldown', [
-        button({ actionId: CONFIRM_ACTIONS.run, text: 'Start anyway', value: input.overrideId, style: 'danger' }),
+        button({
+          actionId: CONFIRM_ACTIONS.run,
+          text: input.query.force ? 'Start anyway, forced' : 'Start anyway',
+          value: input.overrideId,
+          style: 'danger',
+        }),
         button({ actionId: CONFIRM_ACTIONS.cancel, text: 'Cancel', value: input.overrideId }),
       ]),
     );
   }
   after.push(context('Nothing was sent to the Command Service.'));
   return richMessage(paragraphs, ...after);
+}
+
+/** To the asker: the collectors of the target that were left out because they were started a moment ago. */
+export function renderLeftOut(held: readonly Held[], cooldownMs: number): Message {
+  return richMessage([
+    [emoji('information_source'), ` Left out, so that ${held.length === 1 ? 'it does' : 'they do'} not run twice:`],
+    ...heldLines(held),
+    ['They can start again from ', when(againFrom(held, cooldownMs)), '.'],
+  ]);
 }
 
 const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {

@@ -30,6 +30,7 @@ import {
   confirmationPruneHorizon,
   cooldownHorizon,
   cooldownOutcome,
+  heldBy,
   judgeClaim,
   pauseChange,
   SignaturePruning,
@@ -40,6 +41,7 @@ import type {
   ClaimResult,
   CollectAttempt,
   CooldownClaim,
+  CooldownHolderOf,
   KeyUsage,
   LinkedToken,
   LinkSummary,
@@ -276,11 +278,19 @@ export class PostgresStore implements Store {
       [c.teamId, c.target, c.userId, c.channelId, c.attemptId, c.at.getTime(), cooldownHorizon(c.at, c.cooldownMs)],
     );
     if (won.rowCount === 1) return cooldownOutcome(true);
+    return cooldownOutcome(false, await this.#cooldownHolder(c.teamId, c.target));
+  }
+
+  async peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined> {
+    return heldBy(await this.#cooldownHolder(teamId, target), at, cooldownMs);
+  }
+
+  async #cooldownHolder(teamId: string, target: string): Promise<CooldownHolderOf | undefined> {
     const { rows } = await this.#query<CooldownHolderRow>(
       'SELECT user_id, channel_id, at, attempt_id FROM collect_cooldowns WHERE team_id = $1 AND target = $2',
-      [c.teamId, c.target],
+      [teamId, target],
     );
-    return cooldownOutcome(false, rows[0] === undefined ? undefined : cooldownHolderOf(rows[0]));
+    return rows[0] === undefined ? undefined : cooldownHolderOf(rows[0]);
   }
 
   async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {

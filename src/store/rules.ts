@@ -56,6 +56,11 @@ export function cooldownOutcome(taken: boolean, holder?: CooldownHolder): Cooldo
   return { claimed: false, holder };
 }
 
+/** The holder of a cooldown, when it still holds against a start at `at`. */
+export function heldBy(holder: CooldownHolder | undefined, at: Date, cooldownMs: number): CooldownHolder | undefined {
+  return holder !== undefined && holder.at.getTime() > cooldownHorizon(at, cooldownMs) ? holder : undefined;
+}
+
 /** ReminderRelease.pausedAt for an UPDATE: a Date pauses, null resumes, undefined leaves paused_at as it is. */
 export function pauseChange(pausedAt: Date | null | undefined): { write: boolean; value: number | null } {
   return { write: pausedAt !== undefined, value: pausedAt instanceof Date ? pausedAt.getTime() : null };

@@ -30,6 +30,7 @@ import {
   confirmationPruneHorizon,
   cooldownHorizon,
   cooldownOutcome,
+  heldBy,
   judgeClaim,
   pauseChange,
   SignaturePruning,
@@ -40,6 +41,7 @@ import type {
   ClaimResult,
   CollectAttempt,
   CooldownClaim,
+  CooldownHolderOf,
   KeyUsage,
   LinkedToken,
   LinkSummary,
@@ -356,6 +358,11 @@ export class SqliteStore implements Store {
     if (won !== undefined) return cooldownOutcome(true);
     const holder = this.#sql.cooldownHolder.get(c.teamId, c.target);
     return cooldownOutcome(false, holder === undefined ? undefined : cooldownHolderOf(holder));
+  }
+
+  async peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined> {
+    const row = this.#sql.cooldownHolder.get(teamId, target);
+    return heldBy(row === undefined ? undefined : cooldownHolderOf(row), at, cooldownMs);
   }
 
   async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {

@@ -119,6 +119,8 @@ export interface CollectAttempt {
   watch?: { note: string | undefined; done: boolean } | undefined;
 }
 
+export type CooldownHolderOf = Extract<CooldownClaim, { claimed: false }>['holder'];
+
 export type CooldownClaim =
   | { claimed: true }
   | { claimed: false; holder: { userId: string; channelId: string; at: Date; attemptId: string } };
@@ -219,6 +221,8 @@ export interface Store {
   }): Promise<CooldownClaim>;
   /** Gives the cooldown back (the start failed or matched nothing); only the attempt that took it can. */
   releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void>;
+  /** Who holds the cooldown of a target at `at`, without taking it: for asking one question instead of two. */
+  peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined>;
 
   createWatch(watch: RunWatch): Promise<void>;
   /** Leases watches whose next poll has come, as claimDueReminders does. */

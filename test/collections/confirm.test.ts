@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { decideConfirmation, offerConfirmation } from '../../src/collections/confirm.js';
-import { type CollectionRequest, createConfirmation } from '../../src/collections/start.js';
+import { type CollectionRequest, createConfirmation, startCollection } from '../../src/collections/start.js';
 import type { PendingConfirmation } from '../../src/store/index.js';
 import { type FakeDepsOptions, fakeDeps } from '../helpers/fakes.js';
 
@@ -231,5 +231,32 @@ describe('decideConfirmation', () => {
         detail: 'did not start it again within the cooldown',
       },
     ]);
+  });
+});
+
+describe('one question, not two', () => {
+  it('asks only "Start anyway" (forced) when what a forced start asks for was started a moment ago', async () => {
+    const t = build({ policy: { cooldownMs: 600_000 } });
+    await t.link('UADA');
+    await t.link('UEVE');
+    expect((await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }))).kind).toBe('started');
+    const offer = await offerConfirmation(t.deps, req({ who: EVE, query: { name: 'ad accounts', force: true } }), ['force']);
+    expect(offer).toMatchObject({
+      kind: 'cooldown',
+      query: { name: 'AD Accounts', force: true },
+      held: [{ collector: 'AD Accounts', holder: { userId: 'UADA' } }],
+      overrideId: expect.any(String),
+    });
+    if (offer.kind !== 'cooldown' || offer.overrideId === undefined) return;
+    // The one click starts it, forced, past the cooldown.
+    const decided = await decideConfirmation(t.deps, EVE, offer.overrideId, 'run');
+    expect(decided).toMatchObject({ kind: 'confirmed', request: { query: { name: 'ad accounts', force: true }, overrideCooldown: true } });
+    if (decided.kind !== 'confirmed') return;
+    expect((await startCollection(t.deps, decided.request)).kind).toBe('started');
+    expect(t.fake.calls.at(-1)).toMatchObject({
+      command: 'collectEntitlements',
+      query: { name: 'ad accounts', force: true },
+      token: 'token-of-UEVE',
+    });
   });
 });

@@ -132,10 +132,11 @@ describe('startCollection: the cooldown', () => {
 
     t.later(COOLDOWN - 1);
     const again = await startCollection(t.deps, req({ who: EVE, channelId: 'C2', query: { name: '  ad   ACCOUNTS ' } }));
+    // The collector is named as the service first named it, not as the second asker typed it.
     expect(again).toEqual({
       kind: 'cooldown',
-      query: { name: '  ad   ACCOUNTS ' },
-      holder: { userId: 'UADA', channelId: 'C1', at: NOW, attemptId: 'id-000001' },
+      query: { name: 'AD Accounts' },
+      held: [{ collector: 'AD Accounts', holder: { userId: 'UADA', channelId: 'C1', at: NOW, attemptId: 'id-000001' } }],
       cooldownMs: COOLDOWN,
       overrideId: expect.stringMatching(/^id-\d{6}$/),
     });
@@ -146,8 +147,8 @@ describe('startCollection: the cooldown', () => {
       detail: `cooldown: started by UADA at ${NOW.toISOString()}`,
     });
 
-    // Another target is another collection.
-    expect((await startCollection(t.deps, req({ who: EVE, query: { name: 'AD Accounts', application: 'AD' } }))).kind).toBe('started');
+    // Another collector is another collection.
+    expect((await startCollection(t.deps, req({ who: EVE, query: { name: 'AD Groups' } }))).kind).toBe('started');
     // Once the cooldown has run out, the same target starts again.
     t.later(COOLDOWN);
     expect((await startCollection(t.deps, req({ who: EVE, query: { name: 'ad accounts' } }))).kind).toBe('started');
@@ -191,7 +192,7 @@ describe('startCollection: the cooldown', () => {
     t.later(120_000);
     expect(await startCollection(t.deps, req())).toMatchObject({
       kind: 'cooldown',
-      holder: { userId: 'UEVE', channelId: 'C2', at: new Date(NOW.getTime() + 60_000) },
+      held: [{ holder: { userId: 'UEVE', channelId: 'C2', at: new Date(NOW.getTime() + 60_000) } }],
     });
   });
 
@@ -219,7 +220,10 @@ describe('startCollection: the cooldown', () => {
     const t = build({ service, policy: { cooldownMs: COOLDOWN } });
     await t.link();
     expect(await startCollection(t.deps, req())).toEqual({ kind: 'failed', error: timeout });
-    expect(await startCollection(t.deps, req())).toMatchObject({ kind: 'cooldown', holder: { userId: 'UADA', attemptId: 'id-000001' } });
+    expect(await startCollection(t.deps, req())).toMatchObject({
+      kind: 'cooldown',
+      held: [{ holder: { userId: 'UADA', attemptId: 'id-000001' } }],
+    });
     expect(t.fake.calls).toHaveLength(1);
     expect((await t.attempts()).at(-1)).toEqual({
       user: 'UADA',
@@ -272,7 +276,10 @@ describe('startCollection: the cooldown', () => {
     expect((await startCollection(t.deps, req())).kind).toBe('failed');
     t.deps.store.recordCollectAttempt = record;
     // The runs are going: starting them again at once is what the cooldown is for.
-    expect(await startCollection(t.deps, req())).toMatchObject({ kind: 'cooldown', holder: { userId: 'UADA', attemptId: 'id-000001' } });
+    expect(await startCollection(t.deps, req())).toMatchObject({
+      kind: 'cooldown',
+      held: [{ holder: { userId: 'UADA', attemptId: 'id-000001' } }],
+    });
     expect(t.fake.calls).toHaveLength(1);
   });
 
@@ -308,6 +315,8 @@ describe('startCollection: announcing the runs', () => {
       kind: 'started',
       posted: true,
       status: { ...status, live: { kind: 'watching', checkedAt: NOW } },
+      leftOut: [],
+      cooldownMs: 0,
     });
     expect(t.posted).toEqual([{ channel: 'C1', status: { ...status, live: { kind: 'watching', checkedAt: NOW } } }]);
     expect(t.fake.calls).toEqual([{ command: 'collectEntitlements', query: { name: 'AD Accounts' }, token: 'token-of-UADA' }]);
@@ -350,9 +359,63 @@ describe('startCollection: announcing the runs', () => {
         now: NOW,
         live: { kind: 'off', reason: 'not-in-channel' },
       },
+      leftOut: [],
+      cooldownMs: 0,
     });
     expect(t.posted).toEqual([]);
     expect(await t.watchesDue(new Date(NOW.getTime() + 86_400_000))).toEqual([]);
     expect((await t.attempts()).map((a) => a.outcome)).toEqual(['started']);
+  });
+});
+
+describe('startCollection: the cooldown across targets (what earlier runs covered)', () => {
+  /** A service that runs what it is asked, as the reference one does: an application runs each of its collectors. */
+  const APPS: Record<string, string[]> = { 'active directory': ['AD Accounts', 'AD Groups'], salesforce: ['Salesforce Users'] };
+  let runId = 100;
+  const realistic = () =>
+    fakeService({
+      collect: async (q) => {
+        const names = q.name ? [q.name] : q.application ? (APPS[q.application.toLowerCase()] ?? []) : Object.values(APPS).flat();
+        return { runs: names.map((collector) => ({ runId: String(++runId), collector })) };
+      },
+    });
+
+  it('leaves out of a whole application the collector started a moment ago, starts the rest by name, and says so', async () => {
+    const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    // Earlier, the whole application ran: now it is known which collectors it covers.
+    expect((await startCollection(t.deps, req({ query: { application: 'Active Directory' } }))).kind).toBe('started');
+    t.later(COOLDOWN + 1);
+    expect((await startCollection(t.deps, req({ query: { name: 'ad accounts' } }))).kind).toBe('started');
+    t.later(COOLDOWN + 60_000);
+    const again = await startCollection(t.deps, req({ who: EVE, query: { application: 'Active Directory' } }));
+    expect(again).toMatchObject({
+      kind: 'started',
+      leftOut: [{ collector: 'AD Accounts', holder: { userId: 'UADA' } }],
+      status: { runs: [{ collector: 'AD Groups' }] },
+    });
+    expect(t.fake.calls.at(-1)).toMatchObject({ query: { name: 'AD Groups', application: 'Active Directory' } });
+  });
+
+  it('does not start everything again when part of it was started a moment ago and the rest is not known', async () => {
+    const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    expect((await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }))).kind).toBe('started');
+    const everything = await startCollection(t.deps, req({ who: EVE, query: {} }));
+    expect(everything).toMatchObject({ kind: 'cooldown', held: [{ collector: 'AD Accounts', holder: { userId: 'UADA' } }] });
+    expect(t.fake.calls).toHaveLength(1);
+    // What it took for the attempt, it gave back: Salesforce alone still starts.
+    expect((await startCollection(t.deps, req({ who: EVE, query: { application: 'Salesforce' } }))).kind).toBe('started');
+  });
+
+  it('learns what a start ran: a named start of a collector an application run started is held', async () => {
+    const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    expect((await startCollection(t.deps, req({ query: { application: 'Active Directory' } }))).kind).toBe('started');
+    expect(await startCollection(t.deps, req({ who: EVE, query: { name: 'ad groups' } }))).toMatchObject({
+      kind: 'cooldown',
+      query: { name: 'AD Groups' },
+      held: [{ collector: 'AD Groups', holder: { userId: 'UADA' } }],
+    });
   });
 });

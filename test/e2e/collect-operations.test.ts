@@ -102,8 +102,9 @@ describe('cooldown', () => {
     await start('UOSCAR', 'AD Accounts');
     const before = collects();
     const again = await ask('UOLIVE', 'ad accounts', 'C0SEC');
+    // Named as the service first named it, not as the second asker typed it.
     expect(textOf(again)).toMatch(
-      /<@UOSCAR> started collector \*ad accounts\* at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC in <#C0OPS>\.\nThe same collection can start again from/,
+      /<@UOSCAR> started collector \*AD Accounts\* at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC in <#C0OPS>\.\nThe same collection can start again from/,
     );
     expect(buttonsOf(again)).toEqual([]);
     expect(collects()).toBe(before);

@@ -41,7 +41,8 @@ export function fakeService(script: ServiceScript = {}) {
     async collectEntitlements(query, token) {
       events.push('service');
       calls.push({ command: 'collectEntitlements', query, token: token.reveal() });
-      return script.collect ? script.collect(query) : { runs: [{ runId: '1', collector: 'AD Accounts' }] };
+      // As the service does: the run's collector is the one asked for by name.
+      return script.collect ? script.collect(query) : { runs: [{ runId: '1', collector: query.name ?? 'AD Accounts' }] };
     },
     getRunStatus: async () => {
       throw new Error('not used');

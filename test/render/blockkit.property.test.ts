@@ -21,6 +21,7 @@ import {
   renderConfirmationClosed,
   renderCooldown,
   renderHistory,
+  renderLeftOut,
   renderNoCollectorMatched,
 } from '../../src/render/collect.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
@@ -192,7 +193,10 @@ describe('every message, modal and Home view, over generated service data', () =
           expectSafeMessage(renderCollectStatus(status));
           expectSafeMessage(renderCollectFailedDm({ channelId: 'C0OPS', query: q, runs }));
           const holder = { userId: 'U0OSCAR', channelId: 'C0OPS', at: AT, attemptId: 'a0' };
-          expectSafeMessage(renderCooldown({ query: q, holder, cooldownMs: 600_000, overrideId: 'override-id-1' }));
+          const held = [{ collector: runs[0]?.collector, holder }, ...runs.slice(1, 4).map((r) => ({ collector: r.runId, holder }))];
+          expectSafeMessage(renderCooldown({ query: q, held: held.slice(0, 1), cooldownMs: 600_000, overrideId: 'override-id-1' }));
+          expectSafeMessage(renderCooldown({ query: q, held, cooldownMs: 600_000, overrideId: undefined }));
+          expectSafeMessage(renderLeftOut(held, 600_000));
           expectSafeMessage(renderNoCollectorMatched(q));
           expectSafeMessage(renderConfirmationClosed('starting', q));
           expectSafeMessage(renderHistory(attempts, 50));
