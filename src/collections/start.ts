@@ -6,10 +6,11 @@
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
+import { nearest } from '../parse/suggest.js';
 import { isServiceError } from '../service/errors.js';
 import type { CollectionRun, CollectQuery } from '../service/index.js';
 import type { CollectOutcome, Principal, WatchedRun } from '../store/index.js';
-import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf } from './coverage.js';
+import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf, fold } from './coverage.js';
 import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from './policy.js';
 import type { CollectDeps } from './ports.js';
 import type { CollectStatus } from './runs.js';
@@ -39,7 +40,8 @@ export type StartOutcome =
   | { kind: 'not-linked' }
   /** `query` names collectors as the service first named them, not as typed. */
   | { kind: 'cooldown'; query: CollectQuery; held: readonly Held[]; cooldownMs: number; overrideId: string | undefined }
-  | { kind: 'nothing-matched'; query: CollectQuery }
+  /** `known`: collectors earlier runs here reported, to choose from; `meant`: the one nearest to the name asked for. */
+  | { kind: 'nothing-matched'; query: CollectQuery; known: readonly string[]; meant: string | undefined }
   /**
    * `posted`: the channel has the bot's message, which the watcher follows; otherwise the adapter
    * must show it. `leftOut`: collectors of the target that were started a moment ago, so not again.
@@ -182,7 +184,8 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       await record('refused', 'not linked');
       return { kind: 'not-linked' };
     }
-    const coverage = cooldownMs > 0 ? coverageOf(query, await catalogFor(deps, who.teamId)) : { collectors: [], exact: false };
+    const catalog = await catalogFor(deps, who.teamId);
+    const coverage = cooldownMs > 0 ? coverageOf(query, catalog) : { collectors: [], exact: false };
     const held: Held[] = [];
     if (cooldownMs > 0) {
       const override = req.overrideCooldown === true && mayOverride(deps.collectPolicy, who.userId);
@@ -228,7 +231,9 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     if (found.length === 0) {
       await release();
       await record('nothing-matched');
-      return { kind: 'nothing-matched', query };
+      const known = [...catalog.names.values()].sort((a, b) => a.localeCompare(b));
+      const meant = query.name === undefined ? undefined : nearest(fold(query.name), known.map(fold));
+      return { kind: 'nothing-matched', query, known, meant: meant === undefined ? undefined : catalog.names.get(meant) };
     }
     // Collectors the start ran that were not known to be covered: their cooldown starts now too.
     if (cooldownMs > 0) {

@@ -388,10 +388,32 @@ export function renderHistory(attempts: readonly CollectAttempt[], limit: number
   };
 }
 
-export function renderNoCollectorMatched(query: CollectQuery): Message {
-  return richMessage([
-    ['No collector matched ', ...target(query), ", so nothing was started. Check the collector's name as the service spells it."],
-  ]);
+/** Nothing matched: say what was asked for plainly, and offer the collectors earlier runs here reported. */
+export function renderNoCollectorMatched(input: { query: CollectQuery; known: readonly string[]; meant: string | undefined }): Message {
+  const { query, known } = input;
+  const asked: Run[] =
+    query.name !== undefined
+      ? [
+          'No collector is called ',
+          bold(oneLine(query.name, 120)),
+          ...(query.application ? [' in ', bold(oneLine(query.application, 120))] : []),
+        ]
+      : ['No collector matched ', ...target(query)];
+  const paragraphs: Paragraph[] = [[...asked, ', so nothing was started.']];
+  if (input.meant) paragraphs.push(['Did you mean ', bold(oneLine(input.meant, 120)), '?']);
+  if (known.length > 0) {
+    const shown = known.slice(0, 12);
+    const list: Run[] = [];
+    shown.forEach((name, i) => list.push(...(i > 0 ? [', '] : []), code(oneLine(name, 60))));
+    paragraphs.push([
+      'Collectors started here before: ',
+      ...list,
+      known.length > shown.length ? `, and ${known.length - shown.length} more.` : '.',
+    ]);
+  } else {
+    paragraphs.push(["Check the collector's name as the service spells it; the channel's message names each collector once one has run."]);
+  }
+  return richMessage(paragraphs);
 }
 
 export function renderConfirmationClosed(outcome: 'cancelled' | 'already-used' | 'expired' | 'starting', query?: CollectQuery): Message {

@@ -131,7 +131,7 @@ export async function answerStart(
       await respond(ephemeral(renderCooldown(outcome)));
       return 'failed';
     case 'nothing-matched':
-      await respond(ephemeral(renderNoCollectorMatched(outcome.query)));
+      await respond(ephemeral(renderNoCollectorMatched(outcome)));
       return 'nothing';
     case 'started':
       if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status)));

@@ -203,7 +203,12 @@ describe('startCollection: the cooldown', () => {
     );
     const t = build({ service, policy: { cooldownMs: COOLDOWN } });
     await t.link();
-    expect(await startCollection(t.deps, req())).toEqual({ kind: 'nothing-matched', query: { name: 'AD Accounts' } });
+    expect(await startCollection(t.deps, req())).toEqual({
+      kind: 'nothing-matched',
+      query: { name: 'AD Accounts' },
+      known: [],
+      meant: undefined,
+    });
     expect(t.posted).toEqual([]);
     expect((await startCollection(t.deps, req())).kind).toBe('started');
     expect(t.fake.calls).toHaveLength(2);
@@ -417,5 +422,24 @@ describe('startCollection: the cooldown across targets (what earlier runs covere
       query: { name: 'AD Groups' },
       held: [{ collector: 'AD Groups', holder: { userId: 'UADA' } }],
     });
+  });
+});
+
+describe('startCollection: a name that matches nothing', () => {
+  it('offers the collectors earlier runs reported, and the nearest one', async () => {
+    const service = fakeService({
+      collect: async (q) => ({ runs: q.name === 'AD Accounts' || q.name === 'Workday Workers' ? [{ runId: '7', collector: q.name }] : [] }),
+    });
+    const t = build({ service });
+    await t.link();
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }));
+    await startCollection(t.deps, req({ query: { name: 'Workday Workers' } }));
+    expect(await startCollection(t.deps, req({ query: { name: 'AD Acounts' } }))).toEqual({
+      kind: 'nothing-matched',
+      query: { name: 'AD Acounts' },
+      known: ['AD Accounts', 'Workday Workers'],
+      meant: 'AD Accounts',
+    });
+    expect(await startCollection(t.deps, req({ query: { name: 'Nonexistent Collector' } }))).toMatchObject({ meant: undefined });
   });
 });

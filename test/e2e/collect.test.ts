@@ -87,7 +87,7 @@ describe('/collect', () => {
     const sent = await h.command('UOSCAR', '/collect', 'No Such Thing');
     const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
     expect(answer?.response_type).toBe('ephemeral');
-    expect(textOf(answer)).toContain('No collector matched collector *No Such Thing*');
+    expect(textOf(answer)).toContain('No collector is called *No Such Thing*, so nothing was started');
   });
 
   it('asks before starting everything, and one confirmation starts exactly one collection however often it is clicked', async () => {

@@ -197,7 +197,7 @@ describe('every message, modal and Home view, over generated service data', () =
           expectSafeMessage(renderCooldown({ query: q, held: held.slice(0, 1), cooldownMs: 600_000, overrideId: 'override-id-1' }));
           expectSafeMessage(renderCooldown({ query: q, held, cooldownMs: 600_000, overrideId: undefined }));
           expectSafeMessage(renderLeftOut(held, 600_000));
-          expectSafeMessage(renderNoCollectorMatched(q));
+          expectSafeMessage(renderNoCollectorMatched({ query: q, known: runs.map((r) => r.runId), meant: runs[0]?.collector }));
           expectSafeMessage(renderConfirmationClosed('starting', q));
           expectSafeMessage(renderHistory(attempts, 50));
         },

@@ -3,7 +3,7 @@ import { approvalPages } from '../../src/config.js';
 import { decodePageState } from '../../src/parse/buttons.js';
 import { encodePageState, OPEN_ACTION, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
 import { escapeMrkdwn, LIMITS, truncate } from '../../src/render/blocks.js';
-import { renderCollectConfirmation, renderCollectStatus, renderHistory } from '../../src/render/collect.js';
+import { renderCollectConfirmation, renderCollectStatus, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
 import { renderApprovalsHelp, renderCollectHelp } from '../../src/render/help.js';
 import { messageProblems } from '../../src/render/validate.js';
@@ -403,5 +403,17 @@ describe('history with long names', () => {
     const m = renderHistory([attempt, attempt, attempt], 10);
     expect(messageProblems(m)).toEqual([]);
     expect(visible(m.blocks).match(/\*failed\*/g)).toHaveLength(3);
+  });
+});
+
+describe('a collector that matches nothing', () => {
+  it('says so plainly (not "matched collector …"), and offers what ran here before', () => {
+    const m = renderNoCollectorMatched({ query: { name: 'Nonexistent Collector' }, known: ['AD Accounts', 'AD Groups'], meant: undefined });
+    expect(visible(m.blocks)).toBe(
+      'No collector is called *Nonexistent Collector*, so nothing was started.\nCollectors started here before: `AD Accounts`, `AD Groups`.',
+    );
+    const typo = renderNoCollectorMatched({ query: { name: 'AD Acounts' }, known: ['AD Accounts'], meant: 'AD Accounts' });
+    expect(visible(typo.blocks)).toContain('Did you mean *AD Accounts*?');
+    expect(typo.text).toContain('Did you mean AD Accounts?');
   });
 });
