@@ -6,6 +6,7 @@
 
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { explainAttempt, reasonParts } from './collections/explain.js';
 import { loadConfig } from './config.js';
 import { DEFAULT_RUN_TIMINGS } from './reference-service/commands.js';
 import { openReferenceDb } from './reference-service/db.js';
@@ -13,7 +14,7 @@ import { loadBulkData, loadDemoData } from './reference-service/demo.js';
 import { type DemoToken, startReferenceService } from './reference-service/server.js';
 import { Secret } from './runtime/secret.js';
 import { UNSAFE_CHARACTERS } from './service/query.js';
-import { openStore, SERVICE_COMMANDS, type ServiceCommandName } from './store/index.js';
+import { type CollectAttempt, openStore, SERVICE_COMMANDS, type ServiceCommandName } from './store/index.js';
 
 const USAGE = `Usage: countersign <command> [options]
 
@@ -227,6 +228,23 @@ function parseSince(value: string, now: Date): Date {
   return at;
 }
 
+/** Why an attempt ended so, in words, for a terminal: the user by id, the time in this machine's zone. */
+function reasonText(attempt: CollectAttempt): string | undefined {
+  const reason = attempt.outcome === 'started' ? undefined : explainAttempt(attempt);
+  if (reason === undefined) return undefined;
+  return reasonParts(reason)
+    .map((part) => (typeof part === 'string' ? part : 'user' in part ? part.user : localTime(part.time)))
+    .join('');
+}
+
+/** "2026-11-22 09:41 +01:00": the reader's (this machine's) zone, with its offset so that the line is never ambiguous. */
+function localTime(at: Date): string {
+  const two = (n: number) => String(Math.abs(n)).padStart(2, '0');
+  const offset = -at.getTimezoneOffset();
+  const zone = `${offset < 0 ? '-' : '+'}${two(Math.trunc(offset / 60))}:${two(offset % 60)}`;
+  return `${at.getFullYear()}-${two(at.getMonth() + 1)}-${two(at.getDate())} ${two(at.getHours())}:${two(at.getMinutes())} ${zone}`;
+}
+
 async function auditCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -270,6 +288,7 @@ async function auditCommand(args: string[]): Promise<number> {
           application: a.query.application ?? null,
           force: a.query.force === true,
           outcome: a.outcome,
+          reason: reasonText(a) ?? null,
           detail: a.detail ?? null,
           runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
           liveStatus: a.watch ? (a.watch.done ? (a.watch.note ?? 'done') : 'watching') : null,
@@ -283,19 +302,25 @@ async function auditCommand(args: string[]): Promise<number> {
       return 0;
     }
     printTable(
-      [['AT', 'TEAM', 'CHANNEL', 'USER', 'NAME', 'APPLICATION', 'FORCE', 'OUTCOME', 'RUNS / DETAIL']].concat(
-        attempts.map((a) => [
-          a.at.toISOString(),
-          a.teamId,
-          a.channelId,
-          a.userId,
-          a.query.name ?? '*',
-          a.query.application ?? '*',
-          a.query.force ? 'yes' : '-',
-          a.outcome,
-          a.runs.length > 0 ? a.runs.map((r) => `${r.runId}:${r.state ?? 'started'}`).join(',') : (a.detail ?? ''),
-        ]),
+      [['WHEN', 'TEAM', 'CHANNEL', 'WHO', 'COLLECTOR', 'APPLICATION', 'FORCE', 'OUTCOME', 'RUNS']].concat(
+        attempts.map((a) => {
+          const reason = reasonText(a);
+          return [
+            localTime(a.at),
+            a.teamId,
+            a.channelId,
+            a.userId,
+            a.query.name ?? 'every collector',
+            a.query.application ?? (a.query.name === undefined ? 'every application' : '-'),
+            a.query.force ? 'yes' : '-',
+            reason ? `${a.outcome}: ${reason}` : a.outcome,
+            a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${(r.state ?? 'started').toLowerCase()}`).join(', '),
+          ];
+        }),
       ),
+    );
+    process.stderr.write(
+      `Times are in this machine's zone (${Intl.DateTimeFormat().resolvedOptions().timeZone}); --json gives them in UTC.\n`,
     );
     return 0;
   } finally {

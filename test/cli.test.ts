@@ -287,10 +287,14 @@ describe('countersign audit', () => {
     const table = spawnCli(['audit'], env);
     expect(await table.exited).toBe(0);
     const lines = table.stdout().trim().split('\n');
-    expect(lines[0]).toMatch(/^AT +TEAM +CHANNEL +USER +NAME +APPLICATION +FORCE +OUTCOME +RUNS \/ DETAIL$/);
-    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['cancelled', 'started', 'refused']);
-    expect(lines[2]).toContain('41:started');
-    expect(lines[3]).toMatch(/yes +refused +may not force$/);
+    expect(lines[0]).toMatch(/^WHEN +TEAM +CHANNEL +WHO +COLLECTOR +APPLICATION +FORCE +OUTCOME +RUNS$/);
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['cancelled', 'started', 'refused: they may not force']);
+    // In the reader's zone, with its offset: never an ISO instant with milliseconds.
+    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} [+-]\d{2}:\d{2} /);
+    expect(lines[1]).toContain('every collector  every application');
+    expect(lines[2]).toMatch(/AD Accounts 41 started$/);
+    expect(lines[3]).toMatch(/yes +refused: they may not force$/);
+    expect(table.stderr()).toContain("Times are in this machine's zone");
 
     const json = spawnCli(['audit', '--since', '7d', '--json'], env);
     expect(await json.exited).toBe(0);
@@ -309,6 +313,7 @@ describe('countersign audit', () => {
       outcome: 'started',
     });
     expect(rows[0].runs).toEqual([{ runId: '41', collector: 'AD Accounts', state: null }]);
+    expect(rows[1]).toMatchObject({ outcome: 'refused', reason: 'they may not force', detail: 'may not force' });
 
     const channel = spawnCli(['audit', '--channel', 'C0TWO', '--json'], env);
     expect(await channel.exited).toBe(0);

@@ -6,7 +6,7 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { AttemptReason } from '../collections/explain.js';
-import { explainAttempt } from '../collections/explain.js';
+import { explainAttempt, reasonParts } from '../collections/explain.js';
 import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
 import type { Held } from '../collections/start.js';
@@ -298,42 +298,12 @@ const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
   cancelled: 'cancelled',
 };
 
-const SERVICE_WORDS: Record<string, string> = {
-  'invalid-token': 'the service refused their token',
-  'missing-parameter': 'the service wanted a parameter countersign does not send',
-  'invalid-parameter': 'the service refused the request',
-  'no-eligible-collectors': 'the service has no collector for that application',
-  conflict: 'already queued at the service',
-  'service-unavailable': 'the service did not answer',
-  'unexpected-response': 'the service gave an answer countersign could not read',
-};
-
-/** Why an attempt ended so, in words; who and when as mentions and dates each reader sees in their own zone. */
+/** Why an attempt ended so, in words; who and when as a mention and a date each reader sees in their own zone. */
 function reasonRuns(reason: AttemptReason): Run[] {
-  switch (reason.kind) {
-    case 'channel':
-      return ['not from this channel'];
-    case 'user':
-      return ['they are not among those allowed to start collections'];
-    case 'force':
-      return ['they may not force'];
-    case 'not-linked':
-      return ['their account was not linked'];
-    case 'cooldown':
-      return [user(reason.userId), ' had started it ', when(reason.at, '{date_short_pretty} {time}')];
-    case 'service': {
-      const words = SERVICE_WORDS[reason.error];
-      return words && reason.error !== 'invalid-parameter' ? [words] : [`the service said “${oneLine(reason.message, 160)}”`];
-    }
-    case 'internal':
-      return ['countersign failed inside'];
-    case 'cancelled':
-      return ['cancelled at the confirmation'];
-    case 'not-again':
-      return ['not started again within the cooldown'];
-    case 'other':
-      return [oneLine(reason.text, 160)];
-  }
+  return reasonParts(reason).map(
+    (part): Run =>
+      typeof part === 'string' ? oneLine(part, 200) : 'user' in part ? user(part.user) : when(part.time, '{date_short_pretty} {time}'),
+  );
 }
 
 function historyLine(a: CollectAttempt): Paragraph {
