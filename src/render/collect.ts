@@ -160,7 +160,8 @@ export function renderCollectStatus(input: CollectStatus): Message {
     [filters.length > 0 ? filters.join(' · ') : 'all collectors of all applications'],
     ...(status ? [status] : []),
   ];
-  const state = ended ? ` ${completed} completed, ${aborted} aborted.` : '';
+  // The notification ends as the message does: "All 7 ended: 6 completed, 1 aborted", "The collection completed".
+  const state = !ended ? '' : aborted > 0 ? ` ${all} ended: ${completed} completed, ${aborted} aborted.` : ` ${all} completed.`;
   const runList = runs.map(
     (r) => `${oneLine(r.collector ?? 'unnamed collector', 60)} (run ${oneLine(r.runId, 40)}${r.state ? `, ${r.state.toLowerCase()}` : ''})`,
   );
