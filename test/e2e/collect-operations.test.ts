@@ -238,7 +238,7 @@ describe('audit trail', () => {
   it('records a name that matched nothing, a failure at the service, and a cancelled confirmation', async () => {
     clock.advance(10 * 60_000 + 1_000);
     const nothing = await ask('UGRACE', 'No Such Collector', 'C0SEC');
-    expect(textOf(nothing)).toContain('No collector matched');
+    expect(textOf(nothing)).toContain('No collector is called');
     const failed = await ask('UGRACE', 'application:Mainframe', 'C0SEC');
     expect(textOf(failed)).toContain('No eligible collectors found for the application Mainframe');
     const confirm = await ask('UGRACE', '', 'C0SEC');
