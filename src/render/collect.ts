@@ -374,8 +374,7 @@ export function renderNoCollectorMatched(input: { query: CollectQuery; known: re
   if (input.meant) paragraphs.push(['Did you mean ', bold(oneLine(input.meant, 120)), '?']);
   if (known.length > 0) {
     const shown = known.slice(0, 12);
-    const list: Run[] = [];
-    shown.forEach((name, i) => list.push(...(i > 0 ? [', '] : []), code(oneLine(name, 60))));
+    const list: Run[] = shown.flatMap((name, i): Run[] => (i > 0 ? [', ', code(oneLine(name, 60))] : [code(oneLine(name, 60))]));
     paragraphs.push([
       'Collectors started here before: ',
       ...list,
