@@ -18,7 +18,7 @@ export async function searchApprovals(deps: Deps, who: Principal, query: Approva
   try {
     const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
     if (linked === undefined) return { kind: 'not-linked' };
-    const page = await deps.service.findApprovals(query, linked.token, { onBehalfOf: linked.onBehalfOf });
+    const page = await linked.call((token, options) => deps.service.findApprovals(query, token, options));
     await noteSuccess(deps, who, 'findApprovals');
     return { kind: 'page', query, approvals: page.approvals };
   } catch (error) {

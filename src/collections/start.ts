@@ -141,7 +141,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       holdsCooldown = true;
     }
 
-    const result = await deps.service.collectEntitlements(query, linked.token, { onBehalfOf: linked.onBehalfOf });
+    const result = await linked.call((token, options) => deps.service.collectEntitlements(query, token, options));
     started = result.runs.length > 0;
     await noteSuccess(deps, who, 'collectEntitlements');
     deps.logger.info(

@@ -267,6 +267,7 @@ const SERVICE_WORDS: Record<string, string> = {
   conflict: 'already queued at the service',
   'service-unavailable': 'the service did not answer',
   'unexpected-response': 'the service gave an answer countersign could not read',
+  'app-sign-in': 'countersign could not sign in to the service as itself',
 };
 
 /** Why an attempt ended so, in words; who and when as mentions and dates each reader sees in their own zone. */

@@ -23,7 +23,7 @@ const pasted = (token: string): LinkRequest => ({ kind: 'token', token: new Secr
 
 /** The user's links, as whoami shows them: no tokens. */
 const links = async (t: ReturnType<typeof fakeDeps>) =>
-  (await whoami(t.deps, ADA)).map((l) => ({ command: l.command, source: l.source, linkedAt: l.linkedAt }));
+  (await whoami(t.deps, ADA)).tokens.map((l) => ({ command: l.command, source: l.source, linkedAt: l.linkedAt }));
 const tokenOf = async (t: ReturnType<typeof fakeDeps>, command: 'findApprovals' | 'collectEntitlements') =>
   (await t.deps.store.getToken(ADA, command))?.token.reveal();
 
@@ -136,7 +136,7 @@ describe('forgetAccount', () => {
     await t.deps.store.setReminder({ ...ADA, days: 'daily', minuteOfDay: 540, timeZone: 'UTC', nextAt: NOW, dueAt: NOW });
     t.fake.calls.length = 0;
 
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1, identities: 0 });
     expect(t.fake.calls).toEqual([{ command: 'logoutUser', token: 'session-token-1' }]);
     expect(await links(t)).toEqual([]);
     expect(await t.deps.store.getToken(ADA, 'findApprovals')).toBeUndefined();
@@ -147,7 +147,7 @@ describe('forgetAccount', () => {
     const t = fakeDeps();
     await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('session-a'), 'login', NOW);
     await t.deps.store.setToken(ADA, ['collectEntitlements'], new Secret('session-b'), 'login', NOW);
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 2 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 2, identities: 0 });
     expect(t.fake.calls).toEqual([
       { command: 'logoutUser', token: 'session-a' },
       { command: 'logoutUser', token: 'session-b' },
@@ -158,7 +158,7 @@ describe('forgetAccount', () => {
     const t = fakeDeps();
     await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('admin-token'), 'admin', NOW);
     await t.deps.store.setToken(ADA, ['collectEntitlements'], new Secret('pasted-token'), 'pasted', NOW);
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 0 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 0, identities: 0 });
     expect(t.fake.calls).toEqual([]);
     expect(await links(t)).toEqual([]);
   });
@@ -169,7 +169,7 @@ describe('forgetAccount', () => {
     t.deps.service.logoutUser = async () => {
       throw new InvalidTokenError({ command: 'logoutUser', status: 401, serviceMessage: 'Token is invalid or expired' });
     };
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1, identities: 0 });
     expect(await links(t)).toEqual([]);
     for (const line of t.logs) expect(line).not.toContain('session-token-1');
   });
@@ -184,10 +184,10 @@ describe('forgetAccount', () => {
       NOW,
     );
     await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('pasted-token'), 'pasted', NOW);
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 3, endedAtService: 0 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 3, endedAtService: 0, identities: 0 });
     expect(await t.deps.store.getToken(ADA, 'findApprovals')).toBeUndefined();
     expect(await t.deps.store.getToken(ADA, 'collectEntitlements')).toBeUndefined();
-    expect(await whoami(t.deps, ADA)).toEqual([]);
+    expect((await whoami(t.deps, ADA)).tokens).toEqual([]);
     expect(t.fake.calls).toEqual([]);
   });
 
@@ -195,13 +195,13 @@ describe('forgetAccount', () => {
     const t = fakeDeps();
     await t.link('UADA');
     await t.link('UEVE');
-    expect((await whoami(t.deps, ADA)).map((l) => [l.userId, l.command, l.source])).toEqual([
+    expect((await whoami(t.deps, ADA)).tokens.map((l) => [l.userId, l.command, l.source])).toEqual([
       ['UADA', 'collectEntitlements', 'admin'],
       ['UADA', 'findApprovals', 'admin'],
     ]);
     await forgetAccount(t.deps, ADA);
-    expect(await whoami(t.deps, ADA)).toEqual([]);
-    expect((await whoami(t.deps, { teamId: 'T1', userId: 'UEVE' })).map((l) => l.command)).toEqual([
+    expect((await whoami(t.deps, ADA)).tokens).toEqual([]);
+    expect((await whoami(t.deps, { teamId: 'T1', userId: 'UEVE' })).tokens.map((l) => l.command)).toEqual([
       'collectEntitlements',
       'findApprovals',
     ]);

@@ -17,30 +17,36 @@ import type { SlackDeps } from '../../src/slack/deps.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 export type Call =
-  | { command: 'findApprovals'; query: ApprovalQuery; token: string }
-  | { command: 'collectEntitlements'; query: CollectQuery; token: string }
+  | { command: 'findApprovals'; query: ApprovalQuery; token: string; onBehalfOf?: string }
+  | { command: 'collectEntitlements'; query: CollectQuery; token: string; onBehalfOf?: string }
   | { command: 'loginUser'; username: string; authsource?: string }
-  | { command: 'logoutUser'; token: string };
+  | { command: 'logoutUser'; token: string }
+  | { command: 'loginTrustedApp'; clientId: string };
 
 export interface ServiceScript {
   findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>;
   collect?: (q: CollectQuery) => Promise<CollectionResult>;
   login?: (username: string, password: string, authsource: string | undefined) => Promise<Secret>;
+  loginApp?: (clientId: string, clientSecret: string) => Promise<Secret>;
 }
+
+/** Only what was given: a call for nobody in particular leaves onBehalfOf out. */
+const behalf = (options: { onBehalfOf?: string | undefined } | undefined) =>
+  options?.onBehalfOf === undefined ? {} : { onBehalfOf: options.onBehalfOf };
 
 export function fakeService(script: ServiceScript = {}) {
   const calls: Call[] = [];
   /** The order of service calls and answers, for "acked before anything else" checks. */
   const events: string[] = [];
   const service: ServiceClient = {
-    async findApprovals(query, token) {
+    async findApprovals(query, token, options) {
       events.push('service');
-      calls.push({ command: 'findApprovals', query, token: token.reveal() });
+      calls.push({ command: 'findApprovals', query, token: token.reveal(), ...behalf(options) });
       return script.findApprovals ? script.findApprovals(query) : { approvals: [], count: 0 };
     },
-    async collectEntitlements(query, token) {
+    async collectEntitlements(query, token, options) {
       events.push('service');
-      calls.push({ command: 'collectEntitlements', query, token: token.reveal() });
+      calls.push({ command: 'collectEntitlements', query, token: token.reveal(), ...behalf(options) });
       return script.collect ? script.collect(query) : { runs: [{ runId: '1', collector: 'AD Accounts' }] };
     },
     getRunStatus: async () => {
@@ -54,6 +60,11 @@ export function fakeService(script: ServiceScript = {}) {
     },
     async logoutUser(token) {
       calls.push({ command: 'logoutUser', token: token.reveal() });
+    },
+    async loginTrustedApp(credentials) {
+      calls.push({ command: 'loginTrustedApp', clientId: credentials.clientId });
+      if (!script.loginApp) throw new Error('not used');
+      return script.loginApp(credentials.clientId, credentials.clientSecret.reveal());
     },
     close: async () => {},
   };
