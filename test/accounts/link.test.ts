@@ -207,3 +207,73 @@ describe('forgetAccount', () => {
     ]);
   });
 });
+
+describe('linking in the trusted mode', () => {
+  const trusted = (login?: (u: string, p: string, a: string | undefined) => Promise<Secret>) =>
+    fakeDeps({
+      trusted: true,
+      service: fakeService({
+        login: login ?? (async () => new Secret('proof-token-1')),
+        loginApp: async () => new Secret('app-token-1'),
+      }),
+    });
+
+  it('proves who the user is with loginUser, ends that session at once, and keeps the name, not a token', async () => {
+    const t = trusted();
+    expect(await linkAccount(t.deps, ADA, login('corp-ldap'), 'findApprovals')).toEqual({
+      kind: 'identified',
+      serviceUser: 'ada',
+      authsource: 'corp-ldap',
+      replaced: 0,
+    });
+    expect(t.fake.calls).toEqual([
+      { command: 'loginUser', username: 'ada', authsource: 'corp-ldap' },
+      { command: 'logoutUser', token: 'proof-token-1' },
+    ]);
+    expect(await t.deps.store.getIdentity(ADA)).toMatchObject({
+      serviceUser: 'ada',
+      authsource: 'corp-ldap',
+      source: 'login',
+      linkedAt: NOW,
+    });
+    expect(await links(t)).toEqual([]);
+    for (const line of t.logs) {
+      expect(line).not.toContain(PASSWORD);
+      expect(line).not.toContain('proof-token-1');
+    }
+  });
+
+  it('forgets the tokens from before the switch that the identity replaces, ending their session', async () => {
+    const t = trusted();
+    await t.deps.store.setToken(ADA, ['findApprovals', 'collectEntitlements'], new Secret('old-session'), 'login', NOW);
+    expect(await linkAccount(t.deps, ADA, login(), 'findApprovals')).toMatchObject({ kind: 'identified', replaced: 2 });
+    expect(t.fake.calls.filter((c) => c.command === 'logoutUser')).toEqual([
+      { command: 'logoutUser', token: 'proof-token-1' },
+      { command: 'logoutUser', token: 'old-session' },
+    ]);
+    expect(await links(t)).toEqual([]);
+  });
+
+  it('takes no pasted token: a token does not say whose it is', async () => {
+    const t = trusted();
+    expect(await linkAccount(t.deps, ADA, pasted('someone-elses-token'), 'findApprovals')).toEqual({ kind: 'token-not-accepted' });
+    expect(t.fake.calls).toEqual([]);
+    expect(await t.deps.store.getIdentity(ADA)).toBeUndefined();
+  });
+
+  it('links nothing when the service does not accept the username and password', async () => {
+    const t = trusted(async () => {
+      throw new LoginFailedError({ command: 'loginUser', status: 401, serviceMessage: 'User could not be validated.' });
+    });
+    expect(await linkAccount(t.deps, ADA, login(), 'findApprovals')).toMatchObject({ kind: 'refused' });
+    expect(await t.deps.store.getIdentity(ADA)).toBeUndefined();
+  });
+
+  it('says which mode in whoami, and logout forgets the identity and pauses the reminder', async () => {
+    const t = trusted();
+    await linkAccount(t.deps, ADA, login(), 'findApprovals');
+    expect(await whoami(t.deps, ADA)).toMatchObject({ mode: 'trusted-app', identity: { serviceUser: 'ada' }, tokens: [] });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 0, endedAtService: 0, identities: 1 });
+    expect(await whoami(t.deps, ADA)).toMatchObject({ mode: 'trusted-app', identity: undefined, tokens: [] });
+  });
+});

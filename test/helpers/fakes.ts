@@ -4,7 +4,8 @@
  */
 
 import type { RespondArguments } from '@slack/bolt';
-import { storedTokens } from '../../src/accounts/credentials.js';
+import { storedTokens, trustedApplication } from '../../src/accounts/credentials.js';
+import { AppSession } from '../../src/accounts/trusted-app.js';
 import type { CollectStatus } from '../../src/collections/runs.js';
 import type { CollectPolicy } from '../../src/config.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
@@ -79,6 +80,8 @@ export interface FakeDepsOptions {
   groups?: Record<string, string[]>;
   /** postStatus rejects with this Slack error (the bot is not in the channel, say). */
   postFails?: string;
+  /** The trusted-application mode, signing in with the scripted service's loginTrustedApp. */
+  trusted?: boolean;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}) {
@@ -97,13 +100,28 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     responses.push(r);
   };
   const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64')));
+  const now = () => new Date(options.now ?? '2026-11-22T06:30:00Z');
+  const credentials = options.trusted
+    ? trustedApplication({
+        store,
+        session: new AppSession({
+          service: fake.service,
+          credentials: { clientId: 'countersign', clientSecret: new Secret('client-secret-of-the-test') },
+          maxAgeMs: 3_600_000,
+          now,
+          logger,
+        }),
+        now,
+        logger,
+      })
+    : storedTokens(store);
   const deps: SlackDeps = {
     service: fake.service,
-    credentials: storedTokens(store),
+    credentials,
     store,
     logger,
     metrics: new Metrics({ defaultMetrics: false }),
-    now: () => new Date(options.now ?? '2026-11-22T06:30:00Z'),
+    now,
     newId: () => `id-${String(++id).padStart(6, '0')}`,
     timeZones: { lookup: async () => options.zone },
     background: new Background(logger),
