@@ -12,7 +12,7 @@ import type { LinkMode } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { IdentityLink, LinkSummary, ServiceCommandName } from '../store/types.js';
 import { code, context, fallback, LIMITS, type Message, section } from './blocks.js';
-import { bold, emoji, md, oneLine, type Paragraph, type Run, richMessage, richText, user, when } from './rich.js';
+import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user, when } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -136,7 +136,7 @@ export function linkDone(commands: readonly ServiceCommandName[], checked: boole
 
 /** The modal once the identity is linked (trusted mode): the name calls are made for, shown exactly as typed. */
 export function identityLinked(serviceUser: string, authsource: string | undefined, replaced: number): View {
-  const name: Run[] = [code(oneLine(serviceUser, 100)), ...(authsource ? [' (', oneLine(authsource, 100), ')'] : [])];
+  const name: Run[] = [richCode(oneLine(serviceUser, 100)), ...(authsource ? [' (', oneLine(authsource, 100), ')'] : [])];
   return {
     type: 'modal',
     callback_id: LINK_CALLBACK,
@@ -197,7 +197,7 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
   if (identity !== undefined) {
     lines.push([
       '• Linked as ',
-      code(oneLine(identity.serviceUser, 100)),
+      richCode(oneLine(identity.serviceUser, 100)),
       ...(identity.authsource ? [' (', oneLine(identity.authsource, 100), ')'] : []),
       identity.source === 'admin' ? ' by an admin ' : ' by signing in ',
       at(identity.linkedAt),
