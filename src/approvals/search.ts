@@ -1,7 +1,7 @@
 /**
- * One page of the asker's approvals, with their own token: for /approvals, its paging buttons, a
- * digest's "Open the full list", and the replay after linking. The outcome says what happened;
- * the adapter words it.
+ * One page of the asker's approvals, with their credentials (their token, or the app's acting for
+ * them): for /approvals, its paging buttons, a digest's "Open the full list", and the replay after
+ * linking. The outcome says what happened; the adapter words it.
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';

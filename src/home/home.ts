@@ -1,6 +1,6 @@
 /**
  * The App Home tab's content: the user's pending approvals (one call for the first of them,
- * soonest due first, with their own token; paging moves through that same list), what they have
+ * soonest due first, with their credentials; paging moves through that same list), what they have
  * linked, and their reminder. Someone with nothing linked gets only their (empty) links.
  */
 

@@ -1,6 +1,6 @@
 /**
  * The reminder scheduler: every instance runs one; the store's leases make sure each digest is
- * taken by one of them. A digest is fetched with the user's own token, sent as a DM, and the
+ * taken by one of them. A digest is fetched with the user's credentials, sent as a DM, and the
  * reminder moved to its next occurrence. Crashing before the DM is handed to Slack means another
  * instance takes it over when the lease runs out; after that point it is never sent twice.
  */
