@@ -174,6 +174,10 @@ async function tokensCommand(args: string[]): Promise<number> {
         const token = await readToken();
         await store.setToken(who, commands, token, 'admin', new Date());
         process.stderr.write(`Linked ${commands.join(' and ')} for ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''}.\n`);
+        if (config.serviceAuth.mode === 'trusted-app')
+          process.stderr.write(
+            'Note: this installation is in the trusted-application mode: the token is used until it expires; `countersign users map` links for good.\n',
+          );
         return 0;
       }
       case 'delete': {

@@ -226,6 +226,9 @@ describe('countersign users', () => {
     const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe'], env('users-off', false));
     expect(await map.exited).toBe(0);
     expect(map.stderr()).toContain('mappings are used only in the trusted-application mode');
+    const token = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], env('users-off'), 'ws3101aaaa:-1:2:-3.4');
+    expect(await token.exited).toBe(0);
+    expect(token.stderr()).toContain('the token is used until it expires; `countersign users map` links for good');
     const on = spawnCli(['users', 'list'], env('users-off'));
     expect(await on.exited).toBe(0);
     expect(on.stdout() + on.stderr()).not.toContain('a-secret-for-the-cli');
