@@ -92,6 +92,8 @@ const COMMANDS_NEEDING_TOKEN = new Set(['findApprovals', 'collectEntitlements', 
 /** What an application's token may run, always for a user named by auth-user-id: every command that acts for someone. */
 const APP_COMMANDS = [...COMMANDS_NEEDING_TOKEN].filter((c) => c !== 'logoutUser');
 
+const MAX_ACTED_FOR = 10_000;
+
 /** A new trusted application for a service started without one: a fixed id, a secret nobody could guess. */
 export function newTrustedApp(): TrustedApp {
   return { clientId: 'countersign', clientSecret: randomBytes(24).toString('base64url') };
@@ -233,6 +235,8 @@ export function createReferenceHandler(deps: HandlerDeps) {
       const user = deps.tokens.user(onBehalf);
       if (user === undefined) return errorAnswer(401, `The user '${onBehalf}' given by auth-user-id could not be found.`, false);
       if (!user.commands.includes(cmd)) return errorAnswer(401, `The token is not valid for the command '${cmd}'. `, false);
+      // The latest calls only: a service left running under load keeps a bounded record.
+      if (actedFor.length >= MAX_ACTED_FOR) actedFor.splice(0, actedFor.length - MAX_ACTED_FOR + 1);
       actedFor.push({ command: cmd, authUserId: onBehalf });
       userId = user.id;
     } else if (onBehalf !== null) {
