@@ -11,9 +11,9 @@ import { loadConfig } from './config.js';
 import { DEFAULT_RUN_TIMINGS } from './reference-service/commands.js';
 import { openReferenceDb } from './reference-service/db.js';
 import { loadBulkData, loadDemoData } from './reference-service/demo.js';
-import { type DemoToken, startReferenceService } from './reference-service/server.js';
+import { type DemoToken, newTrustedApp, startReferenceService } from './reference-service/server.js';
 import { Secret } from './runtime/secret.js';
-import { UNSAFE_CHARACTERS } from './service/query.js';
+import { serviceUserIdSchema, UNSAFE_CHARACTERS } from './service/query.js';
 import { type CollectAttempt, openStore, SERVICE_COMMANDS, type ServiceCommandName } from './store/index.js';
 
 const USAGE = `Usage: countersign <command> [options]
@@ -28,13 +28,23 @@ Commands:
   tokens delete --user <SlackUserId> [--team <TeamId>]
       Forget a user's tokens: every one of their links in every workspace; with --team, every
       link that would act for them in that workspace (its own and any made for any workspace).
+  users map --user <SlackUserId> --service-user <name> [--team <TeamId>] [--authsource <source>]
+      Trusted-application mode: say who a Slack user is in the Command Service (the name they
+      sign in with), so that countersign acts for them without their signing in. Without --team
+      the mapping holds in any workspace.
+  users list [--json]
+      Mapped users: who they are in the service, how and when they were linked, last use.
+  users unmap --user <SlackUserId> [--team <TeamId>]
+      Forget who a Slack user is in the service: every mapping in every workspace; with --team,
+      that workspace's and any made for any workspace.
   keys rotate
       Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
       TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
-  service [--port N] [--host H] [--data demo|<file.db>] [--approvals N]
+  service [--port N] [--host H] [--data demo|<file.db>] [--approvals N] [--client-id ID] [--client-secret S]
       Run the reference Command Service alone. --data demo (the default) keeps a fresh
       demo data set in memory; a file path keeps the data in that SQLite file (created and
       filled with demo data when new; with --approvals N, N generated approvals as well).
+      loginTrustedApp accepts the client id and secret given, or ones made up and printed.
   audit [--since 7d|24h|2026-11-01] [--channel <ChannelId>] [--team <TeamId>] [--limit N] [--json]
       Every attempt to start a collection, oldest first: when, workspace, channel, user, what
       was asked, how it ended (runs and their last known state, or why it was refused or failed).
@@ -44,6 +54,7 @@ Commands:
 
 Examples:
   countersign tokens set --user U012ABCDEF --command all < token.txt
+  countersign users map --user U012ABCDEF --service-user jdoe --authsource corp-ldap
   countersign audit --since 7d --json > collections.jsonl
   countersign service --port 4000
   countersign service --data ./data/reference.db --approvals 1000000
@@ -64,6 +75,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return await tokensCommand(rest);
       case 'keys':
         return await keysCommand(rest);
+      case 'users':
+        return await usersCommand(rest);
       case 'audit':
         return await auditCommand(rest);
       case undefined:
@@ -162,6 +175,10 @@ async function tokensCommand(args: string[]): Promise<number> {
         const token = await readToken();
         await store.setToken(who, commands, token, 'admin', new Date());
         process.stderr.write(`Linked ${commands.join(' and ')} for ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''}.\n`);
+        if (config.serviceAuth.mode === 'trusted-app')
+          process.stderr.write(
+            'Note: this installation is in the trusted-application mode: the token is used until it expires; `countersign users map` links for good.\n',
+          );
         return 0;
       }
       case 'delete': {
@@ -196,6 +213,115 @@ async function tokensCommand(args: string[]): Promise<number> {
           ]),
         );
         printTable(rows);
+        return 0;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** Trusted-application mode: who each Slack user is in the service. Names, never credentials. */
+async function usersCommand(args: string[]): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      user: { type: 'string' },
+      team: { type: 'string' },
+      'service-user': { type: 'string' },
+      authsource: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (action !== 'map' && action !== 'list' && action !== 'unmap')
+    throw new UsageError(`users takes map, list or unmap, not '${action ?? ''}'`);
+  if (positionals.length > 0) throw new UsageError(`users ${action} takes options only, not '${positionals.join(' ')}'`);
+  if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
+    throw new UsageError(
+      `users ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
+    );
+  }
+  if (values.team !== undefined && !TEAM_ID.test(values.team))
+    throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
+  let identity: { serviceUser: string; authsource: string | undefined } | undefined;
+  if (action === 'map') {
+    const serviceUser = values['service-user']?.trim() ?? '';
+    // Sent as auth-user-id on every call for this user: checked as the client checks what it sends.
+    if (!serviceUserIdSchema.safeParse(serviceUser).success)
+      throw new UsageError(
+        'users map needs --service-user with the name the user signs in to the Command Service with (1 to 256 characters, no control characters)',
+      );
+    const authsource = values.authsource?.trim();
+    if (authsource !== undefined && !serviceUserIdSchema.safeParse(authsource).success)
+      throw new UsageError('--authsource takes the name of an authentication source, such as corp-ldap');
+    identity = { serviceUser, authsource: authsource || undefined };
+  } else if (values['service-user'] !== undefined || values.authsource !== undefined) {
+    throw new UsageError(`users ${action} takes no --service-user or --authsource`);
+  }
+
+  const config = loadConfig(process.env);
+  const store = await openStore(config);
+  try {
+    const who = { teamId: values.team ?? '', userId: values.user ?? '' };
+    switch (action) {
+      case 'map': {
+        if (identity === undefined) throw new UsageError('users map needs --service-user');
+        await store.setIdentity(who, identity, 'admin', new Date());
+        process.stderr.write(
+          `Mapped ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''} to ${printable(identity.serviceUser)}${identity.authsource ? ` (${printable(identity.authsource)})` : ''}.\n`,
+        );
+        if (config.serviceAuth.mode !== 'trusted-app')
+          process.stderr.write(
+            'Note: COMMAND_SERVICE_CLIENT_ID and COMMAND_SERVICE_CLIENT_SECRET are not set here; mappings are used only in the trusted-application mode.\n',
+          );
+        return 0;
+      }
+      case 'unmap': {
+        const removed = await store.deleteIdentities(values.team === undefined ? { userId: who.userId } : who);
+        const where = values.team === undefined ? 'in any workspace' : `in ${values.team} (its mapping and an any-workspace one)`;
+        process.stderr.write(
+          removed > 0 ? `Forgot ${removed} mapping(s) of ${who.userId} ${where}.\n` : `${who.userId} had no mapping ${where}.\n`,
+        );
+        return removed > 0 ? 0 : 1;
+      }
+      case 'list': {
+        const identities = await store.listIdentities();
+        if (values.json) {
+          for (const i of identities)
+            process.stdout.write(
+              jsonLine({
+                teamId: i.teamId,
+                userId: i.userId,
+                serviceUser: i.serviceUser,
+                authsource: i.authsource ?? null,
+                source: i.source,
+                linkedAt: i.linkedAt.toISOString(),
+                lastUsedAt: i.lastUsedAt?.toISOString() ?? null,
+                lastOutcome: i.lastOutcome ?? null,
+              }),
+            );
+          return 0;
+        }
+        if (identities.length === 0) {
+          process.stderr.write('No users are mapped.\n');
+          return 0;
+        }
+        printTable(
+          [['TEAM', 'USER', 'SERVICE USER', 'AUTHSOURCE', 'LINKED AT', 'SOURCE', 'LAST USE']].concat(
+            identities.map((i) => [
+              i.teamId || '*',
+              i.userId,
+              i.serviceUser,
+              i.authsource ?? '-',
+              i.linkedAt.toISOString(),
+              i.source,
+              i.lastOutcome ? `${i.lastOutcome} ${i.lastUsedAt?.toISOString() ?? ''}` : '-',
+            ]),
+          ),
+        );
         return 0;
       }
     }
@@ -422,9 +548,20 @@ async function serviceCommand(args: string[]): Promise<number> {
       host: { type: 'string', default: '127.0.0.1' },
       data: { type: 'string', default: 'demo' },
       approvals: { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
     },
   });
   const port = positiveInt(values.port, '--port', 0, 65_535) ?? 4000;
+  // A test service's made-up credentials: on the command line, unlike anything countersign itself holds.
+  const made = newTrustedApp();
+  const trustedApp = { clientId: values['client-id'] ?? made.clientId, clientSecret: values['client-secret'] ?? made.clientSecret };
+  for (const [flag, value] of [
+    ['--client-id', trustedApp.clientId],
+    ['--client-secret', trustedApp.clientSecret],
+  ] as const) {
+    if (!/^[\x21-\x7e]{1,256}$/.test(value)) throw new UsageError(`${flag} takes 1 to 256 visible characters, without spaces`);
+  }
   const approvals = positiveInt(values.approvals, '--approvals', 1, 50_000_000);
   const inMemory = values.data === 'demo';
   if (inMemory && approvals !== undefined)
@@ -444,7 +581,7 @@ async function serviceCommand(args: string[]): Promise<number> {
     }
   }
 
-  const service = await startReferenceService({ db, port, host: values.host });
+  const service = await startReferenceService({ db, port, host: values.host, trustedApp });
   // Listen for signals before saying "listening": a supervisor may stop us the moment it reads that line.
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
@@ -462,6 +599,10 @@ async function serviceCommand(args: string[]): Promise<number> {
       '',
       'Demo logins (loginUser): ada.lovelace, grace.hopper, oscar.ops with password "demo";',
       '  katherine.johnson with password "demo" and authsource corp-ldap.',
+      '',
+      'Trusted application (loginTrustedApp; its tokens act for the user named by auth-user-id):',
+      `  COMMAND_SERVICE_CLIENT_ID=${service.trustedApp.clientId}`,
+      `  COMMAND_SERVICE_CLIENT_SECRET=${service.trustedApp.clientSecret}`,
       '',
       'Try:',
       `  curl -H "Authorization: Bearer $TOKEN" '${service.url}/command.submit?cmd=findApprovals&format=json&page-size=2'`,

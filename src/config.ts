@@ -35,7 +35,24 @@ interface CommonConfig {
   readonly metricsToken: Secret | undefined;
   /** How long a stop waits for work in flight before it gives up on it and exits. */
   readonly shutdownTimeoutMs: number;
+  /** How calls are made for people: each one's own token, or the app's own as a trusted application. */
+  readonly serviceAuth: ServiceAuth;
 }
+
+/**
+ * 'user-tokens' (the default): each user's own token, linked by signing in or pasting it.
+ * 'trusted-app' (COMMAND_SERVICE_CLIENT_ID and _SECRET): the app signs in as itself
+ * (loginTrustedApp) and acts for each user with auth-user-id; users link their identity once.
+ */
+export type ServiceAuth =
+  | { readonly mode: 'user-tokens' }
+  | {
+      readonly mode: 'trusted-app';
+      readonly clientId: string;
+      readonly clientSecret: Secret;
+      /** The app's token is replaced once it is this old, whatever the service says. */
+      readonly maxTokenAgeMs: number;
+    };
 
 /** No Slack credentials: the embedded reference service and the playground stand in for both ends. */
 export interface LocalConfig extends CommonConfig {
@@ -163,6 +180,57 @@ const duration = (zero: string, min = 0) =>
     .transform((v) => parseDuration(v))
     .refine((v): v is number => v !== undefined && v >= min, `must be a duration like 90s, 10m or 1h, up to 7d (${zero})`)
     .transform((v) => v as number);
+
+/** Both client credentials or neither: one alone is a mistake, said at start rather than at the first user's call. */
+function readServiceAuth(env: Env): ServiceAuth {
+  const clientId = read(env, {
+    variable: 'COMMAND_SERVICE_CLIENT_ID',
+    example: 'countersign',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,256}$/, 'must be the ClientId of the Trusted Application page: 1 to 256 visible characters, without spaces')
+      .optional(),
+  });
+  // The value never appears in a message: only what is wrong with it.
+  const clientSecret = read(env, {
+    variable: 'COMMAND_SERVICE_CLIENT_SECRET',
+    example: '<the ClientSecret of the Trusted Application page>',
+    schema: z
+      .string()
+      .regex(/^[\x20-\x7e]{8,1024}$/, 'must be the ClientSecret of the Trusted Application page: 8 to 1024 visible characters')
+      .transform((v) => new Secret(v))
+      .optional(),
+  });
+  const maxTokenAgeMs = read(env, {
+    variable: 'COMMAND_SERVICE_APP_TOKEN_MAX_AGE',
+    example: '1h',
+    schema: duration('from 1m to 1d')
+      .refine((ms) => ms >= 60_000 && ms <= 86_400_000, 'must be from 1m to 1d')
+      .optional(),
+  });
+  if (clientId !== undefined && clientSecret === undefined)
+    throw new ConfigError(
+      'COMMAND_SERVICE_CLIENT_SECRET',
+      'is required when COMMAND_SERVICE_CLIENT_ID is set (trusted-application mode: both or neither)',
+      '<the ClientSecret of the Trusted Application page>',
+    );
+  if (clientSecret !== undefined && clientId === undefined)
+    throw new ConfigError(
+      'COMMAND_SERVICE_CLIENT_ID',
+      'is required when COMMAND_SERVICE_CLIENT_SECRET is set (trusted-application mode: both or neither)',
+      'countersign',
+    );
+  if (clientId === undefined || clientSecret === undefined) {
+    if (maxTokenAgeMs !== undefined)
+      throw new ConfigError(
+        'COMMAND_SERVICE_APP_TOKEN_MAX_AGE',
+        'is only used in the trusted-application mode: set COMMAND_SERVICE_CLIENT_ID and COMMAND_SERVICE_CLIENT_SECRET too, or unset it',
+        '1h',
+      );
+    return Object.freeze({ mode: 'user-tokens' });
+  }
+  return Object.freeze({ mode: 'trusted-app', clientId, clientSecret, maxTokenAgeMs: maxTokenAgeMs ?? 3_600_000 });
+}
 
 export function loadConfig(env: Env): Config {
   const botToken = read(env, {
@@ -313,6 +381,8 @@ export function loadConfig(env: Env): Config {
     schema: duration('at least 1s', 1000).optional(),
   });
 
+  const serviceAuth = readServiceAuth(env);
+
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -345,6 +415,7 @@ export function loadConfig(env: Env): Config {
     serviceTimeoutMs: serviceTimeoutMs ?? 20_000,
     metricsToken,
     shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
+    serviceAuth,
   };
   // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
   if (botToken === undefined || signingSecret === undefined)

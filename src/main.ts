@@ -7,7 +7,8 @@
 import { realpathSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { storedTokens } from './accounts/credentials.js';
+import { storedTokens, trustedApplication } from './accounts/credentials.js';
+import { AppSession, type Backoff } from './accounts/trusted-app.js';
 import { RunWatcher, type WatcherOptions } from './collections/watcher.js';
 import { approvalPages, type Config, ConfigError, loadConfig, type SlackConfig } from './config.js';
 import { startLocal } from './playground/local.js';
@@ -41,6 +42,8 @@ export interface Overrides {
   maxInFlight?: number;
   /** False: reminders and run status only move when a test calls their tick(). */
   startScheduler?: boolean;
+  /** Trusted mode: how long a failed sign-in waits before the next (tests: to count attempts on a clock they move). */
+  appSignInBackoff?: Partial<Backoff>;
 }
 
 export interface Running {
@@ -86,7 +89,23 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const chat = createChat(clients.messages, { logger, now, metrics, approvalLinks });
   // This instance's name in the store's leases.
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
-  const credentials = storedTokens(store);
+  const auth = config.serviceAuth;
+  const credentials =
+    auth.mode === 'trusted-app'
+      ? trustedApplication({
+          store,
+          session: new AppSession({
+            service,
+            credentials: { clientId: auth.clientId, clientSecret: auth.clientSecret },
+            maxAgeMs: auth.maxTokenAgeMs,
+            now,
+            logger: logger.child({ component: 'trusted-app' }),
+            backoff: overrides.appSignInBackoff,
+          }),
+          now,
+          logger,
+        })
+      : storedTokens(store);
   const reminders = new ReminderScheduler({
     store,
     service,
@@ -144,7 +163,10 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     reminders.start();
     runWatcher.start();
   }
-  logger.info({ mode: config.mode, port, service: new URL(config.commandServiceUrl).origin }, 'countersign is running');
+  logger.info(
+    { mode: config.mode, port, service: new URL(config.commandServiceUrl).origin, serviceAuth: auth.mode },
+    'countersign is running',
+  );
 
   let stopping: Promise<void> | undefined;
   let abandoned = 0;

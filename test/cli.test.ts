@@ -24,6 +24,28 @@ describe('countersign service', () => {
     expect(cli.stderr()).toContain('stopped');
   });
 
+  it('prints the trusted application loginTrustedApp accepts, made up or as given, and it signs in', async () => {
+    const made = spawnCli(['service', '--port', '0']);
+    const [, url] = await made.waitFor(/listening on (http:\/\/\S+)/);
+    const [, id, secret] = await made.waitFor(/COMMAND_SERVICE_CLIENT_ID=(\S+)\n {2}COMMAND_SERVICE_CLIENT_SECRET=(\S+)/);
+    expect(id).toBe('countersign');
+    const client = createServiceClient({ baseUrl: url ?? '' });
+    const app = await client.loginTrustedApp({ clientId: id ?? '', clientSecret: new Secret(secret ?? '') });
+    expect((await client.findApprovals({ 'page-size': 2 }, app, { onBehalfOf: 'ada.lovelace' })).count).toBe(2);
+    await client.close();
+    made.child.kill('SIGTERM');
+    expect(await made.exited).toBe(0);
+
+    const given = spawnCli(['service', '--port', '0', '--client-id', 'my-app', '--client-secret', 'my-secret-123']);
+    await given.waitFor(/COMMAND_SERVICE_CLIENT_ID=my-app\n {2}COMMAND_SERVICE_CLIENT_SECRET=my-secret-123\n/);
+    given.child.kill('SIGTERM');
+    expect(await given.exited).toBe(0);
+
+    const bad = spawnCli(['service', '--port', '0', '--client-secret', 'with space']);
+    expect(await bad.exited).toBe(2);
+    expect(bad.stderr()).toContain('--client-secret takes 1 to 256 visible characters');
+  });
+
   it('keeps data in a file across restarts', async () => {
     const file = join(dir, 'reference.db');
     for (const expectFill of [true, false]) {
@@ -152,6 +174,84 @@ describe('countersign tokens', () => {
     const cli = spawnCli(['tokens', 'list'], { DATABASE_URL: 'mysql://x' });
     expect(await cli.exited).toBe(1);
     expect(cli.stderr()).toContain('DATABASE_URL must be sqlite:<path> or postgres://');
+  });
+});
+
+describe('countersign users', () => {
+  const env = (name: string, trusted = true) => ({
+    DATABASE_URL: `sqlite:${join(dir, name, 'countersign.db')}`,
+    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 3).toString('base64'),
+    ...(trusted ? { COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: 'a-secret-for-the-cli' } : {}),
+  });
+
+  it('maps a Slack user to a user of the service, lists and unmaps them, by the workspace rules of tokens', async () => {
+    const e = env('users');
+    const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe', '--authsource', 'corp-ldap'], e);
+    expect(await map.exited).toBe(0);
+    expect(map.stderr()).toBe('Mapped U012ABCDEF to jdoe (corp-ldap).\n');
+    const inTeam = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'john.doe', '--team', 'T0ONE'], e);
+    expect(await inTeam.exited).toBe(0);
+    expect(inTeam.stderr()).toContain('Mapped U012ABCDEF in T0ONE to john.doe.');
+
+    const list = spawnCli(['users', 'list'], e);
+    expect(await list.exited).toBe(0);
+    expect(list.stdout()).toMatch(
+      /^TEAM +USER +SERVICE USER +AUTHSOURCE +LINKED AT +SOURCE +LAST USE\n\* +U012ABCDEF +jdoe +corp-ldap +\d{4}-.* admin +-\nT0ONE +U012ABCDEF +john\.doe +- /,
+    );
+    const json = spawnCli(['users', 'list', '--json'], e);
+    expect(await json.exited).toBe(0);
+    expect(
+      json
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
+      expect.objectContaining({ teamId: '', userId: 'U012ABCDEF', serviceUser: 'jdoe', authsource: 'corp-ldap', source: 'admin' }),
+      expect.objectContaining({ teamId: 'T0ONE', serviceUser: 'john.doe', authsource: null }),
+    ]);
+
+    const unmap = spawnCli(['users', 'unmap', '--user', 'U012ABCDEF', '--team', 'T0ONE'], e);
+    expect(await unmap.exited).toBe(0);
+    expect(unmap.stderr()).toContain('Forgot 2 mapping(s) of U012ABCDEF in T0ONE (its mapping and an any-workspace one).');
+    const again = spawnCli(['users', 'unmap', '--user', 'U012ABCDEF'], e);
+    expect(await again.exited).toBe(1);
+    expect(again.stderr()).toContain('U012ABCDEF had no mapping in any workspace.');
+    const none = spawnCli(['users', 'list'], e);
+    expect(await none.exited).toBe(0);
+    expect(none.stderr()).toContain('No users are mapped.');
+  });
+
+  it('says when the mode that uses mappings is not configured, and never prints the client secret', async () => {
+    const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe'], env('users-off', false));
+    expect(await map.exited).toBe(0);
+    expect(map.stderr()).toContain('mappings are used only in the trusted-application mode');
+    const token = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], env('users-off'), 'ws3101aaaa:-1:2:-3.4');
+    expect(await token.exited).toBe(0);
+    expect(token.stderr()).toContain('the token is used until it expires; `countersign users map` links for good');
+    const on = spawnCli(['users', 'list'], env('users-off'));
+    expect(await on.exited).toBe(0);
+    expect(on.stdout() + on.stderr()).not.toContain('a-secret-for-the-cli');
+  });
+
+  it('refuses wrong usage with exit 2, and a bad client secret with exit 1 naming the variable', async () => {
+    const e = env('users-bad');
+    for (const [args, message] of [
+      [['users', 'map', '--user', 'U012ABCDEF'], /users map needs --service-user/],
+      [['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jd\u202eoe'], /users map needs --service-user/],
+      [['users', 'map', '--user', 'alice', '--service-user', 'jdoe'], /Slack user id such as U012ABCDEF, not 'alice'/],
+      [['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe', '--team', 'nope'], /--team takes a Slack team id/],
+      [['users', 'unmap', '--user', 'U012ABCDEF', '--service-user', 'jdoe'], /users unmap takes no --service-user/],
+      [['users', 'delete'], /users takes map, list or unmap/],
+    ] as const) {
+      const cli = spawnCli([...args], e);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr()).toMatch(message);
+    }
+    const config = spawnCli(['users', 'list'], { ...e, COMMAND_SERVICE_CLIENT_SECRET: 'short' });
+    expect(await config.exited).toBe(1);
+    expect(config.stderr()).toContain('COMMAND_SERVICE_CLIENT_SECRET must be the ClientSecret');
+    expect(config.stderr()).not.toMatch(/COMMAND_SERVICE_CLIENT_SECRET=short/);
   });
 });
 

@@ -236,3 +236,76 @@ describe('METRICS_TOKEN and SHUTDOWN_TIMEOUT', () => {
     });
   }
 });
+
+describe('the trusted-application mode', () => {
+  const SECRET = 'Tr4sted-App-Secret-0001';
+
+  it('is off by default: each user’s own token', () => {
+    expect(loadConfig({ ...SLACK }).serviceAuth).toEqual({ mode: 'user-tokens' });
+    expect(loadConfig({}).serviceAuth).toEqual({ mode: 'user-tokens' });
+  });
+
+  it('is on with both client credentials, the secret a Secret and the app token kept an hour unless told', () => {
+    const config = loadConfig({ ...SLACK, COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: SECRET });
+    expect(config.serviceAuth).toMatchObject({ mode: 'trusted-app', clientId: 'countersign', maxTokenAgeMs: 3_600_000 });
+    const auth = config.serviceAuth;
+    if (auth.mode !== 'trusted-app') throw new Error('not trusted');
+    expect(auth.clientSecret.reveal()).toBe(SECRET);
+    expect(JSON.stringify(config)).not.toContain(SECRET);
+    const shorter = loadConfig({
+      ...SLACK,
+      COMMAND_SERVICE_CLIENT_ID: 'countersign',
+      COMMAND_SERVICE_CLIENT_SECRET: SECRET,
+      COMMAND_SERVICE_APP_TOKEN_MAX_AGE: '20m',
+    });
+    expect(shorter.serviceAuth).toMatchObject({ maxTokenAgeMs: 20 * 60_000 });
+    // Local mode too: its embedded service then trusts the same application.
+    expect(loadConfig({ COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: SECRET }).serviceAuth.mode).toBe(
+      'trusted-app',
+    );
+  });
+
+  for (const [name, env, message] of [
+    [
+      'an id without a secret',
+      { COMMAND_SERVICE_CLIENT_ID: 'countersign' },
+      /^COMMAND_SERVICE_CLIENT_SECRET is required when COMMAND_SERVICE_CLIENT_ID is set \(trusted-application mode: both or neither\)\. Example:/,
+    ],
+    [
+      'a secret without an id',
+      { COMMAND_SERVICE_CLIENT_SECRET: SECRET },
+      /^COMMAND_SERVICE_CLIENT_ID is required when COMMAND_SERVICE_CLIENT_SECRET is set/,
+    ],
+    [
+      'an id with a space',
+      { COMMAND_SERVICE_CLIENT_ID: 'counter sign', COMMAND_SERVICE_CLIENT_SECRET: SECRET },
+      /^COMMAND_SERVICE_CLIENT_ID must be the ClientId/,
+    ],
+    [
+      'a secret too short',
+      { COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: 'short' },
+      /^COMMAND_SERVICE_CLIENT_SECRET must be the ClientSecret of the Trusted Application page: 8 to 1024 visible characters\. Example:/,
+    ],
+    [
+      'a secret with a control character',
+      { COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: `${SECRET}\u0007x` },
+      /^COMMAND_SERVICE_CLIENT_SECRET must be/,
+    ],
+    [
+      'an age limit past a day',
+      { COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: SECRET, COMMAND_SERVICE_APP_TOKEN_MAX_AGE: '2d' },
+      /^COMMAND_SERVICE_APP_TOKEN_MAX_AGE must be from 1m to 1d/,
+    ],
+    [
+      'an age limit without the mode',
+      { COMMAND_SERVICE_APP_TOKEN_MAX_AGE: '1h' },
+      /^COMMAND_SERVICE_APP_TOKEN_MAX_AGE is only used in the trusted-application mode/,
+    ],
+  ] as const) {
+    it(`stops on ${name}, naming the variable, never echoing the secret`, () => {
+      const error = failure({ ...SLACK, ...env });
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain(SECRET);
+    });
+  }
+});

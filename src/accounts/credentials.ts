@@ -1,13 +1,111 @@
-/** Credentials from the users' own stored tokens: the default way of calling the service for someone. */
+/**
+ * Where the credentials for a user's call come from: their own stored token (the default), or, in
+ * the trusted mode, the application's token and the identity they linked once.
+ */
 
-import type { CredentialSource } from '../service/credentials.js';
-import type { Store } from '../store/index.js';
+import type { Logger } from '../runtime/logger.js';
+import type { Secret } from '../runtime/secret.js';
+import {
+  type CredentialSource,
+  type Credentials,
+  LinkOutdatedError,
+  RefusedForUserError,
+  type ServiceCall,
+} from '../service/credentials.js';
+import { InvalidTokenError } from '../service/errors.js';
+import type { IdentityLink, LinkedToken, Principal, Store } from '../store/index.js';
+import type { AppSession } from './trusted-app.js';
 
+function tokenCredentials(linked: LinkedToken, call: <T>(send: ServiceCall<T>) => Promise<T>): Credentials {
+  return { kind: 'user-token', linkedAt: linked.linkedAt, source: linked.source, call };
+}
+
+/** Each user's own stored token: the default way of calling the service for someone. */
 export function storedTokens(store: Store): CredentialSource {
   return {
+    mode: 'user-tokens',
     async credentialsFor(who, command) {
       const linked = await store.getToken(who, command);
-      return linked === undefined ? undefined : { token: linked.token, linkedAt: linked.linkedAt, source: linked.source };
+      return linked === undefined ? undefined : tokenCredentials(linked, (send) => send(linked.token, {}));
     },
   };
+}
+
+export interface TrustedAppOptions {
+  store: Store;
+  session: AppSession;
+  now: () => Date;
+  logger: Logger;
+}
+
+/**
+ * The trusted mode: a user who linked their identity is called for with the application's token
+ * and auth-user-id; one still linked with a token from before the switch keeps it until it
+ * expires, and is then asked, once, to link the new way.
+ */
+export function trustedApplication(options: TrustedAppOptions): CredentialSource {
+  const { store } = options;
+  return {
+    mode: 'trusted-app',
+    async credentialsFor(who, command) {
+      const identity = await store.getIdentity(who);
+      if (identity !== undefined) {
+        return {
+          kind: 'trusted-app',
+          serviceUser: identity.serviceUser,
+          linkedAt: identity.linkedAt,
+          source: identity.source,
+          call: (send) => callForIdentity(options, who, identity, send),
+        };
+      }
+      const linked = await store.getToken(who, command);
+      if (linked === undefined) return undefined;
+      return tokenCredentials(linked, async (send) => {
+        try {
+          return await send(linked.token, {});
+        } catch (error) {
+          if (error instanceof InvalidTokenError && error.expired) throw new LinkOutdatedError(error);
+          throw error;
+        }
+      });
+    },
+  };
+}
+
+async function callForIdentity<T>(options: TrustedAppOptions, who: Principal, identity: IdentityLink, send: ServiceCall<T>): Promise<T> {
+  const { session } = options;
+  // Only ever the stored identity: nothing a user typed or a button carried reaches auth-user-id.
+  const callOptions = { onBehalfOf: identity.serviceUser };
+  const note = (outcome: 'ok' | 'rejected') =>
+    options.store.recordIdentityOutcome(who, outcome, options.now()).catch((error: unknown) => {
+      options.logger.warn({ user: who.userId, error: (error as Error).message }, 'could not note how a call went');
+    });
+  const token = await session.token();
+  let refusal: InvalidTokenError;
+  try {
+    const result = await send(token, callOptions);
+    await note('ok');
+    return result;
+  } catch (error) {
+    if (!(error instanceof InvalidTokenError)) throw error;
+    refusal = error;
+  }
+  if (refusal.expired) {
+    // A 401 means the service refused the call before running it, so sending it again with a new
+    // token cannot do anything twice: not even collectEntitlements, which starts work and is
+    // otherwise never sent twice.
+    const renewed: Secret | undefined = await session.renew(token);
+    if (renewed !== undefined) {
+      try {
+        const result = await send(renewed, callOptions);
+        await note('ok');
+        return result;
+      } catch (error) {
+        if (!(error instanceof InvalidTokenError)) throw error;
+        refusal = error;
+      }
+    }
+  }
+  await note('rejected');
+  throw new RefusedForUserError(refusal, identity.serviceUser);
 }

@@ -6,14 +6,19 @@
  */
 
 import type { Deps } from '../runtime/deps.js';
-import { type LinkSummary, type Principal, SERVICE_COMMANDS } from '../store/index.js';
+import type { LinkMode } from '../service/credentials.js';
+import { type IdentityLink, type LinkSummary, type Principal, SERVICE_COMMANDS } from '../store/index.js';
 
 export interface Forgotten {
+  /** Token links removed. */
   removed: number;
   endedAtService: number;
+  /** The service identities removed (trusted mode): the one for this workspace and any-workspace one. */
+  identities: number;
 }
 
-export async function forgetAccount(deps: Deps, who: Principal): Promise<Forgotten> {
+/** Forgets the tokens that would act for the user here, ending at the service the sessions that loginUser started. */
+export async function forgetTokens(deps: Deps, who: Principal): Promise<Omit<Forgotten, 'identities'>> {
   const ended = new Set<string>();
   for (const command of SERVICE_COMMANDS) {
     const linked = await deps.store.getToken(who, command).catch(() => undefined);
@@ -24,12 +29,28 @@ export async function forgetAccount(deps: Deps, who: Principal): Promise<Forgott
     });
   }
   const removed = await deps.store.deleteTokens(who);
-  await deps.store.pauseReminder(who, deps.now());
-  deps.logger.info({ user: who.userId, team: who.teamId, removed, endedAtService: ended.size }, 'tokens forgotten at logout');
   return { removed, endedAtService: ended.size };
 }
 
-/** Which commands are linked, since when, how the last call went. Never a token. */
-export function whoami(deps: Deps, who: Principal): Promise<LinkSummary[]> {
-  return deps.store.listLinks(who);
+export async function forgetAccount(deps: Deps, who: Principal): Promise<Forgotten> {
+  const { removed, endedAtService } = await forgetTokens(deps, who);
+  const identities = await deps.store.deleteIdentities(who);
+  await deps.store.pauseReminder(who, deps.now());
+  deps.logger.info({ user: who.userId, team: who.teamId, removed, endedAtService, identities }, 'links forgotten at logout');
+  return { removed, endedAtService, identities };
+}
+
+/** What countersign holds for someone, and how this installation calls the service for them. Never a token. */
+export interface LinkStatus {
+  mode: LinkMode;
+  /** Trusted mode: the identity calls are made for (the workspace's before an any-workspace one). */
+  identity: IdentityLink | undefined;
+  /** Token links: every one in the default mode; in the trusted mode, those from before it, used until they expire. */
+  tokens: LinkSummary[];
+}
+
+export async function whoami(deps: Deps, who: Principal): Promise<LinkStatus> {
+  const mode = deps.credentials.mode;
+  const identity = mode === 'trusted-app' ? await deps.store.getIdentity(who) : undefined;
+  return { mode, identity, tokens: await deps.store.listLinks(who) };
 }

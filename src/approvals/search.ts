@@ -1,7 +1,7 @@
 /**
- * One page of the asker's approvals, with their own token: for /approvals, its paging buttons, a
- * digest's "Open the full list", and the replay after linking. The outcome says what happened;
- * the adapter words it.
+ * One page of the asker's approvals, with their credentials (their token, or the app's acting for
+ * them): for /approvals, its paging buttons, a digest's "Open the full list", and the replay after
+ * linking. The outcome says what happened; the adapter words it.
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
@@ -18,7 +18,7 @@ export async function searchApprovals(deps: Deps, who: Principal, query: Approva
   try {
     const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
     if (linked === undefined) return { kind: 'not-linked' };
-    const page = await deps.service.findApprovals(query, linked.token, { onBehalfOf: linked.onBehalfOf });
+    const page = await linked.call((token, options) => deps.service.findApprovals(query, token, options));
     await noteSuccess(deps, who, 'findApprovals');
     return { kind: 'page', query, approvals: page.approvals };
   } catch (error) {

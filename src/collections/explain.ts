@@ -48,6 +48,7 @@ const SERVICE_WORDS: Record<string, string> = {
   conflict: 'already queued at the service',
   'service-unavailable': 'the service did not answer',
   'unexpected-response': 'the service gave an answer countersign could not read',
+  'app-sign-in': 'countersign could not sign in to the service as itself',
 };
 
 export function reasonParts(reason: AttemptReason): ReasonPart[] {

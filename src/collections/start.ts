@@ -211,7 +211,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     const asked = rest.length > 0 ? rest.map((name) => ({ ...query, name })) : [query];
     const found: CollectionRun[] = [];
     for (const one of asked) {
-      const result = await deps.service.collectEntitlements(one, linked.token, { onBehalfOf: linked.onBehalfOf });
+      const result = await linked.call((token, options) => deps.service.collectEntitlements(one, token, options));
       started ||= result.runs.length > 0;
       found.push(...result.runs);
     }

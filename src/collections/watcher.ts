@@ -121,7 +121,7 @@ export class RunWatcher {
         continue;
       }
       try {
-        const status = await this.#o.service.getRunStatus(run.runId, linked.token, { onBehalfOf: linked.onBehalfOf });
+        const status = await linked.call((token, options) => this.#o.service.getRunStatus(run.runId, token, options));
         const next: WatchedRun = {
           ...run,
           state: status.state === 'Unknown' ? run.state : status.state,
@@ -133,7 +133,8 @@ export class RunWatcher {
         runs.push(next);
       } catch (error) {
         runs.push(run);
-        if (isServiceError(error) && error.kind === 'service-unavailable') continue;
+        // Passing troubles, not about this run: countersign's own sign-in (trusted mode) waits out its back-off meanwhile.
+        if (isServiceError(error) && (error.kind === 'service-unavailable' || error.kind === 'app-sign-in')) continue;
         // 404 (no such command, or it does not know the run), 401 (the token may not ask), or an answer we cannot read.
         const status = isServiceError(error) ? error.status : undefined;
         unavailable = `getRunStatus answered ${status ?? (isServiceError(error) ? error.kind : 'with an error')}`;

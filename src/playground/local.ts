@@ -45,7 +45,7 @@ const LOCAL_SUGGESTIONS = [
 /** What local mode needs of the app; main.ts's startCountersign is one. */
 export interface LocalApp {
   port: number | undefined;
-  deps: { store: Pick<Store, 'setToken'> };
+  deps: { store: Pick<Store, 'setToken' | 'setIdentity'> };
   shutdown(): Promise<void>;
 }
 
@@ -66,7 +66,12 @@ export interface Local {
 
 export async function startLocal(config: LocalConfig, start: StartApp, overrides: LocalOverrides = {}): Promise<Local> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const reference = await startReferenceService({ host: '127.0.0.1' });
+  const auth = config.serviceAuth;
+  // In the trusted mode the embedded service trusts the application the configuration names.
+  const reference = await startReferenceService({
+    host: '127.0.0.1',
+    ...(auth.mode === 'trusted-app' ? { trustedApp: { clientId: auth.clientId, clientSecret: auth.clientSecret.reveal() } } : {}),
+  });
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
   const playground = await startPlayground({
@@ -97,10 +102,14 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
     host: '127.0.0.1',
   });
   playground.setAppUrl(`http://127.0.0.1:${running.port}/slack/events`);
-  // The reference service makes new demo tokens at each start; link them afresh.
+  // The reference service makes new demo tokens at each start; link them afresh (trusted mode: who each demo user is).
   for (const [userId, label, commands] of LOCAL_LINKS) {
     const demo = reference.demoTokens.find((t) => t.label === label);
-    if (demo) await running.deps.store.setToken({ teamId: LOCAL_TEAM, userId }, commands, new Secret(demo.token), 'admin', new Date());
+    if (demo === undefined) continue;
+    const who = { teamId: LOCAL_TEAM, userId };
+    if (auth.mode === 'trusted-app')
+      await running.deps.store.setIdentity(who, { serviceUser: demo.userId, authsource: undefined }, 'admin', new Date());
+    else await running.deps.store.setToken(who, commands, new Secret(demo.token), 'admin', new Date());
   }
   return {
     url: playground.url,

@@ -5,6 +5,7 @@
  * (../shared/spec/command-service.md) and service-notes.md rather than this app's wishes.
  */
 
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,7 +23,7 @@ import {
 } from './commands.js';
 import { type Db, openReferenceDb } from './db.js';
 import { DEMO_USERS, loadDemoData } from './demo.js';
-import { LOGIN_TOKEN_POLICY, type TokenPolicy, TokenRegistry } from './tokens.js';
+import { APP_TOKEN_POLICY, LOGIN_TOKEN_POLICY, type TokenPolicy, TokenRegistry } from './tokens.js';
 
 export interface ReferenceServiceOptions {
   /** The data; a fresh in-memory demo data set when omitted. */
@@ -33,12 +34,28 @@ export interface ReferenceServiceOptions {
   port?: number;
   runTimings?: Partial<RunTimings>;
   loginTokenPolicy?: TokenPolicy;
+  /** The trusted application loginTrustedApp accepts; a new one, with a random secret, when omitted. */
+  trustedApp?: TrustedApp | undefined;
+  /** How long the tokens loginTrustedApp issues last. */
+  appTokenPolicy?: TokenPolicy;
   /** Lifetime of the printed demo tokens; a day by default so that a demo session never meets a 401 it did not ask for. */
   demoTokenLifetimeMs?: number;
   quirks?: Quirks;
   /** Delay before every answer, to play a slow service. */
   delayMs?: number;
   conflictWhenQueued?: boolean;
+}
+
+/** What the service's Admin > Web Services > Trusted Application page would hold for one application. */
+export interface TrustedApp {
+  clientId: string;
+  clientSecret: string;
+}
+
+/** A call an application's token made for a user (auth-user-id as sent): lets tests prove whom each call was for. */
+export interface ActedFor {
+  command: string;
+  authUserId: string;
 }
 
 export interface DemoToken {
@@ -60,6 +77,10 @@ export interface ReferenceService {
   setQuirks(quirks: Quirks): void;
   /** Requests answered so far, by command: lets tests prove that bad input never arrived. */
   readonly calls: ReadonlyMap<string, number>;
+  /** The trusted application loginTrustedApp accepts. */
+  readonly trustedApp: TrustedApp;
+  /** Every call an application token made for a user, in order. */
+  readonly actedFor: readonly ActedFor[];
   close(): Promise<void>;
 }
 
@@ -67,6 +88,16 @@ export interface ReferenceService {
 export const BASE_PATH = '/aveksa';
 
 const COMMANDS_NEEDING_TOKEN = new Set(['findApprovals', 'collectEntitlements', 'getRunStatus', 'logoutUser']);
+
+/** What an application's token may run, always for a user named by auth-user-id: every command that acts for someone. */
+const APP_COMMANDS = [...COMMANDS_NEEDING_TOKEN].filter((c) => c !== 'logoutUser');
+
+const MAX_ACTED_FOR = 10_000;
+
+/** A new trusted application for a service started without one: a fixed id, a secret nobody could guess. */
+export function newTrustedApp(): TrustedApp {
+  return { clientId: 'countersign', clientSecret: randomBytes(24).toString('base64url') };
+}
 
 export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<ReferenceService> {
   const now = options.now ?? (() => new Date());
@@ -78,12 +109,15 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
   const tokens = new TokenRegistry(db, now);
   const demoTokens =
     options.db === undefined || hasDemoUsers(db) ? issueDemoTokens(tokens, now(), options.demoTokenLifetimeMs ?? 86_400_000) : [];
+  const trustedApp = options.trustedApp ?? newTrustedApp();
   const handler = createReferenceHandler({
     db,
     tokens,
     now,
     runTimings: { ...DEFAULT_RUN_TIMINGS, ...options.runTimings },
     loginTokenPolicy: options.loginTokenPolicy ?? LOGIN_TOKEN_POLICY,
+    trustedApp,
+    appTokenPolicy: options.appTokenPolicy ?? APP_TOKEN_POLICY,
     conflictWhenQueued: options.conflictWhenQueued ?? true,
   });
   handler.setQuirks(options.quirks ?? {});
@@ -106,6 +140,8 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     setDelay: handler.setDelay,
     setQuirks: handler.setQuirks,
     calls: handler.calls,
+    trustedApp,
+    actedFor: handler.actedFor,
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -141,13 +177,7 @@ export function issueDemoTokens(tokens: TokenRegistry, now: Date, lifetimeMs: nu
       'user',
       new Date(now.getTime() - lifetimeMs - 60_000),
     ),
-    make(
-      'trusted-app',
-      'integration',
-      ['findApprovals', 'collectEntitlements', 'getRunStatus'],
-      'an application token: answers 412 until auth-user-id is given',
-      'app',
-    ),
+    make('trusted-app', 'integration', APP_COMMANDS, 'an application token: answers 412 until auth-user-id names a user', 'app'),
   ];
 }
 
@@ -157,12 +187,26 @@ interface HandlerDeps {
   now: () => Date;
   runTimings: RunTimings;
   loginTokenPolicy: TokenPolicy;
+  trustedApp: TrustedApp;
+  appTokenPolicy: TokenPolicy;
   conflictWhenQueued: boolean;
+}
+
+/** Compared as digests, so that the time taken says nothing of how much of a secret was right. */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
 }
 
 export function createReferenceHandler(deps: HandlerDeps) {
   const finder = new ApprovalFinder(deps.db);
   const calls = new Map<string, number>();
+  const actedFor: ActedFor[] = [];
   let quirks: Quirks = {};
   let delayMs = 0;
 
@@ -172,6 +216,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
     if (cmd === null || cmd === '') return errorAnswer(412, 'The parameter cmd is required.');
     calls.set(cmd, (calls.get(cmd) ?? 0) + 1);
     if (cmd === 'loginUser') return login(req, params);
+    if (cmd === 'loginTrustedApp') return loginApp(req, params);
     if (!COMMANDS_NEEDING_TOKEN.has(cmd) || quirks.missingCommands?.includes(cmd))
       return errorAnswer(404, `The command '${cmd}' is not a valid command.`);
 
@@ -181,12 +226,22 @@ export function createReferenceHandler(deps: HandlerDeps) {
       const suffix = check.reason === 'invalid-or-expired' ? 'Token is invalid or expired' : '';
       return errorAnswer(401, `The token is not valid for the command '${cmd}'. ${suffix}`, false);
     }
-    // An application's token acts for nobody until it says for whom (the likely source of the spec's 412).
+    // An application's token acts for nobody until it says for whom (the likely source of the spec's 412),
+    // and then exactly as that user would: their approvals, the commands they may run.
     let userId = check.userId;
+    const onBehalf = params.get('auth-user-id');
     if (check.kind === 'app') {
-      const onBehalf = params.get('auth-user-id');
       if (!onBehalf) return errorAnswer(412, 'The parameter auth-user-id is required.');
-      userId = onBehalf;
+      const user = deps.tokens.user(onBehalf);
+      if (user === undefined) return errorAnswer(401, `The user '${onBehalf}' given by auth-user-id could not be found.`, false);
+      if (!user.commands.includes(cmd)) return errorAnswer(401, `The token is not valid for the command '${cmd}'. `, false);
+      // The latest calls only: a service left running under load keeps a bounded record.
+      if (actedFor.length >= MAX_ACTED_FOR) actedFor.splice(0, actedFor.length - MAX_ACTED_FOR + 1);
+      actedFor.push({ command: cmd, authUserId: onBehalf });
+      userId = user.id;
+    } else if (onBehalf !== null) {
+      // A user's own token acts for its user alone: it cannot name another.
+      return errorAnswer(412, "The parameter auth-user-id is accepted only with a trusted application's token.");
     }
     const now = deps.now();
     switch (cmd) {
@@ -227,6 +282,27 @@ export function createReferenceHandler(deps: HandlerDeps) {
     }));
   }
 
+  /** loginTrustedApp: POST, no body, the Trusted Application page's ClientId and ClientSecret as headers. */
+  async function loginApp(req: IncomingMessage, params: URLSearchParams): Promise<Answer> {
+    if (req.method !== 'POST') return errorAnswer(405, 'loginTrustedApp must be sent with POST.');
+    const clientId = headerOf(req, 'clientid');
+    const clientSecret = headerOf(req, 'clientsecret');
+    const known = deps.trustedApp;
+    // Both compared whatever the first says, so that a wrong id answers no faster than a wrong secret.
+    const idOk = clientId !== undefined && sameSecret(clientId, known.clientId);
+    const secretOk = clientSecret !== undefined && sameSecret(clientSecret, known.clientSecret);
+    if (!idOk || !secretOk)
+      return errorAnswer(401, 'The trusted application could not be validated. The client id or client secret may be incorrect.');
+    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, deps.appTokenPolicy, 'app');
+    return withParameterChecks(() => ({
+      kind: 'object',
+      status: 200,
+      root: 'data',
+      value: { type: 'loginTrustedApp', token },
+      format: formatParam(params),
+    }));
+  }
+
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://reference.invalid');
     const rawQuery = (req.url ?? '').split('?')[1] ?? '';
@@ -248,6 +324,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
   return {
     handle,
     calls: calls as ReadonlyMap<string, number>,
+    actedFor: actedFor as readonly ActedFor[],
     setQuirks: (q: Quirks) => {
       quirks = { ...q };
     },

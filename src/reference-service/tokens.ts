@@ -18,6 +18,9 @@ export interface TokenPolicy {
 
 export const LOGIN_TOKEN_POLICY: Readonly<TokenPolicy> = Object.freeze({ lifespanMs: 120 * 60_000, inactivityMs: 10 * 60_000 });
 
+/** An application's tokens end as users' do (the service's configured time). */
+export const APP_TOKEN_POLICY: Readonly<TokenPolicy> = LOGIN_TOKEN_POLICY;
+
 export type TokenCheck = { ok: true; userId: string; kind: TokenKind } | { ok: false; reason: 'invalid-or-expired' | 'not-permitted' };
 
 interface TokenRow {
@@ -83,6 +86,14 @@ export class TokenRegistry {
 
   revoke(token: string): void {
     this.#db.prepare('UPDATE tokens SET revoked = 1 WHERE hash = ?').run(hash(token));
+  }
+
+  /** A user of the service by the name they sign in with (any case), with the commands they may run. */
+  user(id: string): { id: string; commands: string[] } | undefined {
+    const row = this.#db
+      .prepare<[string], { id: string; commands: string }>('SELECT id, commands FROM users WHERE id = ? COLLATE NOCASE')
+      .get(id);
+    return row === undefined ? undefined : { id: row.id, commands: row.commands.split(',').filter(Boolean) };
   }
 
   /** loginUser: the user's token, or undefined; the same answer for a wrong user and a wrong password. */

@@ -1,6 +1,6 @@
 /**
  * The reminder scheduler: every instance runs one; the store's leases make sure each digest is
- * taken by one of them. A digest is fetched with the user's own token, sent as a DM, and the
+ * taken by one of them. A digest is fetched with the user's credentials, sent as a DM, and the
  * reminder moved to its next occurrence. Crashing before the DM is handed to Slack means another
  * instance takes it over when the lease runs out; after that point it is never sent twice.
  */
@@ -9,7 +9,7 @@ import { parseDateInput, todayIn } from '../parse/dates.js';
 import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
 import { eachLimited, Ticker } from '../runtime/ticker.js';
-import type { CredentialSource } from '../service/credentials.js';
+import { type CredentialSource, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceClient } from '../service/index.js';
 import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
@@ -17,12 +17,25 @@ import { buildDigest, type Digest } from './digest.js';
 import type { ReminderPlanner } from './remind.js';
 import { nextOccurrence, reminderPaused, spreadDelayMs } from './schedule.js';
 
+/**
+ * Why a digest could not be fetched, for the one message that asks the user to link: their token
+ * was refused, they are not linked, their token from before the trusted mode expired (link once
+ * more, the new way), or the service refused to act for their identity (trusted mode).
+ */
+export type RelinkReason = 'expired' | 'not-linked' | 'outdated' | 'refused';
+
 /** Where digests go: the adapter renders them and sends a direct message. */
 export interface ReminderOutbox {
   /** Rate limits (429 Retry-After) are the sender's to honour. */
   digest(userId: string, digest: Digest): Promise<void>;
   /** Sent once when the token is refused or missing; then silence until the user links again. */
-  relink(userId: string, reason: 'expired' | 'not-linked'): Promise<void>;
+  relink(userId: string, reason: RelinkReason): Promise<void>;
+}
+
+function relinkReason(error: unknown): RelinkReason {
+  if (error instanceof LinkOutdatedError) return 'outdated';
+  if (error instanceof RefusedForUserError) return 'refused';
+  return 'expired';
 }
 
 export interface SchedulerOptions {
@@ -175,14 +188,18 @@ export class ReminderScheduler implements ReminderPlanner {
     };
     let approvals: Awaited<ReturnType<ServiceClient['findApprovals']>>['approvals'];
     try {
-      approvals = (await this.#o.service.findApprovals(query, linked.token, { onBehalfOf: linked.onBehalfOf })).approvals;
+      approvals = (await linked.call((token, options) => this.#o.service.findApprovals(query, token, options))).approvals;
       await store.recordOutcome(who, 'findApprovals', 'ok', now);
     } catch (error) {
       if (isServiceError(error) && error.kind === 'invalid-token') {
         await store.recordOutcome(who, 'findApprovals', 'rejected', now);
-        return this.#askToRelink(r, who, 'expired', () => release(onward(now)));
+        return this.#askToRelink(r, who, relinkReason(error), () => release(onward(now)));
       }
-      if (isServiceError(error) && (error.kind === 'service-unavailable' || error.kind === 'unexpected-response')) {
+      // countersign's own sign-in failing (trusted mode) is not the user's to fix: tried again later, like an outage.
+      if (
+        isServiceError(error) &&
+        (error.kind === 'service-unavailable' || error.kind === 'unexpected-response' || error.kind === 'app-sign-in')
+      ) {
         logger.warn({ user: r.userId, kind: error.kind, error: error.message }, 'reminder: service not answering; will try again');
         await release({ nextAt: r.nextAt, dueAt: new Date(now.getTime() + this.#o.retryMs), timeZone });
         return 'retried';
@@ -213,7 +230,7 @@ export class ReminderScheduler implements ReminderPlanner {
   async #askToRelink(
     r: Reminder,
     who: Principal,
-    reason: 'expired' | 'not-linked',
+    reason: RelinkReason,
     pause: () => Promise<boolean>,
   ): Promise<'relinkAsked' | 'skipped' | 'failed'> {
     const outcome = await this.#send(r, who, () => this.#o.outbox.relink(r.userId, reason));

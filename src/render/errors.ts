@@ -7,6 +7,7 @@
 
 import type { Invalid } from '../parse/result.js';
 import { type Slash, slashFor } from '../parse/slash.js';
+import { type LinkMode, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import { type ServiceCommandName, StoreUnavailableError } from '../store/types.js';
 import { actions, button, context, type Message } from './blocks.js';
@@ -22,6 +23,8 @@ export interface FailureContext {
   reference: string;
   /** Value for a "Link again" button that replays the query after linking; none when absent. */
   relink?: string | undefined;
+  /** How this installation links people (the adapter fills it in); users' own tokens when absent. */
+  linkMode?: LinkMode | undefined;
 }
 
 export interface Translated {
@@ -33,8 +36,10 @@ function message(paragraphs: Paragraph[], note?: string): Message {
   return note ? richMessage(paragraphs, context(note)) : richMessage(paragraphs);
 }
 
-/** How to link: the user with `login`, or an admin with the CLI. */
-export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command'>): string {
+/** How to link: the user with `login`, or an admin with the CLI; in the trusted mode, once, by who they are. */
+export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command' | 'linkMode'>): string {
+  if (ctx.linkMode === 'trusted-app')
+    return `Type \`${slashFor(ctx.command)} login\` and sign in once with your Command Service username and password (countersign remembers who you are, never your password), or ask an admin to run \`countersign users map --user ${ctx.userId} --service-user <your username>\`.`;
   return `Type \`${slashFor(ctx.command)} login\` to link your account, or ask an admin to run \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\`.`;
 }
 
@@ -45,11 +50,10 @@ export function renderInvalid(invalid: Invalid, slash: Slash): Message {
   return message(paragraphs, `Type \`${slash} help\` for everything ${slash} understands. Nothing was sent to the Command Service.`);
 }
 
-export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' | 'slash'>): Message {
+export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' | 'slash' | 'linkMode'>): Message {
+  const what = ctx.linkMode === 'trusted-app' ? '' : ` for \`${ctx.command}\``;
   return message([
-    md(
-      `:link: Your Slack account is not linked to the Command Service for \`${ctx.command}\` yet, so countersign cannot ask on your behalf.`,
-    ),
+    md(`:link: Your Slack account is not linked to the Command Service${what} yet, so countersign cannot ask on your behalf.`),
     md(linkInstructions(ctx)),
   ]);
 }
@@ -106,7 +110,69 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
     queryString: error.queryString,
   };
   const started = ctx.command === 'collectEntitlements';
+  if (error instanceof LinkOutdatedError) {
+    // Expected once per person after the switch to the trusted mode: news, not an error.
+    return {
+      message: withRelink(
+        message([
+          md(
+            ':link: countersign now acts for you in a way that lasts: sign in once more with your Command Service username and password, and you will not be asked again.',
+          ),
+          md(`Your earlier link was a token, and it has expired. ${linkInstructions(ctx)}`),
+        ]),
+        ctx.relink,
+      ),
+      log: { level: 'info', event: 'token from before the trusted mode expired: asked to link once more', detail },
+    };
+  }
+  if (error instanceof RefusedForUserError) {
+    const first: Paragraph = error.expired
+      ? [emoji('no_entry'), ' The Command Service refused to act for your account ', code(oneLine(error.serviceUser, 100)), '.']
+      : [
+          emoji('no_entry'),
+          ' The Command Service does not let your account ',
+          code(oneLine(error.serviceUser, 100)),
+          ' run ',
+          code(ctx.command),
+          '.',
+        ];
+    return {
+      message: withRelink(
+        message(
+          [
+            first,
+            says([]),
+            md(
+              'Which commands you may use is up to the Command Service: ask your identity team for the permission. If you sign in to the service under another name now, link again.',
+            ),
+          ].filter((p) => p.length > 0),
+        ),
+        ctx.relink,
+      ),
+      log: {
+        level: 'info',
+        event: 'service refused to act for the linked identity',
+        detail: { ...detail, serviceUser: error.serviceUser },
+      },
+    };
+  }
   switch (error.kind) {
+    case 'app-sign-in':
+      return {
+        message: message(
+          [
+            md(
+              ':lock: countersign could not sign in to the Command Service as itself, so it could not ask on your behalf. Nothing was sent for you.',
+            ),
+            md(
+              'This is not something you can fix: countersign’s own sign-in needs your Slack admins, and its log tells them what to check. It works again as soon as they have.',
+            ),
+          ],
+          ref,
+        ),
+        // The sign-in's own failure is logged once, as an error, where it happens; each answer is noted only.
+        log: { level: 'info', event: 'trusted-application sign-in refused: answered without calling', detail },
+      };
     case 'invalid-token':
       if (error.expired === false) {
         return {

@@ -10,10 +10,11 @@ import type { CalendarDay } from '../parse/dates.js';
 import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
-import { actions, button, code, context, header, type Message, section } from './blocks.js';
+import { actions, button, context, header, type Message, section } from './blocks.js';
 import { dueRelative } from './dates.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
+import { oneLine, type Paragraph, code as richCode, richText } from './rich.js';
 
 export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
 /** The value of Home's link buttons: the tab is published again once the user has linked. */
@@ -76,22 +77,51 @@ function describeReminder(reminder: NonNullable<HomeOutcome['reminder']>): strin
   return `${describeSchedule(r)} · ${paused ? 'paused until you link again' : `next ${formatInZone(r.nextAt, r.timeZone)}`} · \`/approvals remind off\` stops it`;
 }
 
+/** The account section's lines: how calls are made for the reader, and what is linked. Names shown exactly. */
+function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandName[]): Paragraph[] {
+  const { links, identity } = outcome;
+  const tokenLines = commands.map((c): Paragraph => {
+    const link = links.find((l) => l.command === c);
+    if (!link) return ['• ', richCode(c), ': not linked'];
+    const refused: Paragraph =
+      link.lastOutcome === 'rejected' ? [' · ', { text: 'the service refused it last time: link again', style: { bold: true } }] : [];
+    return ['• ', richCode(c), `: linked ${link.linkedAt.toISOString().slice(0, 10)}`, ...refused];
+  });
+  if (outcome.mode !== 'trusted-app')
+    return [...tokenLines, ['countersign calls the Command Service with your own token, which the service makes expire after a while.']];
+  if (identity === undefined)
+    return [
+      ...tokenLines,
+      [
+        'A token from before: countersign uses it until it expires, then asks you to sign in once more, and not again (it now acts for you as an application the service trusts).',
+      ],
+    ];
+  return [
+    [
+      '• Linked as ',
+      richCode(oneLine(identity.serviceUser, 100)),
+      ...(identity.authsource ? [` (${oneLine(identity.authsource, 100)})`] : []),
+      ` since ${identity.linkedAt.toISOString().slice(0, 10)}`,
+      ...(identity.lastOutcome === 'rejected'
+        ? [' · ', { text: 'the service refused to act for you last time', style: { bold: true as const } }]
+        : []),
+    ],
+    ['countersign acts for you as an application the Command Service trusts, naming you as this user: the link does not expire.'],
+  ];
+}
+
 export function renderHome(input: HomeInput): HomeView {
   const { commands, outcome } = input;
-  const { links } = outcome;
-  if (links.length === 0) return renderWelcome();
+  const { links, identity } = outcome;
+  if (links.length === 0 && identity === undefined) return renderWelcome(outcome.mode === 'trusted-app');
   const approvals = outcome.approvals ? { ...outcome.approvals, today: input.today } : undefined;
   const reminder = outcome.reminder ? describeReminder(outcome.reminder) : undefined;
   const linked = commands.filter((c) => links.some((l) => l.command === c));
-  const status = commands
-    .map((c) => {
-      const link = links.find((l) => l.command === c);
-      if (!link) return `• ${code(c)}: not linked`;
-      const refused = link.lastOutcome === 'rejected' ? ' · *the service refused it last time: link again*' : '';
-      return `• ${code(c)}: linked ${link.linkedAt.toISOString().slice(0, 10)}${refused}`;
-    })
-    .join('\n');
-  const needsLink = linked.length < commands.length || links.some((l) => l.lastOutcome === 'rejected') || input.problem !== undefined;
+  const needsLink =
+    identity !== undefined
+      ? identity.lastOutcome === 'rejected' || input.problem !== undefined
+      : linked.length < commands.length || links.some((l) => l.lastOutcome === 'rejected') || input.problem !== undefined;
+  const trusted = outcome.mode === 'trusted-app';
   const accountButtons = [
     button({ actionId: RELINK_ACTION, text: 'Link again', value: HOME_LINK_VALUE, ...(needsLink ? { style: 'primary' as const } : {}) }),
     button({
@@ -101,7 +131,9 @@ export function renderHome(input: HomeInput): HomeView {
       style: 'danger',
       confirm: {
         title: 'Unlink your account?',
-        text: 'countersign forgets your Command Service tokens (and ends a session it started). Reminders pause until you link again.',
+        text: trusted
+          ? 'countersign forgets who you are in the Command Service (and any token from before). Reminders pause until you link again.'
+          : 'countersign forgets your Command Service tokens (and ends a session it started). Reminders pause until you link again.',
         confirm: 'Unlink',
         deny: 'Keep it',
       },
@@ -117,7 +149,7 @@ export function renderHome(input: HomeInput): HomeView {
         : []),
       ...(!approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
       section(`*Reminders*\n${reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`),
-      section(`*Your account*\n${status}`),
+      richText([[{ text: 'Your account', style: { bold: true } }], ...accountLines(outcome, commands)]),
       actions('home:account', accountButtons),
       context(
         '`/approvals` lists, filters and pages your approvals (only you see them) · `/collect <collector>` starts account collectors in a channel · `/approvals help` and `/collect help` list every form.',
@@ -127,16 +159,22 @@ export function renderHome(input: HomeInput): HomeView {
 }
 
 /** Someone with nothing linked sees how to link, and nothing else. */
-function renderWelcome(): HomeView {
+function renderWelcome(trusted: boolean): HomeView {
   return {
     type: 'home',
     blocks: [
       header('Welcome to countersign'),
       section(
-        'countersign brings your identity-governance approvals into Slack: what waits for you, what is overdue, and a reminder when something is due. To start, link your Slack account to the Command Service with your usual username and password (or a token).',
+        trusted
+          ? 'countersign brings your identity-governance approvals into Slack: what waits for you, what is overdue, and a reminder when something is due. To start, sign in once with your usual Command Service username and password, so that it knows who you are; you will not be asked again.'
+          : 'countersign brings your identity-governance approvals into Slack: what waits for you, what is overdue, and a reminder when something is due. To start, link your Slack account to the Command Service with your usual username and password (or a token).',
       ),
       actions('home:link', [button({ actionId: RELINK_ACTION, text: 'Link your account', value: HOME_LINK_VALUE, style: 'primary' })]),
-      context('You can also type `/approvals login` anywhere. Your password is used once to get a token and is never stored.'),
+      context(
+        trusted
+          ? 'You can also type `/approvals login` anywhere. Your password is used once to check who you are and is never stored.'
+          : 'You can also type `/approvals login` anywhere. Your password is used once to get a token and is never stored.',
+      ),
     ],
   };
 }

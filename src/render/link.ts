@@ -1,16 +1,18 @@
 /**
  * The "link your account" modal: sign in with the service's username and password (the app keeps
- * only the token the service returns), or paste a token. Slack inputs cannot hide what is typed,
- * so the modal says so, and the password is never shown back, logged or kept.
+ * only the token the service returns), or paste a token. In the trusted mode, signing in is the
+ * only way, and proves once who the user is: the app keeps their username. Slack inputs cannot
+ * hide what is typed, so the modal says so, and the password is never shown back, logged or kept.
  */
 
 import type { View } from '@slack/types';
 import type { LinkMetadata, Replay } from '../parse/buttons.js';
 import { slashFor } from '../parse/slash.js';
+import type { LinkMode } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
-import type { ServiceCommandName } from '../store/types.js';
+import type { IdentityLink, LinkSummary, ServiceCommandName } from '../store/types.js';
 import { code, context, fallback, LIMITS, type Message, section } from './blocks.js';
-import { bold, emoji, md, oneLine, type Paragraph, type Run, richMessage, richText, user, when } from './rich.js';
+import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user, when } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -27,6 +29,10 @@ export function encodeRelink(replay: Replay): string | undefined {
   const value = JSON.stringify(replay);
   return value.length <= LIMITS.buttonValue ? value : undefined;
 }
+
+/** In the trusted mode, a token cannot link anyone; said under the field if a form sends one anyway. */
+export const TOKEN_NOT_ACCEPTED =
+  'This installation links you by who you are: sign in with your username and password. A token does not say whose it is, so it cannot be used here.';
 
 /** Why linking failed, in words for the modal. */
 export function linkProblem(error: unknown): string {
@@ -64,7 +70,8 @@ export interface KeptFields {
   authsource?: string | undefined;
 }
 
-export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFields = {}): View {
+export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFields = {}, mode: LinkMode = 'user-tokens'): View {
+  const trusted = mode === 'trusted-app';
   return {
     type: 'modal',
     callback_id: LINK_CALLBACK,
@@ -74,18 +81,22 @@ export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFi
     close,
     blocks: [
       section(
-        'countersign asks the Command Service on your behalf. Link your account in one of two ways; countersign keeps only the token the service gives it, never your password.',
+        trusted
+          ? 'countersign asks the Command Service on your behalf as an application the service trusts. Sign in once, so that it knows who you are: it keeps your username, never your password or a token, and will not ask again.'
+          : 'countersign asks the Command Service on your behalf. Link your account in one of two ways; countersign keeps only the token the service gives it, never your password.',
       ),
       // The service's words may be in the problem: rich text shows them exactly.
       ...(problem ? [richText([[emoji('warning'), ' ', oneLine(problem, 500)]])] : []),
       section(
-        '*1. Sign in* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.',
+        `*${trusted ? 'Sign in' : '1. Sign in'}* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.`,
       ),
       input(LINK_FIELDS.username.block, 'Username', undefined, kept.username),
       input(
         LINK_FIELDS.password.block,
         'Password',
-        'Slack shows what you type here; countersign sends it once to the service and keeps nothing of it.',
+        trusted
+          ? 'Slack shows what you type here; countersign sends it once to the service to check who you are, and keeps nothing of it.'
+          : 'Slack shows what you type here; countersign sends it once to the service and keeps nothing of it.',
       ),
       input(
         LINK_FIELDS.authsource.block,
@@ -93,8 +104,13 @@ export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFi
         'Only if your organisation uses one, e.g. an LDAP directory such as corp-ldap.',
         kept.authsource,
       ),
-      section(`*2. Or paste a token* for \`${metadata.command}\` instead, and leave the fields above empty.`),
-      input(LINK_FIELDS.token.block, 'Token'),
+      // A token says nothing of whose it is, so the trusted mode does not offer one.
+      ...(trusted
+        ? []
+        : [
+            section(`*2. Or paste a token* for \`${metadata.command}\` instead, and leave the fields above empty.`),
+            input(LINK_FIELDS.token.block, 'Token'),
+          ]),
     ],
   };
 }
@@ -118,40 +134,118 @@ export function linkDone(commands: readonly ServiceCommandName[], checked: boole
   };
 }
 
-/** What `whoami` shows: which commands are linked, since when, how the last call went, each time in the reader's own zone. Never a token. */
-export function renderWhoami(
-  userId: string,
-  links: ReadonlyArray<{
-    command: ServiceCommandName;
-    linkedAt: Date;
-    source: string;
-    lastUsedAt: Date | undefined;
-    lastOutcome: string | undefined;
-  }>,
-  commands: readonly ServiceCommandName[],
-): Message {
-  const at = (d: Date) => when(d, '{date_short_pretty} {time}');
-  const lines = commands.map((command): Paragraph => {
+/** The modal once the identity is linked (trusted mode): the name calls are made for, shown exactly as typed. */
+export function identityLinked(serviceUser: string, authsource: string | undefined, replaced: number): View {
+  const name: Run[] = [richCode(oneLine(serviceUser, 100)), ...(authsource ? [' (', oneLine(authsource, 100), ')'] : [])];
+  return {
+    type: 'modal',
+    callback_id: LINK_CALLBACK,
+    title,
+    close,
+    blocks: [
+      richText([
+        [emoji('white_check_mark'), ' Linked as ', ...name, '.'],
+        [
+          'countersign now asks the Command Service for you with its own sign-in, naming you as this user: the link does not expire, and you will not be asked again.',
+        ],
+        ...(replaced > 0 ? [['Your earlier token link is no longer needed and has been forgotten.']] : []),
+      ]),
+      context('Type `/approvals logout` at any time to make countersign forget it.'),
+    ],
+  };
+}
+
+type TokenLink = Pick<LinkSummary, 'command' | 'linkedAt' | 'source' | 'lastUsedAt' | 'lastOutcome'>;
+
+/** What whoami shows: the mode, who calls are made for (trusted), and the token links. */
+export interface WhoamiInput {
+  mode: LinkMode;
+  identity: Pick<IdentityLink, 'serviceUser' | 'authsource' | 'source' | 'linkedAt' | 'lastUsedAt' | 'lastOutcome'> | undefined;
+  tokens: readonly TokenLink[];
+}
+
+const at = (d: Date) => when(d, '{date_short_pretty} {time}');
+
+function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: string): Run[] {
+  if (link.lastOutcome === undefined || link.lastUsedAt === undefined) return ['not used yet'];
+  return link.lastOutcome === 'ok'
+    ? ['last call succeeded ', at(link.lastUsedAt)]
+    : [bold(refused), ' ', at(link.lastUsedAt), ': link again'];
+}
+
+/**
+ * What `whoami` shows: how this installation calls the service for the reader, what it holds for
+ * them, since when, how the last call went, each time in the reader's own zone. Never a token.
+ */
+export function renderWhoami(userId: string, status: WhoamiInput, commands: readonly ServiceCommandName[]): Message {
+  if (status.mode === 'user-tokens') {
+    return richMessage([
+      [
+        user(userId),
+        ', countersign calls the Command Service with your own token (the service makes tokens expire after a while); this is what countersign holds for you:',
+      ],
+      ...tokenLines(status.tokens, commands),
+    ]);
+  }
+  const lines: Paragraph[] = [
+    [
+      user(userId),
+      ', countersign calls the Command Service as an application the service trusts, naming the user it acts for; which commands you may use is up to the service.',
+    ],
+  ];
+  const identity = status.identity;
+  if (identity !== undefined) {
+    lines.push([
+      '• Linked as ',
+      richCode(oneLine(identity.serviceUser, 100)),
+      ...(identity.authsource ? [' (', oneLine(identity.authsource, 100), ')'] : []),
+      identity.source === 'admin' ? ' by an admin ' : ' by signing in ',
+      at(identity.linkedAt),
+      '; ',
+      ...lastCall(identity, 'the service refused to act for you'),
+      '. This link does not expire.',
+    ]);
+  } else if (status.tokens.length > 0) {
+    // Switched from users' own tokens: what they had keeps working until it expires.
+    lines.push(
+      md(
+        '• You are still linked with a token from before, used until it expires; then you will be asked to sign in once more, and not again.',
+      ),
+      ...tokenLines(status.tokens, commands),
+    );
+  } else {
+    lines.push(['• ', ...md(`Not linked. Type \`${slashFor(commands[0] ?? 'findApprovals')} login\` and sign in once.`)]);
+  }
+  return richMessage(lines);
+}
+
+function tokenLines(links: readonly TokenLink[], commands: readonly ServiceCommandName[]): Paragraph[] {
+  return commands.map((command): Paragraph => {
     const link = links.find((l) => l.command === command);
     if (!link) return ['• ', ...md(`\`${command}\`: not linked. Type \`${slashFor(command)} login\` to link it.`)];
     const how = { login: 'by signing in', pasted: 'with a pasted token', admin: 'by an admin' }[link.source] ?? '';
-    const last: Run[] =
-      link.lastOutcome === undefined || link.lastUsedAt === undefined
-        ? ['not used yet']
-        : link.lastOutcome === 'ok'
-          ? ['last call succeeded ', at(link.lastUsedAt)]
-          : [bold('the service refused the token'), ' ', at(link.lastUsedAt), ': link again'];
-    return ['• ', ...md(`\`${command}\`: linked ${how} `), at(link.linkedAt), '; ', ...last, '.'];
+    return [
+      '• ',
+      ...md(`\`${command}\`: linked ${how} `),
+      at(link.linkedAt),
+      '; ',
+      ...lastCall(link, 'the service refused the token'),
+      '.',
+    ];
   });
-  return richMessage([[user(userId), ', this is what countersign holds for you:'], ...lines]);
 }
 
 /** The answer to `logout`: what was forgotten, and whether a session at the service was ended too. */
-export function renderLoggedOut(forgotten: { removed: number; endedAtService: number }): Message {
+export function renderLoggedOut(forgotten: { removed: number; endedAtService: number; identities?: number | undefined }): Message {
   const { removed, endedAtService } = forgotten;
+  const identities = forgotten.identities ?? 0;
+  const what = [
+    ...(identities > 0 ? ['who you are in the Command Service'] : []),
+    ...(removed > 0 ? [removed === 1 ? 'your token' : `your ${removed} tokens`] : []),
+  ].join(' and ');
   const text =
-    removed > 0
-      ? `Done: countersign forgot your ${removed === 1 ? 'token' : `${removed} tokens`}${endedAtService > 0 ? ' and ended your session at the Command Service' : ''}. It can no longer act for you until you link again.`
-      : 'countersign had no token of yours to forget.';
+    what !== ''
+      ? `Done: countersign forgot ${what}${endedAtService > 0 ? ' and ended your session at the Command Service' : ''}. It can no longer act for you until you link again.`
+      : 'countersign had nothing of yours to forget.';
   return { text: fallback(text), blocks: [section(text)] };
 }

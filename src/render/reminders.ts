@@ -8,6 +8,7 @@ import { zoneFormatter } from '../parse/dates.js';
 import type { Digest } from '../reminders/digest.js';
 import type { RemindOutcome } from '../reminders/remind.js';
 import { formatMinuteOfDay, type ReminderSchedule } from '../reminders/schedule.js';
+import type { RelinkReason } from '../reminders/scheduler.js';
 import { type ApprovalLinks, approvalBlocks, encodePageState } from './approvals.js';
 import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';
 import { RELINK_ACTION } from './link.js';
@@ -107,11 +108,18 @@ export function renderDigest(input: Digest, links: ApprovalLinks | undefined): M
 }
 
 /** Sent once when a reminder finds the token refused or missing; then silence until the user links again. */
-export function renderReminderRelink(reason: 'expired' | 'not-linked'): Message {
-  const text =
-    reason === 'expired'
-      ? ':hourglass: Your approvals reminder could not run: the Command Service no longer accepts your token (tokens expire after a while). Link again and reminders carry on; until then I will not send more.'
-      : ':link: Your approvals reminder could not run: your account is not linked to the Command Service. Link it and reminders carry on; until then I will not send more.';
+export function renderReminderRelink(reason: RelinkReason): Message {
+  const text = {
+    expired:
+      ':hourglass: Your approvals reminder could not run: the Command Service no longer accepts your token (tokens expire after a while). Link again and reminders carry on; until then I will not send more.',
+    'not-linked':
+      ':link: Your approvals reminder could not run: your account is not linked to the Command Service. Link it and reminders carry on; until then I will not send more.',
+    // The switch to the trusted mode: news, said once, with the one step it asks for.
+    outdated:
+      ':link: countersign now acts for you in a way that lasts: sign in once more with your Command Service username and password, and you will not be asked again. Your earlier link was a token, which has expired, so today’s reminder waits for you; until you link I will not send more.',
+    refused:
+      ':no_entry: Your approvals reminder could not run: the Command Service refused to act for your linked account. If you sign in to the service under another name now, link again; otherwise ask your identity team. Until then I will not send more.',
+  }[reason];
   return {
     text: plain(text),
     blocks: [

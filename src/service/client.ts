@@ -11,6 +11,7 @@ import type { z } from 'zod';
 import { type Logger, silentLogger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
 import {
+  AppSignInError,
   ConflictError,
   InvalidParameterError,
   InvalidTokenError,
@@ -44,7 +45,7 @@ import {
   toRunStatus,
 } from './schemas.js';
 
-export type CommandName = 'findApprovals' | 'collectEntitlements' | 'getRunStatus' | 'loginUser' | 'logoutUser';
+export type CommandName = 'findApprovals' | 'collectEntitlements' | 'getRunStatus' | 'loginUser' | 'logoutUser' | 'loginTrustedApp';
 
 export interface ServiceTimeouts {
   /** TCP + TLS handshake. */
@@ -105,6 +106,12 @@ export interface LoginCredentials {
   authsource?: string | undefined;
 }
 
+/** countersign's own identity as a trusted application of the service (Admin > Web Services > Trusted Application). */
+export interface TrustedAppCredentials {
+  clientId: string;
+  clientSecret: Secret;
+}
+
 export interface ServiceClient {
   findApprovals(query: ApprovalQuery, token: Secret, options?: CallOptions): Promise<ApprovalsPage>;
   /** Starts work on the service: never retried. */
@@ -113,6 +120,8 @@ export interface ServiceClient {
   /** Returns the new token; the password is sent once, in the body, and kept nowhere. */
   loginUser(credentials: LoginCredentials, options?: CallOptions): Promise<Secret>;
   logoutUser(token: Secret, options?: CallOptions): Promise<void>;
+  /** An application token (acts for nobody until a call names auth-user-id); the secret goes in a header, once. */
+  loginTrustedApp(credentials: TrustedAppCredentials, options?: CallOptions): Promise<Secret>;
   close(): Promise<void>;
 }
 
@@ -172,6 +181,8 @@ interface Request {
   token?: Secret;
   /** Body and its content type, for loginUser only. */
   body?: { contentType: string; text: string };
+  /** loginTrustedApp: POSTed without a body, the application's credentials as headers. */
+  app?: TrustedAppCredentials;
   /** Safe to send twice: the call only reads. */
   idempotent: boolean;
   signal: AbortSignal | undefined;
@@ -196,11 +207,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const query = buildQueryString([['cmd', req.command], ...req.params]);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (req.token) headers.authorization = `Bearer ${req.token.reveal()}`;
+    if (req.app) {
+      // Spelled as the service's documentation spells them: header names are case-insensitive, not every server is.
+      headers.ClientId = req.app.clientId;
+      headers.ClientSecret = req.app.clientSecret.reveal();
+    }
     headers['content-type'] = req.body?.contentType ?? 'application/json';
     const response = await dispatcher.request({
       origin: base.origin,
       path: `${base.path}/command.submit?${query}`,
-      method: req.body ? 'POST' : 'GET',
+      method: req.body || req.app ? 'POST' : 'GET',
       headers,
       body: req.body?.text ?? null,
       signal,
@@ -346,6 +362,19 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       throw errorFor('logoutUser', res, {});
     },
 
+    async loginTrustedApp(credentials, callOptions) {
+      const res = await call({
+        command: 'loginTrustedApp',
+        params: [['format', 'json']],
+        app: credentials,
+        // Signing in twice does no harm (each answer is a new token), so a connection that failed may be tried again.
+        idempotent: true,
+        signal: callOptions?.signal,
+      });
+      const token = decode('loginTrustedApp', res, loginBody, (props) => ({ data: Object.fromEntries(props) }));
+      return new Secret(token);
+    },
+
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },
@@ -444,6 +473,9 @@ function errorFor(command: CommandName, res: RawResponse, context: ErrorContext)
   switch (true) {
     case res.status === 401 && command === 'loginUser':
       return new LoginFailedError(details);
+    // Any refusal of the application's own sign-in (401, 403, the command switched off) is for an admin to fix.
+    case res.status >= 400 && res.status < 500 && command === 'loginTrustedApp':
+      return new AppSignInError(details);
     case res.status === 401:
       return new InvalidTokenError(details);
     case res.status === 412: {

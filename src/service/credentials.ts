@@ -1,23 +1,74 @@
 /**
- * What a call to the service is made with, for a user: a token and, when the token is a trusted
- * application's rather than the user's own, the service user it acts for (auth-user-id). Where it
- * comes from (a stored user token, or an application's token and a stored user id) is the
- * source's business, behind one interface.
+ * What a call to the service is made with, for a user: their own token, or (the trusted mode) the
+ * application's token and the service user it acts for (auth-user-id). Where it comes from is the
+ * source's business, behind one interface; how a call is made with it (renewing the application's
+ * token once when the service says it expired) is the credentials' own `call`, so every command,
+ * today's and any added later, gets the same rule by calling through it.
  */
 
 import type { Secret } from '../runtime/secret.js';
 import type { Principal, ServiceCommandName, TokenSource } from '../store/types.js';
+import type { CallOptions } from './client.js';
+import { InvalidTokenError } from './errors.js';
+
+/** How this installation calls the service for people: each one's own token, or its own as a trusted application. */
+export type LinkMode = 'user-tokens' | 'trusted-app';
+
+/** One call to the service, given the token to send and the options that go with it (auth-user-id). */
+export type ServiceCall<T> = (token: Secret, options: CallOptions) => Promise<T>;
 
 export interface Credentials {
-  token: Secret;
-  /** The service user a trusted application's token acts for; absent for a user's own token. */
-  onBehalfOf?: string | undefined;
+  /** 'user-token': the user's own stored token; 'trusted-app': the application's token, acting for serviceUser. */
+  kind: 'user-token' | 'trusted-app';
+  /** The user's id in the service (trusted-app), from the store only: never from what a user typed or a button carried. */
+  serviceUser?: string | undefined;
   /** When the user linked: a reminder paused after it waits for a newer link. */
   linkedAt: Date;
   source: TokenSource;
+  /**
+   * Makes one call with these credentials. Pass the token and the options on to the client as they
+   * are: `(token, options) => deps.service.findApprovals(query, token, options)`.
+   */
+  call<T>(send: ServiceCall<T>): Promise<T>;
 }
 
 export interface CredentialSource {
+  readonly mode: LinkMode;
   /** How to call `command` for this user; undefined when they have not linked for it. */
   credentialsFor(who: Principal, command: ServiceCommandName): Promise<Credentials | undefined>;
+}
+
+/**
+ * In the trusted mode, a token linked before the switch has expired: the user links once more, the
+ * new way, and is not asked again. Still an InvalidTokenError, so that everything that notes or
+ * counts a refused token does so; the words differ (one message, not an error).
+ */
+export class LinkOutdatedError extends InvalidTokenError {
+  constructor(cause: InvalidTokenError) {
+    super({
+      command: cause.command,
+      status: cause.status,
+      serviceMessage: cause.serviceMessage,
+      queryString: cause.queryString,
+      cause,
+    });
+  }
+}
+
+/**
+ * In the trusted mode, the service refused a call made for a linked user with a fresh application
+ * token: it does not know that user, or does not let them run the command. Its words are shown.
+ */
+export class RefusedForUserError extends InvalidTokenError {
+  readonly serviceUser: string;
+  constructor(cause: InvalidTokenError, serviceUser: string) {
+    super({
+      command: cause.command,
+      status: cause.status,
+      serviceMessage: cause.serviceMessage,
+      queryString: cause.queryString,
+      cause,
+    });
+    this.serviceUser = serviceUser;
+  }
 }

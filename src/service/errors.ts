@@ -12,6 +12,7 @@ export type ServiceErrorKind =
   | 'no-eligible-collectors'
   | 'conflict'
   | 'login-failed'
+  | 'app-sign-in'
   | 'not-found'
   | 'service-unavailable'
   | 'unexpected-response';
@@ -103,6 +104,18 @@ export class LoginFailedError extends ServiceError {
   }
 }
 
+/**
+ * The service refused countersign's own sign-in as a trusted application (loginTrustedApp): a wrong
+ * ClientId or ClientSecret, an application not registered, or the command switched off. Never
+ * carries either credential. No call was made for any user.
+ */
+export class AppSignInError extends ServiceError {
+  readonly kind = 'app-sign-in' as const;
+  constructor(details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? 'The trusted application could not sign in.', details);
+  }
+}
+
 /** Any other 4xx: an unknown command, an unknown run id. */
 export class NotFoundError extends ServiceError {
   readonly kind = 'not-found' as const;
@@ -147,6 +160,7 @@ export type AnyServiceError =
   | NoEligibleCollectorsError
   | ConflictError
   | LoginFailedError
+  | AppSignInError
   | NotFoundError
   | ServiceUnavailableError
   | UnexpectedResponseError;

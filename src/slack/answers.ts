@@ -47,7 +47,7 @@ export async function answerFailure(
     deps.logger.warn({ status: error.status, reference: ctx.reference, user: ctx.userId }, 'could not answer: response_url refused');
     return;
   }
-  const translated = translateFailure(error, ctx);
+  const translated = translateFailure(error, { ...ctx, linkMode: deps.credentials.mode });
   const kind = isServiceError(error) ? error.kind : undefined;
   deps.metrics.outcome(kind ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
   deps.logger[translated.log.level](
@@ -64,6 +64,7 @@ export function answerEscaped(deps: SlackDeps, who: Principal, slash: Slash, res
 
 const approvalsContext = (deps: SlackDeps, who: Principal, query: ApprovalQuery) => ({
   ...who,
+  linkMode: deps.credentials.mode,
   slash: '/approvals' as const,
   command: 'findApprovals' as const,
   reference: deps.newId(),
@@ -112,6 +113,7 @@ export async function answerStart(
 ): Promise<StartResult> {
   const ctx = {
     ...who,
+    linkMode: deps.credentials.mode,
     slash: '/collect' as const,
     command: 'collectEntitlements' as const,
     reference: deps.newId(),

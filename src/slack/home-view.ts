@@ -18,6 +18,7 @@ export async function publishHome(deps: SlackDeps, client: WebClient, who: Princ
       slash: '/approvals',
       command: 'findApprovals',
       reference: deps.newId(),
+      linkMode: deps.credentials.mode,
     });
     deps.logger[translated.log.level]({ ...translated.log.detail, user: who.userId, surface: 'home' }, translated.log.event);
     problem = translated.message;

@@ -25,10 +25,10 @@ export async function openLinkModal(
   // Slack caps private_metadata at 3,000 characters; a replay that does not fit is dropped, not the form.
   const fits = JSON.stringify(metadata).length <= 3000 ? metadata : { command };
   try {
-    await client.views.open({ trigger_id: triggerId, view: linkModal(fits) });
+    await client.views.open({ trigger_id: triggerId, view: linkModal(fits, undefined, {}, deps.credentials.mode) });
   } catch (error) {
     deps.logger.warn({ user: who.userId, error: (error as Error).message }, 'views.open failed');
-    const text = `The sign-in form could not be opened (Slack said: ${inert((error as Error).message, 200)}). Type the command again, or: ${linkInstructions({ userId: who.userId, command })}`;
+    const text = `The sign-in form could not be opened (Slack said: ${inert((error as Error).message, 200)}). Type the command again, or: ${linkInstructions({ userId: who.userId, command, linkMode: deps.credentials.mode })}`;
     await respond(ephemeral({ text: fallback(text), blocks: [section(text)] }));
   }
 }

@@ -16,6 +16,8 @@ import {
   type CooldownHolderRow,
   confirmationOf,
   cooldownHolderOf,
+  type IdentityRow,
+  identityOf,
   linkedTokenOf,
   linkOf,
   type ReminderRow,
@@ -42,6 +44,8 @@ import type {
   CollectAttempt,
   CooldownClaim,
   CooldownHolderOf,
+  IdentityLink,
+  IdentitySource,
   KeyUsage,
   LinkedToken,
   LinkSummary,
@@ -52,6 +56,7 @@ import type {
   ReminderRelease,
   RunWatch,
   ServiceCommandName,
+  ServiceIdentity,
   Store,
   TokenSource,
 } from './types.js';
@@ -66,6 +71,9 @@ function asUnavailable(error: unknown): unknown {
     ) || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
   return lost ? new StoreUnavailableError(error) : error;
 }
+
+/** The outcome throttle's name for an identity's calls, apart from any command's. */
+const IDENTITY_OUTCOME = 'service-identity';
 
 /** Any number: it only has to be the same for every instance of countersign. */
 const MIGRATION_LOCK = 0x636f756e;
@@ -158,6 +166,54 @@ export class PostgresStore implements Store {
       `UPDATE tokens SET last_used_at = $1, last_outcome = $2 WHERE user_id = $3 AND command = $4 AND team_id =
          (SELECT team_id FROM tokens WHERE user_id = $3 AND command = $4 AND team_id IN ($5, '') ORDER BY team_id = '' LIMIT 1)`,
       [at.getTime(), outcome, who.userId, command, who.teamId],
+    );
+  }
+
+  async getIdentity(who: Principal): Promise<IdentityLink | undefined> {
+    // A workspace-specific link wins over one made for any workspace (team '').
+    const { rows } = await this.#query<IdentityRow>(
+      "SELECT * FROM service_identities WHERE user_id = $1 AND team_id IN ($2, '') ORDER BY team_id = '' LIMIT 1",
+      [who.userId, who.teamId],
+    );
+    return rows[0] === undefined ? undefined : identityOf(rows[0]);
+  }
+
+  async setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
+    this.#outcomes.forget();
+    await this.#query(
+      `INSERT INTO service_identities (team_id, user_id, service_user, authsource, source, linked_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (team_id, user_id) DO UPDATE SET service_user = excluded.service_user, authsource = excluded.authsource,
+         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
+      [who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime()],
+    );
+  }
+
+  async deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
+    this.#outcomes.forget();
+    const { rowCount } =
+      who.teamId === undefined
+        ? await this.#query('DELETE FROM service_identities WHERE user_id = $1', [who.userId])
+        : await this.#query("DELETE FROM service_identities WHERE user_id = $1 AND team_id IN ($2, '')", [who.userId, who.teamId]);
+    return rowCount ?? 0;
+  }
+
+  async listIdentities(who?: Principal): Promise<IdentityLink[]> {
+    const { rows } =
+      who === undefined
+        ? await this.#query<IdentityRow>('SELECT * FROM service_identities ORDER BY team_id, user_id')
+        : await this.#query<IdentityRow>("SELECT * FROM service_identities WHERE user_id = $1 AND team_id IN ($2, '') ORDER BY team_id", [
+            who.userId,
+            who.teamId,
+          ]);
+    return rows.map(identityOf);
+  }
+
+  async recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
+    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, outcome, at)) return;
+    await this.#query(
+      `UPDATE service_identities SET last_used_at = $1, last_outcome = $2 WHERE user_id = $3 AND team_id =
+         (SELECT team_id FROM service_identities WHERE user_id = $3 AND team_id IN ($4, '') ORDER BY team_id = '' LIMIT 1)`,
+      [at.getTime(), outcome, who.userId, who.teamId],
     );
   }
 

@@ -9,6 +9,8 @@ import type { CooldownHolder, StoredConfirmation } from './rules.js';
 import type {
   CollectAttempt,
   CollectOutcome,
+  IdentityLink,
+  IdentitySource,
   LinkedToken,
   LinkSummary,
   Principal,
@@ -64,6 +66,30 @@ export function linkOf(r: TokenRow): LinkSummary {
     command: r.command,
     linkedAt: dateOf(r.linked_at),
     source: r.source,
+    lastUsedAt: optionalDateOf(r.last_used_at),
+    lastOutcome: r.last_outcome ?? undefined,
+  };
+}
+
+export interface IdentityRow {
+  team_id: string;
+  user_id: string;
+  service_user: string;
+  authsource: string | null;
+  source: IdentitySource;
+  linked_at: Millis;
+  last_used_at: Millis | null;
+  last_outcome: 'ok' | 'rejected' | null;
+}
+
+export function identityOf(r: IdentityRow): IdentityLink {
+  return {
+    teamId: r.team_id,
+    userId: r.user_id,
+    serviceUser: r.service_user,
+    authsource: r.authsource ?? undefined,
+    source: r.source,
+    linkedAt: dateOf(r.linked_at),
     lastUsedAt: optionalDateOf(r.last_used_at),
     lastOutcome: r.last_outcome ?? undefined,
   };

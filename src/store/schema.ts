@@ -125,6 +125,24 @@ export const MIGRATIONS: readonly Migration[] = [
      );
      CREATE INDEX slack_signatures_expiry ON slack_signatures (expires_at);`,
   },
+  {
+    version: 5,
+    name: 'service identities (trusted-application mode)',
+    // Who each Slack user is in the service, by the name they sign in with: not a secret, so not
+    // encrypted. Team '' holds for any workspace, as in tokens.
+    sql: `CREATE TABLE service_identities (
+       team_id      TEXT NOT NULL,
+       user_id      TEXT NOT NULL,
+       service_user TEXT NOT NULL,
+       authsource   TEXT,
+       source       TEXT NOT NULL,
+       linked_at    BIGINT NOT NULL,
+       last_used_at BIGINT,
+       last_outcome TEXT,
+       PRIMARY KEY (team_id, user_id)
+     );
+     CREATE INDEX service_identities_user ON service_identities (user_id);`,
+  },
 ];
 
 /** Run first, every start: a no-op once the table exists, whichever release created it. */

@@ -16,6 +16,8 @@ import {
   type CooldownHolderRow,
   confirmationOf,
   cooldownHolderOf,
+  type IdentityRow,
+  identityOf,
   linkedTokenOf,
   linkOf,
   type ReminderRow,
@@ -42,6 +44,8 @@ import type {
   CollectAttempt,
   CooldownClaim,
   CooldownHolderOf,
+  IdentityLink,
+  IdentitySource,
   KeyUsage,
   LinkedToken,
   LinkSummary,
@@ -52,9 +56,13 @@ import type {
   ReminderRelease,
   RunWatch,
   ServiceCommandName,
+  ServiceIdentity,
   Store,
   TokenSource,
 } from './types.js';
+
+/** The outcome throttle's name for an identity's calls, apart from any command's. */
+const IDENTITY_OUTCOME = 'service-identity';
 
 /** Every statement, prepared once: preparing costs more than running these. */
 function prepare(db: Database.Database) {
@@ -77,6 +85,24 @@ function prepare(db: Database.Database) {
     recordOutcome: db.prepare<[number, string, string, string, string, string, string]>(
       `UPDATE tokens SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND command = ? AND team_id =
          (SELECT team_id FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1)`,
+    ),
+    getIdentity: db.prepare<[string, string], IdentityRow>(
+      "SELECT * FROM service_identities WHERE user_id = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1",
+    ),
+    upsertIdentity: db.prepare<[string, string, string, string | null, string, number]>(
+      `INSERT INTO service_identities (team_id, user_id, service_user, authsource, source, linked_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (team_id, user_id) DO UPDATE SET service_user = excluded.service_user, authsource = excluded.authsource,
+         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
+    ),
+    deleteServingIdentities: db.prepare<[string, string]>("DELETE FROM service_identities WHERE user_id = ? AND team_id IN (?, '')"),
+    deleteAllIdentities: db.prepare<[string]>('DELETE FROM service_identities WHERE user_id = ?'),
+    allIdentities: db.prepare<[], IdentityRow>('SELECT * FROM service_identities ORDER BY team_id, user_id'),
+    identitiesOf: db.prepare<[string, string], IdentityRow>(
+      "SELECT * FROM service_identities WHERE user_id = ? AND team_id IN (?, '') ORDER BY team_id",
+    ),
+    recordIdentityOutcome: db.prepare<[number, string, string, string, string]>(
+      `UPDATE service_identities SET last_used_at = ?, last_outcome = ? WHERE user_id = ? AND team_id =
+         (SELECT team_id FROM service_identities WHERE user_id = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1)`,
     ),
     insertConfirmation: db.prepare<[string, string, string, string, string, number, number]>(
       'INSERT INTO confirmations (id, team_id, channel_id, user_id, payload, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -266,6 +292,32 @@ export class SqliteStore implements Store {
   async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
     if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
     this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.userId, command, who.teamId);
+  }
+
+  async getIdentity(who: Principal): Promise<IdentityLink | undefined> {
+    const row = this.#sql.getIdentity.get(who.userId, who.teamId);
+    return row === undefined ? undefined : identityOf(row);
+  }
+
+  async setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
+    this.#outcomes.forget();
+    this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
+  }
+
+  async deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
+    this.#outcomes.forget();
+    if (who.teamId === undefined) return this.#sql.deleteAllIdentities.run(who.userId).changes;
+    return this.#sql.deleteServingIdentities.run(who.userId, who.teamId).changes;
+  }
+
+  async listIdentities(who?: Principal): Promise<IdentityLink[]> {
+    const rows = who === undefined ? this.#sql.allIdentities.all() : this.#sql.identitiesOf.all(who.userId, who.teamId);
+    return rows.map(identityOf);
+  }
+
+  async recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
+    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, outcome, at)) return;
+    this.#sql.recordIdentityOutcome.run(at.getTime(), outcome, who.userId, who.userId, who.teamId);
   }
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {

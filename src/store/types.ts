@@ -29,6 +29,25 @@ export interface LinkedToken {
   source: TokenSource;
 }
 
+/**
+ * Who a Slack user is in the service, for the trusted mode: the name they sign in with (sent as
+ * auth-user-id) and their authentication source. An identifier, never a credential.
+ */
+export interface ServiceIdentity {
+  serviceUser: string;
+  authsource: string | undefined;
+}
+
+/** How an identity was linked: the user proved it by signing in once, or an admin mapped it. */
+export type IdentitySource = 'login' | 'admin';
+
+export interface IdentityLink extends Principal, ServiceIdentity {
+  source: IdentitySource;
+  linkedAt: Date;
+  lastUsedAt: Date | undefined;
+  lastOutcome: 'ok' | 'rejected' | undefined;
+}
+
 export interface LinkSummary extends Principal {
   command: ServiceCommandName;
   linkedAt: Date;
@@ -174,6 +193,17 @@ export interface Store {
   listLinks(who?: Principal): Promise<LinkSummary[]>;
   /** Notes how a call went on the link getToken serves for `who`: the one whose token was used, and no other. */
   recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void>;
+
+  /** The user's identity in the service: the workspace's link before one made for any workspace (team ''). */
+  getIdentity(who: Principal): Promise<IdentityLink | undefined>;
+  /** Links (or re-links) the user's identity; how its calls went starts afresh. */
+  setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void>;
+  /** Forgets the identities that would act for the user, by the same rule as deleteTokens; returns how many. */
+  deleteIdentities(who: TokenHolder): Promise<number>;
+  /** Every identity, or one user's (their workspace's and the any-workspace one). */
+  listIdentities(who?: Principal): Promise<IdentityLink[]>;
+  /** Notes how a call made for the user went, on the identity getIdentity serves. */
+  recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void>;
 
   createConfirmation(confirmation: PendingConfirmation): Promise<void>;
   /**

@@ -23,7 +23,7 @@ const pasted = (token: string): LinkRequest => ({ kind: 'token', token: new Secr
 
 /** The user's links, as whoami shows them: no tokens. */
 const links = async (t: ReturnType<typeof fakeDeps>) =>
-  (await whoami(t.deps, ADA)).map((l) => ({ command: l.command, source: l.source, linkedAt: l.linkedAt }));
+  (await whoami(t.deps, ADA)).tokens.map((l) => ({ command: l.command, source: l.source, linkedAt: l.linkedAt }));
 const tokenOf = async (t: ReturnType<typeof fakeDeps>, command: 'findApprovals' | 'collectEntitlements') =>
   (await t.deps.store.getToken(ADA, command))?.token.reveal();
 
@@ -136,7 +136,7 @@ describe('forgetAccount', () => {
     await t.deps.store.setReminder({ ...ADA, days: 'daily', minuteOfDay: 540, timeZone: 'UTC', nextAt: NOW, dueAt: NOW });
     t.fake.calls.length = 0;
 
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1, identities: 0 });
     expect(t.fake.calls).toEqual([{ command: 'logoutUser', token: 'session-token-1' }]);
     expect(await links(t)).toEqual([]);
     expect(await t.deps.store.getToken(ADA, 'findApprovals')).toBeUndefined();
@@ -147,7 +147,7 @@ describe('forgetAccount', () => {
     const t = fakeDeps();
     await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('session-a'), 'login', NOW);
     await t.deps.store.setToken(ADA, ['collectEntitlements'], new Secret('session-b'), 'login', NOW);
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 2 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 2, identities: 0 });
     expect(t.fake.calls).toEqual([
       { command: 'logoutUser', token: 'session-a' },
       { command: 'logoutUser', token: 'session-b' },
@@ -158,7 +158,7 @@ describe('forgetAccount', () => {
     const t = fakeDeps();
     await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('admin-token'), 'admin', NOW);
     await t.deps.store.setToken(ADA, ['collectEntitlements'], new Secret('pasted-token'), 'pasted', NOW);
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 0 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 0, identities: 0 });
     expect(t.fake.calls).toEqual([]);
     expect(await links(t)).toEqual([]);
   });
@@ -169,7 +169,7 @@ describe('forgetAccount', () => {
     t.deps.service.logoutUser = async () => {
       throw new InvalidTokenError({ command: 'logoutUser', status: 401, serviceMessage: 'Token is invalid or expired' });
     };
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 2, endedAtService: 1, identities: 0 });
     expect(await links(t)).toEqual([]);
     for (const line of t.logs) expect(line).not.toContain('session-token-1');
   });
@@ -184,10 +184,10 @@ describe('forgetAccount', () => {
       NOW,
     );
     await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('pasted-token'), 'pasted', NOW);
-    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 3, endedAtService: 0 });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 3, endedAtService: 0, identities: 0 });
     expect(await t.deps.store.getToken(ADA, 'findApprovals')).toBeUndefined();
     expect(await t.deps.store.getToken(ADA, 'collectEntitlements')).toBeUndefined();
-    expect(await whoami(t.deps, ADA)).toEqual([]);
+    expect((await whoami(t.deps, ADA)).tokens).toEqual([]);
     expect(t.fake.calls).toEqual([]);
   });
 
@@ -195,15 +195,85 @@ describe('forgetAccount', () => {
     const t = fakeDeps();
     await t.link('UADA');
     await t.link('UEVE');
-    expect((await whoami(t.deps, ADA)).map((l) => [l.userId, l.command, l.source])).toEqual([
+    expect((await whoami(t.deps, ADA)).tokens.map((l) => [l.userId, l.command, l.source])).toEqual([
       ['UADA', 'collectEntitlements', 'admin'],
       ['UADA', 'findApprovals', 'admin'],
     ]);
     await forgetAccount(t.deps, ADA);
-    expect(await whoami(t.deps, ADA)).toEqual([]);
-    expect((await whoami(t.deps, { teamId: 'T1', userId: 'UEVE' })).map((l) => l.command)).toEqual([
+    expect((await whoami(t.deps, ADA)).tokens).toEqual([]);
+    expect((await whoami(t.deps, { teamId: 'T1', userId: 'UEVE' })).tokens.map((l) => l.command)).toEqual([
       'collectEntitlements',
       'findApprovals',
     ]);
+  });
+});
+
+describe('linking in the trusted mode', () => {
+  const trusted = (login?: (u: string, p: string, a: string | undefined) => Promise<Secret>) =>
+    fakeDeps({
+      trusted: true,
+      service: fakeService({
+        login: login ?? (async () => new Secret('proof-token-1')),
+        loginApp: async () => new Secret('app-token-1'),
+      }),
+    });
+
+  it('proves who the user is with loginUser, ends that session at once, and keeps the name, not a token', async () => {
+    const t = trusted();
+    expect(await linkAccount(t.deps, ADA, login('corp-ldap'), 'findApprovals')).toEqual({
+      kind: 'identified',
+      serviceUser: 'ada',
+      authsource: 'corp-ldap',
+      replaced: 0,
+    });
+    expect(t.fake.calls).toEqual([
+      { command: 'loginUser', username: 'ada', authsource: 'corp-ldap' },
+      { command: 'logoutUser', token: 'proof-token-1' },
+    ]);
+    expect(await t.deps.store.getIdentity(ADA)).toMatchObject({
+      serviceUser: 'ada',
+      authsource: 'corp-ldap',
+      source: 'login',
+      linkedAt: NOW,
+    });
+    expect(await links(t)).toEqual([]);
+    for (const line of t.logs) {
+      expect(line).not.toContain(PASSWORD);
+      expect(line).not.toContain('proof-token-1');
+    }
+  });
+
+  it('forgets the tokens from before the switch that the identity replaces, ending their session', async () => {
+    const t = trusted();
+    await t.deps.store.setToken(ADA, ['findApprovals', 'collectEntitlements'], new Secret('old-session'), 'login', NOW);
+    expect(await linkAccount(t.deps, ADA, login(), 'findApprovals')).toMatchObject({ kind: 'identified', replaced: 2 });
+    expect(t.fake.calls.filter((c) => c.command === 'logoutUser')).toEqual([
+      { command: 'logoutUser', token: 'proof-token-1' },
+      { command: 'logoutUser', token: 'old-session' },
+    ]);
+    expect(await links(t)).toEqual([]);
+  });
+
+  it('takes no pasted token: a token does not say whose it is', async () => {
+    const t = trusted();
+    expect(await linkAccount(t.deps, ADA, pasted('someone-elses-token'), 'findApprovals')).toEqual({ kind: 'token-not-accepted' });
+    expect(t.fake.calls).toEqual([]);
+    expect(await t.deps.store.getIdentity(ADA)).toBeUndefined();
+  });
+
+  it('links nothing when the service does not accept the username and password', async () => {
+    const t = trusted(async () => {
+      throw new LoginFailedError({ command: 'loginUser', status: 401, serviceMessage: 'User could not be validated.' });
+    });
+    expect(await linkAccount(t.deps, ADA, login(), 'findApprovals')).toMatchObject({ kind: 'refused' });
+    expect(await t.deps.store.getIdentity(ADA)).toBeUndefined();
+  });
+
+  it('says which mode in whoami, and logout forgets the identity and pauses the reminder', async () => {
+    const t = trusted();
+    await linkAccount(t.deps, ADA, login(), 'findApprovals');
+    expect(await whoami(t.deps, ADA)).toMatchObject({ mode: 'trusted-app', identity: { serviceUser: 'ada' }, tokens: [] });
+    expect(await forgetAccount(t.deps, ADA)).toEqual({ removed: 0, endedAtService: 0, identities: 1 });
+    expect(await whoami(t.deps, ADA)).toMatchObject({ mode: 'trusted-app', identity: undefined, tokens: [] });
   });
 });

@@ -4,7 +4,8 @@
  */
 
 import type { RespondArguments } from '@slack/bolt';
-import { storedTokens } from '../../src/accounts/credentials.js';
+import { storedTokens, trustedApplication } from '../../src/accounts/credentials.js';
+import { AppSession } from '../../src/accounts/trusted-app.js';
 import type { CollectStatus } from '../../src/collections/runs.js';
 import type { CollectPolicy } from '../../src/config.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
@@ -17,30 +18,36 @@ import type { SlackDeps } from '../../src/slack/deps.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 export type Call =
-  | { command: 'findApprovals'; query: ApprovalQuery; token: string }
-  | { command: 'collectEntitlements'; query: CollectQuery; token: string }
+  | { command: 'findApprovals'; query: ApprovalQuery; token: string; onBehalfOf?: string }
+  | { command: 'collectEntitlements'; query: CollectQuery; token: string; onBehalfOf?: string }
   | { command: 'loginUser'; username: string; authsource?: string }
-  | { command: 'logoutUser'; token: string };
+  | { command: 'logoutUser'; token: string }
+  | { command: 'loginTrustedApp'; clientId: string };
 
 export interface ServiceScript {
   findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>;
   collect?: (q: CollectQuery) => Promise<CollectionResult>;
   login?: (username: string, password: string, authsource: string | undefined) => Promise<Secret>;
+  loginApp?: (clientId: string, clientSecret: string) => Promise<Secret>;
 }
+
+/** Only what was given: a call for nobody in particular leaves onBehalfOf out. */
+const behalf = (options: { onBehalfOf?: string | undefined } | undefined) =>
+  options?.onBehalfOf === undefined ? {} : { onBehalfOf: options.onBehalfOf };
 
 export function fakeService(script: ServiceScript = {}) {
   const calls: Call[] = [];
   /** The order of service calls and answers, for "acked before anything else" checks. */
   const events: string[] = [];
   const service: ServiceClient = {
-    async findApprovals(query, token) {
+    async findApprovals(query, token, options) {
       events.push('service');
-      calls.push({ command: 'findApprovals', query, token: token.reveal() });
+      calls.push({ command: 'findApprovals', query, token: token.reveal(), ...behalf(options) });
       return script.findApprovals ? script.findApprovals(query) : { approvals: [], count: 0 };
     },
-    async collectEntitlements(query, token) {
+    async collectEntitlements(query, token, options) {
       events.push('service');
-      calls.push({ command: 'collectEntitlements', query, token: token.reveal() });
+      calls.push({ command: 'collectEntitlements', query, token: token.reveal(), ...behalf(options) });
       // As the service does: the run's collector is the one asked for by name.
       return script.collect ? script.collect(query) : { runs: [{ runId: '1', collector: query.name ?? 'AD Accounts' }] };
     },
@@ -56,6 +63,11 @@ export function fakeService(script: ServiceScript = {}) {
     async logoutUser(token) {
       calls.push({ command: 'logoutUser', token: token.reveal() });
     },
+    async loginTrustedApp(credentials) {
+      calls.push({ command: 'loginTrustedApp', clientId: credentials.clientId });
+      if (!script.loginApp) throw new Error('not used');
+      return script.loginApp(credentials.clientId, credentials.clientSecret.reveal());
+    },
     close: async () => {},
   };
   return { service, calls, events };
@@ -69,6 +81,8 @@ export interface FakeDepsOptions {
   groups?: Record<string, string[]>;
   /** postStatus rejects with this Slack error (the bot is not in the channel, say). */
   postFails?: string;
+  /** The trusted-application mode, signing in with the scripted service's loginTrustedApp. */
+  trusted?: boolean;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}) {
@@ -87,13 +101,28 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     responses.push(r);
   };
   const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64')));
+  const now = () => new Date(options.now ?? '2026-11-22T06:30:00Z');
+  const credentials = options.trusted
+    ? trustedApplication({
+        store,
+        session: new AppSession({
+          service: fake.service,
+          credentials: { clientId: 'countersign', clientSecret: new Secret('client-secret-of-the-test') },
+          maxAgeMs: 3_600_000,
+          now,
+          logger,
+        }),
+        now,
+        logger,
+      })
+    : storedTokens(store);
   const deps: SlackDeps = {
     service: fake.service,
-    credentials: storedTokens(store),
+    credentials,
     store,
     logger,
     metrics: new Metrics({ defaultMetrics: false }),
-    now: () => new Date(options.now ?? '2026-11-22T06:30:00Z'),
+    now,
     newId: () => `id-${String(++id).padStart(6, '0')}`,
     timeZones: { lookup: async () => options.zone },
     background: new Background(logger),

@@ -32,6 +32,8 @@ export interface Harness {
   /** The demo token with this label, as the reference service printed it. */
   demoToken(label: string): string;
   link(userId: string, label: string, commands?: ServiceCommandName[]): Promise<void>;
+  /** Trusted mode: maps a Slack user to a user of the service, as `countersign users map` does. */
+  map(userId: string, serviceUser: string): Promise<void>;
   command(userId: string, command: '/approvals' | '/collect', text: string, options?: SignOptions): Promise<Sent>;
   click(userId: string, actionId: string, value: string | undefined, options?: SignOptions): Promise<Sent>;
   /** Sends an Events API event (JSON, signed), e.g. app_home_opened. */
@@ -76,6 +78,9 @@ export interface HarnessOptions {
   startScheduler?: boolean;
   /** Where the app listens (127.0.0.1 by default). */
   host?: string;
+  /** The trusted-application mode, with the reference service's client credentials (or this secret instead of its own). */
+  trusted?: { clientSecret?: string } | undefined;
+  appSignInBackoff?: Overrides['appSignInBackoff'];
 }
 
 /** Signs as Slack does: the same code the playground signs with. */
@@ -96,6 +101,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}`,
     PORT: '0',
     LOG_LEVEL: 'debug',
+    ...(options.trusted
+      ? {
+          COMMAND_SERVICE_CLIENT_ID: service.trustedApp.clientId,
+          COMMAND_SERVICE_CLIENT_SECRET: options.trusted.clientSecret ?? service.trustedApp.clientSecret,
+        }
+      : {}),
     ...options.env,
   });
   const start = () =>
@@ -108,6 +119,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.runWatch ? { runWatch: options.runWatch } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
+      ...(options.appSignInBackoff ? { appSignInBackoff: options.appSignInBackoff } : {}),
     });
   let app = await start();
   let url = `http://127.0.0.1:${app.port}`;
@@ -153,6 +165,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     demoToken,
     async link(userId, label, commands = ['findApprovals', 'collectEntitlements']) {
       await app.deps.store.setToken({ teamId: TEAM, userId }, commands, new Secret(demoToken(label)), 'admin', new Date());
+    },
+    async map(userId, serviceUser) {
+      await app.deps.store.setIdentity({ teamId: TEAM, userId }, { serviceUser, authsource: undefined }, 'admin', new Date());
     },
     async command(userId, command, text, opts = {}) {
       const response = opts.responseUrl ?? slack.responseUrl();

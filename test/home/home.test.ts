@@ -32,7 +32,7 @@ describe('loadHome', () => {
   it('makes no call for someone with nothing linked', async () => {
     const t = fakeDeps({ service: answering(3) });
     await t.link('UEVE');
-    expect(await loadHome(t.deps, ADA, 1)).toEqual({ links: [] });
+    expect(await loadHome(t.deps, ADA, 1)).toEqual({ mode: 'user-tokens', links: [] });
     expect(t.fake.calls).toEqual([]);
   });
 

@@ -29,7 +29,9 @@ import {
   renderReminderSet,
   renderReminderShow,
 } from '../../src/render/reminders.js';
+import { LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
 import {
+  AppSignInError,
   ConflictError,
   InvalidTokenError,
   MissingParameterError,
@@ -161,7 +163,27 @@ const cases: Array<[string, Message]> = [
   ['an old button', renderUnreadableButton('/approvals')],
   ['help for /approvals', renderApprovalsHelp()],
   ['help for /collect', renderCollectHelp()],
-  ['whoami', renderWhoami('U0ADA', [{ ...link, command: 'findApprovals' }], ['findApprovals', 'collectEntitlements'])],
+  [
+    'whoami with tokens',
+    renderWhoami('U0ADA', { mode: 'user-tokens', identity: undefined, tokens: [{ ...link, command: 'findApprovals' }] }, [
+      'findApprovals',
+      'collectEntitlements',
+    ]),
+  ],
+  [
+    'whoami as a trusted app',
+    renderWhoami(
+      'U0ADA',
+      {
+        mode: 'trusted-app',
+        identity: { serviceUser: 'ada', authsource: 'Corp <AD>', source: 'login', linkedAt: AT, lastUsedAt: AT, lastOutcome: 'ok' },
+        tokens: [],
+      },
+      ['findApprovals', 'collectEntitlements'],
+    ),
+  ],
+  ['logout as a trusted app', renderLoggedOut({ removed: 0, endedAtService: 0, identities: 1 })],
+  ['not linked as a trusted app', renderNotLinked({ ...ctx, linkMode: 'trusted-app' })],
   ['logout', renderLoggedOut({ removed: 2, endedAtService: 1 })],
   ['a reminder set', renderReminderSet({ kind: 'set', schedule, nextAt: AT, windowDays: 3, zoneGuessed: false, notLinked: false })],
   ['a reminder shown', renderReminderShow({ kind: 'shown', reminder: undefined, windowDays: 3 })],
@@ -182,8 +204,20 @@ const cases: Array<[string, Message]> = [
     new ConflictError({ command: 'collectEntitlements', status: 409, serviceMessage: 'already in the queue' }),
     new ServiceUnavailableError('timeout', 't', { command: 'findApprovals' }),
     new UnexpectedResponseError('x', { command: 'findApprovals', status: 200 }),
+    new LinkOutdatedError(new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'Token is invalid or expired' })),
+    new RefusedForUserError(
+      new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: "The user 'ada' could not be found." }),
+      'ada',
+    ),
+    new AppSignInError({ command: 'loginTrustedApp', status: 401, serviceMessage: 'Invalid client credentials' }),
     new Error('bug'),
-  ].map((e): [string, Message] => [`a failure: ${e.name}`, translateFailure(e, ctx).message]),
+  ].map((e): [string, Message] => [
+    `a failure: ${e.name}`,
+    translateFailure(e, {
+      ...ctx,
+      linkMode: e instanceof InvalidTokenError && e.name !== 'InvalidTokenError' ? 'trusted-app' : 'user-tokens',
+    }).message,
+  ]),
 ];
 
 describe('fallback text', () => {

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import {
+  AppSignInError,
   ConflictError,
   createServiceClient,
   InvalidParameterError,
@@ -128,6 +129,22 @@ describe('requests', () => {
     expect(req?.headers['content-type']).toBe('application/xml');
     expect(req?.headers.authorization).toBeUndefined();
     expect(req?.body).toBe('<username>ada</username><password>p&lt;&amp;&gt;&quot;w</password>');
+  });
+
+  it('signs in as a trusted application with ClientId and ClientSecret headers, POSTed without a body', async () => {
+    const { stub, client } = await withStub((_req, res) =>
+      sendBody(res, 200, '{"data":{"type":"loginTrustedApp","token":"ws7:-1:2:-3.4"}}'),
+    );
+    const token = await client.loginTrustedApp({ clientId: 'countersign', clientSecret: new Secret('s3cret-of-the-app') });
+    expect(token.reveal()).toBe('ws7:-1:2:-3.4');
+    const [req] = stub.requests;
+    expect(req?.method).toBe('POST');
+    expect(req?.url).toBe('/aveksa/command.submit?cmd=loginTrustedApp&format=json');
+    expect(req?.headers.clientid).toBe('countersign');
+    expect(req?.headers.clientsecret).toBe('s3cret-of-the-app');
+    expect(req?.headers['content-type']).toBe('application/json');
+    expect(req?.headers.authorization).toBeUndefined();
+    expect(req?.body).toBe('');
   });
 
   it('keeps connections alive: twenty consecutive calls use at most two sockets', async () => {
@@ -452,6 +469,31 @@ describe('secrecy', () => {
     expect(lines.length).toBeGreaterThan(0);
     expect(everything).not.toContain(TOKEN.reveal());
     expect(everything).not.toContain('28aff589');
+  });
+});
+
+describe('trusted-application sign-in', () => {
+  it('turns a refusal into AppSignInError, with the service’s words and never the secret, in errors or the log', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (l) => lines.push(l) });
+    const { client } = await withStub(
+      (_req, res, i) => {
+        if (i === 0) sendHtml(res, 401, 'The trusted application could not be validated.', 'cmd=loginTrustedApp&format=json');
+        else if (i === 1) sendHtml(res, 404, "The command 'loginTrustedApp' is not a valid command.");
+        else sendBody(res, 200, '{"data":{"type":"loginTrustedApp"}}');
+      },
+      { logger },
+    );
+    const secret = new Secret('Never-Print-Me-0001');
+    const errors: unknown[] = [];
+    for (let i = 0; i < 3; i++)
+      errors.push(await client.loginTrustedApp({ clientId: 'countersign', clientSecret: secret }).catch((e: unknown) => e));
+    expect(errors[0]).toBeInstanceOf(AppSignInError);
+    expect((errors[0] as AppSignInError).serviceMessage).toBe('The trusted application could not be validated.');
+    expect(errors[1]).toBeInstanceOf(AppSignInError);
+    expect(errors[2]).toBeInstanceOf(UnexpectedResponseError);
+    const everything = [...lines, ...errors.map((e) => `${String(e)} ${JSON.stringify(e)} ${(e as Error).stack}`)].join('\n');
+    expect(everything).not.toContain('Never-Print-Me-0001');
   });
 });
 

@@ -7,8 +7,10 @@ import { type ReferenceService, startReferenceService } from '../../src/referenc
 import { Secret } from '../../src/runtime/secret.js';
 import {
   type ApprovalQuery,
+  AppSignInError,
   ConflictError,
   createServiceClient,
+  InvalidParameterError,
   InvalidTokenError,
   LoginFailedError,
   MissingParameterError,
@@ -224,6 +226,57 @@ describe('tokens', () => {
     await client.logoutUser(t);
     await expect(client.findApprovals({}, t)).rejects.toBeInstanceOf(InvalidTokenError);
     await expect(client.logoutUser(t)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+});
+
+describe('a trusted application', () => {
+  const app = () => ({ clientId: svc.trustedApp.clientId, clientSecret: new Secret(svc.trustedApp.clientSecret) });
+
+  it('signs in with its client id and secret, and refuses wrong ones alike', async () => {
+    expect((await client.loginTrustedApp(app())).reveal()).toMatch(/^ws[0-9a-f]+:-/);
+    for (const wrong of [
+      { clientId: svc.trustedApp.clientId, clientSecret: new Secret('not-the-secret') },
+      { clientId: 'someone-else', clientSecret: new Secret(svc.trustedApp.clientSecret) },
+    ]) {
+      const error = (await client.loginTrustedApp(wrong).catch((e: unknown) => e)) as AppSignInError;
+      expect(error).toBeInstanceOf(AppSignInError);
+      expect(error.serviceMessage).toBe('The trusted application could not be validated. The client id or client secret may be incorrect.');
+    }
+  });
+
+  it('acts exactly as the user named by auth-user-id: their approvals, their commands', async () => {
+    const t = await client.loginTrustedApp(app());
+    const asAda = await client.findApprovals({ 'page-size': 5, sort: 'desc' }, t, { onBehalfOf: 'ada.lovelace' });
+    const ada = await client.findApprovals({ 'page-size': 5, sort: 'desc' }, token('approver'));
+    expect(asAda.approvals.map((a) => a.workItemId)).toEqual(ada.approvals.map((a) => a.workItemId));
+    // Any case, as the service's sign-in takes it.
+    expect((await client.findApprovals({ 'page-size': 5, sort: 'desc' }, t, { onBehalfOf: 'Ada.Lovelace' })).count).toBe(5);
+    const denied = (await client
+      .collectEntitlements({ name: 'AD Accounts' }, t, { onBehalfOf: 'ada.lovelace' })
+      .catch((e: unknown) => e)) as InvalidTokenError;
+    expect(denied).toBeInstanceOf(InvalidTokenError);
+    expect(denied.expired).toBe(false);
+    expect(svc.actedFor.at(-1)).toEqual({ command: 'findApprovals', authUserId: 'Ada.Lovelace' });
+  });
+
+  it('401s a user the service does not know, 412s without auth-user-id, and a user’s token cannot name another', async () => {
+    const t = await client.loginTrustedApp(app());
+    const unknown = (await client.findApprovals({}, t, { onBehalfOf: 'no.such.user' }).catch((e: unknown) => e)) as InvalidTokenError;
+    expect(unknown).toBeInstanceOf(InvalidTokenError);
+    expect(unknown.serviceMessage).toBe("The user 'no.such.user' given by auth-user-id could not be found.");
+    expect(unknown.expired).toBe(false);
+    await expect(client.findApprovals({}, t)).rejects.toBeInstanceOf(MissingParameterError);
+    const impersonation = await client.findApprovals({}, token('approver'), { onBehalfOf: 'grace.hopper' }).catch((e: unknown) => e);
+    expect(impersonation).toBeInstanceOf(InvalidParameterError);
+  });
+
+  it('has tokens that end like users’ do', async () => {
+    const t = await client.loginTrustedApp(app());
+    clock.advance(11 * 60_000);
+    await expect(client.findApprovals({}, t, { onBehalfOf: 'ada.lovelace' })).rejects.toMatchObject({
+      kind: 'invalid-token',
+      expired: true,
+    });
   });
 });
 

@@ -358,6 +358,13 @@ async function expectReadable(store: Store): Promise<void> {
   expect(await store.rememberSignature('v0=upgraded', new Date(ms(5 * MINUTE)), at)).toBe(true);
   expect(await store.rememberSignature('v0=upgraded', new Date(ms(5 * MINUTE)), at)).toBe(false);
 
+  // Migration 5: identities for the trusted mode, beside the tokens the database already held.
+  const opsUser = { teamId: 'T1', userId: 'UOPS' };
+  expect(await store.getIdentity(opsUser)).toBeUndefined();
+  await store.setIdentity(opsUser, { serviceUser: 'oscar.ops', authsource: undefined }, 'admin', at);
+  expect(await store.getIdentity(opsUser)).toMatchObject({ serviceUser: 'oscar.ops', source: 'admin', linkedAt: at });
+  expect(await store.deleteIdentities(opsUser)).toBe(1);
+
   expect(await store.claimConfirmation('confirm-used', 'UOPS', at)).toEqual({ status: 'already-used' });
   expect(await store.claimConfirmation('confirm-open', 'UOPS', at)).toEqual({
     status: 'claimed',

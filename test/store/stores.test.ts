@@ -302,6 +302,56 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    it('keeps service identities: the workspace’s before an any-workspace one, re-linked afresh, never a token', async () => {
+      const store = await (await backend.database()).open(KEY);
+      const any = { teamId: '', userId: 'UADA' };
+      expect(await store.getIdentity(ADA)).toBeUndefined();
+      await store.setIdentity(any, { serviceUser: 'ada.anywhere', authsource: undefined }, 'admin', at);
+      expect(await store.getIdentity(ADA)).toEqual({
+        teamId: '',
+        userId: 'UADA',
+        serviceUser: 'ada.anywhere',
+        authsource: undefined,
+        source: 'admin',
+        linkedAt: at,
+        lastUsedAt: undefined,
+        lastOutcome: undefined,
+      });
+      await store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: 'corp-ldap' }, 'login', at);
+      expect(await store.getIdentity(ADA)).toMatchObject({
+        teamId: 'T1',
+        serviceUser: 'ada.lovelace',
+        authsource: 'corp-ldap',
+        source: 'login',
+      });
+
+      // The outcome lands on the identity that served, and a new link starts afresh.
+      const later = new Date('2026-11-22T11:00:00Z');
+      await store.recordIdentityOutcome(ADA, 'rejected', later);
+      expect(await store.getIdentity(ADA)).toMatchObject({ lastOutcome: 'rejected', lastUsedAt: later });
+      expect((await store.getIdentity({ teamId: 'T2', userId: 'UADA' }))?.lastOutcome).toBeUndefined();
+      await store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: 'corp-ldap' }, 'login', later);
+      expect(await store.getIdentity(ADA)).toMatchObject({ lastOutcome: undefined, lastUsedAt: undefined, linkedAt: later });
+
+      await store.setIdentity({ teamId: 'T2', userId: 'UADA' }, { serviceUser: 'ada.t2', authsource: undefined }, 'admin', at);
+      await store.setIdentity({ teamId: 'T1', userId: 'UEVE' }, { serviceUser: 'eve', authsource: undefined }, 'admin', at);
+      expect((await store.listIdentities(ADA)).map((i) => [i.teamId, i.serviceUser])).toEqual([
+        ['', 'ada.anywhere'],
+        ['T1', 'ada.lovelace'],
+      ]);
+      expect(await store.listIdentities()).toHaveLength(4);
+
+      // Forgetting, by the tokens' rule: this workspace's and the any-workspace one; then, without a team, all.
+      expect(await store.deleteIdentities(ADA)).toBe(2);
+      expect(await store.getIdentity(ADA)).toBeUndefined();
+      expect((await store.getIdentity({ teamId: 'T2', userId: 'UADA' }))?.serviceUser).toBe('ada.t2');
+      expect(await store.deleteIdentities({ userId: 'UADA' })).toBe(1);
+      expect((await store.listIdentities()).map((i) => i.userId)).toEqual(['UEVE']);
+      // Identities are not tokens: a key check and a rotation do not see them.
+      expect(await store.keyUsage()).toEqual([]);
+      await store.close();
+    });
+
     it('takes concurrent writes for many users from two instances', async () => {
       const db = await backend.database();
       const instances = [await db.open(KEY), await db.open(KEY)];

@@ -1,7 +1,7 @@
 /**
  * Next / Previous on an /approvals page, and a digest's "Open the full list". The button carries
- * the asker and the query; the query is re-validated as if typed, and only the clicker's own token
- * is ever used, so a forwarded or forged click cannot page someone else's approvals.
+ * the asker and the query; the query is re-validated as if typed, and only the clicker's own
+ * credentials are ever used, so a forwarded or forged click cannot page someone else's approvals.
  */
 
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';

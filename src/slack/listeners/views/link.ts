@@ -13,7 +13,7 @@ import { searchApprovals } from '../../../approvals/search.js';
 import { startCollection } from '../../../collections/start.js';
 import { decodeLinkMetadata, type LinkMetadata } from '../../../parse/buttons.js';
 import { checkLinkForm, type LinkFields } from '../../../parse/link-form.js';
-import { LINK_FIELDS, linkDone, linkModal, linkProblem, linkProgress } from '../../../render/link.js';
+import { identityLinked, LINK_FIELDS, linkDone, linkModal, linkProblem, linkProgress, TOKEN_NOT_ACCEPTED } from '../../../render/link.js';
 import type { Principal } from '../../../store/index.js';
 import { answerApprovals, answerStart } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
@@ -30,6 +30,10 @@ export function linkSubmission(deps: SlackDeps) {
     };
     const metadata = decodeLinkMetadata(view.private_metadata);
     if (metadata === undefined) return void (await ack({ response_action: 'errors', errors: { [LINK_FIELDS.token.block]: OUT_OF_DATE } }));
+    const mode = deps.credentials.mode;
+    // Only a form opened before the switch to the trusted mode still has a token field.
+    if (mode === 'trusted-app' && value('token').trim() !== '')
+      return void (await ack({ response_action: 'errors', errors: { [LINK_FIELDS.token.block]: TOKEN_NOT_ACCEPTED } }));
     const form = checkLinkForm({
       username: value('username'),
       password: value('password'),
@@ -48,13 +52,18 @@ export function linkSubmission(deps: SlackDeps) {
     const viewId = body.view.id;
     deps.background.run('link account', async () => {
       const outcome = await linkAccount(deps, who, form.request, metadata.command);
-      if (outcome.kind === 'refused') {
+      if (outcome.kind === 'refused' || outcome.kind === 'token-not-accepted') {
         // The form comes back as it was typed, so that only the wrong part needs typing again; never the password.
         const kept = form.request.kind === 'login' ? { username: form.request.username, authsource: form.request.authsource } : {};
-        await client.views.update({ view_id: viewId, view: linkModal(metadata, linkProblem(outcome.error), kept) });
+        const problem = outcome.kind === 'refused' ? linkProblem(outcome.error) : TOKEN_NOT_ACCEPTED;
+        await client.views.update({ view_id: viewId, view: linkModal(metadata, problem, kept, mode) });
         return;
       }
-      await client.views.update({ view_id: viewId, view: linkDone(outcome.commands, outcome.checked) });
+      const done =
+        outcome.kind === 'identified'
+          ? identityLinked(outcome.serviceUser, outcome.authsource, outcome.replaced)
+          : linkDone(outcome.commands, outcome.checked);
+      await client.views.update({ view_id: viewId, view: done });
       await replay(deps, who, metadata);
       if (metadata.home) await publishHome(deps, client as WebClient, who, 1);
     });

@@ -1,0 +1,246 @@
+/**
+ * The application's session (loginTrustedApp) and the credentials of the trusted mode, with a
+ * scripted service and a clock the test moves: one sign-in at a time, the age limit, renewal on a
+ * 401 and the one retry, the back-off, and what reaches the log.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { storedTokens, trustedApplication } from '../../src/accounts/credentials.js';
+import { AppSession, MIN_RENEW_AGE_MS } from '../../src/accounts/trusted-app.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { Secret } from '../../src/runtime/secret.js';
+import type { CallOptions } from '../../src/service/client.js';
+import { LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
+import { AppSignInError, InvalidTokenError, ServiceUnavailableError } from '../../src/service/errors.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import { TestClock } from '../helpers/clock.js';
+
+const SECRET = 'the-client-secret-42';
+const ADA = { teamId: 'T1', userId: 'UADA' };
+
+function session(options: { fail?: () => Error | undefined; delayMs?: number; maxAgeMs?: number } = {}) {
+  const clock = new TestClock();
+  const logs: string[] = [];
+  let issued = 0;
+  const service = {
+    async loginTrustedApp(credentials: { clientId: string; clientSecret: Secret }) {
+      if (credentials.clientSecret.reveal() !== SECRET) throw new Error('the test passed the wrong secret');
+      if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+      const failure = options.fail?.();
+      if (failure) throw failure;
+      return new Secret(`app-token-${++issued}`);
+    },
+  };
+  const app = new AppSession({
+    service,
+    credentials: { clientId: 'countersign', clientSecret: new Secret(SECRET) },
+    maxAgeMs: options.maxAgeMs ?? 3_600_000,
+    now: clock.now,
+    logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
+    backoff: { refusedMs: 60_000, refusedMaxMs: 240_000, unreachableMs: 5_000, unreachableMaxMs: 20_000 },
+  });
+  return { app, clock, logs, issued: () => issued };
+}
+
+const refused = () =>
+  new AppSignInError({ command: 'loginTrustedApp', status: 401, serviceMessage: 'The trusted application could not be validated.' });
+const expired = (command = 'findApprovals') =>
+  new InvalidTokenError({
+    command,
+    status: 401,
+    serviceMessage: `The token is not valid for the command '${command}'. Token is invalid or expired`,
+  });
+const notPermitted = (command = 'collectEntitlements') =>
+  new InvalidTokenError({ command, status: 401, serviceMessage: `The token is not valid for the command '${command}'. ` });
+
+describe('AppSession', () => {
+  it('signs in when first needed, once however many wait, and keeps the token until its age limit', async () => {
+    const s = session({ delayMs: 20, maxAgeMs: 60_000 });
+    expect(s.issued()).toBe(0);
+    const tokens = await Promise.all(Array.from({ length: 10 }, () => s.app.token()));
+    expect(new Set(tokens.map((t) => t.reveal()))).toEqual(new Set(['app-token-1']));
+    s.clock.advance(59_999);
+    expect((await s.app.token()).reveal()).toBe('app-token-1');
+    s.clock.advance(1);
+    const renewed = await Promise.all(Array.from({ length: 5 }, () => s.app.token()));
+    expect(new Set(renewed.map((t) => t.reveal()))).toEqual(new Set(['app-token-2']));
+    expect(s.issued()).toBe(2);
+  });
+
+  it('renews a token the service refused once, for every caller that met the refusal', async () => {
+    const s = session({ delayMs: 10 });
+    const stale = await s.app.token();
+    s.clock.advance(MIN_RENEW_AGE_MS);
+    const renewed = await Promise.all(Array.from({ length: 6 }, () => s.app.renew(stale)));
+    expect(new Set(renewed.map((t) => t?.reveal()))).toEqual(new Set(['app-token-2']));
+    // A late caller that met the refusal with the old token gets the new one, without a sign-in.
+    expect((await s.app.renew(stale))?.reveal()).toBe('app-token-2');
+    expect(s.issued()).toBe(2);
+  });
+
+  it('does not renew a token it has only just got: that refusal is about the user or the command', async () => {
+    const s = session();
+    const fresh = await s.app.token();
+    s.clock.advance(MIN_RENEW_AGE_MS - 1);
+    expect(await s.app.renew(fresh)).toBeUndefined();
+    expect(s.issued()).toBe(1);
+  });
+
+  it('backs off after a refusal, doubling up to its limit, and says so in the log once', async () => {
+    let failing = true;
+    const s = session({ fail: () => (failing ? refused() : undefined) });
+    const attempts = () => s.logs.filter((l) => l.includes('sign-in')).length;
+    await expect(s.app.token()).rejects.toBeInstanceOf(AppSignInError);
+    // Within the minute, nothing is sent: the same error, at once.
+    for (let i = 0; i < 20; i++) await expect(s.app.token()).rejects.toBeInstanceOf(AppSignInError);
+    expect(attempts()).toBe(1);
+    for (const wait of [60_000, 120_000, 240_000, 240_000]) {
+      s.clock.advance(wait - 1);
+      await expect(s.app.token()).rejects.toBeInstanceOf(AppSignInError);
+      const before = attempts();
+      s.clock.advance(1);
+      await expect(s.app.token()).rejects.toBeInstanceOf(AppSignInError);
+      expect(attempts()).toBe(before + 1);
+    }
+    const errors = s.logs.filter((l) => l.includes('"level":"error"'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('COMMAND_SERVICE_CLIENT_ID and COMMAND_SERVICE_CLIENT_SECRET');
+    expect(s.logs.filter((l) => l.includes('failed again'))).toHaveLength(4);
+
+    failing = false;
+    s.clock.advance(240_000);
+    expect((await s.app.token()).reveal()).toBe('app-token-1');
+    expect(s.logs.at(-1)).toContain('signed in as a trusted application again');
+    expect(s.logs.join('\n')).not.toContain(SECRET);
+  });
+
+  it('backs off for less when the service could not be reached, which may pass by itself', async () => {
+    let failing = true;
+    const s = session({
+      fail: () =>
+        failing
+          ? new ServiceUnavailableError('network', 'The Command Service could not be reached (ECONNREFUSED).', {
+              command: 'loginTrustedApp',
+            })
+          : undefined,
+    });
+    await expect(s.app.token()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(s.logs.filter((l) => l.includes('"level":"warn"'))).toHaveLength(1);
+    s.clock.advance(4_999);
+    await expect(s.app.token()).rejects.toBeInstanceOf(ServiceUnavailableError);
+    failing = false;
+    s.clock.advance(1);
+    expect((await s.app.token()).reveal()).toBe('app-token-1');
+    expect(s.app.signIns).toBe(2);
+  });
+});
+
+describe('trusted-mode credentials', () => {
+  function setup(options: Parameters<typeof session>[0] = {}) {
+    const s = session(options);
+    const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64')));
+    const source = trustedApplication({
+      store,
+      session: s.app,
+      now: s.clock.now,
+      logger: createLogger({ level: 'error', write: () => {} }),
+    });
+    const sent: Array<{ token: string; options: CallOptions }> = [];
+    /** A call that answers from a script, one answer per try. */
+    const scripted = (answers: Array<Error | string>) => async (token: Secret, options: CallOptions) => {
+      sent.push({ token: token.reveal(), options });
+      const next = answers.shift();
+      if (next instanceof Error) throw next;
+      return next ?? 'ok';
+    };
+    return { ...s, store, source, sent, scripted };
+  }
+
+  it('calls for a linked identity with the app token and auth-user-id, taken from the store', async () => {
+    const t = setup();
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', t.clock.now());
+    const credentials = await t.source.credentialsFor(ADA, 'findApprovals');
+    expect(credentials).toMatchObject({ kind: 'trusted-app', serviceUser: 'ada.lovelace', source: 'login' });
+    expect(await credentials?.call(t.scripted(['page']))).toBe('page');
+    expect(t.sent).toEqual([{ token: 'app-token-1', options: { onBehalfOf: 'ada.lovelace' } }]);
+    expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('ok');
+  });
+
+  it('renews the app token on a 401 "invalid or expired" and makes the call once more, and only once', async () => {
+    const t = setup();
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', t.clock.now());
+    const credentials = await t.source.credentialsFor(ADA, 'collectEntitlements');
+    await credentials?.call(t.scripted(['warm-up']));
+    t.clock.advance(15 * 60_000);
+    expect(await credentials?.call(t.scripted([expired('collectEntitlements'), 'started']))).toBe('started');
+    expect(t.sent.map((c) => c.token)).toEqual(['app-token-1', 'app-token-1', 'app-token-2']);
+
+    // Refused again with the new token: no third try, and the refusal says for whom.
+    t.clock.advance(15 * 60_000);
+    const failure = credentials?.call(t.scripted([expired(), expired()]));
+    await expect(failure).rejects.toBeInstanceOf(RefusedForUserError);
+    await expect(failure).rejects.toMatchObject({ serviceUser: 'ada.lovelace', kind: 'invalid-token' });
+    expect(t.sent).toHaveLength(5);
+    expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('rejected');
+  });
+
+  it('does not sign in again for a command the user may not run, nor pass other failures as refusals', async () => {
+    const t = setup();
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'admin', t.clock.now());
+    const credentials = await t.source.credentialsFor(ADA, 'collectEntitlements');
+    t.clock.advance(60_000);
+    await expect(credentials?.call(t.scripted([notPermitted()]))).rejects.toMatchObject({ expired: false, serviceUser: 'ada.lovelace' });
+    const down = new ServiceUnavailableError('timeout', 'The Command Service did not answer in time.', { command: 'findApprovals' });
+    await expect(credentials?.call(t.scripted([down]))).rejects.toBe(down);
+    expect(t.app.signIns).toBe(1);
+    expect(t.sent).toHaveLength(2);
+  });
+
+  it('sends nothing for the user while the app cannot sign in', async () => {
+    const t = setup({ fail: refused });
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', t.clock.now());
+    const credentials = await t.source.credentialsFor(ADA, 'findApprovals');
+    await expect(credentials?.call(t.scripted(['page']))).rejects.toBeInstanceOf(AppSignInError);
+    expect(t.sent).toEqual([]);
+  });
+
+  it('keeps a token linked before the switch until it expires, then asks to link the new way', async () => {
+    const t = setup();
+    await t.store.setToken(ADA, ['findApprovals'], new Secret('old-user-token'), 'login', t.clock.now());
+    const credentials = await t.source.credentialsFor(ADA, 'findApprovals');
+    expect(credentials?.kind).toBe('user-token');
+    expect(await credentials?.call(t.scripted(['page']))).toBe('page');
+    expect(t.sent).toEqual([{ token: 'old-user-token', options: {} }]);
+    await expect(credentials?.call(t.scripted([expired()]))).rejects.toBeInstanceOf(LinkOutdatedError);
+    // Not permitted is not expiry: said as the service said it.
+    const refusal = notPermitted('findApprovals');
+    await expect(credentials?.call(t.scripted([refusal]))).rejects.toBe(refusal);
+    expect(t.app.signIns).toBe(0);
+  });
+
+  it('prefers the identity to a token, and the workspace’s identity to an any-workspace one', async () => {
+    const t = setup();
+    await t.store.setToken(ADA, ['findApprovals'], new Secret('old-user-token'), 'login', t.clock.now());
+    await t.store.setIdentity(
+      { teamId: '', userId: 'UADA' },
+      { serviceUser: 'ada.anywhere', authsource: undefined },
+      'admin',
+      t.clock.now(),
+    );
+    expect((await t.source.credentialsFor(ADA, 'findApprovals'))?.serviceUser).toBe('ada.anywhere');
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: 'corp-ldap' }, 'login', t.clock.now());
+    expect((await t.source.credentialsFor(ADA, 'findApprovals'))?.serviceUser).toBe('ada.lovelace');
+    expect(await t.source.credentialsFor({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals')).toBeUndefined();
+  });
+
+  it('in the default mode, ignores identities and calls with the user’s own token alone', async () => {
+    const t = setup();
+    const source = storedTokens(t.store);
+    expect(source.mode).toBe('user-tokens');
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'admin', t.clock.now());
+    expect(await source.credentialsFor(ADA, 'findApprovals')).toBeUndefined();
+    await t.store.setToken(ADA, ['findApprovals'], new Secret('user-token'), 'admin', t.clock.now());
+    await (await source.credentialsFor(ADA, 'findApprovals'))?.call(t.scripted(['page']));
+    expect(t.sent).toEqual([{ token: 'user-token', options: {} }]);
+  });
+});

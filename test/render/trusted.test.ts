@@ -1,0 +1,112 @@
+/**
+ * What the trusted-application mode shows: the sign-in modal without a token, whoami, Home, the
+ * switch-over and sign-in messages. Names from the service or a user are shown exactly, and every
+ * message and view passes Slack's checks.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { renderNotLinked, translateFailure } from '../../src/render/errors.js';
+import { renderHome } from '../../src/render/home.js';
+import { identityLinked, LINK_FIELDS, linkModal, renderLoggedOut, renderWhoami } from '../../src/render/link.js';
+import { renderReminderRelink } from '../../src/render/reminders.js';
+import { messageProblems, viewProblems } from '../../src/render/validate.js';
+import { LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
+import { AppSignInError, InvalidTokenError } from '../../src/service/errors.js';
+import { visible } from '../helpers/visible.js';
+
+const HOSTILE = 'jdoe*<!channel>_`x`';
+const at = new Date('2026-11-01T09:00:00Z');
+const identity = {
+  teamId: 'T1',
+  userId: 'U1',
+  serviceUser: HOSTILE,
+  authsource: 'corp-ldap',
+  source: 'login' as const,
+  linkedAt: at,
+  lastUsedAt: undefined,
+  lastOutcome: undefined,
+};
+const commands = ['findApprovals', 'collectEntitlements'] as const;
+const ctx = {
+  slash: '/approvals' as const,
+  command: 'findApprovals' as const,
+  userId: 'U1',
+  reference: 'ref1',
+  linkMode: 'trusted-app' as const,
+};
+const expired = new InvalidTokenError({
+  command: 'findApprovals',
+  status: 401,
+  serviceMessage: "The token is not valid for the command 'findApprovals'. Token is invalid or expired",
+});
+
+describe('the trusted mode’s words', () => {
+  it('offers signing in only, in a modal Slack accepts', () => {
+    const view = linkModal({ command: 'findApprovals' }, undefined, {}, 'trusted-app');
+    expect(viewProblems(view)).toEqual([]);
+    expect(view.blocks.map((b) => b.block_id)).not.toContain(LINK_FIELDS.token.block);
+    expect(JSON.stringify(view)).toContain('Sign in once');
+    const done = identityLinked(HOSTILE, 'corp-ldap', 1);
+    expect(viewProblems(done)).toEqual([]);
+    expect(visible(done.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap).`);
+  });
+
+  it('says in whoami how countersign calls the service, and whom for, exactly', () => {
+    const m = renderWhoami('U1', { mode: 'trusted-app', identity, tokens: [] }, commands);
+    expect(messageProblems(m)).toEqual([]);
+    expect(visible(m.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) by signing in`);
+    expect(visible(m.blocks)).toContain('as an application the service trusts');
+    expect(m.text).not.toContain('<!channel>');
+    const tokens = renderWhoami('U1', { mode: 'user-tokens', identity: undefined, tokens: [] }, commands);
+    expect(visible(tokens.blocks)).toContain('with your own token');
+    const none = renderWhoami('U1', { mode: 'trusted-app', identity: undefined, tokens: [] }, commands);
+    expect(visible(none.blocks)).toContain('Not linked. Type `/approvals login` and sign in once.');
+  });
+
+  it('shows the identity on Home and forgets it at logout', () => {
+    const view = renderHome({ outcome: { mode: 'trusted-app', identity, links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
+    expect(viewProblems(view)).toEqual([]);
+    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01`);
+    const welcome = renderHome({ outcome: { mode: 'trusted-app', links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
+    expect(visible(welcome.blocks)).toContain('sign in once');
+    expect(visible(welcome.blocks)).not.toContain('or a token');
+    expect(renderLoggedOut({ removed: 0, endedAtService: 0, identities: 1 }).text).toContain('forgot who you are in the Command Service');
+  });
+
+  it('asks a user whose token from before expired to link once more: news, with Link again, not an error', () => {
+    const t = translateFailure(new LinkOutdatedError(expired), { ...ctx, relink: '{}' });
+    expect(messageProblems(t.message)).toEqual([]);
+    expect(visible(t.message.blocks)).toContain('countersign now acts for you in a way that lasts');
+    expect(visible(t.message.blocks)).toContain('[Link again]');
+    expect(visible(t.message.blocks)).not.toContain('ref1');
+    expect(t.log.level).toBe('info');
+    for (const reason of ['outdated', 'refused', 'expired', 'not-linked'] as const)
+      expect(messageProblems(renderReminderRelink(reason))).toEqual([]);
+    expect(renderReminderRelink('outdated').text).toContain('in a way that lasts');
+  });
+
+  it('quotes the service when it refuses to act for the user, and says plainly when countersign cannot sign in', () => {
+    const refused = translateFailure(
+      new RefusedForUserError(
+        new InvalidTokenError({
+          command: 'findApprovals',
+          status: 401,
+          serviceMessage: "The user 'x' given by auth-user-id could not be found.",
+        }),
+        HOSTILE,
+      ),
+      ctx,
+    );
+    expect(messageProblems(refused.message)).toEqual([]);
+    expect(visible(refused.message.blocks)).toContain(
+      `The Command Service does not let your account \`${HOSTILE}\` run \`findApprovals\`.`,
+    );
+    expect(visible(refused.message.blocks)).toContain("“The user 'x' given by auth-user-id could not be found.”");
+    const signIn = translateFailure(new AppSignInError({ command: 'loginTrustedApp', status: 401 }), ctx);
+    expect(messageProblems(signIn.message)).toEqual([]);
+    expect(visible(signIn.message.blocks)).toContain('countersign could not sign in to the Command Service as itself');
+    const notLinked = renderNotLinked(ctx);
+    expect(visible(notLinked.blocks)).toContain('countersign users map --user U1 --service-user <your username>');
+    expect(visible(notLinked.blocks)).not.toContain('tokens set');
+  });
+});
