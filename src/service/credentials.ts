@@ -38,6 +38,11 @@ export interface CredentialSource {
   credentialsFor(who: Principal, command: ServiceCommandName): Promise<Credentials | undefined>;
 }
 
+/** The refusal's details, kept whole under other words. */
+function restated(cause: InvalidTokenError) {
+  return { command: cause.command, status: cause.status, serviceMessage: cause.serviceMessage, queryString: cause.queryString, cause };
+}
+
 /**
  * In the trusted mode, a token linked before the switch has expired: the user links once more, the
  * new way, and is not asked again. Still an InvalidTokenError, so that everything that notes or
@@ -45,13 +50,7 @@ export interface CredentialSource {
  */
 export class LinkOutdatedError extends InvalidTokenError {
   constructor(cause: InvalidTokenError) {
-    super({
-      command: cause.command,
-      status: cause.status,
-      serviceMessage: cause.serviceMessage,
-      queryString: cause.queryString,
-      cause,
-    });
+    super(restated(cause));
   }
 }
 
@@ -62,13 +61,7 @@ export class LinkOutdatedError extends InvalidTokenError {
 export class RefusedForUserError extends InvalidTokenError {
   readonly serviceUser: string;
   constructor(cause: InvalidTokenError, serviceUser: string) {
-    super({
-      command: cause.command,
-      status: cause.status,
-      serviceMessage: cause.serviceMessage,
-      queryString: cause.queryString,
-      cause,
-    });
+    super(restated(cause));
     this.serviceUser = serviceUser;
   }
 }
