@@ -17,6 +17,7 @@ import {
   formatParam,
   getRunStatus,
   type Quirks,
+  RequestReader,
   type RunTimings,
   withParameterChecks,
 } from './commands.js';
@@ -66,7 +67,14 @@ export interface ReferenceService {
 /** The path prefix the real product uses; any prefix ending in /command.submit is accepted. */
 export const BASE_PATH = '/aveksa';
 
-const COMMANDS_NEEDING_TOKEN = new Set(['findApprovals', 'collectEntitlements', 'getRunStatus', 'logoutUser']);
+const COMMANDS_NEEDING_TOKEN = new Set([
+  'findApprovals',
+  'collectEntitlements',
+  'getRunStatus',
+  'logoutUser',
+  'getApprovalDetails',
+  'getRequestItems',
+]);
 
 export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<ReferenceService> {
   const now = options.now ?? (() => new Date());
@@ -144,7 +152,7 @@ export function issueDemoTokens(tokens: TokenRegistry, now: Date, lifetimeMs: nu
     make(
       'trusted-app',
       'integration',
-      ['findApprovals', 'collectEntitlements', 'getRunStatus'],
+      ['findApprovals', 'collectEntitlements', 'getRunStatus', 'getApprovalDetails', 'getRequestItems'],
       'an application token: answers 412 until auth-user-id is given',
       'app',
     ),
@@ -162,6 +170,7 @@ interface HandlerDeps {
 
 export function createReferenceHandler(deps: HandlerDeps) {
   const finder = new ApprovalFinder(deps.db);
+  const requests = new RequestReader(deps.db);
   const calls = new Map<string, number>();
   let quirks: Quirks = {};
   let delayMs = 0;
@@ -172,6 +181,8 @@ export function createReferenceHandler(deps: HandlerDeps) {
     if (cmd === null || cmd === '') return errorAnswer(412, 'The parameter cmd is required.');
     calls.set(cmd, (calls.get(cmd) ?? 0) + 1);
     if (cmd === 'loginUser') return login(req, params);
+    // As a servlet's sendError(404, name) answers: the command's name is the reason phrase, and the page's message.
+    if (quirks.disabledCommands?.includes(cmd)) return { kind: 'error', status: 404, message: cmd, withQueryString: false, reason: cmd };
     if (!COMMANDS_NEEDING_TOKEN.has(cmd) || quirks.missingCommands?.includes(cmd))
       return errorAnswer(404, `The command '${cmd}' is not a valid command.`);
 
@@ -196,6 +207,10 @@ export function createReferenceHandler(deps: HandlerDeps) {
         return collectEntitlements(deps.db, userId, params, { now, conflictWhenQueued: deps.conflictWhenQueued, timings: deps.runTimings });
       case 'getRunStatus':
         return getRunStatus(deps.db, params, now, deps.runTimings);
+      case 'getApprovalDetails':
+        return requests.details(userId, params, quirks);
+      case 'getRequestItems':
+        return requests.items(userId, params, quirks);
       default:
         return withParameterChecks(() => {
           const format = formatParam(params);
@@ -273,7 +288,9 @@ function write(res: ServerResponse, a: Answer, rawQuery: string): void {
     type = 'text/plain;charset=utf-8';
     body = toProperties(a.value);
   }
-  res.writeHead(a.status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  const headers = { 'content-type': type, 'content-length': Buffer.byteLength(body) };
+  if (a.kind === 'error' && a.reason !== undefined) res.writeHead(a.status, a.reason, headers);
+  else res.writeHead(a.status, headers);
   res.end(body);
 }
 

@@ -12,7 +12,18 @@ import { Background } from '../../src/runtime/background.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Metrics } from '../../src/runtime/metrics.js';
 import { Secret } from '../../src/runtime/secret.js';
-import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
+import type {
+  ApprovalDetails,
+  ApprovalQuery,
+  ApprovalsPage,
+  CollectionResult,
+  CollectQuery,
+  OptionalCommand,
+  RequestItemsPage,
+  RequestItemsPageQuery,
+  RequestItemsSelector,
+  ServiceClient,
+} from '../../src/service/index.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
@@ -20,12 +31,42 @@ export type Call =
   | { command: 'findApprovals'; query: ApprovalQuery; token: string }
   | { command: 'collectEntitlements'; query: CollectQuery; token: string }
   | { command: 'loginUser'; username: string; authsource?: string }
-  | { command: 'logoutUser'; token: string };
+  | { command: 'logoutUser'; token: string }
+  | { command: 'getApprovalDetails'; approvalId: string; token: string }
+  | { command: 'getRequestItems'; selector: RequestItemsSelector; page: RequestItemsPageQuery; token: string };
 
 export interface ServiceScript {
   findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>;
   collect?: (q: CollectQuery) => Promise<CollectionResult>;
   login?: (username: string, password: string, authsource: string | undefined) => Promise<Secret>;
+  details?: (approvalId: string) => Promise<ApprovalDetails>;
+  items?: (selector: RequestItemsSelector, page: RequestItemsPageQuery) => Promise<RequestItemsPage>;
+  /** What offers() answers; every command is offered when absent. */
+  offers?: (command: OptionalCommand) => boolean;
+}
+
+/** An approval's details as a service would give them, with what a test overrides. */
+export function fakeDetails(over: Partial<ApprovalDetails> = {}): ApprovalDetails {
+  return {
+    workItemId: '10001:WPDS:1',
+    workItemName: 'Manager Approval',
+    state: 'Available',
+    dueDate: '2026-11-20 09:00:00.0',
+    completedDate: '',
+    completedByName: '',
+    reassignDisabled: false,
+    requestId: '10001',
+    requestName: 'Add Access for Wayne, Bruce: Domain Admins',
+    requestedByName: 'Wayne, Bruce',
+    description: 'Needs it for the audit.',
+    notes: '',
+    hasAttachments: false,
+    emailApprovalEnabled: true,
+    lineItemApprovalEnabled: false,
+    actions: ['Accepted', 'Rejected'],
+    fields: {},
+    ...over,
+  };
 }
 
 export function fakeService(script: ServiceScript = {}) {
@@ -55,6 +96,18 @@ export function fakeService(script: ServiceScript = {}) {
     async logoutUser(token) {
       calls.push({ command: 'logoutUser', token: token.reveal() });
     },
+    async getApprovalDetails(approvalId, token) {
+      events.push('service');
+      calls.push({ command: 'getApprovalDetails', approvalId, token: token.reveal() });
+      return script.details ? script.details(approvalId) : fakeDetails({ workItemId: approvalId });
+    },
+    async getRequestItems(selector, page, token) {
+      events.push('service');
+      calls.push({ command: 'getRequestItems', selector, page, token: token.reveal() });
+      if (script.items) return script.items(selector, page);
+      return { items: [], count: 0, total: undefined, workItemId: '', requestId: '', requestStatus: '' };
+    },
+    offers: (command) => script.offers?.(command) ?? true,
     close: async () => {},
   };
   return { service, calls, events };
