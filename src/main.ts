@@ -83,7 +83,13 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const clients = slackClients(config.slack);
   const timeZones = overrides.timeZones ?? slackTimeZones(clients.lookups, logger, now);
   const approvalLinks = approvalPages(config.approvalUrlTemplate);
-  const chat = createChat(clients.messages, { logger, now, metrics, approvalLinks });
+  const chat = createChat(clients.messages, {
+    logger,
+    now,
+    metrics,
+    approvalLinks,
+    detailsOffered: () => service.offers('getApprovalDetails'),
+  });
   // This instance's name in the store's leases.
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
   const credentials = storedTokens(store);
