@@ -185,7 +185,7 @@ describe('the details modal', () => {
     const { view, text } = shown(details({ description: 'd'.repeat(6000), notes: 'n\n'.repeat(5000) }, all));
     expect(view.blocks.length).toBeLessThanOrEqual(100);
     expect(text).toContain('items 1–10');
-    expect(text).not.toContain('• Add Wayne, Bruce to group yyy' + 'y'.repeat(300));
+    expect(text.match(/^• /gm)).toHaveLength(10);
   });
 
   it('says when the items are not offered or could not be loaded, and still shows the details', () => {
