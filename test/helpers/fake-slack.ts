@@ -257,7 +257,9 @@ export function buttonsOf(body: ResponseBody | undefined): Array<{ action_id: st
   const out: Array<{ action_id: string; value?: string; text: string }> = [];
   for (const block of body?.blocks ?? []) {
     if (block.type !== 'actions') continue;
-    for (const el of block.elements as Array<{ action_id: string; value?: string; text: { text: string } }>) {
+    for (const el of block.elements as Array<{ type: string; action_id: string; value?: string; text: { text: string } }>) {
+      // A select ("Details of…") is no button.
+      if (el.type !== 'button') continue;
       out.push({ action_id: el.action_id, ...(el.value === undefined ? {} : { value: el.value }), text: el.text.text });
     }
   }
