@@ -170,7 +170,7 @@ function summary(d: ApprovalDetails, today: CalendarDay): Paragraph[] {
   const request: Run[] = ['Request'];
   if (d.requestId !== '') request.push(' ', code(oneLine(d.requestId, 40)));
   if (d.requestedByName !== '') request.push(' · requested by ', oneLine(d.requestedByName, 120));
-  const paragraphs: Paragraph[] = [step, request, statusLine(d, today), ['Approval id ', code(oneLine(d.workItemId, 120))]];
+  const paragraphs: Paragraph[] = [step, request, statusLine(d, today), ['Approval id ', code(oneLine(d.workItemId, 120))], actionsLine(d)];
   if (d.lineItemApprovalEnabled === true)
     paragraphs.push([emoji('ballot_box_with_check'), ' Each item of this request is decided on its own.']);
   if (d.hasAttachments === true) paragraphs.push([emoji('paperclip'), ' The request has attachments: the service shows them.']);
@@ -207,13 +207,14 @@ export function describeItem(item: RequestItem): Run[] {
   return [...sentence, ...source];
 }
 
-function itemParagraphs(item: RequestItem): Paragraph[] {
+/** `sharedState`: the state every item on the page is in, said once in the heading rather than on each. */
+function itemParagraphs(item: RequestItem, sharedState: string | undefined): Paragraph[] {
   const about: Run[] = [];
   const add = (run: Run) => {
     if (about.length > 0) about.push(' · ');
     about.push(run);
   };
-  if (item.state !== '') add(italic(oneLine(item.state, 40)));
+  if (item.state !== '' && item.state !== sharedState) add(italic(oneLine(item.state, 40)));
   if (item.isChangeToApprove === false) add('not a change to approve');
   if (item.derivedType !== '' && item.derivedType.toLowerCase() !== 'direct') add(oneLine(item.derivedType, 30));
   if (item.description !== '') add(oneLine(item.description, 200));
@@ -222,12 +223,12 @@ function itemParagraphs(item: RequestItem): Paragraph[] {
 }
 
 /** Items packed into rich text blocks within the character budget; at most `maxBlocks`, the rest said to be left out. */
-function packItems(items: readonly RequestItem[], maxBlocks: number): KnownBlock[] {
+function packItems(items: readonly RequestItem[], maxBlocks: number, sharedState: string | undefined): KnownBlock[] {
   const blocks: KnownBlock[] = [];
   let current: Paragraph[] = [];
   let shown = 0;
   for (const item of items) {
-    const entry = itemParagraphs(item);
+    const entry = itemParagraphs(item, sharedState);
     const next = [...current, ...entry];
     if (current.length > 0 && richLength(next) > LIMITS.richTextChars) {
       if (blocks.length + 1 >= maxBlocks) break;
@@ -259,12 +260,15 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number): KnownBlock[] {
       const total = outcome.items.total;
       const heading: Run[] = [bold('What the request asks for')];
       if (items.length > 0) heading.push(` · items ${first}–${first + items.length - 1}${total === undefined ? '' : ` of ${total}`}`);
+      const state = items[0]?.state ?? '';
+      const sharedState = items.length > 1 && state !== '' && items.every((i) => i.state === state) ? state : undefined;
+      if (sharedState !== undefined) heading.push(' · all ', italic(oneLine(sharedState, 40)));
       const blocks: KnownBlock[] = [richText([heading])];
       if (items.length === 0)
         blocks.push(
           context(page > 1 ? `No items on page ${page}: the list ends before it.` : 'The service lists no items for this request.'),
         );
-      else blocks.push(...packItems(items, 40));
+      else blocks.push(...packItems(items, 40, sharedState));
       const more = total === undefined ? items.length >= pageSize : first + items.length - 1 < total;
       const back = items.length === 0 ? 1 : page - 1;
       const paging = [
@@ -285,7 +289,6 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000)]));
   blocks.push(...itemsBlocks(items, input.state.page));
-  blocks.push(richText([actionsLine(d)]));
   blocks.push(...buttonsBlock('details:open', [open]));
   blocks.push(
     context(

@@ -133,13 +133,16 @@ describe('the details modal', () => {
         item(4, { operation: 'Modify', entitlementType: 'account', entitlementName: 'bwayne' }),
       ]),
     );
-    expect(text).toContain('*What the request asks for* · items 1–4');
-    expect(text).toContain('• Add Wayne, Bruce to group Domain Admins (Active Directory)\n   _Pending Approval_');
-    expect(text).toContain(
-      '• Remove Wayne, Bruce from role Sales Rep (Salesforce)\n   _Pending Approval_ · not a change to approve · Indirect',
-    );
-    expect(text).toContain('• Create account bwayne for Wayne, Bruce (Active Directory)\n   _Pending Approval_ · New AD account');
+    // The state every item shares is said once.
+    expect(text).toContain('*What the request asks for* · items 1–4 · all _Pending Approval_');
+    expect(text).toContain('• Add Wayne, Bruce to group Domain Admins (Active Directory)\n• Remove');
+    expect(text).toContain('• Remove Wayne, Bruce from role Sales Rep (Salesforce)\n   not a change to approve · Indirect');
+    expect(text).toContain('• Create account bwayne for Wayne, Bruce (Active Directory)\n   New AD account');
     expect(text).toContain('• Modify account bwayne of Wayne, Bruce (Active Directory)');
+    const mixed = shown(details({}, [item(1), item(2, { state: 'Approved' })])).text;
+    expect(mixed).toContain(
+      '• Add Wayne, Bruce to group Domain Admins (Active Directory)\n   _Pending Approval_\n• Add Wayne, Bruce to group Domain Admins (Active Directory)\n   _Approved_',
+    );
   });
 
   it('words items the service describes sparsely or in words of its own', () => {
