@@ -85,7 +85,9 @@ describe('playground blocks', () => {
         ],
       },
     ]);
-    expect(html).toContain('<select class="bk-select" data-action-id="approval:details-select"><option value="" selected disabled>Details of…</option>');
+    expect(html).toContain(
+      '<select class="bk-select" data-action-id="approval:details-select"><option value="" selected disabled>Details of…</option>',
+    );
     expect(html).toContain('<option value="1:A:1">&lt;b&gt;x&lt;/b&gt; · 1:A:1</option>');
   });
   it('renders every block of an approvals page without falling back to raw JSON', () => {
