@@ -138,7 +138,7 @@ export function issueDemoTokens(tokens: TokenRegistry, now: Date, lifetimeMs: nu
     token: tokens.issue(userId, commands, policy, kind, issuedAt),
   });
   return [
-    make('approver', 'ada.lovelace', user('ada.lovelace'), 'findApprovals only'),
+    make('approver', 'ada.lovelace', user('ada.lovelace'), 'findApprovals and approval details'),
     make('approver+ops', 'grace.hopper', user('grace.hopper'), 'findApprovals and collectEntitlements'),
     make('ops', 'oscar.ops', user('oscar.ops'), 'collectEntitlements only'),
     make(
