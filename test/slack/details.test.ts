@@ -59,8 +59,11 @@ function build() {
       ack,
       client,
     }) as never;
-  const text = (i: number) => visible((views[i]?.args.view as { blocks: unknown[] }).blocks);
-  return { ...t, client, views, click, text, refuseViews: () => void (refuse = true) };
+  const text = (i: number) => visible((views[i]?.args.view as { blocks: unknown[] } | undefined)?.blocks);
+  const refuseViews = () => {
+    refuse = true;
+  };
+  return { ...t, client, views, click, text, refuseViews };
 }
 
 const responses = (r: RespondArguments[]) => JSON.stringify(r);
