@@ -124,7 +124,9 @@ describe('Details', () => {
     await t.deps.background.drain();
     expect(t.fake.calls.find((c) => c.command === 'getRequestItems')).toMatchObject({ page: { startPage: 3 } });
     expect(t.views.map((v) => [v.method, v.args.view_id])).toEqual([['update', 'VOPEN']]);
-    expect(JSON.parse(String((t.views[0]?.args.view as { private_metadata: string }).private_metadata))).toMatchObject({ p: 3 });
+    expect(JSON.parse(String((t.views[0]?.args.view as { private_metadata?: string } | undefined)?.private_metadata))).toMatchObject({
+      p: 3,
+    });
   });
 
   it('pushes the sign-in modal over the details with the click’s trigger, carrying them to show once linked', async () => {
