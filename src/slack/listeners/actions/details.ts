@@ -41,6 +41,7 @@ async function open(deps: SlackDeps, client: WebClient, body: BlockAction, reque
   const respond = typeof body.response_url === 'string' ? deps.responder.to(body.response_url) : undefined;
   if (request === undefined) {
     deps.logger.warn({ user: who.userId }, 'unreadable details control');
+    // A modal needs some state to carry; this one names no real approval, and nothing reads it back.
     const state: DetailsState = { approvalId: '0:unreadable:0', origin: { kind: 'typed' }, page: 1 };
     await client.views
       .open({ trigger_id: body.trigger_id, view: detailsNoticeView(state, UNREADABLE) })
@@ -81,8 +82,13 @@ export function detailsPageAction(deps: SlackDeps) {
     const who = principalOf(body);
     const modal = modalOf(body);
     const page = /^\d{1,4}$/.test(action.value ?? '') ? Number(action.value) : undefined;
-    if (modal === undefined || page === undefined || page < 1)
-      return void deps.logger.warn({ user: who.userId }, 'unreadable details paging');
+    if (modal === undefined) return void deps.logger.warn({ user: who.userId }, 'unreadable details paging');
+    if (page === undefined || page < 1) {
+      deps.logger.warn({ user: who.userId }, 'unreadable details paging');
+      return deps.background.run('approval details page', () =>
+        updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, UNREADABLE)),
+      );
+    }
     const state = { ...modal.state, page };
     deps.background.run(
       'approval details page',
