@@ -79,6 +79,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     logger: logger.child({ component: 'service' }),
     onCall: (command, status, seconds) => metrics.serviceCall(command, status, seconds),
     timeouts: { totalMs: config.serviceTimeoutMs, ...overrides.serviceTimeouts },
+    now: () => now().getTime(),
   });
   const clients = slackClients(config.slack);
   const timeZones = overrides.timeZones ?? slackTimeZones(clients.lookups, logger, now);
