@@ -3,7 +3,8 @@
  * Suites: client (service client vs a raw undici loop, same run), reference (findApprovals
  * latency over 1,000,000 approvals), slack (ack latency at 200 commands/s, throughput against a
  * bare Bolt app, own time per /approvals), pipeline (the full pipeline at 200, 500 and 1000
- * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that).
+ * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that),
+ * details (a Details click to the views.update carrying the approval's details, p50/p99).
  * With no suite named, all run.
  */
 
@@ -14,6 +15,7 @@ import { openReferenceDb } from '../src/reference-service/db.js';
 import { loadBulkData } from '../src/reference-service/demo.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
+import { detailsSuite } from './details.js';
 import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { pipelineSuite, slackSuite } from './slack.js';
 
@@ -22,6 +24,7 @@ const suites: Record<string, () => Promise<void>> = {
   reference: referenceSuite,
   slack: slackSuite,
   pipeline: pipelineSuite,
+  details: detailsSuite,
 };
 
 async function clientSuite(): Promise<void> {

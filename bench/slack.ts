@@ -65,7 +65,7 @@ async function startSink(): Promise<{
   };
 }
 
-interface AppProcess {
+export interface AppProcess {
   port: number;
   child: ChildProcess;
   /** CPU time (µs) the process has used so far, all threads. */
@@ -75,7 +75,7 @@ interface AppProcess {
   stop(): Promise<void>;
 }
 
-async function startApp(kind: 'countersign' | 'bare', env: NodeJS.ProcessEnv): Promise<AppProcess> {
+export async function startApp(kind: 'countersign' | 'bare', env: NodeJS.ProcessEnv): Promise<AppProcess> {
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/app-process.ts', kind], {
     cwd: ROOT,

@@ -41,10 +41,13 @@ Commands:
       Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
       TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
   service [--port N] [--host H] [--data demo|<file.db>] [--approvals N] [--client-id ID] [--client-secret S]
+          [--disable <command,…>]
       Run the reference Command Service alone. --data demo (the default) keeps a fresh
       demo data set in memory; a file path keeps the data in that SQLite file (created and
       filled with demo data when new; with --approvals N, N generated approvals as well).
       loginTrustedApp accepts the client id and secret given, or ones made up and printed.
+      --disable switches commands off as an administrator would (e.g. getApprovalDetails):
+      they answer 404 with the command's name as the reason phrase.
   audit [--since 7d|24h|2026-11-01] [--channel <ChannelId>] [--team <TeamId>] [--limit N] [--json]
       Every attempt to start a collection, oldest first: when, workspace, channel, user, what
       was asked, how it ended (runs and their last known state, or why it was refused or failed).
@@ -550,6 +553,7 @@ async function serviceCommand(args: string[]): Promise<number> {
       approvals: { type: 'string' },
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
+      disable: { type: 'string' },
     },
   });
   const port = positiveInt(values.port, '--port', 0, 65_535) ?? 4000;
@@ -562,6 +566,9 @@ async function serviceCommand(args: string[]): Promise<number> {
   ] as const) {
     if (!/^[\x21-\x7e]{1,256}$/.test(value)) throw new UsageError(`${flag} takes 1 to 256 visible characters, without spaces`);
   }
+  const disabled = values.disable === undefined ? [] : values.disable.split(',').map((c) => c.trim());
+  if (disabled.some((c) => !/^[A-Za-z]{1,64}$/.test(c)))
+    throw new UsageError('--disable takes command names separated by commas, e.g. --disable getApprovalDetails,getRequestItems');
   const approvals = positiveInt(values.approvals, '--approvals', 1, 50_000_000);
   const inMemory = values.data === 'demo';
   if (inMemory && approvals !== undefined)
@@ -581,7 +588,7 @@ async function serviceCommand(args: string[]): Promise<number> {
     }
   }
 
-  const service = await startReferenceService({ db, port, host: values.host, trustedApp });
+  const service = await startReferenceService({ db, port, host: values.host, trustedApp, quirks: { disabledCommands: disabled } });
   // Listen for signals before saying "listening": a supervisor may stop us the moment it reads that line.
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
@@ -593,6 +600,7 @@ async function serviceCommand(args: string[]): Promise<number> {
       `Reference Command Service listening on ${service.url}`,
       `  ${count('SELECT count(*) AS n FROM approvals')} approvals, ${count('SELECT count(*) AS n FROM collectors')} collectors; ` +
         `runs stay New ${DEFAULT_RUN_TIMINGS.queuedMs / 1000} s, then Running ${DEFAULT_RUN_TIMINGS.runningMs / 1000} s.`,
+      ...(disabled.length > 0 ? [`  Switched off: ${disabled.join(', ')} (404 with the command's name as the reason phrase).`] : []),
       '',
       'Demo tokens (valid 24 hours):',
       ...formatTokens(service.demoTokens),

@@ -82,11 +82,18 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     logger: logger.child({ component: 'service' }),
     onCall: (command, status, seconds) => metrics.serviceCall(command, status, seconds),
     timeouts: { totalMs: config.serviceTimeoutMs, ...overrides.serviceTimeouts },
+    now: () => now().getTime(),
   });
   const clients = slackClients(config.slack);
   const timeZones = overrides.timeZones ?? slackTimeZones(clients.lookups, logger, now);
   const approvalLinks = approvalPages(config.approvalUrlTemplate);
-  const chat = createChat(clients.messages, { logger, now, metrics, approvalLinks });
+  const chat = createChat(clients.messages, {
+    logger,
+    now,
+    metrics,
+    approvalLinks,
+    detailsOffered: () => service.offers('getApprovalDetails'),
+  });
   // This instance's name in the store's leases.
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
   const auth = config.serviceAuth;

@@ -57,8 +57,35 @@ describe('countersign service', () => {
     }
   });
 
+  it('switches commands off with --disable, as an administrator would', async () => {
+    const cli = spawnCli(['service', '--port', '0', '--disable', 'getApprovalDetails']);
+    const [, url] = await cli.waitFor(/listening on (http:\/\/\S+)/);
+    await cli.waitFor(/Switched off: getApprovalDetails/);
+    const [, token] = await cli.waitFor(/^ {2}approver +ada\.lovelace +(\S+)/m);
+    const client = createServiceClient({ baseUrl: url ?? '' });
+    const [approval] = (await client.findApprovals({ 'page-size': 1 }, new Secret(token ?? ''))).approvals;
+    await expect(client.getApprovalDetails(approval?.workItemId ?? '', new Secret(token ?? ''))).rejects.toMatchObject({
+      kind: 'not-offered',
+    });
+    const items = await client.getRequestItems(
+      { approvalId: approval?.workItemId ?? '' },
+      { pageSize: 5, startPage: 1 },
+      new Secret(token ?? ''),
+    );
+    expect(items.items.length).toBeGreaterThan(0);
+    await client.close();
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
   it('exits 2 with the usage for a wrong command or option', async () => {
-    for (const args of [['nope'], ['service', '--port', 'x'], ['service', '--bogus'], ['service', '--approvals', '10']]) {
+    for (const args of [
+      ['nope'],
+      ['service', '--port', 'x'],
+      ['service', '--bogus'],
+      ['service', '--approvals', '10'],
+      ['service', '--disable', 'get details'],
+    ]) {
       const cli = spawnCli(args);
       expect(await cli.exited).toBe(2);
       expect(cli.stderr()).toMatch(/^countersign: .+\n\nUsage: countersign/);

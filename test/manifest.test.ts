@@ -18,6 +18,8 @@ describe('manifest.yml', () => {
       for (const word of ['help', 'login', 'logout', 'whoami']) expect(c.usage_hint).toContain(word);
     }
     expect(commands[0]?.usage_hint).toContain('remind');
+    expect(commands[0]?.usage_hint).toContain('show <approval-id>');
+    expect(APPROVALS_USAGE).toContain('| show <approval-id> |');
     expect(APPROVALS_USAGE).toContain('help | login | logout');
     expect(COLLECT_USAGE).toContain('help | login | logout');
   });

@@ -1,6 +1,6 @@
 /**
  * The /approvals grammar (../shared/DESIGN.md, "Slash commands"):
- *   /approvals [pending|completed|all] [key:value …] | remind … | help | login | logout | whoami
+ *   /approvals [pending|completed|all] [key:value …] | show <approval-id> | remind … | help | login | logout | whoami
  * Pure: text and the user's today in, a validated ApprovalQuery (or a help, login, logout, or an
  * Invalid naming the bad part) out. Nothing reaches the service unless it passes here and then
  * the client's own schema.
@@ -10,6 +10,7 @@ import {
   APPROVAL_STATES,
   type ApprovalParameter,
   type ApprovalQuery,
+  approvalIdSchema,
   approvalQuerySchema,
   SORT_ORDERS,
   unsafeCharacter,
@@ -18,7 +19,7 @@ import { type CalendarDay, DATE_FORMS, parseDateInput } from './dates.js';
 import { parseRemind, type RemindCommand } from './remind.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';
-import { tokenize } from './tokenize.js';
+import { tokenize, type Word } from './tokenize.js';
 
 export type ApprovalsCommand =
   | { kind: 'help' }
@@ -26,6 +27,8 @@ export type ApprovalsCommand =
   | { kind: 'logout' }
   | { kind: 'whoami' }
   | { kind: 'query'; query: ApprovalQuery }
+  /** One approval's details, in a modal. */
+  | { kind: 'show'; approvalId: string }
   | RemindCommand
   | Invalid;
 
@@ -60,11 +63,13 @@ export const APPROVAL_KEYS: Readonly<Record<ApprovalParameter, KeySpec>> = {
 };
 
 const KEY_NAMES = Object.keys(APPROVAL_KEYS) as ApprovalParameter[];
-const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami', 'remind'] as const;
+const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami', 'remind', 'show'] as const;
 const MAX_TEXT = 256;
 
 export const APPROVALS_USAGE =
-  '/approvals [pending|completed|all] [key:value …] | remind [daily|weekdays] [09:00|off|show] | help | login | logout | whoami';
+  '/approvals [pending|completed|all] [key:value …] | show <approval-id> | remind [daily|weekdays] [09:00|off|show] | help | login | logout | whoami';
+
+export const SHOW_EXAMPLE = '/approvals show 20512:WPDS:1';
 
 export function parseApprovalsCommand(text: string, today: CalendarDay): ApprovalsCommand {
   const tokens = tokenize(text);
@@ -76,6 +81,7 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
     if (sub === 'help' || sub === '?') return { kind: 'help' };
     if ((sub === 'login' || sub === 'logout' || sub === 'whoami') && words.length === 1) return { kind: sub };
     if (sub === 'remind' || sub === 'reminder' || sub === 'reminders') return parseRemind(words.slice(1));
+    if (sub === 'show' || sub === 'details') return parseShow(words.slice(1));
   }
 
   const query: Record<string, string | number> = {};
@@ -177,6 +183,26 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
   const checked = approvalQuerySchema.safeParse(query);
   if (!checked.success) return invalid(`That query cannot be sent: ${checked.error.issues[0]?.message ?? 'invalid'}.`, '/approvals help');
   return { kind: 'query', query: checked.data };
+}
+
+/** `show <approval-id>` (or `show approval-id:<id>`): the id as /approvals lists it, copied with or without its backticks. */
+function parseShow(words: readonly Word[]): ApprovalsCommand {
+  const [word, extra] = words;
+  if (word === undefined) return invalid('Say which approval to show, by its id as /approvals lists it.', SHOW_EXAMPLE);
+  if (extra !== undefined) return invalid(`show takes one approval id; “${extra.text.slice(0, 60)}” is one word too many.`, SHOW_EXAMPLE);
+  if (word.key !== undefined && word.key !== 'approval-id')
+    return invalid(`“${word.text.slice(0, 60)}” is not an approval id.`, SHOW_EXAMPLE, nearest(word.key, ['approval-id']));
+  const id = word.value.trim().replace(/^`+|`+$/g, '');
+  if (!approvalIdSchema.safeParse(id).success) {
+    const unsafe = unsafeCharacter(id);
+    return invalid(
+      unsafe === undefined
+        ? `“${id.slice(0, 60)}” is not an approval id: an id is a number, a word and a number, such as 20512:WPDS:1.`
+        : `The approval id contains ${unsafe}.`,
+      SHOW_EXAMPLE,
+    );
+  }
+  return { kind: 'show', approvalId: id };
 }
 
 /** Re-validates a query that came back from a button, exactly as if it had been typed. */

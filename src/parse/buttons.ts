@@ -7,6 +7,7 @@ import type { ApprovalQuery, CollectQuery } from '../service/query.js';
 import { collectQuerySchema } from '../service/query.js';
 import { SERVICE_COMMANDS, type ServiceCommandName } from '../store/types.js';
 import { revalidateApprovalQuery } from './approvals.js';
+import { type DetailsState, decodeDetailsState } from './details.js';
 
 /** Slack caps a button's value at 2,000 characters: anything longer did not come from us. */
 export const MAX_BUTTON_VALUE = 2000;
@@ -43,11 +44,23 @@ export function decodePageState(value: string | undefined): PageState | undefine
   return query === undefined ? undefined : { user: u, query };
 }
 
-/** What to run again once the user has linked: the query whose answer was a 401. */
-export type Replay = { kind: 'approvals'; query: ApprovalQuery } | { kind: 'collect'; query: CollectQuery };
+/** What to run again once the user has linked: the query whose answer was a 401, or the details modal (by its view id) underneath. */
+export type Replay =
+  | { kind: 'approvals'; query: ApprovalQuery }
+  | { kind: 'collect'; query: CollectQuery }
+  | { kind: 'details'; state: DetailsState; viewId: string };
+
+/** A Slack view id, as views.open answers it. */
+const VIEW_ID = /^V[A-Za-z0-9]{1,60}$/;
 
 export function decodeReplay(value: unknown): Replay | undefined {
-  const r = value as { kind?: unknown; query?: unknown } | null;
+  const r = value as { kind?: unknown; query?: unknown; state?: unknown; viewId?: unknown } | null;
+  if (r?.kind === 'details') {
+    const state = decodeDetailsState(r.state);
+    return state !== undefined && typeof r.viewId === 'string' && VIEW_ID.test(r.viewId)
+      ? { kind: 'details', state, viewId: r.viewId }
+      : undefined;
+  }
   if (r?.kind === 'approvals') {
     const query = revalidateApprovalQuery(r.query);
     return query === undefined ? undefined : { kind: 'approvals', query };
@@ -62,7 +75,9 @@ export function decodeReplay(value: unknown): Replay | undefined {
 /** A "Link again" / "Link your account" button: the query to replay, or the Home tab to publish again. */
 export function decodeRelinkButton(value: string | undefined): { replay: Replay | undefined; home: boolean } {
   const parsed = json(value);
-  return { replay: decodeReplay(parsed), home: (parsed as { home?: unknown } | undefined)?.home === true };
+  // A modal's replay rides only in the sign-in modal's own metadata, never in a message's button.
+  const replay = decodeReplay(parsed);
+  return { replay: replay?.kind === 'details' ? undefined : replay, home: (parsed as { home?: unknown } | undefined)?.home === true };
 }
 
 /** The sign-in modal's private metadata: which command it links, and what to do once linked. */
@@ -87,7 +102,8 @@ export function decodeLinkMetadata(text: string | undefined): LinkMetadata | und
   const metadata: LinkMetadata = { command: parsed.command as ServiceCommandName, home: parsed.home === true };
   if (typeof parsed.channelId === 'string' && /^[CGD][A-Z0-9]{2,}$/.test(parsed.channelId)) metadata.channelId = parsed.channelId;
   const replay = parsed.replay === undefined ? undefined : decodeReplay(parsed.replay);
-  if (replay && typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)) {
+  if (replay?.kind === 'details') metadata.replay = replay;
+  else if (replay && typeof parsed.responseUrl === 'string' && /^https?:\/\//.test(parsed.responseUrl)) {
     metadata.replay = replay;
     metadata.responseUrl = parsed.responseUrl;
   }

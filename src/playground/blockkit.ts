@@ -111,7 +111,10 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
     pause_button: '⏸️',
     grey_question: '❔',
     arrows_counterclockwise: '🔄',
+    see_no_evil: '🙈',
     information_source: 'ℹ️',
+    ballot_box_with_check: '☑️',
+    paperclip: '📎',
   };
 
   function mrkdwn(text: string, verbatim = true): string {
@@ -216,10 +219,17 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
       url?: string;
       image_url?: string;
       alt_text?: string;
+      placeholder?: unknown;
+      options?: Array<{ text?: unknown; value?: string }>;
     };
     if (el?.type === 'button') {
       const style = el.style === 'primary' || el.style === 'danger' ? ` ${el.style}` : '';
-      return `<button class="bk-button${style}" data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}">${textObject(el.text)}</button>`;
+      // type="button": inside a modal's form a button must not submit the form.
+      return `<button type="button" class="bk-button${style}" data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}">${textObject(el.text)}</button>`;
+    }
+    if (el?.type === 'static_select') {
+      const options = (el.options ?? []).map((o) => `<option value="${esc(o.value ?? '')}">${textObject(o.text)}</option>`).join('');
+      return `<select class="bk-select" data-action-id="${esc(el.action_id ?? '')}"><option value="" selected disabled>${textObject(el.placeholder)}</option>${options}</select>`;
     }
     if (el?.type === 'mrkdwn' || el?.type === 'plain_text') return `<span>${textObject(el)}</span>`;
     if (el?.type === 'image') return `<img src="${esc(el.image_url ?? '')}" alt="${esc(el.alt_text ?? '')}">`;

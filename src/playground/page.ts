@@ -23,7 +23,7 @@ pre.payload,pre.raw{background:#f6f6f6;border:1px solid #ddd;padding:8px;font-si
 pre.raw{border-color:#e8a33d}
 .bk-header{font-size:18px;font-weight:900;margin:4px 0}.bk-section{display:flex;gap:12px;margin:6px 0}.bk-text{flex:1;white-space:normal}
 .bk-fields{display:grid;grid-template-columns:1fr 1fr;gap:4px 16px;margin-top:4px}.bk-context{font-size:13px;color:#616061;margin:4px 0}
-.bk-actions{display:flex;gap:8px;margin:6px 0;flex-wrap:wrap}.bk-divider{border:0;border-top:1px solid #ddd}
+.bk-actions{display:flex;gap:8px;margin:6px 0;flex-wrap:wrap}.bk-select{padding:4px 8px;border:1px solid #bbb;border-radius:4px;max-width:100%}.bk-divider{border:0;border-top:1px solid #ddd}
 .bk-button{border:1px solid #bbb;background:#fff;border-radius:4px;padding:4px 12px;font-weight:700;cursor:pointer}
 .bk-button.primary{background:#007a5a;color:#fff;border-color:#007a5a}.bk-button.danger{background:#e01e5a;color:#fff;border-color:#e01e5a}
 code{background:#f4f4f4;border:1px solid #e0e0e0;border-radius:3px;padding:0 3px;color:#c01343;font-size:13px}
@@ -84,6 +84,8 @@ function render(s) {
   } else {
     modal.style.display = 'none';
     modal.dataset.shown = '';
+    // A closed modal leaves nothing behind on the page.
+    modal.querySelector('.box').innerHTML = '';
   }
 }
 async function refresh(force) {
@@ -104,11 +106,21 @@ document.addEventListener('click', async (e) => {
   }
   if (t.id === 'modal-cancel') { await post('/playground/close', {}); return refresh(); }
   if (t.dataset.actionId !== undefined) {
-    const msg = t.closest('.msg');
-    const blockId = t.closest('.bk-actions')?.dataset.blockId ?? '';
-    await post('/playground/action', { messageId: msg ? Number(msg.dataset.id) : 0, actionId: t.dataset.actionId, value: t.dataset.value || undefined, blockId });
+    await post('/playground/action', { ...where(t), actionId: t.dataset.actionId, value: t.dataset.value || undefined });
     setTimeout(refresh, 150);
   }
+});
+// Where a control is, as Slack tells the app: a message (by id), the open modal, or the Home tab; and its block.
+function where(t) {
+  const msg = t.closest('.msg');
+  const surface = t.closest('#modal') ? 'modal' : t.closest('#home') ? 'home' : 'message';
+  return { surface, messageId: msg ? Number(msg.dataset.id) : 0, blockId: t.closest('.bk-actions')?.dataset.blockId ?? '' };
+}
+document.addEventListener('change', async (e) => {
+  const t = e.target.closest('select[data-action-id]');
+  if (!t || t.value === '') return;
+  await post('/playground/action', { ...where(t), actionId: t.dataset.actionId, selected: t.value });
+  setTimeout(refresh, 150);
 });
 document.addEventListener('submit', async (e) => {
   e.preventDefault();

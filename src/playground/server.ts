@@ -73,7 +73,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const messages: PlaygroundMessage[] = [];
   const targets = new Map<string, ResponseTarget>();
   const homes = new Map<string, unknown>();
-  const modals = new Map<string, { id: string; view: unknown }>();
+  /** Each user's open modals, the one on top last: views.push stacks one over another, as in Slack. */
+  const modals = new Map<string, Array<{ id: string; view: unknown }>>();
+  const topModal = (userId: string) => modals.get(userId)?.at(-1);
   const triggers = new Map<string, string>();
   let base = '';
   let port = 0;
@@ -170,48 +172,80 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     }
   }
 
+  /** Where a click happened: a message (by id), the user's open modal, or their Home tab. */
+  type Surface = { kind: 'message'; messageId: number } | { kind: 'modal' } | { kind: 'home' };
+  /** What was clicked: a button and its value, or a select and the option chosen. */
+  type Control = { type: 'button'; value: string | undefined } | { type: 'static_select'; selected: string };
+
   async function clicked(
     userId: string,
-    messageId: number,
+    surface: Surface,
     actionId: string,
-    value: string | undefined,
+    control: Control,
     blockId: string,
   ): Promise<{ status: number }> {
-    const message = messages.find((m) => m.id === messageId);
-    // A click answers where its message is: the channel, or the app's DM with the user.
-    const where = message?.channel ?? options.channel.id;
-    const payload = {
+    const action = {
+      action_id: actionId,
+      block_id: blockId,
+      action_ts: ts(),
+      ...(control.type === 'button'
+        ? { type: 'button', ...(control.value ? { value: control.value } : {}) }
+        : { type: 'static_select', selected_option: { text: { type: 'plain_text', text: control.selected }, value: control.selected } }),
+    };
+    const base = {
       type: 'block_actions',
       user: { id: userId, username: user(userId)?.name ?? userId, team_id: options.teamId },
       api_app_id: 'A0PLAYGROUND',
       token: 'playground',
+      trigger_id: newTrigger(userId),
+      team: { id: options.teamId, domain: 'playground' },
+      actions: [action],
+    };
+    if (surface.kind !== 'message') {
+      // As Slack sends a click in a modal or on Home: the view it was in, and no response_url.
+      const shown =
+        surface.kind === 'modal' ? topModal(userId) : { id: `VHOME${userId}`, view: homes.get(userId) ?? { type: 'home', blocks: [] } };
+      if (shown === undefined) return { status: 404 };
+      const view = { ...(shown.view as object), id: shown.id, team_id: options.teamId, state: { values: {} }, hash: ts() };
+      const res = await forward(
+        new URLSearchParams({ payload: JSON.stringify({ ...base, container: { type: 'view', view_id: shown.id }, view }) }).toString(),
+      );
+      if (res.status !== 200) answeredNot(res.status, userId);
+      return { status: res.status };
+    }
+    const messageId = surface.messageId;
+    const message = messages.find((m) => m.id === messageId);
+    // A click answers where its message is: the channel, or the app's DM with the user.
+    const where = message?.channel ?? options.channel.id;
+    const payload = {
+      ...base,
       container: {
         type: 'message',
         message_ts: message?.ts ?? '',
         channel_id: where,
         is_ephemeral: message?.ephemeralTo !== undefined,
       },
-      trigger_id: newTrigger(userId),
-      team: { id: options.teamId, domain: 'playground' },
       channel: { id: where, name: where === options.channel.id ? options.channel.name : 'directmessage' },
       message: message ? { ts: message.ts, text: message.text, blocks: message.blocks } : undefined,
       response_url: newResponseUrl({ channel: where, userId, messageId }),
-      actions: [{ action_id: actionId, block_id: blockId, type: 'button', action_ts: ts(), ...(value ? { value } : {}) }],
     };
     const res = await forward(new URLSearchParams({ payload: JSON.stringify(payload) }).toString());
-    if (res.status !== 200)
-      add({
-        channel: options.channel.id,
-        author: 'slackbot',
-        text: `The app answered ${res.status} to the click.`,
-        blocks: [],
-        ephemeralTo: userId,
-      });
+    if (res.status !== 200) answeredNot(res.status, userId);
     return { status: res.status };
   }
 
+  function answeredNot(status: number, userId: string): void {
+    add({
+      channel: options.channel.id,
+      author: 'slackbot',
+      text: `The app answered ${status} to the click.`,
+      blocks: [],
+      ephemeralTo: userId,
+    });
+  }
+
   async function submitted(userId: string, values: Record<string, string>): Promise<{ status: number; errors?: Record<string, string> }> {
-    const modal = modals.get(userId);
+    const modal = topModal(userId);
     if (!modal) return { status: 404 };
     const state: Record<string, Record<string, { type: string; value: string | null }>> = {};
     for (const [key, value] of Object.entries(values)) {
@@ -232,14 +266,26 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       const body = JSON.parse(res.body) as { response_action?: string; errors?: Record<string, string>; view?: unknown };
       if (body.response_action === 'errors') return { status: 200, errors: body.errors ?? {} };
       if (body.response_action === 'update' && body.view) {
-        modals.set(userId, { id: modal.id, view: body.view });
+        modal.view = body.view;
+        changed();
+        return { status: 200 };
+      }
+      if (body.response_action === 'clear') {
+        modals.delete(userId);
         changed();
         return { status: 200 };
       }
     }
-    modals.delete(userId);
-    changed();
+    closeTop(userId);
     return { status: res.status };
+  }
+
+  /** Closes the modal on top; one pushed over another goes back to it, as in Slack. */
+  function closeTop(userId: string): void {
+    const stack = modals.get(userId);
+    stack?.pop();
+    if (stack?.length === 0) modals.delete(userId);
+    changed();
   }
 
   /** What response_url does with an answer: a new message, or the original replaced or deleted. */
@@ -339,20 +385,28 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         homes.set(str('user_id'), parsed('view'));
         changed();
         return { ok: true, view: { id: `VHOME${str('user_id')}` } };
-      case 'views.open': {
+      case 'views.open':
+      case 'views.push': {
         const userId = triggers.get(str('trigger_id'));
         if (!userId) return { ok: false, error: 'invalid_trigger_id' };
+        // Slack allows a trigger once.
+        triggers.delete(str('trigger_id'));
         const id = `VMODAL${randomBytes(4).toString('hex')}`;
-        modals.set(userId, { id, view: parsed('view') });
+        const stack = method === 'views.push' ? (modals.get(userId) ?? []) : [];
+        if (method === 'views.push' && stack.length === 0) return { ok: false, error: 'push_limit_reached' };
+        if (stack.length >= 3) return { ok: false, error: 'push_limit_reached' };
+        stack.push({ id, view: parsed('view') });
+        modals.set(userId, stack);
         changed();
         return { ok: true, view: { id } };
       }
       case 'views.update': {
-        const entry = [...modals.entries()].find(([, m]) => m.id === str('view_id'));
+        // Any modal of the stack may be updated, the one underneath too, as Slack allows.
+        const entry = [...modals.values()].flat().find((m) => m.id === str('view_id'));
         if (!entry) return { ok: false, error: 'not_found' };
-        modals.set(entry[0], { id: entry[1].id, view: parsed('view') });
+        entry.view = parsed('view');
         changed();
-        return { ok: true, view: { id: entry[1].id } };
+        return { ok: true, view: { id: entry.id } };
       }
       default:
         return { ok: false, error: 'unknown_method', detail: `the playground does not play ${method}` };
@@ -363,7 +417,8 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   function refusedBlocks(method: string, params: Record<string, unknown>, parsed: (k: string) => unknown): string[] {
     if (method === 'chat.postMessage' || method === 'chat.update' || method === 'chat.postEphemeral')
       return messageProblems({ text: params.text, blocks: parsed('blocks') ?? undefined });
-    if (method === 'views.open' || method === 'views.update' || method === 'views.publish') return viewProblems(parsed('view'));
+    if (method === 'views.open' || method === 'views.update' || method === 'views.push' || method === 'views.publish')
+      return viewProblems(parsed('view'));
     return [];
   }
 
@@ -412,7 +467,14 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     if (req.method === 'GET' && url.pathname === '/playground/state') {
       const userId = url.searchParams.get('user') ?? '';
       const visible = messages.filter((m) => m.ephemeralTo === undefined || m.ephemeralTo === userId);
-      return json(200, { version, messages: visible, home: homes.get(userId) ?? null, modal: modals.get(userId)?.view ?? null });
+      const modal = topModal(userId);
+      return json(200, {
+        version,
+        messages: visible,
+        home: homes.get(userId) ?? null,
+        modal: modal?.view ?? null,
+        modals: modals.get(userId)?.length ?? 0,
+      });
     }
     if (req.method === 'POST' && url.pathname.startsWith('/playground/')) {
       const input = JSON.parse(body || '{}') as Record<string, unknown>;
@@ -420,16 +482,17 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       if (!user(userId)) return json(400, { error: 'unknown user' });
       if (url.pathname === '/playground/command') return json(200, await typed(userId, String(input.text ?? '')));
       if (url.pathname === '/playground/action') {
-        return json(
-          200,
-          await clicked(
-            userId,
-            Number(input.messageId),
-            String(input.actionId ?? ''),
-            input.value === undefined ? undefined : String(input.value),
-            String(input.blockId ?? ''),
-          ),
-        );
+        const surface: Surface =
+          input.surface === 'modal'
+            ? { kind: 'modal' }
+            : input.surface === 'home'
+              ? { kind: 'home' }
+              : { kind: 'message', messageId: Number(input.messageId) };
+        const control: Control =
+          typeof input.selected === 'string'
+            ? { type: 'static_select', selected: input.selected }
+            : { type: 'button', value: input.value === undefined ? undefined : String(input.value) };
+        return json(200, await clicked(userId, surface, String(input.actionId ?? ''), control, String(input.blockId ?? '')));
       }
       if (url.pathname === '/playground/submit') return json(200, await submitted(userId, (input.values ?? {}) as Record<string, string>));
       if (url.pathname === '/playground/home') {
@@ -445,8 +508,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         return json(200, { status: (await forward(JSON.stringify(event), 'application/json')).status });
       }
       if (url.pathname === '/playground/close') {
-        modals.delete(userId);
-        changed();
+        closeTop(userId);
         return json(200, {});
       }
     }

@@ -14,13 +14,15 @@
 
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import { HOSTILE_REQUEST_NAMES } from './demo.js';
+import { type ApprovalRowForRequest, sketchRequest } from './requests.js';
 import { formatRunTime, nextDay, parseFilterDate } from './time.js';
 
 export type Format = 'json' | 'properties' | 'xml';
 
 export type Answer =
   | { kind: 'object'; status: number; root: string; value: Record<string, unknown>; format: Format }
-  | { kind: 'error'; status: number; message: string; withQueryString: boolean };
+  | { kind: 'error'; status: number; message: string; withQueryString: boolean; reason?: string };
 
 export interface Quirks {
   /** Answer XML instead of JSON: always, or only when there are no approvals (as seen from the real service). */
@@ -29,6 +31,11 @@ export interface Quirks {
   numbersAsStrings?: boolean;
   /** Commands this service does not have (older versions lack getRunStatus): answered 404 as unknown. */
   missingCommands?: readonly string[];
+  /**
+   * Commands an administrator switched off: answered 404 with the command's name as the HTTP
+   * reason phrase, as the real service was seen to (getApprovalDetails, getRequestItems).
+   */
+  disabledCommands?: readonly string[];
 }
 
 export interface RunTimings {
@@ -298,4 +305,115 @@ export function getRunStatus(db: Db, params: Params, now: Date, timings: RunTimi
     };
     return { kind: 'object', status: 200, root: 'data', value, format };
   });
+}
+
+/** An approval with what getApprovalDetails and getRequestItems tell of its request. */
+interface RequestRow extends ApprovalRowForRequest {
+  work_item_id: string;
+  due_at: string;
+  completed_at: string | null;
+  approver_first_name: string | null;
+  approver_last_name: string | null;
+}
+
+const REQUEST_ROW_COLUMNS = `a.work_item_id, a.work_item_name, a.request_id, a.request_name, a.requester_id, a.requester_first_name,
+  a.requester_last_name, a.business_source, a.entitlement_name, a.entitlement_type, a.state, a.due_at, a.completed_at,
+  u.first_name AS approver_first_name, u.last_name AS approver_last_name`;
+
+/**
+ * getApprovalDetails and getRequestItems over the approvals table. A user sees the approvals
+ * assigned to them, and the requests behind those; anything else "could not be retrieved", as an
+ * unknown id could not, so that the answer does not say which ids exist.
+ */
+export class RequestReader {
+  readonly #byWorkItem: Statement<[string, string], RequestRow>;
+  readonly #byRequest: Statement<[string, number], RequestRow>;
+
+  constructor(db: Db) {
+    this.#byWorkItem = db.prepare(
+      `SELECT ${REQUEST_ROW_COLUMNS} FROM approvals a LEFT JOIN users u ON u.id = a.approver_id WHERE a.work_item_id = ? AND a.approver_id = ?`,
+    );
+    // An approver's own rows, through the approver index: no index on request_id is needed.
+    this.#byRequest = db.prepare(
+      `SELECT ${REQUEST_ROW_COLUMNS} FROM approvals a LEFT JOIN users u ON u.id = a.approver_id
+       WHERE a.approver_id = ? AND a.request_id = ? ORDER BY a.due_at LIMIT 1`,
+    );
+  }
+
+  details(userId: string, params: Params, quirks: Quirks): Answer {
+    return withParameterChecks(() => {
+      const format = formatParam(params);
+      const id = params.get('approval-id');
+      if (id === null || id === '') return errorAnswer(412, 'The approval-id parameter is required.');
+      const row = this.#byWorkItem.get(id, userId);
+      if (row === undefined) return errorAnswer(412, 'The work item could not be retrieved');
+      const request = sketchRequest(row, HOSTILE_REQUEST_NAMES.includes(row.request_name));
+      const scalar = (v: number | boolean) => (quirks.numbersAsStrings ? String(v) : v);
+      const pending = row.state === 'pending';
+      const approval: Record<string, unknown> = {
+        WorkItemId: row.work_item_id,
+        WorkItemName: row.work_item_name,
+        WorkItemDueDate: row.due_at,
+        WorkItemCompletedDate: row.completed_at ?? '',
+        WorkItemCompletedByName: pending ? '' : `${row.approver_last_name ?? ''}, ${row.approver_first_name ?? ''}`,
+        WorkItemState: pending ? 'Available' : request.outcome,
+        WorkItemReassignDisabled: scalar(request.reassignDisabled),
+        RequestId: scalar(row.request_id),
+        RequestName: row.request_name,
+        RequestedByName: `${row.requester_last_name}, ${row.requester_first_name}`,
+        RequestDescription: request.description,
+        RequestNotes: request.notes,
+        RequestHasAttachments: scalar(request.hasAttachments),
+        EmailApprovalEnabled: scalar(request.emailApprovalEnabled),
+        LineItemApprovalEnabled: scalar(request.lineItemApprovalEnabled),
+        ExtraFields: '',
+      };
+      // A completed step has no way out left; one transition is one element, which converts to a string.
+      if (pending) {
+        const names = request.actions.length === 1 ? request.actions[0] : request.actions;
+        approval.Actions = format === 'properties' ? request.actions.join(',') : { ActionName: names };
+      }
+      return { kind: 'object', status: 200, root: 'getApprovalDetails', value: { Approval: approval }, format };
+    });
+  }
+
+  items(userId: string, params: Params, quirks: Quirks): Answer {
+    return withParameterChecks(() => {
+      const format = formatParam(params);
+      const pageSize = intParam(params, 'page-size', 20, PAGE_SIZE_MAX);
+      const startPage = intParam(params, 'start-page', 1, 1_000_000);
+      const approvalId = params.get('approval-id') || undefined;
+      const requestId = params.get('request-id') || undefined;
+      let row: RequestRow | undefined;
+      if (approvalId !== undefined) {
+        row = this.#byWorkItem.get(approvalId, userId);
+        if (row === undefined) return errorAnswer(412, 'The work item could not be retrieved');
+      } else if (requestId !== undefined) {
+        row = /^\d{1,15}$/.test(requestId) ? this.#byRequest.get(userId, Number(requestId)) : undefined;
+        if (row === undefined) return errorAnswer(412, 'The change request could not be retrieved');
+      } else {
+        return errorAnswer(412, "Either the 'approval-id' or the 'request-id' parameter must be provided.");
+      }
+      const request = sketchRequest(row, HOSTILE_REQUEST_NAMES.includes(row.request_name));
+      const num = (n: number) => (quirks.numbersAsStrings ? String(n) : n);
+      const items = request.items.slice((startPage - 1) * pageSize, startPage * pageSize).map((item) => ({
+        ...item,
+        ItemId: num(item.ItemId),
+        IsChangeToApprove: quirks.numbersAsStrings ? String(item.IsChangeToApprove) : item.IsChangeToApprove,
+      }));
+      // NumRequestItems counts this answer's items, as NumApprovals counts findApprovals'.
+      const value: Record<string, unknown> = {
+        NumRequestItems: num(items.length),
+        ...(approvalId === undefined ? {} : { WorkItemId: row.work_item_id }),
+        RequestId: num(row.request_id),
+        RequestStatus: request.status,
+      };
+      // As the XML-to-JSON conversion does: one element an object, several a list, none absent.
+      if (format === 'properties') {
+        if (items.length > 0) value.RequestItem = items;
+      } else if (items.length === 1) value.RequestItems = { RequestItem: items[0] };
+      else if (items.length > 1) value.RequestItems = { RequestItem: items };
+      return { kind: 'object', status: 200, root: 'getRequestItems', value, format };
+    });
+  }
 }

@@ -30,7 +30,7 @@ export const DEMO_USERS: readonly DemoUser[] = [
     lastName: 'Lovelace',
     authSource: 'internal',
     password: DEMO_PASSWORD,
-    commands: ['findApprovals', 'logoutUser'],
+    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'logoutUser'],
     approvals: 240,
   },
   {
@@ -39,7 +39,7 @@ export const DEMO_USERS: readonly DemoUser[] = [
     lastName: 'Hopper',
     authSource: 'internal',
     password: DEMO_PASSWORD,
-    commands: ['findApprovals', 'collectEntitlements', 'getRunStatus', 'logoutUser'],
+    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'collectEntitlements', 'getRunStatus', 'logoutUser'],
     approvals: 120,
   },
   {
@@ -48,7 +48,7 @@ export const DEMO_USERS: readonly DemoUser[] = [
     lastName: 'Johnson',
     authSource: 'corp-ldap',
     password: DEMO_PASSWORD,
-    commands: ['findApprovals', 'logoutUser'],
+    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'logoutUser'],
     approvals: 60,
   },
   {
@@ -129,10 +129,11 @@ const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: string }
   { name: 'HR Partner', type: 'role', source: 'Workday' },
 ];
 
-const WORK_ITEM_NAMES = ['Manager Approval', 'Entitlement Owner Approval', 'Technical Owner Approval', 'Security Review'];
+/** Steps of three workflows: approvals (Accepted / Rejected), a review (Approved / Rejected / Needs Info), an activity (Completed / Canceled). */
+const WORK_ITEM_NAMES = ['Manager Approval', 'Entitlement Owner Approval', 'Fulfillment Activity', 'Security Review'];
 
 /** Names that a careless renderer would turn into pings, links or markup. */
-const HOSTILE_REQUEST_NAMES = [
+export const HOSTILE_REQUEST_NAMES: readonly string[] = [
   '<!channel> urgent: Add Access for Bobby Tables',
   'Add Access for <b>Mallory</b> & friends',
   'Add Access for *bold* _italic_ ~strike~ `code`',

@@ -18,6 +18,7 @@ import {
   formatParam,
   getRunStatus,
   type Quirks,
+  RequestReader,
   type RunTimings,
   withParameterChecks,
 } from './commands.js';
@@ -87,7 +88,14 @@ export interface ReferenceService {
 /** The path prefix the real product uses; any prefix ending in /command.submit is accepted. */
 export const BASE_PATH = '/aveksa';
 
-const COMMANDS_NEEDING_TOKEN = new Set(['findApprovals', 'collectEntitlements', 'getRunStatus', 'logoutUser']);
+const COMMANDS_NEEDING_TOKEN = new Set([
+  'findApprovals',
+  'collectEntitlements',
+  'getRunStatus',
+  'logoutUser',
+  'getApprovalDetails',
+  'getRequestItems',
+]);
 
 /** What an application's token may run, always for a user named by auth-user-id: every command that acts for someone. */
 const APP_COMMANDS = [...COMMANDS_NEEDING_TOKEN].filter((c) => c !== 'logoutUser');
@@ -166,7 +174,7 @@ export function issueDemoTokens(tokens: TokenRegistry, now: Date, lifetimeMs: nu
     token: tokens.issue(userId, commands, policy, kind, issuedAt),
   });
   return [
-    make('approver', 'ada.lovelace', user('ada.lovelace'), 'findApprovals only'),
+    make('approver', 'ada.lovelace', user('ada.lovelace'), 'findApprovals and approval details'),
     make('approver+ops', 'grace.hopper', user('grace.hopper'), 'findApprovals and collectEntitlements'),
     make('ops', 'oscar.ops', user('oscar.ops'), 'collectEntitlements only'),
     make(
@@ -205,6 +213,7 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
 
 export function createReferenceHandler(deps: HandlerDeps) {
   const finder = new ApprovalFinder(deps.db);
+  const requests = new RequestReader(deps.db);
   const calls = new Map<string, number>();
   const actedFor: ActedFor[] = [];
   let quirks: Quirks = {};
@@ -216,6 +225,8 @@ export function createReferenceHandler(deps: HandlerDeps) {
     if (cmd === null || cmd === '') return errorAnswer(412, 'The parameter cmd is required.');
     calls.set(cmd, (calls.get(cmd) ?? 0) + 1);
     if (cmd === 'loginUser') return login(req, params);
+    // As a servlet's sendError(404, name) answers: the command's name is the reason phrase, and the page's message.
+    if (quirks.disabledCommands?.includes(cmd)) return { kind: 'error', status: 404, message: cmd, withQueryString: false, reason: cmd };
     if (cmd === 'loginTrustedApp') return loginApp(req, params);
     if (!COMMANDS_NEEDING_TOKEN.has(cmd) || quirks.missingCommands?.includes(cmd))
       return errorAnswer(404, `The command '${cmd}' is not a valid command.`);
@@ -251,6 +262,10 @@ export function createReferenceHandler(deps: HandlerDeps) {
         return collectEntitlements(deps.db, userId, params, { now, conflictWhenQueued: deps.conflictWhenQueued, timings: deps.runTimings });
       case 'getRunStatus':
         return getRunStatus(deps.db, params, now, deps.runTimings);
+      case 'getApprovalDetails':
+        return requests.details(userId, params, quirks);
+      case 'getRequestItems':
+        return requests.items(userId, params, quirks);
       default:
         return withParameterChecks(() => {
           const format = formatParam(params);
@@ -350,7 +365,9 @@ function write(res: ServerResponse, a: Answer, rawQuery: string): void {
     type = 'text/plain;charset=utf-8';
     body = toProperties(a.value);
   }
-  res.writeHead(a.status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
+  const headers = { 'content-type': type, 'content-length': Buffer.byteLength(body) };
+  if (a.kind === 'error' && a.reason !== undefined) res.writeHead(a.status, a.reason, headers);
+  else res.writeHead(a.status, headers);
   res.end(body);
 }
 

@@ -1,8 +1,8 @@
 /**
  * An /approvals page as Block Kit: a header naming the state and page, the filters in force, one
  * entry per approval (request, step and requester, due date and how it stands, completed date,
- * id) with an Open button when the service's page is known, and Previous/Next buttons carrying
- * the query. The service's words are rich text, shown exactly as it gave them. Fits Slack's limits
+ * id) with Details (the approval in a modal, while the service offers it) and Open (when the
+ * service's page is known), and Previous/Next buttons carrying the query. The service's words are rich text, shown exactly as it gave them. Fits Slack's limits
  * for any page size: entries are packed several to a block when one each would pass 50 blocks,
  * and cut with a visible note past that.
  */
@@ -10,10 +10,12 @@
 import type { KnownBlock } from '@slack/types';
 import type { PageState, PageStateWire } from '../parse/buttons.js';
 import type { CalendarDay } from '../parse/dates.js';
+import type { DetailsOrigin } from '../parse/details.js';
 import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import { actions, button, fallback, header, LIMITS, linkButton, type Message, plainContext, section } from './blocks.js';
 import { dueRelative, readableTimestamp } from './dates.js';
+import { detailsButton, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
 export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
@@ -68,18 +70,31 @@ export function approvalParagraphs(approval: Approval, today: CalendarDay, inlin
   ];
 }
 
-/** One approval as blocks: its rich text, and an Open button when the service's page for it is known. Shared with Home and digests. */
-export function approvalBlocks(approval: Approval, today: CalendarDay, links: ApprovalLinks | undefined): KnownBlock[] {
+/**
+ * One approval as blocks: its rich text, then Details (when `details` says where the control is:
+ * left out while the service does not offer details) and Open (when the service's page for it is
+ * known). Shared with Home and digests.
+ */
+export function approvalBlocks(
+  approval: Approval,
+  today: CalendarDay,
+  links: ApprovalLinks | undefined,
+  details?: DetailsOrigin,
+): KnownBlock[] {
   const url = approvalUrl(links, approval.workItemId);
   const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, today))];
+  const buttons = [
+    details === undefined ? undefined : detailsButton(approval, details),
+    url ? linkButton({ actionId: OPEN_ACTION, text: 'Open', url }) : undefined,
+  ].filter((b) => b !== undefined);
   // No block id: the service may list one approval twice, and Slack refuses a message with a block id used twice.
-  if (url) blocks.push({ type: 'actions', elements: [linkButton({ actionId: OPEN_ACTION, text: 'Open', url })] });
+  if (buttons.length > 0) blocks.push({ type: 'actions', elements: buttons });
   return blocks;
 }
 
 /** How many blocks an entry takes on its own. */
-export function entryBlocks(links: ApprovalLinks | undefined): number {
-  return links === undefined ? 1 : 2;
+export function entryBlocks(links: ApprovalLinks | undefined, details = false): number {
+  return links === undefined && !details ? 1 : 2;
 }
 
 export interface ApprovalsPageInput {
@@ -91,10 +106,12 @@ export interface ApprovalsPageInput {
   today: CalendarDay;
   /** "Open" buttons, when the service's pages are known. */
   approvalLinks?: ApprovalLinks | undefined;
+  /** Details controls: while the service offers getApprovalDetails. */
+  details?: boolean | undefined;
 }
 
 const STATE_TITLES = { pending: 'Pending approvals', completed: 'Completed approvals', all: 'All approvals' } as const;
-const FIXED_BLOCKS = 4; // header, context, a note, the paging buttons
+const FIXED_BLOCKS = 4; // header, context, a note, the paging buttons (packed, "Details of…" too, with room to spare)
 
 const FILTER_LABELS: Partial<Record<keyof ApprovalQuery, string>> = {
   'approval-id': 'id',
@@ -152,10 +169,15 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const filters = describeFilters(query);
   const blocks: KnownBlock[] = [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${pageSize} per page`)];
 
-  if (approvals.length * entryBlocks(input.approvalLinks) <= LIMITS.blocksPerMessage - FIXED_BLOCKS) {
-    for (const a of approvals) blocks.push(...approvalBlocks(a, input.today, input.approvalLinks));
+  const details = input.details === true;
+  if (approvals.length * entryBlocks(input.approvalLinks, details) <= LIMITS.blocksPerMessage - FIXED_BLOCKS) {
+    const origin: DetailsOrigin = { kind: 'page', owner: input.userId, query };
+    for (const a of approvals) blocks.push(...approvalBlocks(a, input.today, input.approvalLinks, details ? origin : undefined));
   } else {
     blocks.push(...packEntries(approvals.map((a) => approvalParagraphs(a, input.today, approvalUrl(input.approvalLinks, a.workItemId)))));
+    // Packed, there is no room for a button each: one select names them all.
+    const select = details ? detailsSelect(approvals, input.userId, query) : undefined;
+    if (select) blocks.push(select);
   }
   let empty: string | undefined;
   if (approvals.length === 0) {

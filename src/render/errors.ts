@@ -179,7 +179,7 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
           message: withRelink(
             message([
               md(
-                `:no_entry: Your token is not allowed to run \`${ctx.command}\`. Ask your identity team for that permission, or link a token that has it.`,
+                `:no_entry: Your token is not allowed to run \`${error.command}\`. Ask your identity team for that permission, or link a token that has it.`,
               ),
               md(linkInstructions(ctx)),
             ]),
@@ -236,6 +236,21 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
           ['Nothing new was started; try again once the queued run has begun.'],
         ]),
         log: { level: 'info', event: 'service conflict', detail },
+      };
+    case 'not-visible':
+      return {
+        message: message([
+          [emoji('see_no_evil'), ' ', ...says(['The Command Service could not retrieve that approval.'])],
+          ['It may have been completed, reassigned or withdrawn, or it is not one you may see.'],
+        ]),
+        log: { level: 'info', event: 'approval not visible', detail },
+      };
+    case 'not-offered':
+      return {
+        message: message([
+          md(`:information_source: This Command Service does not offer \`${error.command}\`, so countersign cannot do that here.`),
+        ]),
+        log: { level: 'info', event: 'command not offered', detail },
       };
     case 'login-failed':
     case 'not-found':

@@ -14,13 +14,14 @@ export function renderApprovalsHelp(): Message {
       header('/approvals'),
       section(
         [
-          'Shows the approvals waiting for you (only you see them), soonest due first, with Next and Previous buttons.',
+          'Shows the approvals waiting for you (only you see them), soonest due first, with Next and Previous buttons. *Details* on each shows what it asks for, item by item, and the actions the service lists for it.',
           '',
           '*Forms*',
           '`/approvals` · your pending approvals',
           '`/approvals completed` · or `all`',
           '`/approvals due-before:7d` · due within a week',
           '`/approvals entitlement-name:"Domain Admins" sort:desc`',
+          '`/approvals show 20512:WPDS:1` · one approval’s details, by the id a page shows',
           '`/approvals login` · `/approvals logout` · `/approvals whoami` · `/approvals help`',
         ].join('\n'),
       ),

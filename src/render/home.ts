@@ -28,6 +28,8 @@ export interface HomeInput {
   /** Why the approvals could not be shown: the error translator's message. */
   problem?: Message | undefined;
   approvalLinks?: ApprovalLinks | undefined;
+  /** Details controls: while the service offers getApprovalDetails. */
+  details?: boolean | undefined;
 }
 
 interface HomeApprovals {
@@ -50,7 +52,7 @@ function counts(pending: readonly Approval[], today: CalendarDay) {
   return { overdue, dueToday, thisWeek };
 }
 
-function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefined): KnownBlock[] {
+function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefined, details: boolean): KnownBlock[] {
   const more = a.pending.length >= HOME_COUNT_WINDOW ? '+' : '';
   const c = counts(a.pending, a.today);
   const blocks: KnownBlock[] = [
@@ -62,7 +64,7 @@ function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefi
   ];
   const start = (a.page - 1) * HOME_PAGE_SIZE;
   const page = a.pending.slice(start, start + HOME_PAGE_SIZE);
-  for (const approval of page) blocks.push(...approvalBlocks(approval, a.today, approvalLinks));
+  for (const approval of page) blocks.push(...approvalBlocks(approval, a.today, approvalLinks, details ? { kind: 'home' } : undefined));
   const buttons = [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: String(a.page) })];
   if (a.page > 1) buttons.unshift(button({ actionId: HOME_ACTIONS.previous, text: '← Previous', value: String(a.page - 1) }));
   if (start + HOME_PAGE_SIZE < a.pending.length)
@@ -143,7 +145,7 @@ export function renderHome(input: HomeInput): HomeView {
     type: 'home',
     blocks: [
       header('Your approvals'),
-      ...(approvals ? approvalsBlocks(approvals, input.approvalLinks) : []),
+      ...(approvals ? approvalsBlocks(approvals, input.approvalLinks, input.details === true) : []),
       ...(input.problem
         ? [...input.problem.blocks, actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })])]
         : []),

@@ -73,8 +73,8 @@ export function renderReminderOff(had: boolean): Message {
   return message(had ? 'Done: no more reminders. `/approvals remind daily 09:00` starts them again.' : 'You had no reminder to stop.');
 }
 
-/** The digest a reminder sends: overdue first, then due today, then due soon, within Slack's limits. */
-export function renderDigest(input: Digest, links: ApprovalLinks | undefined): Message {
+/** The digest a reminder sends: overdue first, then due today, then due soon, within Slack's limits; `details` while the service offers them. */
+export function renderDigest(input: Digest, links: ApprovalLinks | undefined, details = false): Message {
   const { groups, total } = input;
   const plus = input.more ? '+' : '';
   const titles: Record<keyof Digest['groups'], string> = {
@@ -93,7 +93,7 @@ export function renderDigest(input: Digest, links: ApprovalLinks | undefined): M
     if (groups[g].length === 0 || shown >= DIGEST_MAX_ENTRIES) continue;
     blocks.push(section(`${titles[g]} (${groups[g].length})`));
     for (const a of groups[g].slice(0, DIGEST_MAX_ENTRIES - shown)) {
-      blocks.push(...approvalBlocks(a, input.today, links));
+      blocks.push(...approvalBlocks(a, input.today, links, details ? { kind: 'digest' } : undefined));
       shown++;
     }
   }

@@ -19,6 +19,8 @@ import {
   MissingParameterError,
   NoEligibleCollectorsError,
   NotFoundError,
+  NotOfferedError,
+  NotVisibleError,
   ServiceError,
   type ServiceErrorDetails,
   ServiceUnavailableError,
@@ -28,24 +30,47 @@ import { excerpt, parseProperties, parseXml } from './formats.js';
 import { looksLikeHtml, MAX_ERROR_PAGE_CHARS, parseErrorPage } from './html.js';
 import {
   type ApprovalQuery,
+  approvalIdSchema,
   approvalQuerySchema,
   buildQueryString,
   type CollectQuery,
   collectQuerySchema,
+  type RequestItemsPageQuery,
+  type RequestItemsSelector,
+  requestItemsPageSchema,
+  requestItemsSelectorSchema,
   serviceUserIdSchema,
 } from './query.js';
 import {
+  type ApprovalDetails,
   type ApprovalsPage,
+  approvalDetailsBody,
   type CollectionResult,
   collectBody,
   findApprovalsBody,
   loginBody,
+  type RequestItemsPage,
   type RunStatus,
+  requestItemsBody,
   runStatusBody,
   toRunStatus,
 } from './schemas.js';
 
-export type CommandName = 'findApprovals' | 'collectEntitlements' | 'getRunStatus' | 'loginUser' | 'logoutUser' | 'loginTrustedApp';
+export type CommandName =
+  | 'findApprovals'
+  | 'collectEntitlements'
+  | 'getRunStatus'
+  | 'loginUser'
+  | 'logoutUser'
+  | 'getApprovalDetails'
+  | 'getRequestItems'
+  | 'loginTrustedApp';
+
+/** Commands an administrator may have switched off, whose absence the app works around (it stops offering Details). */
+export type OptionalCommand = 'getApprovalDetails' | 'getRequestItems';
+
+/** How long "not offered" is believed before the command is tried again: an administrator may have switched it on. */
+export const NOT_OFFERED_RECHECK_MS = 3_600_000;
 
 export interface ServiceTimeouts {
   /** TCP + TLS handshake. */
@@ -82,6 +107,10 @@ export interface ServiceClientOptions {
   logger?: Logger;
   /** Told of every call: the command, the HTTP status ("error" when none came), seconds taken. */
   onCall?: (command: string, status: number | 'error', seconds: number) => void;
+  /** The clock for remembering what the service does not offer (milliseconds); Date.now by default. */
+  now?: () => number;
+  /** How long a command found not offered is not asked for again; an hour by default. */
+  notOfferedRecheckMs?: number;
 }
 
 export interface CallOptions {
@@ -122,6 +151,20 @@ export interface ServiceClient {
   logoutUser(token: Secret, options?: CallOptions): Promise<void>;
   /** An application token (acts for nobody until a call names auth-user-id); the secret goes in a header, once. */
   loginTrustedApp(credentials: TrustedAppCredentials, options?: CallOptions): Promise<Secret>;
+  /** One approval with what can be done to it; NotVisibleError when the user may not see it. */
+  getApprovalDetails(approvalId: string, token: Secret, options?: CallOptions): Promise<ApprovalDetails>;
+  /** A page of what the request behind an approval (or a request by id) asks for. */
+  getRequestItems(
+    selector: RequestItemsSelector,
+    page: RequestItemsPageQuery,
+    token: Secret,
+    options?: CallOptions,
+  ): Promise<RequestItemsPage>;
+  /**
+   * False once the service answered that it does not offer the command (NotOfferedError), until
+   * NOT_OFFERED_RECHECK_MS has passed; meanwhile calls to it fail at once without a request.
+   */
+  offers(command: OptionalCommand): boolean;
   close(): Promise<void>;
 }
 
@@ -171,6 +214,8 @@ class DeadlinePassed extends Error {
 
 interface RawResponse {
   status: number;
+  /** The HTTP reason phrase: a command the service does not offer is answered 404 with the command's name here. */
+  reason: string;
   contentType: string;
   body: string;
 }
@@ -243,7 +288,36 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       }
       chunks.push(chunk as Buffer);
     }
-    return { status: response.statusCode, contentType, body: Buffer.concat(chunks).toString('utf8') };
+    return {
+      status: response.statusCode,
+      reason: response.statusText ?? '',
+      contentType,
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
+  }
+
+  // One service behind one client: what it does not offer is remembered here, for every user.
+  const now = options.now ?? Date.now;
+  const recheckMs = options.notOfferedRecheckMs ?? NOT_OFFERED_RECHECK_MS;
+  const notOfferedUntil = new Map<OptionalCommand, number>();
+  const offers = (command: OptionalCommand): boolean => {
+    const until = notOfferedUntil.get(command);
+    if (until === undefined) return true;
+    if (now() < until) return false;
+    notOfferedUntil.delete(command);
+    return true;
+  };
+  async function optional<T>(command: OptionalCommand, work: () => Promise<T>): Promise<T> {
+    if (!offers(command)) throw new NotOfferedError({ command, status: 404 }, true);
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof NotOfferedError) {
+        if (!notOfferedUntil.has(command)) logger.info({ command, recheckMinutes: Math.round(recheckMs / 60_000) }, 'command not offered');
+        notOfferedUntil.set(command, now() + recheckMs);
+      }
+      throw error;
+    }
   }
 
   async function call(req: Request): Promise<RawResponse> {
@@ -375,10 +449,65 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return new Secret(token);
     },
 
+    getApprovalDetails(approvalId, token, callOptions) {
+      return optional('getApprovalDetails', async () => {
+        const id = checkQuery('getApprovalDetails', approvalIdSchema, approvalId);
+        const res = await call({
+          command: 'getApprovalDetails',
+          params: [['format', 'json'], ['approval-id', id], ...actingFor('getApprovalDetails', callOptions)],
+          token,
+          idempotent: true,
+          signal: callOptions?.signal,
+        });
+        const details = decode('getApprovalDetails', res, approvalDetailsBody, (props) => ({
+          getApprovalDetails: { Approval: detailsFromProperties(props) },
+        }));
+        // A record that does not say which work item it is, is the one asked for.
+        return details.workItemId === '' ? { ...details, workItemId: id } : details;
+      });
+    },
+
+    getRequestItems(selector, page, token, callOptions) {
+      return optional('getRequestItems', async () => {
+        const which = checkQuery('getRequestItems', requestItemsSelectorSchema, selector);
+        const paging = checkQuery('getRequestItems', requestItemsPageSchema, page);
+        const res = await call({
+          command: 'getRequestItems',
+          params: [
+            ['format', 'json'],
+            'approvalId' in which ? ['approval-id', which.approvalId] : ['request-id', which.requestId],
+            ['page-size', String(paging.pageSize)],
+            ['start-page', String(paging.startPage)],
+            ...actingFor('getRequestItems', callOptions),
+          ],
+          token,
+          idempotent: true,
+          signal: callOptions?.signal,
+        });
+        return decode('getRequestItems', res, requestItemsBody, () => {
+          // Item values hold commas ("Wayne, Bruce"), so the properties format's comma lists cannot be split safely.
+          throw new SyntaxError('the properties format of getRequestItems cannot be read');
+        });
+      });
+    },
+
+    offers,
+
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },
   };
+}
+
+/** The properties format of one approval record: its keys as they are, ActionName as a comma list. */
+function detailsFromProperties(props: Map<string, string>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const [rawKey, value] of props) {
+    const key = rawKey.replace(/^getApprovalDetails\./, '').replace(/^Approval\./, '');
+    if (key === 'ActionName' || key === 'Actions.ActionName' || key === 'Actions') record.Actions = { ActionName: value.split(',') };
+    else record[key] = value;
+  }
+  return record;
 }
 
 function checkQuery<S extends z.ZodType>(command: CommandName, schema: S, query: unknown): z.infer<S> {
@@ -411,9 +540,10 @@ function decode<S extends z.ZodType>(
   let tree: unknown;
   try {
     if (text === '') {
-      // Seen from the real service for zero approvals; for any other command an empty answer says nothing.
-      if (command !== 'findApprovals') throw new SyntaxError('empty body');
-      tree = { findApprovals: '' };
+      // Seen from the real service for zero approvals, and read the same way for a page of no request
+      // items; for any other command an empty answer says nothing.
+      if (command !== 'findApprovals' && command !== 'getRequestItems') throw new SyntaxError('empty body');
+      tree = { [command]: '' };
     } else if (text.startsWith('{') || text.startsWith('[')) {
       tree = JSON.parse(text);
     } else if (text.startsWith('<')) {
@@ -478,12 +608,21 @@ function errorFor(command: CommandName, res: RawResponse, context: ErrorContext)
       return new AppSignInError(details);
     case res.status === 401:
       return new InvalidTokenError(details);
+    case res.status === 412 && /could not be retrieved/i.test(message):
+      return new NotVisibleError(details);
     case res.status === 412: {
-      const required = /parameter\s+'?([\w-]+)'?\s+is\s+required/i.exec(message);
+      // "The parameter auth-user-id is required.", "The approval-id parameter is required.",
+      // "Either the 'approval-id' or the 'request-id' parameter must be provided."
+      const required =
+        /parameter\s+'?([\w-]+)'?\s+is\s+required/i.exec(message) ??
+        /\b'?([\w-]+)'?\s+parameter\s+is\s+required/i.exec(message) ??
+        /either\s+the\s+'?([\w-]+)'?\s+or\s+the\s+'?[\w-]+'?\s+parameter/i.exec(message);
       if (required?.[1]) return new MissingParameterError(required[1], details);
       const named = /parameter\s+'?([\w-]+)'?/i.exec(message);
       return new InvalidParameterError(named?.[1], details);
     }
+    case res.status === 404 && offersNot(command, res.reason, message):
+      return new NotOfferedError(details);
     case res.status === 404 && command === 'collectEntitlements' && /no eligible collectors/i.test(message): {
       // Found, then cut: a lazy `(.+?)\s*$` retries the end at every character, slow on a long message.
       const named = /for the application\s+/i.exec(message);
@@ -499,6 +638,15 @@ function errorFor(command: CommandName, res: RawResponse, context: ErrorContext)
     default:
       return new UnexpectedResponseError(`status ${res.status}; body starts: ${excerpt(res.body)}`, details);
   }
+}
+
+/**
+ * A switched-off command is answered 404 with its own name as the reason phrase; an unknown one has
+ * been seen answered "The command 'X' is not a valid command.". Either way the service lacks it.
+ */
+function offersNot(command: CommandName, reason: string, message: string): boolean {
+  if (reason.trim().toLowerCase() === command.toLowerCase()) return true;
+  return message.includes(`'${command}'`) && /is not a valid command|is not enabled|is disabled/i.test(message);
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -14,6 +14,8 @@ export type ServiceErrorKind =
   | 'login-failed'
   | 'app-sign-in'
   | 'not-found'
+  | 'not-visible'
+  | 'not-offered'
   | 'service-unavailable'
   | 'unexpected-response';
 
@@ -125,6 +127,31 @@ export class NotFoundError extends ServiceError {
 }
 
 /**
+ * 412 "The work item could not be retrieved" / "The change request could not be retrieved": the
+ * approval (or request) is not one this user may see: unknown, completed, reassigned or withdrawn.
+ */
+export class NotVisibleError extends ServiceError {
+  readonly kind = 'not-visible' as const;
+  constructor(details: ServiceErrorDetails) {
+    super(details.serviceMessage ?? 'The work item could not be retrieved.', details);
+  }
+}
+
+/**
+ * 404 whose reason phrase is the command's name: the service does not offer this command (an
+ * administrator switched it off, or this version lacks it). Not the user's mistake.
+ */
+export class NotOfferedError extends ServiceError {
+  readonly kind = 'not-offered' as const;
+  /** True when no request was sent: the client remembered that the command is not offered. */
+  readonly remembered: boolean;
+  constructor(details: ServiceErrorDetails, remembered = false) {
+    super(details.serviceMessage ?? `The Command Service does not offer ${details.command}.`, details);
+    this.remembered = remembered;
+  }
+}
+
+/**
  * network: the request never reached the service (no connection: refused, no such host, connect
  * timeout, TLS). dropped: the connection failed once made, so the request may have reached it
  * (and a collection may have started). timeout: no complete answer in time. aborted: the caller gave up.
@@ -162,6 +189,8 @@ export type AnyServiceError =
   | LoginFailedError
   | AppSignInError
   | NotFoundError
+  | NotVisibleError
+  | NotOfferedError
   | ServiceUnavailableError
   | UnexpectedResponseError;
 

@@ -94,6 +94,44 @@ export const collectQuerySchema = z.strictObject({
 export type CollectQuery = z.infer<typeof collectQuerySchema>;
 
 /**
+ * A work item id as the service shapes it, `<number>:<text>:<number>` (20512:WPDS:1): what
+ * getApprovalDetails and getRequestItems take as approval-id.
+ */
+export const APPROVAL_ID_SHAPE = /^\d{1,19}:[^:\s]{1,64}:\d{1,19}$/;
+
+export const approvalIdSchema = z
+  .string()
+  .regex(APPROVAL_ID_SHAPE, 'an approval id such as 20512:WPDS:1')
+  .refine((v) => unsafeCharacter(v) === undefined, 'no control or bidirectional formatting characters');
+
+/** RequestId: a whole number, sent as written. */
+export const requestIdSchema = z.union([
+  z.string().regex(/^\d{1,19}$/, 'a request id such as 20512'),
+  z
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .transform((n) => String(n)),
+]);
+
+/** Whose items: the request behind an approval, or a request by its id. */
+export const requestItemsSelectorSchema = z.union([
+  z.strictObject({ approvalId: approvalIdSchema }),
+  z.strictObject({ requestId: requestIdSchema }),
+]);
+
+export type RequestItemsSelector = { approvalId: string } | { requestId: string | number };
+
+/** page-size and start-page of getRequestItems; the service's bounds are not documented, these are the reference service's. */
+export const requestItemsPageSchema = z.strictObject({
+  pageSize: z.number().int().min(1).max(1000),
+  startPage: positiveInt,
+});
+
+export type RequestItemsPageQuery = z.infer<typeof requestItemsPageSchema>;
+
+/**
  * The query string, percent-encoded by hand: URLSearchParams writes a space as "+", which not
  * every servlet container reads back as a space, while %20 is read the same everywhere.
  */

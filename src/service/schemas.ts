@@ -152,3 +152,233 @@ export const loginBody = z.union([
   z.object({ data: z.looseObject({ token: z.string().min(1) }) }).transform((b) => b.data.token),
   z.looseObject({ token: z.string().min(1) }).transform((b) => b.token),
 ]);
+
+/**
+ * A yes/no the XML-to-JSON conversion may have left typed or as a string ("true", "FALSE", "1");
+ * undefined when absent or unreadable, so that nothing is claimed the service did not say.
+ */
+const flag = z
+  .unknown()
+  .optional()
+  .transform((v): boolean | undefined => {
+    if (typeof v === 'boolean') return v;
+    if (typeof v === 'number') return v === 1 ? true : v === 0 ? false : undefined;
+    if (typeof v !== 'string') return undefined;
+    const word = v.trim().toLowerCase();
+    if (word === 'true' || word === 'yes' || word === '1') return true;
+    if (word === 'false' || word === 'no' || word === '0') return false;
+    return undefined;
+  });
+
+/**
+ * The names of a step's transitions: `{ActionName: [..]}`, or one ActionName as a string, or
+ * none (missing, empty); a list of such objects is read too. Never hard-coded: what the service lists.
+ */
+function actionNames(value: unknown, depth = 0): string[] {
+  if (value === null || value === undefined || depth > 3) return [];
+  if (typeof value === 'string' || typeof value === 'number') return [String(value).trim()].filter((v) => v !== '');
+  if (Array.isArray(value)) return value.flatMap((v) => actionNames(v, depth + 1));
+  if (typeof value === 'object') {
+    const o = value as Record<string, unknown>;
+    return actionNames(o.ActionName ?? o.Action ?? o.Name, depth + 1);
+  }
+  return [];
+}
+
+const detailsRecord = z.looseObject({
+  WorkItemId: text,
+  WorkItemName: text,
+  WorkItemState: text,
+  WorkItemDueDate: text,
+  WorkItemCompletedDate: text,
+  WorkItemCompletedByName: text,
+  WorkItemReassignDisabled: flag,
+  RequestId: text,
+  RequestName: text,
+  RequestedByName: text,
+  RequestDescription: text,
+  RequestNotes: text,
+  RequestHasAttachments: flag,
+  EmailApprovalEnabled: flag,
+  LineItemApprovalEnabled: flag,
+  Actions: z
+    .unknown()
+    .optional()
+    .transform((v) => [...new Set(actionNames(v))]),
+});
+
+export interface ApprovalDetails {
+  workItemId: string;
+  workItemName: string;
+  /** As the service words it: Available (pending), Accepted, … */
+  state: string;
+  dueDate: string;
+  /** '' when not completed. */
+  completedDate: string;
+  /** "Last, First"; '' when not completed. */
+  completedByName: string;
+  reassignDisabled: boolean | undefined;
+  requestId: string;
+  requestName: string;
+  /** "Last, First" ("AveksaAdmin," has an empty first name). */
+  requestedByName: string;
+  description: string;
+  notes: string;
+  hasAttachments: boolean | undefined;
+  emailApprovalEnabled: boolean | undefined;
+  /** Each item of the request is decided on its own. */
+  lineItemApprovalEnabled: boolean | undefined;
+  /** The transitions out of this step, as the service names them (Accepted, Rejected, Needs Info, Completed…). */
+  actions: string[];
+  /** Every field as received, the unknown ones included. */
+  fields: Readonly<Record<string, unknown>>;
+}
+
+function toDetails(r: z.infer<typeof detailsRecord>): ApprovalDetails {
+  return {
+    workItemId: r.WorkItemId,
+    workItemName: r.WorkItemName,
+    state: r.WorkItemState,
+    dueDate: r.WorkItemDueDate,
+    completedDate: r.WorkItemCompletedDate,
+    completedByName: r.WorkItemCompletedByName,
+    reassignDisabled: r.WorkItemReassignDisabled,
+    requestId: r.RequestId,
+    requestName: r.RequestName,
+    requestedByName: r.RequestedByName,
+    description: r.RequestDescription,
+    notes: r.RequestNotes,
+    hasAttachments: r.RequestHasAttachments,
+    emailApprovalEnabled: r.EmailApprovalEnabled,
+    lineItemApprovalEnabled: r.LineItemApprovalEnabled,
+    actions: r.Actions,
+    fields: r,
+  };
+}
+
+/** `{getApprovalDetails: {Approval: {…}}}`; an Approval list is read as its first record, a record without the Approval wrapper as itself. */
+export const approvalDetailsBody = z
+  .object({
+    getApprovalDetails: z.union([
+      z.looseObject({ Approval: z.union([detailsRecord, z.array(detailsRecord).min(1)]) }),
+      detailsRecord.refine((r) => r.WorkItemId !== '' || r.RequestId !== '', 'an approval record'),
+    ]),
+  })
+  .transform(({ getApprovalDetails: root }): ApprovalDetails => {
+    const record = 'Approval' in root ? root.Approval : root;
+    return toDetails((Array.isArray(record) ? record[0] : record) as z.infer<typeof detailsRecord>);
+  });
+
+const itemRecord = z.looseObject({
+  ItemId: text,
+  TypeDescription: text,
+  Operation: text,
+  EntitlementType: text,
+  EntitlementName: text,
+  BusinessSource: text,
+  State: text,
+  ItemDescription: text,
+  DerivedType: text,
+  IsChangeToApprove: flag,
+  UserName: text,
+  UserId: text,
+  AccountName: text,
+});
+
+export interface RequestItem {
+  itemId: string;
+  /** "Add user to group". */
+  typeDescription: string;
+  /** Add, Remove, Create, Modify… */
+  operation: string;
+  entitlementType: string;
+  entitlementName: string;
+  businessSource: string;
+  /** "Pending Approval". */
+  state: string;
+  description: string;
+  /** "Direct". */
+  derivedType: string;
+  isChangeToApprove: boolean | undefined;
+  /** "Wayne, Bruce". */
+  userName: string;
+  userId: string;
+  accountName: string;
+  /** Every field as received (ApplicationRoleName, UserGroupName, GlobalRoleName…). */
+  fields: Readonly<Record<string, unknown>>;
+}
+
+export interface RequestItemsPage {
+  items: RequestItem[];
+  /** NumRequestItems as given, or the items counted. */
+  count: number;
+  /** How many items the request has in all, when the service's count says more than this answer holds. */
+  total: number | undefined;
+  workItemId: string;
+  requestId: string;
+  /** "Approvals Phase". */
+  requestStatus: string;
+}
+
+const oneOrMany = z.union([itemRecord, z.array(itemRecord)]).optional();
+
+/**
+ * `{getRequestItems: {NumRequestItems, WorkItemId, RequestId, RequestStatus, RequestItems: {RequestItem: …}}}`,
+ * with RequestItem one object, a list or missing, an empty RequestItems element as '' and an empty
+ * answer as ''; items found without the RequestItems wrapper are read too.
+ */
+export const requestItemsBody = z
+  .object({
+    getRequestItems: z.union([
+      z.looseObject({
+        NumRequestItems: count.optional(),
+        WorkItemId: text,
+        RequestId: text,
+        RequestStatus: text,
+        RequestItems: z
+          .union([z.looseObject({ RequestItem: oneOrMany }), z.array(itemRecord), z.literal('')])
+          .optional()
+          .transform((v) => (v === undefined || v === '' ? undefined : Array.isArray(v) ? v : v.RequestItem)),
+        RequestItem: oneOrMany,
+      }),
+      z.literal('').transform(() => ({
+        NumRequestItems: undefined,
+        WorkItemId: '',
+        RequestId: '',
+        RequestStatus: '',
+        RequestItems: undefined,
+        RequestItem: undefined,
+      })),
+    ]),
+  })
+  .transform(({ getRequestItems: root }): RequestItemsPage => {
+    const raw = root.RequestItems ?? root.RequestItem;
+    const records = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+    const items = records.map(
+      (r): RequestItem => ({
+        itemId: r.ItemId,
+        typeDescription: r.TypeDescription,
+        operation: r.Operation,
+        entitlementType: r.EntitlementType,
+        entitlementName: r.EntitlementName,
+        businessSource: r.BusinessSource,
+        state: r.State,
+        description: r.ItemDescription,
+        derivedType: r.DerivedType,
+        isChangeToApprove: r.IsChangeToApprove,
+        userName: r.UserName,
+        userId: r.UserId,
+        accountName: r.AccountName,
+        fields: r,
+      }),
+    );
+    const count = root.NumRequestItems ?? items.length;
+    return {
+      items,
+      count,
+      total: count > items.length ? count : undefined,
+      workItemId: root.WorkItemId,
+      requestId: root.RequestId,
+      requestStatus: root.RequestStatus,
+    };
+  });

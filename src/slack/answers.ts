@@ -5,6 +5,7 @@
  */
 
 import type { RespondArguments } from '@slack/bolt';
+import { detailsOffered } from '../approvals/details.js';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
 import type { CalendarDay } from '../parse/dates.js';
@@ -89,6 +90,7 @@ export async function answerApprovals(
         userId: who.userId,
         today,
         approvalLinks: deps.approvalLinks,
+        details: detailsOffered(deps),
       });
       return void (await respond(how === 'replace' ? replace(message) : ephemeral(message)));
     }

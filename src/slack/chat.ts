@@ -39,6 +39,8 @@ export interface ChatOptions {
   now: () => Date;
   metrics: Metrics;
   approvalLinks: ApprovalLinks | undefined;
+  /** Whether digests offer Details: while the service offers getApprovalDetails. */
+  detailsOffered?: () => boolean;
   groupTtlMs?: number;
   perChannelMs?: number;
 }
@@ -95,7 +97,7 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
       await post(userId, renderCollectFailedDm(report));
     },
     async digest(userId, digest) {
-      await post(userId, renderDigest(digest, options.approvalLinks));
+      await post(userId, renderDigest(digest, options.approvalLinks, options.detailsOffered?.() ?? false));
     },
     async relink(userId, reason) {
       await post(userId, renderReminderRelink(reason));

@@ -1,6 +1,7 @@
 /** Publishing a user's App Home tab: the use case's content, rendered, with views.publish. */
 
 import type { WebClient } from '@slack/web-api';
+import { detailsOffered } from '../approvals/details.js';
 import { loadHome } from '../home/home.js';
 import type { Message } from '../render/blocks.js';
 import { translateFailure } from '../render/errors.js';
@@ -26,6 +27,13 @@ export async function publishHome(deps: SlackDeps, client: WebClient, who: Princ
   const { today } = await clockOf(deps, who.userId);
   await client.views.publish({
     user_id: who.userId,
-    view: renderHome({ outcome, today, commands: SERVICE_COMMANDS, problem, approvalLinks: deps.approvalLinks }),
+    view: renderHome({
+      outcome,
+      today,
+      commands: SERVICE_COMMANDS,
+      problem,
+      approvalLinks: deps.approvalLinks,
+      details: detailsOffered(deps),
+    }),
   });
 }

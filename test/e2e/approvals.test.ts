@@ -1,6 +1,7 @@
 /** /approvals end to end: the real app over signed HTTP against the reference service. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
+import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { buttonsOf, type ResponseBody, textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { mrkdwnTexts, shownExactly } from '../helpers/visible.js';
@@ -29,7 +30,8 @@ describe('/approvals', () => {
     expect(text).toContain('Pending approvals');
     expect(workItemIds(text)).toHaveLength(10);
     expect(text).toMatch(/Due \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2}/);
-    expect(buttonsOf(answer).map((b) => b.action_id)).toEqual([PAGE_ACTIONS.next]);
+    // Each approval has Details; the page, Next.
+    expect(buttonsOf(answer).map((b) => b.action_id)).toEqual([...Array(10).fill(DETAILS_ACTIONS.open), PAGE_ACTIONS.next]);
   });
 
   it('pages forward and back, replacing the message, with the same results as typed queries', async () => {

@@ -1,5 +1,6 @@
 /** Linking an account from Slack: the modal, loginUser or a pasted token, and what is kept. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { LINK_FIELDS, RELINK_ACTION } from '../../src/render/link.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
@@ -161,7 +162,13 @@ describe('App Home', () => {
     expect(text).toMatch(/\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+ due today · \d+ more this week/);
     expect(text).toMatch(/`collectEntitlements`: linked \d{4}-\d{2}-\d{2}/);
     expect(ids(text)).toHaveLength(10);
-    expect(actionIds(view).map((e) => e.action_id)).toEqual(['home:refresh', 'home:next', RELINK_ACTION, 'home:unlink']);
+    expect(actionIds(view).map((e) => e.action_id)).toEqual([
+      ...Array(10).fill(DETAILS_ACTIONS.open),
+      'home:refresh',
+      'home:next',
+      RELINK_ACTION,
+      'home:unlink',
+    ]);
     const next = actionIds(view).find((e) => e.action_id === 'home:next');
     const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
     await h.click('UHOMED', 'home:next', next?.value);

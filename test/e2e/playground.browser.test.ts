@@ -105,6 +105,33 @@ describe.skipIf(!available)('local mode in a browser', () => {
     expect(await page.locator('.msg.ephemeral code').allTextContents()).toEqual(firstIds);
   });
 
+  it('opens an approval’s Details in a modal, and pages its request items inside it', async () => {
+    const modal = page.locator('#modal');
+    const details = page.locator('.msg.ephemeral').last().locator('button[data-action-id="approval:details"]');
+    expect(await details.count()).toBeGreaterThanOrEqual(10);
+    let paged = false;
+    for (let i = 0; i < (await details.count()) && !paged; i++) {
+      await details.nth(i).click();
+      await modal.getByText('What the request asks for').waitFor();
+      expect(await modal.locator('h2').textContent()).toBe('Approval details');
+      expect(await modal.innerText()).toMatch(/In the service this step can end as/);
+      const next = modal.locator('button[data-action-id="details:next"]');
+      if ((await next.count()) > 0) {
+        await shot('10-details');
+        await next.click();
+        await modal.getByText(/items 11–/).waitFor();
+        expect(await modal.locator('button[data-action-id="details:previous"]').count()).toBe(1);
+        await shot('11-details-page-2');
+        await modal.locator('button[data-action-id="details:previous"]').click();
+        await modal.getByText(/items 1–10/).waitFor();
+        paged = true;
+      }
+      await page.click('#modal-cancel');
+      await modal.waitFor({ state: 'hidden' });
+    }
+    expect(paged).toBe(true);
+  });
+
   it('shows the exact payload of a message on request', async () => {
     await page.locator('button.toggle').last().click();
     await page.waitForSelector('pre.payload');

@@ -91,7 +91,7 @@ describe('Socket Mode', () => {
     expect(answer?.response_type).toBe('ephemeral');
     expect(textOf(answer)).toContain('Pending approvals');
     expect(workItemIds(textOf(answer))).toHaveLength(10);
-    expect(buttonsOf(answer).map((b) => b.action_id)).toEqual([PAGE_ACTIONS.next]);
+    expect(buttonsOf(answer).map((b) => b.action_id)).toContain(PAGE_ACTIONS.next);
   });
 
   it('acks a Next click and replaces the message with page 2, the same page as typed', async () => {

@@ -61,7 +61,8 @@ function payloadProblems(method: string, params: URLSearchParams): string[] {
   };
   if (method === 'chat.postMessage' || method === 'chat.update')
     return messageProblems({ text: params.get('text') ?? undefined, blocks: json('blocks') });
-  if (method === 'views.open' || method === 'views.update' || method === 'views.publish') return viewProblems(json('view'));
+  if (method === 'views.open' || method === 'views.update' || method === 'views.push' || method === 'views.publish')
+    return viewProblems(json('view'));
   return [];
 }
 
@@ -156,7 +157,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
               }
             : method === 'users.info'
               ? { ok: true, user: { id: params.get('user'), tz: timeZones.get(params.get('user') ?? '') ?? 'UTC' } }
-              : method === 'views.open' || method === 'views.update'
+              : method === 'views.open' || method === 'views.update' || method === 'views.push'
                 ? { ok: true, view: { id: params.get('view_id') ?? `V${apiCalls.length}` } }
                 : method === 'usergroups.users.list'
                   ? { ok: true, users: userGroups.get(params.get('usergroup') ?? '') ?? [] }
@@ -238,7 +239,7 @@ export function textOf(body: ResponseBody | undefined): string {
 /** The views the app sent with views.open / views.update, in order. */
 export function viewsSent(
   slack: FakeSlack,
-  method: 'views.open' | 'views.update',
+  method: 'views.open' | 'views.update' | 'views.push',
 ): Array<{ view: Record<string, unknown>; viewId: string | null; triggerId: string | null }> {
   return slack.apiCalls
     .filter((c) => c.method === method)
@@ -256,7 +257,9 @@ export function buttonsOf(body: ResponseBody | undefined): Array<{ action_id: st
   const out: Array<{ action_id: string; value?: string; text: string }> = [];
   for (const block of body?.blocks ?? []) {
     if (block.type !== 'actions') continue;
-    for (const el of block.elements as Array<{ action_id: string; value?: string; text: { text: string } }>) {
+    for (const el of block.elements as Array<{ type: string; action_id: string; value?: string; text: { text: string } }>) {
+      // A select ("Details of…") is no button.
+      if (el.type !== 'button') continue;
       out.push({ action_id: el.action_id, ...(el.value === undefined ? {} : { value: el.value }), text: el.text.text });
     }
   }

@@ -13,7 +13,18 @@ import { Background } from '../../src/runtime/background.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Metrics } from '../../src/runtime/metrics.js';
 import { Secret } from '../../src/runtime/secret.js';
-import type { ApprovalQuery, ApprovalsPage, CollectionResult, CollectQuery, ServiceClient } from '../../src/service/index.js';
+import type {
+  ApprovalDetails,
+  ApprovalQuery,
+  ApprovalsPage,
+  CollectionResult,
+  CollectQuery,
+  OptionalCommand,
+  RequestItemsPage,
+  RequestItemsPageQuery,
+  RequestItemsSelector,
+  ServiceClient,
+} from '../../src/service/index.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
@@ -22,6 +33,8 @@ export type Call =
   | { command: 'collectEntitlements'; query: CollectQuery; token: string; onBehalfOf?: string }
   | { command: 'loginUser'; username: string; authsource?: string }
   | { command: 'logoutUser'; token: string }
+  | { command: 'getApprovalDetails'; approvalId: string; token: string; onBehalfOf?: string }
+  | { command: 'getRequestItems'; selector: RequestItemsSelector; page: RequestItemsPageQuery; token: string; onBehalfOf?: string }
   | { command: 'loginTrustedApp'; clientId: string };
 
 export interface ServiceScript {
@@ -29,6 +42,34 @@ export interface ServiceScript {
   collect?: (q: CollectQuery) => Promise<CollectionResult>;
   login?: (username: string, password: string, authsource: string | undefined) => Promise<Secret>;
   loginApp?: (clientId: string, clientSecret: string) => Promise<Secret>;
+  details?: (approvalId: string) => Promise<ApprovalDetails>;
+  items?: (selector: RequestItemsSelector, page: RequestItemsPageQuery) => Promise<RequestItemsPage>;
+  /** What offers() answers; every command is offered when absent. */
+  offers?: (command: OptionalCommand) => boolean;
+}
+
+/** An approval's details as a service would give them, with what a test overrides. */
+export function fakeDetails(over: Partial<ApprovalDetails> = {}): ApprovalDetails {
+  return {
+    workItemId: '10001:WPDS:1',
+    workItemName: 'Manager Approval',
+    state: 'Available',
+    dueDate: '2026-11-20 09:00:00.0',
+    completedDate: '',
+    completedByName: '',
+    reassignDisabled: false,
+    requestId: '10001',
+    requestName: 'Add Access for Wayne, Bruce: Domain Admins',
+    requestedByName: 'Wayne, Bruce',
+    description: 'Needs it for the audit.',
+    notes: '',
+    hasAttachments: false,
+    emailApprovalEnabled: true,
+    lineItemApprovalEnabled: false,
+    actions: ['Accepted', 'Rejected'],
+    fields: {},
+    ...over,
+  };
 }
 
 /** Only what was given: a call for nobody in particular leaves onBehalfOf out. */
@@ -68,6 +109,18 @@ export function fakeService(script: ServiceScript = {}) {
       if (!script.loginApp) throw new Error('not used');
       return script.loginApp(credentials.clientId, credentials.clientSecret.reveal());
     },
+    async getApprovalDetails(approvalId, token, options) {
+      events.push('service');
+      calls.push({ command: 'getApprovalDetails', approvalId, token: token.reveal(), ...behalf(options) });
+      return script.details ? script.details(approvalId) : fakeDetails({ workItemId: approvalId });
+    },
+    async getRequestItems(selector, page, token, options) {
+      events.push('service');
+      calls.push({ command: 'getRequestItems', selector, page, token: token.reveal(), ...behalf(options) });
+      if (script.items) return script.items(selector, page);
+      return { items: [], count: 0, total: undefined, workItemId: '', requestId: '', requestStatus: '' };
+    },
+    offers: (command) => script.offers?.(command) ?? true,
     close: async () => {},
   };
   return { service, calls, events };

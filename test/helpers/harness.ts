@@ -36,6 +36,12 @@ export interface Harness {
   map(userId: string, serviceUser: string): Promise<void>;
   command(userId: string, command: '/approvals' | '/collect', text: string, options?: SignOptions): Promise<Sent>;
   click(userId: string, actionId: string, value: string | undefined, options?: SignOptions): Promise<Sent>;
+  /** Picks an option of a static_select in a message (the "Details of…" select). */
+  choose(userId: string, actionId: string, blockId: string, value: string, options?: SignOptions): Promise<Sent>;
+  /** Clicks a button inside a modal the app opened, as Slack sends it: with the view, no response_url. */
+  clickInView(userId: string, view: Record<string, unknown>, viewId: string, actionId: string, value: string | undefined): Promise<Sent>;
+  /** Clicks a button on the user's App Home tab: the home view, no response_url. */
+  clickOnHome(userId: string, actionId: string, value: string | undefined): Promise<Sent>;
   /** Sends an Events API event (JSON, signed), e.g. app_home_opened. */
   event(userId: string, event: Record<string, unknown>): Promise<Sent>;
   /** Submits a modal the app opened, with plain-text input values by block id. */
@@ -141,6 +147,28 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     return { status: res.statusCode, ackMs: performance.now() - started, body, responseId };
   }
 
+  /** A click on a view (a modal, or Home) as Slack sends it: container type view, the view itself, no response_url. */
+  const viewClick = (userId: string, view: Record<string, unknown>, actionId: string, value: string | undefined) => ({
+    type: 'block_actions',
+    user: { id: userId, username: userId.toLowerCase(), team_id: TEAM },
+    api_app_id: 'A0COUNTERSIGN',
+    token: 'legacy-verification-token',
+    container: { type: 'view', view_id: view.id },
+    trigger_id: `1234.${unique()}`,
+    team: { id: TEAM, domain: 'example' },
+    view: { ...view, team_id: TEAM, state: { values: {} }, hash: '1700000000.abc' },
+    actions: [
+      {
+        action_id: actionId,
+        block_id: 'b',
+        type: 'button',
+        action_ts: '1700000001.000200',
+        text: { type: 'plain_text', text: 'x' },
+        ...(value === undefined ? {} : { value }),
+      },
+    ],
+  });
+
   const demoToken = (label: string) => {
     const t = service.demoTokens.find((d) => d.label === label);
     if (!t) throw new Error(`no demo token ${label}`);
@@ -211,6 +239,42 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         ],
       };
       return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), opts, response.id);
+    },
+    async choose(userId, actionId, blockId, value, opts = {}) {
+      const response = opts.responseUrl ?? slack.responseUrl();
+      const payload = {
+        type: 'block_actions',
+        user: { id: userId, username: userId.toLowerCase(), team_id: TEAM },
+        api_app_id: 'A0COUNTERSIGN',
+        container: { type: 'message', message_ts: '1700000000.000100', channel_id: 'C0OPS', is_ephemeral: true },
+        trigger_id: `1234.${unique()}`,
+        team: { id: TEAM, domain: 'example' },
+        channel: { id: 'C0OPS', name: 'identity-ops' },
+        response_url: response.url,
+        actions: [
+          {
+            action_id: actionId,
+            block_id: blockId,
+            type: 'static_select',
+            action_ts: '1700000001.000200',
+            selected_option: { text: { type: 'plain_text', text: value }, value },
+          },
+        ],
+      };
+      return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), opts, response.id);
+    },
+    clickInView(userId, view, viewId, actionId, value) {
+      return post(
+        new URLSearchParams({
+          payload: JSON.stringify(viewClick(userId, { ...view, id: viewId, type: 'modal' }, actionId, value)),
+        }).toString(),
+        {},
+        '',
+      );
+    },
+    clickOnHome(userId, actionId, value) {
+      const view = { id: `VHOME${userId}`, type: 'home', blocks: [] };
+      return post(new URLSearchParams({ payload: JSON.stringify(viewClick(userId, view, actionId, value)) }).toString(), {}, '');
     },
     async event(userId, event) {
       const body = JSON.stringify({

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { APPROVAL_KEYS, parseApprovalsCommand } from '../../src/parse/approvals.js';
 import { parseCollectCommand } from '../../src/parse/collect.js';
-import { approvalQuerySchema, collectQuerySchema } from '../../src/service/query.js';
+import { approvalIdSchema, approvalQuerySchema, collectQuerySchema } from '../../src/service/query.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
 
@@ -25,6 +25,8 @@ const piece = fc.oneof(
     'login',
     'whoami',
     'remind',
+    'show',
+    '20512:WPDS:1',
     'history',
     'daily',
     'weekdays',
@@ -69,8 +71,9 @@ describe('grammar properties', () => {
     fc.assert(
       fc.property(text, (input) => {
         const r = parseApprovalsCommand(input, TODAY);
-        expect(['help', 'login', 'logout', 'whoami', 'query', 'remind', 'invalid']).toContain(r.kind);
+        expect(['help', 'login', 'logout', 'whoami', 'query', 'show', 'remind', 'invalid']).toContain(r.kind);
         if (r.kind === 'query') expect(approvalQuerySchema.safeParse(r.query).success).toBe(true);
+        if (r.kind === 'show') expect(approvalIdSchema.safeParse(r.approvalId).success).toBe(true);
         if (r.kind === 'remind' && r.action === 'set') {
           expect(Number.isInteger(r.minuteOfDay) && r.minuteOfDay >= 0 && r.minuteOfDay < 1440).toBe(true);
         }

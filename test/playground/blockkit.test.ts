@@ -68,7 +68,27 @@ describe('playground blocks', () => {
   });
   it('shows what it cannot render as raw JSON instead of dropping it', () => {
     expect(bk.blocks([{ type: 'video', title: { type: 'plain_text', text: 'x' } }])).toContain('<pre class="raw"');
-    expect(bk.blocks([{ type: 'actions', elements: [{ type: 'static_select' }] }])).toContain('static_select');
+    expect(bk.blocks([{ type: 'actions', elements: [{ type: 'multi_static_select' }] }])).toContain('multi_static_select');
+  });
+  it('draws a static select as a select of its options, the placeholder first', () => {
+    const html = bk.blocks([
+      {
+        type: 'actions',
+        block_id: 'details',
+        elements: [
+          {
+            type: 'static_select',
+            action_id: 'approval:details-select',
+            placeholder: { type: 'plain_text', text: 'Details of…' },
+            options: [{ text: { type: 'plain_text', text: '<b>x</b> · 1:A:1', emoji: false }, value: '1:A:1' }],
+          },
+        ],
+      },
+    ]);
+    expect(html).toContain(
+      '<select class="bk-select" data-action-id="approval:details-select"><option value="" selected disabled>Details of…</option>',
+    );
+    expect(html).toContain('<option value="1:A:1">&lt;b&gt;x&lt;/b&gt; · 1:A:1</option>');
   });
   it('renders every block of an approvals page without falling back to raw JSON', () => {
     const page = renderApprovalsPage({

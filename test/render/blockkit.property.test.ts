@@ -8,9 +8,11 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { DetailsOutcome } from '../../src/approvals/details.js';
 import type { CollectStatus, LiveStatus } from '../../src/collections/runs.js';
 import { approvalPages } from '../../src/config.js';
 import type { HomeOutcome } from '../../src/home/home.js';
+import type { DetailsOrigin, DetailsState } from '../../src/parse/details.js';
 import { buildDigest } from '../../src/reminders/digest.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 import type { Message } from '../../src/render/blocks.js';
@@ -24,6 +26,7 @@ import {
   renderLeftOut,
   renderNoCollectorMatched,
 } from '../../src/render/collect.js';
+import { detailsFailureView, detailsLoadingView, renderDetailsView } from '../../src/render/details.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
 import { renderHome } from '../../src/render/home.js';
 import { linkModal, linkProblem } from '../../src/render/link.js';
@@ -36,9 +39,11 @@ import {
   MissingParameterError,
   NoEligibleCollectorsError,
   NotFoundError,
+  NotOfferedError,
+  NotVisibleError,
 } from '../../src/service/errors.js';
 import type { CollectQuery } from '../../src/service/query.js';
-import type { Approval } from '../../src/service/schemas.js';
+import type { Approval, ApprovalDetails, RequestItem } from '../../src/service/schemas.js';
 import type { CollectAttempt, WatchedRun } from '../../src/store/types.js';
 import { mrkdwnTexts } from '../helpers/visible.js';
 
@@ -92,6 +97,103 @@ const approval = fc.record<Approval>({
   fields: fc.record({ RequestedByName: hostile }),
 });
 
+const flag = fc.constantFrom(true, false, undefined);
+
+const details = fc.record<ApprovalDetails>({
+  workItemId: hostile,
+  workItemName: hostile,
+  state: hostile,
+  dueDate: timestamp,
+  completedDate: fc.oneof(fc.constant(''), timestamp),
+  completedByName: hostile,
+  reassignDisabled: flag,
+  requestId: hostile,
+  requestName: hostile,
+  requestedByName: hostile,
+  description: hostile,
+  notes: hostile,
+  hasAttachments: flag,
+  emailApprovalEnabled: flag,
+  lineItemApprovalEnabled: flag,
+  actions: fc.array(hostile, { maxLength: 25 }),
+  fields: fc.constant({}),
+});
+
+const requestItem = fc.record<RequestItem>({
+  itemId: hostile,
+  typeDescription: hostile,
+  operation: fc.oneof(fc.constantFrom('Add', 'Remove', 'Create', 'Modify', 'Grant', ''), hostile),
+  entitlementType: hostile,
+  entitlementName: hostile,
+  businessSource: hostile,
+  state: hostile,
+  description: hostile,
+  derivedType: hostile,
+  isChangeToApprove: flag,
+  userName: hostile,
+  userId: hostile,
+  accountName: hostile,
+  fields: fc.constant({}),
+});
+
+/** A page of items as any service might answer it: the page asked for, an empty one, or everything at once (500 items). */
+const itemsPage = fc.oneof({ arbitrary: fc.array(requestItem, { maxLength: 12 }), weight: 6 }, { arbitrary: fc.constant(null), weight: 1 });
+
+const approvalQuery = fc.record(
+  { 'page-size': fc.integer({ min: 1, max: 100 }), 'entitlement-name': hostile.map((s) => s.slice(0, 256)) },
+  { requiredKeys: [] },
+);
+
+const origin = fc.oneof(
+  fc.record<DetailsOrigin & { kind: 'page' }>(
+    { kind: fc.constant('page'), owner: fc.constant('U0ADA'), query: approvalQuery },
+    { requiredKeys: ['kind'] },
+  ),
+  fc.constantFrom<DetailsOrigin>({ kind: 'home' }, { kind: 'digest' }, { kind: 'typed' }),
+);
+
+const detailsState = fc.record<DetailsState>(
+  {
+    approvalId: fc.constantFrom('10001:WPDS:1', `99999999999999:${'W'.repeat(64)}:9999999999`),
+    origin,
+    page: fc.integer({ min: 1, max: 10_000 }),
+    responseUrl: fc.constantFrom(undefined, 'https://hooks.slack.com/actions/T1/1/abc', `https://hooks.slack.com/${'r'.repeat(1000)}`),
+  },
+  { requiredKeys: ['approvalId', 'origin', 'page'] },
+);
+
+/** Every outcome the modal can show; the items as above, sometimes 500 of them in one answer. */
+const detailsOutcome = fc.oneof(
+  fc
+    .tuple(details, itemsPage, fc.integer({ min: 1, max: 60 }), fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: undefined }))
+    .map(([d, items, page, total]): DetailsOutcome => {
+      const list =
+        items ?? Array.from({ length: 500 }, (_, i): RequestItem => ({ ...fakeItem, itemId: String(i), description: 'x'.repeat(i % 300) }));
+      const answer = { items: list, count: total ?? list.length, total, workItemId: '', requestId: '', requestStatus: '' };
+      return { kind: 'details', details: d, items: { kind: 'page', page, pageSize: 10, items: answer } };
+    }),
+  details.map((d): DetailsOutcome => ({ kind: 'details', details: d, items: { kind: 'not-offered' } })),
+  details.map((d): DetailsOutcome => ({ kind: 'details', details: d, items: { kind: 'failed', error: new Error('x') } })),
+  fc.constantFrom<DetailsOutcome>({ kind: 'not-visible' }, { kind: 'not-offered' }, { kind: 'not-linked' }),
+);
+
+const fakeItem: RequestItem = {
+  itemId: '1',
+  typeDescription: 'Add user to group',
+  operation: 'Add',
+  entitlementType: 'group',
+  entitlementName: 'Domain Admins',
+  businessSource: 'Active Directory',
+  state: 'Pending Approval',
+  description: '',
+  derivedType: 'Direct',
+  isChangeToApprove: true,
+  userName: 'Wayne, Bruce',
+  userId: 'bwayne',
+  accountName: 'bwayne',
+  fields: {},
+};
+
 const query = fc.record<CollectQuery>({ name: hostile, application: hostile, force: fc.boolean() }, { requiredKeys: [] });
 
 const run = fc.record<WatchedRun>({
@@ -138,16 +240,23 @@ const links = approvalPages('https://igl.example.com/aveksa/main?PageID=WorkItem
 describe('every message, modal and Home view, over generated service data', () => {
   it('an /approvals page of any size, with and without Open buttons', () => {
     fc.assert(
-      fc.property(fc.array(approval, { maxLength: 100 }), fc.boolean(), hostile, (approvals, withLinks, filter) => {
-        const m = renderApprovalsPage({
-          query: { 'page-size': Math.max(1, approvals.length), 'entitlement-name': filter.slice(0, 256) },
-          approvals,
-          userId: 'U0ADA',
-          today: TODAY,
-          approvalLinks: withLinks ? links : undefined,
-        });
-        expectSafeMessage(m);
-      }),
+      fc.property(
+        fc.array(approval, { maxLength: 100 }),
+        fc.boolean(),
+        fc.boolean(),
+        hostile,
+        (approvals, withLinks, withDetails, filter) => {
+          const m = renderApprovalsPage({
+            query: { 'page-size': Math.max(1, approvals.length), 'entitlement-name': filter.slice(0, 256) },
+            approvals,
+            userId: 'U0ADA',
+            today: TODAY,
+            approvalLinks: withLinks ? links : undefined,
+            details: withDetails,
+          });
+          expectSafeMessage(m);
+        },
+      ),
       RUNS,
     );
   });
@@ -164,7 +273,7 @@ describe('every message, modal and Home view, over generated service data', () =
           schedule,
           fullList: { userId: 'U0ADA', query: {} },
         });
-        if (digest) expectSafeMessage(renderDigest(digest, links));
+        if (digest) expectSafeMessage(renderDigest(digest, links, page % 2 === 0));
         const link = {
           teamId: 'T1',
           userId: 'U0ADA',
@@ -174,7 +283,48 @@ describe('every message, modal and Home view, over generated service data', () =
           lastOutcome: undefined,
         };
         const outcome: HomeOutcome = { links: [{ ...link, command: 'findApprovals' }], approvals: { pending: approvals, page } };
-        expectSafeView(renderHome({ outcome, today: TODAY, commands: ['findApprovals', 'collectEntitlements'], approvalLinks: links }));
+        expectSafeView(
+          renderHome({
+            outcome,
+            today: TODAY,
+            commands: ['findApprovals', 'collectEntitlements'],
+            approvalLinks: links,
+            details: page % 3 !== 0,
+          }),
+        );
+      }),
+      RUNS,
+    );
+  });
+
+  it('the details modal in every state, any page of items (500 in one answer too), with and without Open', () => {
+    fc.assert(
+      fc.property(detailsOutcome, detailsState, fc.boolean(), fc.constantFrom('U0ADA', 'U0EVE'), (outcome, state, withLinks, reader) => {
+        expectSafeView(detailsLoadingView(state));
+        if (outcome.kind === 'failed') return;
+        const view = renderDetailsView({ outcome, state, userId: reader, today: TODAY, approvalLinks: withLinks ? links : undefined });
+        expectSafeView(view);
+        // A modal's metadata carries the state back, within Slack's limit whatever the query.
+        expect((view.private_metadata ?? '').length).toBeLessThanOrEqual(3000);
+      }),
+      { ...RUNS, numRuns: 120 },
+    );
+  });
+
+  it('the details modal when the service fails, in the translator’s words', () => {
+    fc.assert(
+      fc.property(hostile, detailsState, (said, state) => {
+        const details = { command: 'getApprovalDetails', status: 412, serviceMessage: said, queryString: said };
+        const ctx = { slash: '/approvals' as const, command: 'findApprovals' as const, userId: 'U0ADA', reference: 'ref-1', relink: '{}' };
+        for (const error of [
+          new NotVisibleError(details),
+          new NotOfferedError(details),
+          new InvalidParameterError('approval-id', details),
+        ]) {
+          const message = translateFailure(error, ctx).message;
+          expectSafeMessage(message);
+          expectSafeView(detailsFailureView(state, message, { relink: true, retry: true }));
+        }
       }),
       RUNS,
     );

@@ -1,11 +1,13 @@
 import type { App } from '@slack/bolt';
 import { OPEN_ACTION, PAGE_ACTIONS } from '../../../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../../render/collect.js';
+import { DETAILS_ACTIONS } from '../../../render/details-controls.js';
 import { HOME_ACTIONS } from '../../../render/home.js';
 import { RELINK_ACTION } from '../../../render/link.js';
 import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
 import { confirmAction } from './confirm.js';
+import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
 import { homePageAction, homeUnlinkAction } from './home.js';
 import { pagingAction } from './paging.js';
 import { relinkAction } from './relink.js';
@@ -23,4 +25,9 @@ export function registerActions(app: App, deps: SlackDeps): void {
   app.action(RELINK_ACTION, relinkAction(deps));
   for (const id of [HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous]) app.action(id, homePageAction(deps));
   app.action(HOME_ACTIONS.unlink, homeUnlinkAction(deps));
+  app.action(DETAILS_ACTIONS.open, detailsButtonAction(deps));
+  app.action(DETAILS_ACTIONS.select, detailsSelectAction(deps));
+  for (const id of [DETAILS_ACTIONS.next, DETAILS_ACTIONS.previous, DETAILS_ACTIONS.retry]) app.action(id, detailsPageAction(deps));
+  app.action(DETAILS_ACTIONS.refresh, detailsRefreshAction(deps));
+  app.action(DETAILS_ACTIONS.relink, detailsRelinkAction(deps));
 }

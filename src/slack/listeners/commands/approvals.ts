@@ -1,6 +1,7 @@
 /** /approvals: ack at once, then parse, call the use case with the user's own token, and answer ephemerally. */
 
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import { forgetAccount, whoami } from '../../../accounts/forget.js';
 import { searchApprovals } from '../../../approvals/search.js';
 import { parseApprovalsCommand } from '../../../parse/approvals.js';
@@ -10,11 +11,13 @@ import { renderInvalid } from '../../../render/errors.js';
 import { renderApprovalsHelp } from '../../../render/help.js';
 import { renderLoggedOut, renderWhoami } from '../../../render/link.js';
 import { renderRemind } from '../../../render/reminders.js';
-import { SERVICE_COMMANDS } from '../../../store/index.js';
+import { type Principal, SERVICE_COMMANDS } from '../../../store/index.js';
 import { answerApprovals, answerEscaped, ephemeral } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
+import { openDetails } from '../../details-modal.js';
 import { openLinkModal } from '../../link-modal.js';
 import { clockOf, principalOf } from '../../payload.js';
+import type { Respond } from '../../responder.js';
 
 export function approvalsCommand(deps: SlackDeps) {
   return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
@@ -25,10 +28,10 @@ export function approvalsCommand(deps: SlackDeps) {
     deps.background.run(
       '/approvals',
       async () => {
-        // login must open its modal within the trigger's 3 seconds: before any other I/O.
-        if (parseApprovalsCommand(text, todayIn(undefined, deps.now())).kind === 'login') {
-          return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
-        }
+        // login and show must open their modals within the trigger's 3 seconds: before any other I/O.
+        const early = parseApprovalsCommand(text, todayIn(undefined, deps.now()));
+        if (early.kind === 'login') return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
+        if (early.kind === 'show') return openShown(deps, client, command.trigger_id, who, early.approvalId, respond);
         const { zone, today } = await clockOf(deps, who.userId);
         const parsed = parseApprovalsCommand(text, today);
         switch (parsed.kind) {
@@ -36,6 +39,8 @@ export function approvalsCommand(deps: SlackDeps) {
             return void (await respond(ephemeral(renderApprovalsHelp())));
           case 'login':
             return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
+          case 'show':
+            return openShown(deps, client, command.trigger_id, who, parsed.approvalId, respond);
           case 'logout':
             return void (await respond(ephemeral(renderLoggedOut(await forgetAccount(deps, who)))));
           case 'whoami':
@@ -54,4 +59,9 @@ export function approvalsCommand(deps: SlackDeps) {
       answerEscaped(deps, who, '/approvals', respond),
     );
   };
+}
+
+/** `/approvals show <id>`: the details modal, as a Details click opens it; there is no list behind it to refresh. */
+function openShown(deps: SlackDeps, client: WebClient, triggerId: string, who: Principal, approvalId: string, respond: Respond) {
+  return openDetails(deps, client, triggerId, who, { approvalId, origin: { kind: 'typed' }, page: 1 }, respond);
 }

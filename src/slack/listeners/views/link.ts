@@ -2,8 +2,8 @@
  * The "link your account" modal's submission. The form is checked at once (problems shown under
  * their fields), the ack turns the modal into "checking", then the use case asks the service and
  * the modal is updated with the outcome: acking first keeps within Slack's 3 seconds whatever the
- * service does. Once linked, the query that met the 401 runs again, and Home is published again
- * when the modal came from there.
+ * service does. Once linked, the query that met the 401 runs again (or the details modal underneath
+ * is filled in), and Home is published again when the modal came from there.
  */
 
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
@@ -17,6 +17,7 @@ import { identityLinked, LINK_FIELDS, linkDone, linkModal, linkProblem, linkProg
 import type { Principal } from '../../../store/index.js';
 import { answerApprovals, answerStart } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
+import { showDetails } from '../../details-modal.js';
 import { publishHome } from '../../home-view.js';
 import { clockOf, principalOf } from '../../payload.js';
 
@@ -64,14 +65,16 @@ export function linkSubmission(deps: SlackDeps) {
           ? identityLinked(outcome.serviceUser, outcome.authsource, outcome.replaced)
           : linkDone(outcome.commands, outcome.checked);
       await client.views.update({ view_id: viewId, view: done });
-      await replay(deps, who, metadata);
+      await replay(deps, who, metadata, client as WebClient);
       if (metadata.home) await publishHome(deps, client as WebClient, who, 1);
     });
   };
 }
 
 /** Runs the query that met the 401, answering in place of the message that offered "Link again". */
-async function replay(deps: SlackDeps, who: Principal, metadata: LinkMetadata): Promise<void> {
+async function replay(deps: SlackDeps, who: Principal, metadata: LinkMetadata, client: WebClient): Promise<void> {
+  // The details modal this one was pushed over: its details, now with the new link, appear there.
+  if (metadata.replay?.kind === 'details') return showDetails(deps, client, metadata.replay.viewId, who, metadata.replay.state);
   if (metadata.replay === undefined || metadata.responseUrl === undefined) return;
   const respond = deps.responder.to(metadata.responseUrl);
   if (metadata.replay.kind === 'approvals') {

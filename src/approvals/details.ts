@@ -1,0 +1,64 @@
+/**
+ * One approval's details and a page of what its request asks for, with the asker's own
+ * credentials (whoever's message the Details control was on). The two calls go out together; the
+ * outcome says what happened, and the adapter words it.
+ */
+
+import { noteFailure, noteSuccess } from '../accounts/usage.js';
+import type { Deps } from '../runtime/deps.js';
+import type { ApprovalDetails, RequestItemsPage } from '../service/index.js';
+import { isServiceError } from '../service/index.js';
+import type { Principal } from '../store/index.js';
+
+/** Request items shown on one page of the modal: enough to read at a glance, few enough to page. */
+export const ITEMS_PAGE_SIZE = 10;
+
+/** The request's items on the page asked for, or why they are not shown (the details still are). */
+export type ItemsOutcome =
+  | { kind: 'page'; page: number; pageSize: number; items: RequestItemsPage }
+  | { kind: 'not-offered' }
+  | { kind: 'failed'; error: unknown };
+
+export type DetailsOutcome =
+  | { kind: 'details'; details: ApprovalDetails; items: ItemsOutcome }
+  | { kind: 'not-linked' }
+  /** The service could not retrieve it for this user: completed, reassigned, withdrawn, or never theirs. */
+  | { kind: 'not-visible' }
+  /** This service does not offer getApprovalDetails (switched off): Details is no longer offered for a while. */
+  | { kind: 'not-offered' }
+  | { kind: 'failed'; error: unknown };
+
+/** Whether Details is worth offering: false once the service said it lacks getApprovalDetails, until it is tried again. */
+export function detailsOffered(deps: Pick<Deps, 'service'>): boolean {
+  return deps.service.offers('getApprovalDetails');
+}
+
+export async function approvalDetails(deps: Deps, who: Principal, approvalId: string, page = 1): Promise<DetailsOutcome> {
+  try {
+    // Details belong to the approvals a user can list: the link for findApprovals is the one to use.
+    const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
+    if (linked === undefined) return { kind: 'not-linked' };
+    const [details, items] = await Promise.allSettled([
+      linked.call((token, options) => deps.service.getApprovalDetails(approvalId, token, options)),
+      linked.call((token, options) =>
+        deps.service.getRequestItems({ approvalId }, { pageSize: ITEMS_PAGE_SIZE, startPage: page }, token, options),
+      ),
+    ]);
+    if (details.status === 'rejected') throw details.reason;
+    await noteSuccess(deps, who, 'findApprovals');
+    return { kind: 'details', details: details.value, items: itemsOutcome(items, page) };
+  } catch (error) {
+    // A token refused only this command ("not valid for the command") still lists approvals: its link is not marked refused.
+    const narrow = isServiceError(error) && error.kind === 'invalid-token' && !error.expired;
+    if (!narrow) await noteFailure(deps, who, 'findApprovals', error);
+    if (isServiceError(error) && error.kind === 'not-visible') return { kind: 'not-visible' };
+    if (isServiceError(error) && error.kind === 'not-offered') return { kind: 'not-offered' };
+    return { kind: 'failed', error };
+  }
+}
+
+function itemsOutcome(settled: PromiseSettledResult<RequestItemsPage>, page: number): ItemsOutcome {
+  if (settled.status === 'fulfilled') return { kind: 'page', page, pageSize: ITEMS_PAGE_SIZE, items: settled.value };
+  const error: unknown = settled.reason;
+  return isServiceError(error) && error.kind === 'not-offered' ? { kind: 'not-offered' } : { kind: 'failed', error };
+}

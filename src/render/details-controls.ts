@@ -1,0 +1,103 @@
+/**
+ * The Details controls on approvals (a button beside Open; one "Details of…" select on a packed
+ * page), the action ids of the details modal, and what they carry: encoded here, decoded and
+ * re-validated in parse/details.ts.
+ */
+
+import type { ActionsBlock, Button, StaticSelect } from '@slack/types';
+import { DETAILS_SELECT_BLOCK, type DetailsOrigin, type DetailsState, type DetailsWire } from '../parse/details.js';
+import type { ApprovalQuery } from '../service/query.js';
+import type { Approval } from '../service/schemas.js';
+import { button, LIMITS, plain, truncate } from './blocks.js';
+import { oneLine } from './rich.js';
+
+export const DETAILS_ACTIONS = {
+  /** The Details button of an approval in a message, Home or a digest. */
+  open: 'approval:details',
+  /** "Details of…" on a page packed several approvals to a block. */
+  select: 'approval:details-select',
+  next: 'details:next',
+  previous: 'details:previous',
+  /** Issue the list again (the page in place, or Home) once an approval is gone. */
+  refresh: 'details:refresh',
+  /** The sign-in modal, pushed over this one; the details open underneath once linked. */
+  relink: 'details:relink',
+  retry: 'details:retry',
+} as const;
+
+function wire(approvalId: string, origin: DetailsOrigin): DetailsWire {
+  switch (origin.kind) {
+    case 'home':
+      return { a: approvalId, o: 'h' };
+    case 'digest':
+      return { a: approvalId, o: 'd' };
+    case 'typed':
+      return { a: approvalId, o: 't' };
+    case 'page':
+      return {
+        a: approvalId,
+        o: 'p',
+        ...(origin.owner === undefined ? {} : { u: origin.owner }),
+        ...(origin.query === undefined ? {} : { q: origin.query }),
+      };
+  }
+}
+
+/** A Details button's value; the page's query is left out when it would not fit (Refresh is then not offered). */
+export function encodeDetailsValue(approvalId: string, origin: DetailsOrigin): string | undefined {
+  for (const candidate of [wire(approvalId, origin), wire(approvalId, origin.kind === 'page' ? { kind: 'page' } : origin)]) {
+    const text = JSON.stringify(candidate);
+    if (text.length <= LIMITS.buttonValue) return text;
+  }
+  return undefined;
+}
+
+/** The modal's private_metadata: within Slack's 3,000 characters, giving up the page's query, then the response_url, if need be. */
+export function encodeDetailsMetadata(state: DetailsState): string {
+  const bare: DetailsOrigin = state.origin.kind === 'page' ? { kind: 'page' } : state.origin;
+  const url = state.responseUrl === undefined ? {} : { r: state.responseUrl };
+  for (const candidate of [
+    { ...wire(state.approvalId, state.origin), p: state.page, ...url },
+    { ...wire(state.approvalId, bare), p: state.page, ...url },
+    { ...wire(state.approvalId, bare), p: state.page },
+  ]) {
+    const text = JSON.stringify(candidate);
+    if (text.length <= LIMITS.privateMetadata) return text;
+  }
+  return JSON.stringify({ a: state.approvalId, o: 't', p: 1 });
+}
+
+/** The Details button of one approval. */
+export function detailsButton(approval: Approval, origin: DetailsOrigin): Button | undefined {
+  const value = approval.workItemId === '' ? undefined : encodeDetailsValue(approval.workItemId, origin);
+  return value === undefined ? undefined : button({ actionId: DETAILS_ACTIONS.open, text: 'Details', value });
+}
+
+/** An option's value holds 150 characters; an approval whose id is longer cannot be chosen there. */
+const OPTION_VALUE = 150;
+const OPTION_TEXT = 75;
+
+/**
+ * "Details of…": one select for a page whose approvals are packed several to a block. The asker
+ * and the query ride in the block id, when they fit its 255 characters, so that Refresh can issue
+ * the page again.
+ */
+export function detailsSelect(approvals: readonly Approval[], owner: string, query: ApprovalQuery): ActionsBlock | undefined {
+  const seen = new Set<string>();
+  const options: StaticSelect['options'] = [];
+  for (const a of approvals) {
+    if (a.workItemId === '' || a.workItemId.length > OPTION_VALUE || seen.has(a.workItemId)) continue;
+    seen.add(a.workItemId);
+    const label = `${oneLine(a.requestName || '(unnamed request)', 50)} · ${oneLine(a.workItemId, 40)}`;
+    options.push({ text: plain(truncate(label, OPTION_TEXT), OPTION_TEXT), value: a.workItemId });
+  }
+  if (options.length === 0) return undefined;
+  const carried = `${DETAILS_SELECT_BLOCK}|${JSON.stringify({ u: owner, q: query })}`;
+  const select: StaticSelect = {
+    type: 'static_select',
+    action_id: DETAILS_ACTIONS.select,
+    placeholder: plain('Details of…', 150),
+    options: options.slice(0, 100),
+  };
+  return { type: 'actions', block_id: carried.length <= LIMITS.blockId ? carried : DETAILS_SELECT_BLOCK, elements: [select] };
+}

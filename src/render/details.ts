@@ -1,0 +1,301 @@
+/**
+ * An approval's details in a modal: the step and how it stands, the request and who asked, its
+ * description and notes, due date against the reader's today, each request item as a sentence
+ * ("Add Wayne, Bruce to group Domain Admins (Active Directory)"), paged, and the actions the
+ * service lists for the step, as words: the decision stays in the service ("Open in the
+ * service"), and the modal's other states (loading, gone, not offered, not linked, failed); the
+ * controls that open it are in details-controls.ts. Everything from the service is a rich text run or plain_text,
+ * shown exactly; within a modal's 100 blocks and 3,000 characters a block whatever it holds.
+ */
+
+import type { Button, KnownBlock, ModalView } from '@slack/types';
+import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
+import type { CalendarDay } from '../parse/dates.js';
+import type { DetailsState } from '../parse/details.js';
+import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
+import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
+import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
+import { dueRelative, readableTimestamp } from './dates.js';
+import { DETAILS_ACTIONS, encodeDetailsMetadata } from './details-controls.js';
+import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
+
+export const DETAILS_CALLBACK = 'approval-details';
+
+const TITLE = { type: 'plain_text' as const, text: 'Approval details' };
+const CLOSE = { type: 'plain_text' as const, text: 'Close' };
+
+/** The first view, opened within the click's 3 seconds while the service is asked. */
+export function detailsLoadingView(state: DetailsState): ModalView {
+  return view(state, [richText([[emoji('hourglass_flowing_sand'), ' Asking the Command Service about ', code(state.approvalId), '…']])]);
+}
+
+function view(state: DetailsState, blocks: KnownBlock[]): ModalView {
+  return {
+    type: 'modal',
+    callback_id: DETAILS_CALLBACK,
+    private_metadata: encodeDetailsMetadata(state),
+    title: TITLE,
+    close: CLOSE,
+    blocks: blocks.slice(0, LIMITS.blocksPerView),
+  };
+}
+
+/** What Refresh would do for this reader, if anything: issue the page again (only the asker's), or publish Home. */
+export function refreshTarget(state: DetailsState, userId: string): 'page' | 'home' | undefined {
+  const origin = state.origin;
+  if (origin.kind === 'home') return 'home';
+  if (origin.kind === 'page' && origin.owner === userId && origin.query !== undefined && state.responseUrl !== undefined) return 'page';
+  return undefined;
+}
+
+function openButton(links: ApprovalLinks | undefined, approvalId: string): Button | undefined {
+  const url = links?.(approvalId);
+  return url !== undefined && url.length <= LIMITS.buttonUrl
+    ? linkButton({ actionId: OPEN_ACTION, text: 'Open in the service', url })
+    : undefined;
+}
+
+function buttonsBlock(blockId: string, buttons: ReadonlyArray<Button | undefined>): KnownBlock[] {
+  const present = buttons.filter((b): b is Button => b !== undefined);
+  return present.length === 0 ? [] : [actions(blockId, present)];
+}
+
+export interface DetailsViewInput {
+  outcome: Exclude<DetailsOutcome, { kind: 'failed' }>;
+  state: DetailsState;
+  /** Who reads it: Refresh is offered on their own page only. */
+  userId: string;
+  /** The reader's today, for "overdue" and "due today". */
+  today: CalendarDay;
+  approvalLinks?: ApprovalLinks | undefined;
+}
+
+export function renderDetailsView(input: DetailsViewInput): ModalView {
+  const { outcome, state } = input;
+  const open = openButton(input.approvalLinks, state.approvalId);
+  switch (outcome.kind) {
+    case 'details':
+      return view(state, detailsBlocks(outcome.details, outcome.items, input, open));
+    case 'not-visible': {
+      const target = refreshTarget(state, input.userId);
+      const refresh =
+        target === undefined
+          ? undefined
+          : button({
+              actionId: DETAILS_ACTIONS.refresh,
+              text: target === 'home' ? 'Refresh Home' : 'Refresh the list',
+              value: target,
+              style: 'primary',
+            });
+      return view(state, [
+        richText([
+          [
+            emoji('see_no_evil'),
+            ' The approval ',
+            code(oneLine(state.approvalId, 120)),
+            ' is no longer visible to you: it may have been completed, reassigned or withdrawn.',
+          ],
+        ]),
+        ...buttonsBlock('details:gone', [refresh, open]),
+        ...(target === undefined ? [context('Type `/approvals` to see what waits for you now.')] : []),
+      ]);
+    }
+    case 'not-offered':
+      return view(state, [
+        richText([
+          md(
+            open === undefined
+              ? ':information_source: This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; look the approval up in the service itself.'
+              : ':information_source: This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; Open in the service shows it there.',
+          ),
+        ]),
+        ...buttonsBlock('details:open', [open]),
+      ]);
+    case 'not-linked':
+      return view(state, [
+        richText([
+          md(':link: Your Slack account is not linked to the Command Service yet, so countersign cannot look this approval up for you.'),
+        ]),
+        actions('details:link', [button({ actionId: DETAILS_ACTIONS.relink, text: 'Link your account', value: 'link', style: 'primary' })]),
+      ]);
+  }
+}
+
+/**
+ * A failure the error translator has put into words (its message), with the way on: Link again for
+ * a refused token (the sign-in modal is pushed over this one), Try again when the service may answer later.
+ */
+export function detailsFailureView(state: DetailsState, message: Message, ways: { relink: boolean; retry: boolean }): ModalView {
+  const buttons = [
+    ways.relink ? button({ actionId: DETAILS_ACTIONS.relink, text: 'Link again', value: 'relink', style: 'primary' }) : undefined,
+    ways.retry ? button({ actionId: DETAILS_ACTIONS.retry, text: 'Try again', value: String(state.page) }) : undefined,
+  ];
+  // The translator's own buttons answer through a response_url, which a modal has not: ours replace them.
+  return view(state, [...message.blocks.filter((b) => b.type !== 'actions'), ...buttonsBlock('details:ways', buttons)]);
+}
+
+/** A plain notice in the modal: a control that no longer works, a list refreshed. */
+export function detailsNoticeView(state: DetailsState, paragraphs: Paragraph[]): ModalView {
+  return view(state, [richText(paragraphs)]);
+}
+
+/** Line breaks kept (a description is written in lines), other control characters made spaces, cut to `max`. */
+function lines(text: string, max: number): Paragraph[] {
+  const cut = truncate(text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' '), max);
+  return cut
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '')
+    .slice(0, 30)
+    .map((l): Paragraph => [l]);
+}
+
+function statusLine(d: ApprovalDetails, today: CalendarDay): Run[] {
+  const due = readableTimestamp(d.dueDate);
+  if (d.completedDate !== '') {
+    const done = readableTimestamp(d.completedDate) ?? oneLine(d.completedDate, 40);
+    const by: Run[] = d.completedByName === '' ? [] : [' by ', oneLine(d.completedByName, 80)];
+    return [emoji('white_check_mark'), ` Completed ${done}`, ...by, due ? ` · was due ${due}` : ''];
+  }
+  if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
+  const rel = dueRelative(d.dueDate, today);
+  const status: Run[] = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
+  if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
+  return status;
+}
+
+function summary(d: ApprovalDetails, today: CalendarDay): Paragraph[] {
+  const step: Run[] = [bold(oneLine(d.workItemName || 'Approval', 120))];
+  if (d.state !== '') step.push(' · ', oneLine(d.state, 60));
+  const request: Run[] = ['Request'];
+  if (d.requestId !== '') request.push(' ', code(oneLine(d.requestId, 40)));
+  if (d.requestedByName !== '') request.push(' · requested by ', oneLine(d.requestedByName, 120));
+  const paragraphs: Paragraph[] = [step, request, statusLine(d, today), ['Approval id ', code(oneLine(d.workItemId, 120))], actionsLine(d)];
+  if (d.lineItemApprovalEnabled === true)
+    paragraphs.push([emoji('ballot_box_with_check'), ' Each item of this request is decided on its own.']);
+  if (d.hasAttachments === true) paragraphs.push([emoji('paperclip'), ' The request has attachments: the service shows them.']);
+  return paragraphs;
+}
+
+/** The transitions the service lists, as words: countersign does not decide, the service does. */
+function actionsLine(d: ApprovalDetails): Paragraph {
+  if (d.actions.length === 0) return [italic('The service lists no actions for this step.')];
+  const names: Run[] = [];
+  d.actions.slice(0, 20).forEach((name, i) => {
+    if (i > 0) names.push(i === d.actions.length - 1 ? ' or ' : ', ');
+    names.push(bold(oneLine(name, 60)));
+  });
+  return ['In the service this step can end as ', ...names, '.'];
+}
+
+/** One request item as a sentence a person reads: "Add Wayne, Bruce to group Domain Admins (Active Directory)". */
+export function describeItem(item: RequestItem): Run[] {
+  const op = oneLine(item.operation.trim(), 30);
+  const who = oneLine(item.userName || item.userId || item.accountName, 80);
+  const what = [oneLine(item.entitlementType, 40), oneLine(item.entitlementName, 120)].filter((w) => w !== '').join(' ');
+  const source = item.businessSource === '' ? [] : [' (', oneLine(item.businessSource, 60), ')'];
+  const verb = op.toLowerCase();
+  let sentence: Run[];
+  if (op === '' && what === '')
+    sentence = [oneLine(item.typeDescription || item.description || 'An item the service did not describe', 160)];
+  else if (who === '') sentence = [op, op && what ? ' ' : '', what];
+  else if (['add', 'grant', 'assign'].includes(verb)) sentence = [op, ' ', who, what ? ' to ' : '', what];
+  else if (['remove', 'revoke', 'delete', 'unassign'].includes(verb)) sentence = [op, ' ', who, what ? ' from ' : '', what];
+  else if (verb === 'create') sentence = [op, ' ', what || 'account', ' for ', who];
+  else if (['modify', 'change', 'update'].includes(verb)) sentence = [op, ' ', what || 'account', ' of ', who];
+  else sentence = [op || oneLine(item.typeDescription, 60), ' ', what, ' · ', who];
+  return [...sentence, ...source];
+}
+
+/** `sharedState`: the state every item on the page is in, said once in the heading rather than on each. */
+function itemParagraphs(item: RequestItem, sharedState: string | undefined): Paragraph[] {
+  const about: Run[] = [];
+  const add = (run: Run) => {
+    if (about.length > 0) about.push(' · ');
+    about.push(run);
+  };
+  if (item.state !== '' && item.state !== sharedState) add(italic(oneLine(item.state, 40)));
+  if (item.isChangeToApprove === false) add('not a change to approve');
+  if (item.derivedType !== '' && item.derivedType.toLowerCase() !== 'direct') add(oneLine(item.derivedType, 30));
+  if (item.description !== '') add(oneLine(item.description, 200));
+  const first: Paragraph = ['• ', ...describeItem(item)];
+  return about.length > 0 ? [first, ['   ', ...about]] : [first];
+}
+
+/** Items packed into rich text blocks within the character budget; at most `maxBlocks`, the rest said to be left out. */
+function packItems(items: readonly RequestItem[], maxBlocks: number, sharedState: string | undefined): KnownBlock[] {
+  const blocks: KnownBlock[] = [];
+  let current: Paragraph[] = [];
+  let shown = 0;
+  for (const item of items) {
+    const entry = itemParagraphs(item, sharedState);
+    const next = [...current, ...entry];
+    if (current.length > 0 && richLength(next) > LIMITS.richTextChars) {
+      if (blocks.length + 1 >= maxBlocks) break;
+      blocks.push(richText(current));
+      current = entry;
+    } else current = next;
+    shown++;
+  }
+  if (current.length > 0) blocks.push(richText(current));
+  if (shown < items.length)
+    blocks.push(context(`${items.length - shown} more items on this page are left out: open the request in the service.`));
+  return blocks;
+}
+
+function itemsBlocks(outcome: ItemsOutcome, shownPage: number): KnownBlock[] {
+  switch (outcome.kind) {
+    case 'not-offered':
+      return [context('This Command Service does not offer `getRequestItems`, so the request’s items cannot be listed here.')];
+    case 'failed':
+      return [
+        context('The request’s items could not be loaded just now.'),
+        actions('details:items-retry', [button({ actionId: DETAILS_ACTIONS.retry, text: 'Try again', value: String(shownPage) })]),
+      ];
+    case 'page': {
+      const { page, pageSize } = outcome;
+      // A service that ignores page-size still gets one page's worth shown.
+      const items = outcome.items.items.slice(0, pageSize);
+      const first = (page - 1) * pageSize + 1;
+      const total = outcome.items.total;
+      const heading: Run[] = [bold('What the request asks for')];
+      if (items.length > 0) heading.push(` · items ${first}–${first + items.length - 1}${total === undefined ? '' : ` of ${total}`}`);
+      const state = items[0]?.state ?? '';
+      const sharedState = items.length > 1 && state !== '' && items.every((i) => i.state === state) ? state : undefined;
+      if (sharedState !== undefined) heading.push(' · all ', italic(oneLine(sharedState, 40)));
+      const blocks: KnownBlock[] = [richText([heading])];
+      if (items.length === 0)
+        blocks.push(
+          context(page > 1 ? `No items on page ${page}: the list ends before it.` : 'The service lists no items for this request.'),
+        );
+      else blocks.push(...packItems(items, 40, sharedState));
+      const more = total === undefined ? items.length >= pageSize : first + items.length - 1 < total;
+      const back = items.length === 0 ? 1 : page - 1;
+      const paging = [
+        page > 1
+          ? button({ actionId: DETAILS_ACTIONS.previous, text: back === page - 1 ? '← Previous' : '← First page', value: String(back) })
+          : undefined,
+        more ? button({ actionId: DETAILS_ACTIONS.next, text: 'Next →', value: String(page + 1) }) : undefined,
+      ];
+      return [...blocks, ...buttonsBlock('details:paging', paging)];
+    }
+  }
+}
+
+function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsViewInput, open: Button | undefined): KnownBlock[] {
+  // plain_text without emoji: a request named ":fire: urgent" shows those very characters.
+  const title = plain(oneLine(d.requestName || '(unnamed request)', LIMITS.headerText), LIMITS.headerText);
+  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.today))];
+  if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000)]));
+  if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000)]));
+  blocks.push(...itemsBlocks(items, input.state.page));
+  blocks.push(...buttonsBlock('details:open', [open]));
+  blocks.push(
+    context(
+      open === undefined
+        ? 'The decision is made in the Command Service itself.'
+        : 'The decision is made in the service: Open in the service.',
+    ),
+  );
+  return blocks;
+}

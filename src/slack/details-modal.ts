@@ -1,0 +1,95 @@
+/**
+ * The details modal: opened with the click's (or command's) trigger within Slack's 3 seconds as
+ * a loading view, then updated in place once the service has answered, and again for each page
+ * of request items. Failures go through the one translator, which also picks the log line.
+ */
+
+import type { View } from '@slack/types';
+import type { WebClient } from '@slack/web-api';
+import { approvalDetails } from '../approvals/details.js';
+import type { DetailsState } from '../parse/details.js';
+import { detailsFailureView, detailsLoadingView, renderDetailsView } from '../render/details.js';
+import { translateFailure } from '../render/errors.js';
+import { code, oneLine, richMessage } from '../render/rich.js';
+import { isServiceError } from '../service/errors.js';
+import { type Principal, StoreUnavailableError } from '../store/index.js';
+import { ephemeral } from './answers.js';
+import type { SlackDeps } from './deps.js';
+import { clockOf } from './payload.js';
+import type { Respond } from './responder.js';
+
+/**
+ * Opens the loading view, then fills it in. `respond` is where to say so when Slack refuses to
+ * open it (a click on Home has no response_url: the log is all there is then).
+ */
+export async function openDetails(
+  deps: SlackDeps,
+  client: WebClient,
+  triggerId: string,
+  who: Principal,
+  state: DetailsState,
+  respond: Respond | undefined,
+): Promise<void> {
+  let viewId: string | undefined;
+  try {
+    const opened = await client.views.open({ trigger_id: triggerId, view: detailsLoadingView(state) });
+    viewId = opened.view?.id;
+  } catch (error) {
+    deps.logger.warn({ user: who.userId, error: (error as Error).message }, 'views.open failed');
+    // Slack's words are quoted exactly, as rich text.
+    const said = oneLine((error as Error).message, 200);
+    const words = [
+      ['The details could not be opened (Slack said: ', said, '). Try again, or type ', code(`/approvals show ${state.approvalId}`), '.'],
+    ];
+    if (respond !== undefined) await respond(ephemeral(richMessage(words)));
+    return;
+  }
+  if (viewId === undefined) return void deps.logger.warn({ user: who.userId }, 'views.open answered without a view id');
+  await showDetails(deps, client, viewId, who, state).catch(detailsEscaped(deps, client, viewId, who, state));
+}
+
+/** Asks the service (with the reader's own credentials) and puts the answer in the modal. */
+export async function showDetails(deps: SlackDeps, client: WebClient, viewId: string, who: Principal, state: DetailsState): Promise<void> {
+  const [outcome, { today }] = await Promise.all([approvalDetails(deps, who, state.approvalId, state.page), clockOf(deps, who.userId)]);
+  let view: View;
+  if (outcome.kind === 'failed') {
+    view = failureView(deps, who, state, outcome.error);
+  } else {
+    if (outcome.kind !== 'details') {
+      deps.metrics.outcome(outcome.kind.replace('-', '_'));
+      deps.logger.info({ user: who.userId, approval: state.approvalId, outcome: outcome.kind }, 'approval details not shown');
+    }
+    view = renderDetailsView({ outcome, state, userId: who.userId, today, approvalLinks: deps.approvalLinks });
+  }
+  await updateDetails(deps, client, viewId, view);
+}
+
+/** What went wrong, worded by the translator, with Link again or Try again where they help. */
+export function failureView(deps: SlackDeps, who: Principal, state: DetailsState, error: unknown): View {
+  const translated = translateFailure(error, { ...who, slash: '/approvals', command: 'findApprovals', reference: deps.newId() });
+  const kind = isServiceError(error) ? error.kind : undefined;
+  deps.metrics.outcome(kind ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
+  deps.logger[translated.log.level](
+    { ...translated.log.detail, user: who.userId, team: who.teamId, surface: 'details', approval: state.approvalId },
+    translated.log.event,
+  );
+  const retry = kind === 'service-unavailable' || kind === 'unexpected-response' || error instanceof StoreUnavailableError;
+  return detailsFailureView(state, translated.message, { relink: kind === 'invalid-token', retry });
+}
+
+/** A modal the user has closed cannot be updated: that is no failure of theirs, and only the log hears of it. */
+export async function updateDetails(deps: SlackDeps, client: WebClient, viewId: string, view: View): Promise<void> {
+  try {
+    await client.views.update({ view_id: viewId, view });
+  } catch (error) {
+    deps.logger.info({ error: (error as Error).message }, 'views.update of the details failed');
+  }
+}
+
+/** For work after the ack that escaped: the modal says something went wrong rather than loading for ever. */
+export function detailsEscaped(deps: SlackDeps, client: WebClient, viewId: string, who: Principal, state: DetailsState) {
+  return async (error: unknown): Promise<void> => {
+    deps.logger.error({ error, user: who.userId }, 'approval details failed');
+    await updateDetails(deps, client, viewId, failureView(deps, who, state, error));
+  };
+}

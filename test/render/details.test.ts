@@ -1,0 +1,336 @@
+/**
+ * The details modal and the Details controls, as a person reads them (visible()), and as Slack
+ * checks them (validate.ts): every state of the modal, items as sentences, paging, the actions as
+ * words and never as buttons.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { DetailsOutcome } from '../../src/approvals/details.js';
+import { approvalPages } from '../../src/config.js';
+import type { DetailsState } from '../../src/parse/details.js';
+import { approvalBlocks, renderApprovalsPage } from '../../src/render/approvals.js';
+import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, renderDetailsView } from '../../src/render/details.js';
+import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
+import { translateFailure } from '../../src/render/errors.js';
+import { messageProblems, viewProblems } from '../../src/render/validate.js';
+import { type Approval, InvalidTokenError, type RequestItem, type RequestItemsPage } from '../../src/service/index.js';
+import { fakeDetails } from '../helpers/fakes.js';
+import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
+
+const TODAY = { year: 2026, month: 11, day: 22 };
+const links = approvalPages('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}');
+const STATE: DetailsState = {
+  approvalId: '10001:WPDS:1',
+  origin: { kind: 'page', owner: 'UADA', query: { 'page-size': 10 } },
+  page: 1,
+  responseUrl: 'https://hooks.slack.com/actions/T1/1/abc',
+};
+
+const item = (i: number, over: Partial<RequestItem> = {}): RequestItem => ({
+  itemId: String(i),
+  typeDescription: 'Add user to group',
+  operation: 'Add',
+  entitlementType: 'group',
+  entitlementName: 'Domain Admins',
+  businessSource: 'Active Directory',
+  state: 'Pending Approval',
+  description: '',
+  derivedType: 'Direct',
+  isChangeToApprove: true,
+  userName: 'Wayne, Bruce',
+  userId: 'bruce.wayne',
+  accountName: 'bwayne',
+  fields: {},
+  ...over,
+});
+
+const page = (items: RequestItem[], over: Partial<RequestItemsPage> = {}): RequestItemsPage => ({
+  items,
+  count: items.length,
+  total: undefined,
+  workItemId: STATE.approvalId,
+  requestId: '10001',
+  requestStatus: 'Approvals Phase',
+  ...over,
+});
+
+function shown(outcome: Exclude<DetailsOutcome, { kind: 'failed' }>, state = STATE, userId = 'UADA', withLinks = true) {
+  const view = renderDetailsView({ outcome, state, userId, today: TODAY, approvalLinks: withLinks ? links : undefined });
+  expect(viewProblems(view)).toEqual([]);
+  const buttons = (view.blocks as Array<{ type: string; elements?: unknown[] }>).flatMap((b) =>
+    b.type === 'actions' ? (b.elements ?? []) : [],
+  ) as Array<{
+    action_id: string;
+    text: { text: string };
+    value?: string;
+    url?: string;
+  }>;
+  return { view, text: visible(view.blocks), buttons };
+}
+
+const details = (
+  over = {},
+  items: RequestItem[] = [item(1)],
+  itemsOver: Partial<RequestItemsPage> = {},
+  p = 1,
+): DetailsOutcome & { kind: 'details' } => ({
+  kind: 'details',
+  details: fakeDetails({ workItemId: STATE.approvalId, ...over }),
+  items: { kind: 'page', page: p, pageSize: 10, items: page(items, itemsOver) },
+});
+
+describe('the details modal', () => {
+  it('shows the step, request and id, who asked, description and notes, due and overdue, state, and the actions as words', () => {
+    const { view, text, buttons } = shown(
+      details({
+        workItemName: 'Security Review',
+        state: 'Available',
+        description: 'Needs it for the audit.\nUntil the 30th.',
+        notes: 'Ticket INC-1',
+        dueDate: '2026-11-20 09:00:00.0',
+        actions: ['Approved', 'Rejected', 'Needs Info'],
+        lineItemApprovalEnabled: true,
+        hasAttachments: true,
+      }),
+    );
+    expect(view.title.text).toBe('Approval details');
+    expect(text).toContain('Add Access for Wayne, Bruce: Domain Admins');
+    expect(text).toContain('*Security Review* · Available');
+    expect(text).toContain('Request `10001` · requested by Wayne, Bruce');
+    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 (*overdue by 2 days*)');
+    expect(text).toContain('Approval id `10001:WPDS:1`');
+    expect(text).toContain('*Description*\nNeeds it for the audit.\nUntil the 30th.');
+    expect(text).toContain('*Notes*\nTicket INC-1');
+    expect(text).toContain('Each item of this request is decided on its own.');
+    expect(text).toContain('The request has attachments');
+    expect(text).toContain('In the service this step can end as *Approved*, *Rejected* or *Needs Info*.');
+    // The decision stays in the service: no button is named after an action.
+    expect(buttons.map((b) => b.text.text)).toEqual(['Open in the service']);
+    expect(buttons[0]?.url).toBe('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId=10001%3AWPDS%3A1');
+  });
+
+  it('shows a completed one with when and by whom, and no actions', () => {
+    const { text } = shown(
+      details({ completedDate: '2026-11-21 08:30:00.0', completedByName: 'Lovelace, Ada', state: 'Accepted', actions: [] }),
+    );
+    expect(text).toContain(':white_check_mark: Completed Sat 21 Nov 2026, 08:30 by Lovelace, Ada · was due Fri 20 Nov 2026, 09:00');
+    expect(text).toContain('_The service lists no actions for this step._');
+  });
+
+  it('lists each item as a sentence, with its state, and what is unusual about it', () => {
+    const { text } = shown(
+      details({}, [
+        item(1),
+        item(2, {
+          operation: 'Remove',
+          entitlementType: 'role',
+          entitlementName: 'Sales Rep',
+          businessSource: 'Salesforce',
+          derivedType: 'Indirect',
+          isChangeToApprove: false,
+        }),
+        item(3, { operation: 'Create', entitlementType: 'account', entitlementName: 'bwayne', description: 'New AD account' }),
+        item(4, { operation: 'Modify', entitlementType: 'account', entitlementName: 'bwayne' }),
+      ]),
+    );
+    // The state every item shares is said once.
+    expect(text).toContain('*What the request asks for* · items 1–4 · all _Pending Approval_');
+    expect(text).toContain('• Add Wayne, Bruce to group Domain Admins (Active Directory)\n• Remove');
+    expect(text).toContain('• Remove Wayne, Bruce from role Sales Rep (Salesforce)\n   not a change to approve · Indirect');
+    expect(text).toContain('• Create account bwayne for Wayne, Bruce (Active Directory)\n   New AD account');
+    expect(text).toContain('• Modify account bwayne of Wayne, Bruce (Active Directory)');
+    const mixed = shown(details({}, [item(1), item(2, { state: 'Approved' })])).text;
+    expect(mixed).toContain(
+      '• Add Wayne, Bruce to group Domain Admins (Active Directory)\n   _Pending Approval_\n• Add Wayne, Bruce to group Domain Admins (Active Directory)\n   _Approved_',
+    );
+  });
+
+  it('words items the service describes sparsely or in words of its own', () => {
+    const sentence = (over: Partial<RequestItem>) => describeItem(item(1, over)).join('');
+    expect(sentence({ operation: 'Grant', userName: '', userId: 'bwayne' })).toBe('Grant bwayne to group Domain Admins (Active Directory)');
+    expect(sentence({ operation: 'Transfer' })).toBe('Transfer group Domain Admins · Wayne, Bruce (Active Directory)');
+    expect(
+      sentence({ operation: '', entitlementType: '', entitlementName: '', businessSource: '', typeDescription: 'Reset password' }),
+    ).toBe('Reset password');
+    expect(
+      sentence({ operation: '', entitlementType: '', entitlementName: '', businessSource: '', typeDescription: '', description: '' }),
+    ).toBe('An item the service did not describe');
+    expect(sentence({ userName: '', userId: '', accountName: '' })).toBe('Add group Domain Admins (Active Directory)');
+  });
+
+  it('pages the items: Next while a page is full or the total says more, Previous after the first', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => item(i + 1));
+    const first = shown(details({}, ten));
+    expect(first.buttons.map((b) => [b.action_id, b.value])).toEqual([
+      [DETAILS_ACTIONS.next, '2'],
+      ['approval:open', undefined],
+    ]);
+    const middle = shown(details({}, ten, { count: 500, total: 500 }, 3));
+    expect(middle.text).toContain('items 21–30 of 500');
+    expect(middle.buttons.map((b) => [b.action_id, b.value])).toEqual([
+      [DETAILS_ACTIONS.previous, '2'],
+      [DETAILS_ACTIONS.next, '4'],
+      ['approval:open', undefined],
+    ]);
+    const last = shown(details({}, ten.slice(0, 3), {}, 4));
+    expect(last.text).toContain('items 31–33');
+    expect(last.buttons.map((b) => b.action_id)).toEqual([DETAILS_ACTIONS.previous, 'approval:open']);
+    const past = shown(details({}, [], {}, 7));
+    expect(past.text).toContain('No items on page 7: the list ends before it.');
+    expect(past.buttons.map((b) => [b.action_id, b.text.text, b.value])).toEqual([
+      [DETAILS_ACTIONS.previous, '← First page', '1'],
+      ['approval:open', 'Open in the service', undefined],
+    ]);
+  });
+
+  it('renders a request of 500 items answered all at once as one page, within the modal’s limits', () => {
+    const all = Array.from({ length: 500 }, (_, i) => item(i + 1, { description: 'x'.repeat(300), entitlementName: 'y'.repeat(200) }));
+    const { view, text } = shown(details({ description: 'd'.repeat(6000), notes: 'n\n'.repeat(5000) }, all));
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+    expect(text).toContain('items 1–10');
+    expect(text.match(/^• /gm)).toHaveLength(10);
+  });
+
+  it('says when the items are not offered or could not be loaded, and still shows the details', () => {
+    const off = shown({ kind: 'details', details: fakeDetails(), items: { kind: 'not-offered' } });
+    expect(off.text).toContain('does not offer `getRequestItems`');
+    const failed = shown(
+      { kind: 'details', details: fakeDetails(), items: { kind: 'failed', error: new Error('x') } },
+      { ...STATE, page: 2 },
+    );
+    expect(failed.text).toContain('could not be loaded just now');
+    expect(failed.buttons.find((b) => b.action_id === DETAILS_ACTIONS.retry)?.value).toBe('2');
+  });
+
+  it('shows the service’s text exactly, never as markup, and the request name without emoji', () => {
+    const hostile = '<!channel> *bold* :fire: <https://evil.example|x>';
+    const { view } = shown(
+      details({ requestName: hostile, description: hostile, notes: hostile, requestedByName: hostile, actions: [hostile] }, [
+        item(1, { userName: hostile, description: hostile }),
+      ]),
+    );
+    expect(mrkdwnTexts(view.blocks).join('\n')).not.toContain('<!channel>');
+    expect(shownExactly(view.blocks, hostile)).toBe(true);
+    expect(view.blocks[0]).toEqual({ type: 'header', text: { type: 'plain_text', text: hostile, emoji: false } });
+  });
+
+  it('says an approval gone from view is no longer visible, and offers Refresh of the list it came from, to its asker only', () => {
+    const gone = shown({ kind: 'not-visible' });
+    expect(gone.text).toContain(
+      'The approval `10001:WPDS:1` is no longer visible to you: it may have been completed, reassigned or withdrawn.',
+    );
+    expect(gone.buttons.map((b) => [b.action_id, b.text.text])).toEqual([
+      [DETAILS_ACTIONS.refresh, 'Refresh the list'],
+      ['approval:open', 'Open in the service'],
+    ]);
+    expect(shown({ kind: 'not-visible' }, { ...STATE, origin: { kind: 'home' } }).buttons[0]?.text.text).toBe('Refresh Home');
+    for (const [state, reader] of [
+      [STATE, 'UGRACE'],
+      [{ ...STATE, responseUrl: undefined }, 'UADA'],
+      [{ ...STATE, origin: { kind: 'typed' as const } }, 'UADA'],
+      [{ ...STATE, origin: { kind: 'digest' as const } }, 'UADA'],
+    ] as const) {
+      expect(refreshTarget(state, reader)).toBeUndefined();
+      const other = shown({ kind: 'not-visible' }, state, reader);
+      expect(other.buttons.map((b) => b.action_id)).toEqual(['approval:open']);
+      expect(other.text).toContain('Type `/approvals` to see what waits for you now.');
+    }
+  });
+
+  it('says in one sentence that the service does not offer details, not as an error', () => {
+    const { text, buttons } = shown({ kind: 'not-offered' });
+    expect(text.split('. ').length).toBe(1);
+    expect(text).toContain('This Command Service does not offer approval details');
+    expect(text).toContain('countersign stops offering Details for now');
+    expect(buttons.map((b) => b.text.text)).toEqual(['Open in the service']);
+    expect(shown({ kind: 'not-offered' }, STATE, 'UADA', false).text).toContain('look the approval up in the service itself');
+  });
+
+  it('offers to link an unlinked reader, and Link again on a refused token', () => {
+    const { buttons } = shown({ kind: 'not-linked' });
+    expect(buttons.map((b) => [b.action_id, b.text.text])).toEqual([[DETAILS_ACTIONS.relink, 'Link your account']]);
+    const error = new InvalidTokenError({ command: 'getApprovalDetails', status: 401, serviceMessage: 'Token is invalid or expired' });
+    const message = translateFailure(error, {
+      userId: 'UADA',
+      slash: '/approvals',
+      command: 'findApprovals',
+      reference: 'ref-1',
+      relink: '{}',
+    }).message;
+    const view = detailsFailureView(STATE, message, { relink: true, retry: false });
+    expect(viewProblems(view)).toEqual([]);
+    expect(visible(view.blocks)).toContain('Your token is not valid or has expired');
+    const actions = (view.blocks as Array<{ type: string; elements?: unknown[] }>).flatMap((b) =>
+      b.type === 'actions' ? (b.elements ?? []) : [],
+    ) as Array<{ action_id: string }>;
+    // The translator's "Link again" answers through a response_url, which a modal has not: ours replaces it.
+    expect(actions.map((a) => a.action_id)).toEqual([DETAILS_ACTIONS.relink]);
+  });
+
+  it('opens on a loading view that names the approval and keeps the state', () => {
+    const view = detailsLoadingView(STATE);
+    expect(viewProblems(view)).toEqual([]);
+    expect(visible(view.blocks)).toContain('Asking the Command Service about `10001:WPDS:1`…');
+    expect(JSON.parse(view.private_metadata ?? '')).toEqual({
+      a: '10001:WPDS:1',
+      o: 'p',
+      u: 'UADA',
+      q: { 'page-size': 10 },
+      p: 1,
+      r: STATE.responseUrl,
+    });
+  });
+});
+
+describe('Details controls', () => {
+  const approval = (i: number): Approval => ({
+    workItemId: `${1000 + i}:WPDS:1`,
+    workItemName: 'Manager Approval',
+    requestName: `Request #${i}`,
+    dueDate: '2026-11-24 10:00:00.0',
+    completedDate: '',
+    fields: {},
+  });
+
+  it('puts Details beside Open on each approval of a page, carrying the asker and the query, and none when not offered', () => {
+    const input = { query: { 'page-size': 10 }, approvals: [approval(1), approval(2)], userId: 'UADA', today: TODAY, approvalLinks: links };
+    const on = renderApprovalsPage({ ...input, details: true });
+    expect(messageProblems(on)).toEqual([]);
+    const rows = on.blocks.filter((b) => b.type === 'actions' && b.block_id === undefined) as Array<{
+      elements: Array<{ action_id: string; value?: string }>;
+    }>;
+    expect(rows.map((r) => r.elements.map((e) => e.action_id))).toEqual([
+      [DETAILS_ACTIONS.open, 'approval:open'],
+      [DETAILS_ACTIONS.open, 'approval:open'],
+    ]);
+    expect(JSON.parse(rows[0]?.elements[0]?.value ?? '')).toEqual({ a: '1001:WPDS:1', o: 'p', u: 'UADA', q: { 'page-size': 10 } });
+    const off = renderApprovalsPage({ ...input, details: false });
+    expect(JSON.stringify(off.blocks)).not.toContain(DETAILS_ACTIONS.open);
+  });
+
+  it('gives a page packed several to a block one "Details of…" select of its approvals', () => {
+    const approvals = Array.from({ length: 60 }, (_, i) => approval(i));
+    const m = renderApprovalsPage({
+      query: { 'page-size': 60 },
+      approvals,
+      userId: 'UADA',
+      today: TODAY,
+      approvalLinks: links,
+      details: true,
+    });
+    expect(messageProblems(m)).toEqual([]);
+    const select = m.blocks.find((b) => b.type === 'actions' && b.block_id?.startsWith('details')) as {
+      elements: Array<{ type: string; options: unknown[] }>;
+    };
+    expect(select.elements[0]?.type).toBe('static_select');
+    expect(select.elements[0]?.options).toHaveLength(60);
+    expect(visible(m.blocks)).toContain('[Request #0 · 1000:WPDS:1 |');
+  });
+
+  it('puts Details on Home and digest entries too, saying where they are', () => {
+    const home = approvalBlocks(approval(1), TODAY, undefined, { kind: 'home' });
+    const value = (home[1] as { elements: Array<{ value: string }> }).elements[0]?.value ?? '';
+    expect(JSON.parse(value)).toEqual({ a: '1001:WPDS:1', o: 'h' });
+    expect(approvalBlocks(approval(1), TODAY, undefined)).toHaveLength(1);
+  });
+});
