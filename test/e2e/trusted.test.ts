@@ -7,6 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
+import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { LINK_FIELDS, RELINK_ACTION } from '../../src/render/link.js';
 import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
@@ -155,6 +156,32 @@ function behaviour() {
       expect(textOf(page2)).toContain('Pending approvals');
       expect(textOf(page2)).toContain('page 2');
       expect(signIns()).toBe(before + 1);
+    });
+
+    it('opens an approval’s Details, across an expiry, asking both of its calls for the linked user', async () => {
+      const page = await answer('UADA', 'page-size:3');
+      const details = buttonsOf(page).find((b) => b.action_id === DETAILS_ACTIONS.open);
+      clock.advance(35 * MINUTE);
+      const before = signIns();
+      const from = h.service.actedFor.length;
+      const opens = viewsSent(h.slack, 'views.open').length;
+      const updates = viewsSent(h.slack, 'views.update').length;
+      expect((await h.click('UADA', DETAILS_ACTIONS.open, details?.value)).status).toBe(200);
+      await until(
+        () =>
+          viewsSent(h.slack, 'views.update')
+            .slice(updates)
+            .some((u) => visible(u.view.blocks as unknown[]).includes('Approval id')),
+        'the details',
+      );
+      expect(viewsSent(h.slack, 'views.open').length).toBe(opens + 1);
+      const shown = visible(viewsSent(h.slack, 'views.update').at(-1)?.view.blocks as unknown[]);
+      expect(shown).toContain('What the request asks for');
+      // Both calls met the expired token together: one sign-in served them.
+      expect(signIns()).toBe(before + 1);
+      expect(new Set(actedFor(from).map((a) => `${a.command}:${a.authUserId}`))).toEqual(
+        new Set(['getApprovalDetails:ada.lovelace', 'getRequestItems:ada.lovelace']),
+      );
     });
 
     it('shows Home, across an expiry, saying how countersign acts for the user', async () => {
