@@ -1,7 +1,7 @@
 /**
  * The trusted-application mode end to end: a user links once (their identity, never a token), then
  * the app's own token expires again and again on a clock the test moves, and /approvals, paging,
- * Home, the digest and /collect with its run-status watcher go on without the user doing anything.
+ * Details, Home, the digest and /collect with its run-status watcher go on without the user doing anything.
  * Whom each call is for is read from the reference service's record of auth-user-id.
  */
 
