@@ -22,6 +22,7 @@ header{border-bottom:1px solid #ddd;padding:10px 20px;font-weight:700}header sma
 pre.payload,pre.raw{background:#f6f6f6;border:1px solid #ddd;padding:8px;font-size:12px;white-space:pre-wrap;word-break:break-word;max-height:400px;overflow:auto}
 pre.raw{border-color:#e8a33d}
 .bk-header{font-size:18px;font-weight:900;margin:4px 0}.bk-section{display:flex;gap:12px;margin:6px 0}.bk-text{flex:1;white-space:normal}
+.bk-rich{white-space:pre-wrap}
 .bk-fields{display:grid;grid-template-columns:1fr 1fr;gap:4px 16px;margin-top:4px}.bk-context{font-size:13px;color:#616061;margin:4px 0}
 .bk-actions{display:flex;gap:8px;margin:6px 0;flex-wrap:wrap}.bk-select{padding:4px 8px;border:1px solid #bbb;border-radius:4px;max-width:100%}.bk-divider{border:0;border-top:1px solid #ddd}
 .bk-button{border:1px solid #bbb;background:#fff;border-radius:4px;padding:4px 12px;font-weight:700;cursor:pointer}
