@@ -19,11 +19,12 @@ import { visible } from '../helpers/visible.js';
 
 const ID = '10001:WPDS:1';
 
-function build() {
-  const t = fakeDeps();
+function build(options: Parameters<typeof fakeDeps>[0] = {}) {
+  const t = fakeDeps(options);
   const events = t.fake.events;
   const views: Array<{ method: string; args: Record<string, unknown> }> = [];
   let refuse = false;
+  let refusePush = false;
   const client = {
     views: {
       open: async (args: Record<string, unknown>) => {
@@ -40,6 +41,7 @@ function build() {
       push: async (args: Record<string, unknown>) => {
         events.push('views.push');
         views.push({ method: 'push', args });
+        if (refusePush) throw new Error('An API error occurred: push_limit_reached');
         return { ok: true, view: { id: 'VPUSHED' } };
       },
     },
@@ -63,7 +65,10 @@ function build() {
   const refuseViews = () => {
     refuse = true;
   };
-  return { ...t, client, views, click, text, refuseViews };
+  const refusePushes = () => {
+    refusePush = true;
+  };
+  return { ...t, client, views, click, text, refuseViews, refusePushes };
 }
 
 const responses = (r: RespondArguments[]) => JSON.stringify(r);
@@ -141,6 +146,22 @@ describe('Details', () => {
       command: 'findApprovals',
       replay: { kind: 'details', state: { ...state, responseUrl: undefined }, viewId: 'VOPEN' },
     });
+  });
+
+  it('pushes the sign-in form of the installation’s mode: in the trusted mode, no token field', async () => {
+    const t = build({ trusted: true });
+    const state = { approvalId: ID, origin: { kind: 'typed' as const }, page: 1 };
+    await detailsRelinkAction(t.deps)(t.click('link', 'UADA', { id: 'VOPEN', private_metadata: encodeDetailsMetadata(state) }));
+    const pushed = t.views[0]?.args as { view: { blocks: Array<{ block_id?: string }> } };
+    expect(pushed.view.blocks.map((b) => b.block_id).filter((b) => b !== undefined)).toEqual(['username', 'password', 'authsource']);
+    expect(t.text(0)).not.toContain('paste a token');
+    expect(t.text(0)).toContain('Sign in once');
+
+    // When Slack will not push it, the way to link said instead is the trusted mode's too.
+    t.refusePushes();
+    await detailsRelinkAction(t.deps)(t.click('link', 'UADA', { id: 'VOPEN', private_metadata: encodeDetailsMetadata(state) }));
+    expect(t.text(2)).toContain('countersign users map --user UADA');
+    expect(t.text(2)).not.toContain('tokens set');
   });
 
   it('opens /approvals show before any other I/O, without waiting on a slow time-zone lookup', async () => {

@@ -141,7 +141,12 @@ export function detailsRelinkAction(deps: SlackDeps) {
       ...(modal === undefined ? {} : { replay: { kind: 'details' as const, state: modal.state, viewId: modal.viewId } }),
     };
     // Slack caps private_metadata at 3,000 characters: a replay that does not fit is dropped, not the form.
-    const view = linkModal(JSON.stringify(metadata).length <= 3000 ? metadata : { command: 'findApprovals' });
+    const view = linkModal(
+      JSON.stringify(metadata).length <= 3000 ? metadata : { command: 'findApprovals' },
+      undefined,
+      {},
+      deps.credentials.mode,
+    );
     try {
       // views.push must follow the click within 3 seconds: it is the first thing done.
       await client.views.push({ trigger_id: body.trigger_id, view });
@@ -151,7 +156,7 @@ export function detailsRelinkAction(deps: SlackDeps) {
       const said = oneLine((error as Error).message, 200);
       const words = [
         ['The sign-in form could not be opened (Slack said: ', said, ').'],
-        md(linkInstructions({ userId: who.userId, command: 'findApprovals' })),
+        md(linkInstructions({ userId: who.userId, command: 'findApprovals', linkMode: deps.credentials.mode })),
         ['Then open these details again: ', code(`/approvals show ${modal.state.approvalId}`)],
       ];
       await updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, words));
