@@ -66,7 +66,13 @@ export async function showDetails(deps: SlackDeps, client: WebClient, viewId: st
 
 /** What went wrong, worded by the translator, with Link again or Try again where they help. */
 export function failureView(deps: SlackDeps, who: Principal, state: DetailsState, error: unknown): View {
-  const translated = translateFailure(error, { ...who, slash: '/approvals', command: 'findApprovals', reference: deps.newId() });
+  const translated = translateFailure(error, {
+    ...who,
+    slash: '/approvals',
+    command: 'findApprovals',
+    reference: deps.newId(),
+    linkMode: deps.credentials.mode,
+  });
   const kind = isServiceError(error) ? error.kind : undefined;
   deps.metrics.outcome(kind ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
   deps.logger[translated.log.level](

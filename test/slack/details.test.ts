@@ -7,6 +7,7 @@
 import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { encodeDetailsMetadata, encodeDetailsValue } from '../../src/render/details-controls.js';
+import { InvalidTokenError } from '../../src/service/errors.js';
 import {
   detailsButtonAction,
   detailsPageAction,
@@ -14,7 +15,7 @@ import {
   detailsSelectAction,
 } from '../../src/slack/listeners/actions/details.js';
 import { approvalsCommand } from '../../src/slack/listeners/commands/approvals.js';
-import { fakeDeps } from '../helpers/fakes.js';
+import { fakeDeps, fakeService } from '../helpers/fakes.js';
 import { visible } from '../helpers/visible.js';
 
 const ID = '10001:WPDS:1';
@@ -162,6 +163,24 @@ describe('Details', () => {
     await detailsRelinkAction(t.deps)(t.click('link', 'UADA', { id: 'VOPEN', private_metadata: encodeDetailsMetadata(state) }));
     expect(t.text(2)).toContain('countersign users map --user UADA');
     expect(t.text(2)).not.toContain('tokens set');
+  });
+
+  it('words a failure for the installation’s mode: a token from before the trusted mode is replaced by signing in once', async () => {
+    const expired = new InvalidTokenError({ command: 'getApprovalDetails', status: 401, serviceMessage: 'Token is invalid or expired' });
+    const t = build({
+      trusted: true,
+      service: fakeService({
+        details: async () => {
+          throw expired;
+        },
+      }),
+    });
+    await t.link('UADA');
+    await detailsButtonAction(t.deps)(t.click(encodeDetailsValue(ID, { kind: 'home' })));
+    await t.deps.background.drain();
+    expect(t.text(1)).toContain('countersign now acts for you in a way that lasts');
+    expect(t.text(1)).toContain('countersign users map --user UADA');
+    expect(t.text(1)).not.toContain('tokens set');
   });
 
   it('opens /approvals show before any other I/O, without waiting on a slow time-zone lookup', async () => {
