@@ -203,11 +203,14 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
         message: message(
           [
             [emoji('warning'), ' ', ...says(['The Command Service needs the parameter ', code(error.parameter), '.'])],
-            [
-              error.parameter === 'auth-user-id'
-                ? 'This usually means the linked token belongs to an application, not to you. Link a token of your own.'
-                : 'countersign cannot send that parameter; tell your Slack admins.',
-            ],
+            error.parameter !== 'auth-user-id'
+              ? ['countersign cannot send that parameter; tell your Slack admins.']
+              : ctx.linkMode === 'trusted-app'
+                ? // The mode sends auth-user-id with every call for a linked identity: a token from before the mode sends none.
+                  md(
+                    `The service wants to know whom countersign acts for, and did not take what it was sent. If you have not signed in since countersign started acting for you as an application, type \`${slashFor(ctx.command)} login\` and sign in once; otherwise this is for your Slack admins to check in countersign’s trusted-application setup.`,
+                  )
+                : ['This usually means the linked token belongs to an application, not to you. Link a token of your own.'],
           ],
           ref,
         ),

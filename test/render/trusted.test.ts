@@ -11,7 +11,7 @@ import { identityLinked, LINK_FIELDS, linkModal, renderLoggedOut, renderWhoami }
 import { renderReminderRelink } from '../../src/render/reminders.js';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
 import { LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
-import { AppSignInError, InvalidTokenError } from '../../src/service/errors.js';
+import { AppSignInError, InvalidTokenError, MissingParameterError } from '../../src/service/errors.js';
 import { visible } from '../helpers/visible.js';
 
 const HOSTILE = 'jdoe*<!channel>_`x`';
@@ -108,5 +108,20 @@ describe('the trusted mode’s words', () => {
     const notLinked = renderNotLinked(ctx);
     expect(visible(notLinked.blocks)).toContain('countersign users map --user U1 --service-user <your username>');
     expect(visible(notLinked.blocks)).not.toContain('tokens set');
+  });
+
+  it('words the service asking for auth-user-id by the mode: no token of one’s own to link in the trusted mode', () => {
+    const missing = new MissingParameterError('auth-user-id', {
+      command: 'findApprovals',
+      status: 412,
+      serviceMessage: 'The parameter auth-user-id is required.',
+    });
+    const trusted = translateFailure(missing, ctx);
+    expect(messageProblems(trusted.message)).toEqual([]);
+    expect(visible(trusted.message.blocks)).not.toContain('Link a token of your own');
+    expect(visible(trusted.message.blocks)).toContain('`/approvals login`');
+    expect(visible(trusted.message.blocks)).toContain('your Slack admins');
+    const tokens = translateFailure(missing, { ...ctx, linkMode: 'user-tokens' });
+    expect(visible(tokens.message.blocks)).toContain('Link a token of your own');
   });
 });
