@@ -53,6 +53,14 @@ export function parseApprovalId(text: string): string | undefined {
   return approvalIdSchema.safeParse(trimmed).success ? trimmed : undefined;
 }
 
+/**
+ * Whether a Details control may carry this id: the decoder will take it back exactly. A control
+ * offered for any other id would only ever answer that it no longer works.
+ */
+export function isCarriableApprovalId(id: string): boolean {
+  return parseApprovalId(id) === id;
+}
+
 function json(text: string | undefined, max: number): unknown {
   if (text === undefined || text.length > max) return undefined;
   try {

@@ -5,7 +5,7 @@
  */
 
 import type { ActionsBlock, Button, StaticSelect } from '@slack/types';
-import { DETAILS_SELECT_BLOCK, type DetailsOrigin, type DetailsState, type DetailsWire } from '../parse/details.js';
+import { DETAILS_SELECT_BLOCK, type DetailsOrigin, type DetailsState, type DetailsWire, isCarriableApprovalId } from '../parse/details.js';
 import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import { button, LIMITS, plain, truncate } from './blocks.js';
@@ -69,7 +69,7 @@ export function encodeDetailsMetadata(state: DetailsState): string {
 
 /** The Details button of one approval. */
 export function detailsButton(approval: Approval, origin: DetailsOrigin): Button | undefined {
-  const value = approval.workItemId === '' ? undefined : encodeDetailsValue(approval.workItemId, origin);
+  const value = isCarriableApprovalId(approval.workItemId) ? encodeDetailsValue(approval.workItemId, origin) : undefined;
   return value === undefined ? undefined : button({ actionId: DETAILS_ACTIONS.open, text: 'Details', value });
 }
 
@@ -86,7 +86,7 @@ export function detailsSelect(approvals: readonly Approval[], owner: string, que
   const seen = new Set<string>();
   const options: StaticSelect['options'] = [];
   for (const a of approvals) {
-    if (a.workItemId === '' || a.workItemId.length > OPTION_VALUE || seen.has(a.workItemId)) continue;
+    if (!isCarriableApprovalId(a.workItemId) || a.workItemId.length > OPTION_VALUE || seen.has(a.workItemId)) continue;
     seen.add(a.workItemId);
     const label = `${oneLine(a.requestName || '(unnamed request)', 50)} · ${oneLine(a.workItemId, 40)}`;
     options.push({ text: plain(truncate(label, OPTION_TEXT), OPTION_TEXT), value: a.workItemId });

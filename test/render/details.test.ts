@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import type { DetailsOutcome } from '../../src/approvals/details.js';
 import { approvalPages } from '../../src/config.js';
-import type { DetailsState } from '../../src/parse/details.js';
+import { type DetailsState, decodeDetailsButton, decodeDetailsSelect } from '../../src/parse/details.js';
 import { approvalBlocks, renderApprovalsPage } from '../../src/render/approvals.js';
 import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, renderDetailsView } from '../../src/render/details.js';
-import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
+import { DETAILS_ACTIONS, detailsButton, detailsSelect } from '../../src/render/details-controls.js';
 import { translateFailure } from '../../src/render/errors.js';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
 import { type Approval, InvalidTokenError, type RequestItem, type RequestItemsPage } from '../../src/service/index.js';
@@ -332,5 +332,21 @@ describe('Details controls', () => {
     const value = (home[1] as { elements: Array<{ value: string }> }).elements[0]?.value ?? '';
     expect(JSON.parse(value)).toEqual({ a: '1001:WPDS:1', o: 'h' });
     expect(approvalBlocks(approval(1), TODAY, undefined)).toHaveLength(1);
+  });
+
+  it('offers Details only for an approval id a click on it can carry back: never a control that answers "no longer works"', () => {
+    // A plain number, a text part over 64 characters, an id with a line break: not the <number>:<text>:<number> the decoder takes.
+    const odd = ['12345', `1:${'x'.repeat(65)}:1`, '1:WP\nDS:1', ' 1:A:1'].map((id, i) => ({ ...approval(i), workItemId: id }));
+    for (const a of odd) expect(detailsButton(a, { kind: 'home' })).toBeUndefined();
+    expect(detailsSelect(odd, 'UADA', { 'page-size': 10 })).toBeUndefined();
+    const mixed = [...odd, approval(7)];
+    const select = detailsSelect(mixed, 'UADA', { 'page-size': 10 }) as {
+      block_id: string;
+      elements: Array<{ options: Array<{ value: string }> }>;
+    };
+    expect(select.elements[0]?.options.map((o) => o.value)).toEqual(['1007:WPDS:1']);
+    for (const o of select.elements[0]?.options ?? []) expect(decodeDetailsSelect(select.block_id, o.value)).toBeDefined();
+    const button = detailsButton(approval(7), { kind: 'home' });
+    expect(decodeDetailsButton(button?.value)).toEqual({ approvalId: '1007:WPDS:1', origin: { kind: 'home' } });
   });
 });
