@@ -189,7 +189,13 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
 function parseShow(words: readonly Word[]): ApprovalsCommand {
   const [word, extra] = words;
   if (word === undefined) return invalid('Say which approval to show, by its id as /approvals lists it.', SHOW_EXAMPLE);
-  if (extra !== undefined) return invalid(`show takes one approval id; “${extra.text.slice(0, 60)}” is one word too many.`, SHOW_EXAMPLE);
+  if (extra !== undefined) {
+    // An id whose text part holds a space, typed without quotes, arrives as several words.
+    const joined = words.map((w) => w.text).join(' ');
+    if (word.key === undefined && !approvalIdSchema.safeParse(word.text).success && approvalIdSchema.safeParse(joined).success)
+      return invalid('An approval id with spaces in it goes in quotes.', `/approvals show "${joined}"`);
+    return invalid(`show takes one approval id; “${extra.text.slice(0, 60)}” is one word too many.`, SHOW_EXAMPLE);
+  }
   if (word.key !== undefined && word.key !== 'approval-id')
     return invalid(`“${word.text.slice(0, 60)}” is not an approval id.`, SHOW_EXAMPLE, nearest(word.key, ['approval-id']));
   const id = word.value.trim().replace(/^`+|`+$/g, '');
@@ -197,7 +203,7 @@ function parseShow(words: readonly Word[]): ApprovalsCommand {
     const unsafe = unsafeCharacter(id);
     return invalid(
       unsafe === undefined
-        ? `“${id.slice(0, 60)}” is not an approval id: an id is a number, a word and a number, such as 20512:WPDS:1.`
+        ? `“${id.slice(0, 60)}” is not an approval id: an id is a number, a name and a number, separated by colons, such as 20512:WPDS:1.`
         : `The approval id contains ${unsafe}.`,
       SHOW_EXAMPLE,
     );

@@ -95,9 +95,13 @@ export type CollectQuery = z.infer<typeof collectQuerySchema>;
 
 /**
  * A work item id as the service shapes it, `<number>:<text>:<number>` (20512:WPDS:1): what
- * getApprovalDetails and getRequestItems take as approval-id.
+ * getApprovalDetails and getRequestItems take as approval-id. The contract says nothing of what
+ * the text may hold, so it may hold spaces and colons inside (it is only ever sent percent-encoded
+ * and shown as inert text); not at its ends, where a copied id's stray space or colon would be,
+ * nor control or bidirectional characters (below). 64 characters keep an id within a select
+ * option's 150.
  */
-export const APPROVAL_ID_SHAPE = /^\d{1,19}:[^:\s]{1,64}:\d{1,19}$/;
+export const APPROVAL_ID_SHAPE = /^\d{1,19}:[^\s:](?:.{0,62}[^\s:])?:\d{1,19}$/;
 
 export const approvalIdSchema = z
   .string()

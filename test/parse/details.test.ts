@@ -38,6 +38,8 @@ describe('/approvals show', () => {
     });
     expect(parse('show 20512')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('is not an approval id') });
     expect(parse('show 1:A:1 2:B:2')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('one word too many') });
+    expect(parse('show 20512:WP DS:1')).toMatchObject({ kind: 'invalid', example: '/approvals show "20512:WP DS:1"' });
+    expect(parse('show "20512:WP DS:1"')).toEqual({ kind: 'show', approvalId: '20512:WP DS:1' });
     expect(parse('show aproval-id:1:A:1')).toMatchObject({ kind: 'invalid', suggestion: 'approval-id' });
     expect(parse('show 1:A\u202e:1')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('bidirectional') });
     expect(parse('shwo 1:A:1')).toMatchObject({ kind: 'invalid', suggestion: 'show' });
@@ -45,9 +47,26 @@ describe('/approvals show', () => {
 });
 
 describe('approval ids', () => {
-  it('accepts the service’s shape only', () => {
+  it('accepts the service’s shape only: <number>:<text>:<number>, the text as the contract leaves it', () => {
     expect(parseApprovalId(' 20512:WPDS:1 ')).toBe('20512:WPDS:1');
-    for (const bad of ['', '20512', '20512:WPDS', 'x:WPDS:1', '1:WP DS:1', '1::1', '1:a:b', `1:${'x'.repeat(65)}:1`])
+    // The contract does not say what the text part holds: spaces and colons inside it are kept.
+    for (const good of ['1:WP DS:1', '20512:a:b:1', '1:WPDS:1:2', `1:${'x'.repeat(64)}:1`, '1:x:1'])
+      expect(parseApprovalId(good)).toBe(good);
+    for (const bad of [
+      '',
+      '20512',
+      '12345',
+      '20512:WPDS',
+      'x:WPDS:1',
+      '1::1',
+      '1:a:b',
+      '1: WPDS:1',
+      '1:WPDS :1',
+      '1:WP\tDS:1',
+      '1:WP\nDS:1',
+      '1:WP\u202eDS:1',
+      `1:${'x'.repeat(65)}:1`,
+    ])
       expect(parseApprovalId(bad)).toBeUndefined();
   });
 });

@@ -46,16 +46,18 @@ describe('getApprovalDetails: what is sent', () => {
     const { stub, client } = await withStub(details({ WorkItemId: '20512:WP DS:1' }));
     await client.getApprovalDetails('20512:WPDS:1', TOKEN);
     await client.getApprovalDetails('20512:W&P:1', TOKEN, { onBehalfOf: 'ada.lovelace' });
+    await client.getApprovalDetails('20512:WP DS:1', TOKEN);
     expect(stub.requests.map((r) => r.url)).toEqual([
       '/aveksa/command.submit?cmd=getApprovalDetails&format=json&approval-id=20512%3AWPDS%3A1',
       '/aveksa/command.submit?cmd=getApprovalDetails&format=json&approval-id=20512%3AW%26P%3A1&auth-user-id=ada.lovelace',
+      '/aveksa/command.submit?cmd=getApprovalDetails&format=json&approval-id=20512%3AWP%20DS%3A1',
     ]);
     expect(stub.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN.reveal()}`);
   });
 
   it('sends nothing for an id not of the service’s shape', async () => {
     const { stub, client } = await withStub(details({}));
-    for (const id of ['', '1', '1:2', 'x:WPDS:1', '1:WPDS:y', '1:WP DS:1', '1:WPDS:1:2', `1:${'W'.repeat(65)}:1`, '1:W\u0000:1'])
+    for (const id of ['', '1', '1:2', 'x:WPDS:1', '1:WPDS:y', '1: WPDS:1', '1:WP\nDS:1', `1:${'W'.repeat(65)}:1`, '1:W\u0000:1'])
       await expect(client.getApprovalDetails(id, TOKEN)).rejects.toBeInstanceOf(InvalidParameterError);
     expect(stub.requests).toEqual([]);
   });
