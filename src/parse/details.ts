@@ -28,6 +28,11 @@ export interface DetailsState extends DetailsRequest {
   page: number;
   /** The response_url of the message whose Details was clicked: Refresh answers there. */
   responseUrl?: string | undefined;
+  /**
+   * How many items the service puts on a page when it ignores the page-size asked (seen once it
+   * sent more): later pages are numbered by it, so that a short last page is not misnumbered.
+   */
+  servicePageSize?: number | undefined;
 }
 
 /** Wire form, kept short: a button value holds 2,000 characters and private_metadata 3,000. */
@@ -38,10 +43,14 @@ export interface DetailsWire {
   q?: ApprovalQuery;
   p?: number;
   r?: string;
+  s?: number;
 }
 
 /** The most pages of items anyone pages through; more did not come from us. */
 export const MAX_ITEMS_PAGE = 10_000;
+
+/** The largest page of items a service is believed to use of its own accord; more did not come from us. */
+export const MAX_SERVICE_PAGE_SIZE = 10_000;
 
 const USER_ID = /^[UW][A-Z0-9]{2,}$/;
 /** Slack's response_url; any other URL in a modal's metadata did not come from Slack. */
@@ -98,7 +107,11 @@ export function decodeDetailsWire(value: unknown): DetailsState | undefined {
   const page = wire.p === undefined ? 1 : wire.p;
   if (typeof page !== 'number' || !Number.isInteger(page) || page < 1 || page > MAX_ITEMS_PAGE) return undefined;
   const responseUrl = typeof wire.r === 'string' && RESPONSE_URL.test(wire.r) ? wire.r : undefined;
-  return { approvalId, origin, page, responseUrl };
+  const size = wire.s;
+  // Only ever a hint for numbering: one that cannot be read is dropped, not the click.
+  const servicePageSize =
+    typeof size === 'number' && Number.isInteger(size) && size >= 1 && size <= MAX_SERVICE_PAGE_SIZE ? size : undefined;
+  return { approvalId, origin, page, responseUrl, ...(servicePageSize === undefined ? {} : { servicePageSize }) };
 }
 
 /** A DetailsState carried whole (in the sign-in modal's replay), read as strictly as its wire form. */
@@ -109,10 +122,19 @@ export function decodeDetailsState(value: unknown): DetailsState | undefined {
     origin?: { kind?: unknown; owner?: unknown; query?: unknown };
     page?: unknown;
     responseUrl?: unknown;
+    servicePageSize?: unknown;
   };
   const kinds: Record<string, DetailsWire['o']> = { page: 'p', home: 'h', digest: 'd', typed: 't' };
   const o = typeof v.origin?.kind === 'string' ? kinds[v.origin.kind] : undefined;
-  return decodeDetailsWire({ a: v.approvalId, o, u: v.origin?.owner, q: v.origin?.query, p: v.page, r: v.responseUrl });
+  return decodeDetailsWire({
+    a: v.approvalId,
+    o,
+    u: v.origin?.owner,
+    q: v.origin?.query,
+    p: v.page,
+    r: v.responseUrl,
+    s: v.servicePageSize,
+  });
 }
 
 /** A Details button's value. */

@@ -56,10 +56,11 @@ export function encodeDetailsValue(approvalId: string, origin: DetailsOrigin): s
 export function encodeDetailsMetadata(state: DetailsState): string {
   const bare: DetailsOrigin = state.origin.kind === 'page' ? { kind: 'page' } : state.origin;
   const url = state.responseUrl === undefined ? {} : { r: state.responseUrl };
+  const paging = { p: state.page, ...(state.servicePageSize === undefined ? {} : { s: state.servicePageSize }) };
   for (const candidate of [
-    { ...wire(state.approvalId, state.origin), p: state.page, ...url },
-    { ...wire(state.approvalId, bare), p: state.page, ...url },
-    { ...wire(state.approvalId, bare), p: state.page },
+    { ...wire(state.approvalId, state.origin), ...paging, ...url },
+    { ...wire(state.approvalId, bare), ...paging, ...url },
+    { ...wire(state.approvalId, bare), ...paging },
   ]) {
     const text = JSON.stringify(candidate);
     if (text.length <= LIMITS.privateMetadata) return text;

@@ -11,7 +11,7 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
 import type { CalendarDay } from '../parse/dates.js';
-import type { DetailsState } from '../parse/details.js';
+import { type DetailsState, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
@@ -75,7 +75,7 @@ export function renderDetailsView(input: DetailsViewInput): ModalView {
   const open = openButton(input.approvalLinks, state.approvalId);
   switch (outcome.kind) {
     case 'details':
-      return view(state, detailsBlocks(outcome.details, outcome.items, input, open));
+      return view(learnt(state, outcome.items), detailsBlocks(outcome.details, outcome.items, input, open));
     case 'not-visible': {
       const target = refreshTarget(state, input.userId);
       const refresh =
@@ -243,7 +243,25 @@ function packItems(items: readonly RequestItem[], maxBlocks: number, sharedState
   return blocks;
 }
 
-function itemsBlocks(outcome: ItemsOutcome, shownPage: number): KnownBlock[] {
+/**
+ * The size the service pages by: the one asked, unless it sent more than that (now or on an
+ * earlier page, which the modal's state remembers). Such a page is shown whole (as much as the
+ * modal holds, the rest said to be left out) and numbered by the service's size: cut to ours, the
+ * rest of it would be skipped, and numbered by ours, its later pages would be misnamed. Next asks
+ * for its next page. (A service that ignored start-page too would send its one page again.)
+ */
+function effectivePageSize(outcome: Extract<ItemsOutcome, { kind: 'page' }>, servicePageSize: number | undefined): number {
+  return Math.max(outcome.pageSize, servicePageSize ?? 0, outcome.items.items.length);
+}
+
+/** The state to keep in the modal: what it learnt of the service's own page size. */
+function learnt(state: DetailsState, items: ItemsOutcome): DetailsState {
+  if (items.kind !== 'page') return state;
+  const size = effectivePageSize(items, state.servicePageSize);
+  return size > items.pageSize && size <= MAX_SERVICE_PAGE_SIZE ? { ...state, servicePageSize: size } : state;
+}
+
+function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: number | undefined): KnownBlock[] {
   switch (outcome.kind) {
     case 'not-offered':
       return [context('This Command Service does not offer `getRequestItems`, so the request’s items cannot be listed here.')];
@@ -253,11 +271,11 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number): KnownBlock[] {
         actions('details:items-retry', [button({ actionId: DETAILS_ACTIONS.retry, text: 'Try again', value: String(shownPage) })]),
       ];
     case 'page': {
-      const { page, pageSize } = outcome;
-      // A service that ignores page-size still gets one page's worth shown.
-      const items = outcome.items.items.slice(0, pageSize);
-      const first = (page - 1) * pageSize + 1;
+      const { page } = outcome;
+      const items = outcome.items.items;
+      const pageSize = effectivePageSize(outcome, servicePageSize);
       const total = outcome.items.total;
+      const first = (page - 1) * pageSize + 1;
       const heading: Run[] = [bold('What the request asks for')];
       if (items.length > 0) heading.push(` · items ${first}–${first + items.length - 1}${total === undefined ? '' : ` of ${total}`}`);
       const state = items[0]?.state ?? '';
@@ -288,7 +306,7 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.today))];
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000)]));
-  blocks.push(...itemsBlocks(items, input.state.page));
+  blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));
   blocks.push(...buttonsBlock('details:open', [open]));
   blocks.push(
     context(

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DetailsOutcome } from '../../src/approvals/details.js';
 import { approvalPages } from '../../src/config.js';
-import { type DetailsState, decodeDetailsButton, decodeDetailsSelect } from '../../src/parse/details.js';
+import { type DetailsState, decodeDetailsButton, decodeDetailsMetadata, decodeDetailsSelect } from '../../src/parse/details.js';
 import { approvalBlocks, renderApprovalsPage } from '../../src/render/approvals.js';
 import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, renderDetailsView } from '../../src/render/details.js';
 import { DETAILS_ACTIONS, detailsButton, detailsSelect } from '../../src/render/details-controls.js';
@@ -183,12 +183,42 @@ describe('the details modal', () => {
     ]);
   });
 
-  it('renders a request of 500 items answered all at once as one page, within the modal’s limits', () => {
+  it('renders a request of 500 items answered all at once within the modal’s limits, saying how many are left out', () => {
     const all = Array.from({ length: 500 }, (_, i) => item(i + 1, { description: 'x'.repeat(300), entitlementName: 'y'.repeat(200) }));
     const { view, text } = shown(details({ description: 'd'.repeat(6000), notes: 'n\n'.repeat(5000) }, all));
     expect(view.blocks.length).toBeLessThanOrEqual(100);
-    expect(text).toContain('items 1–10');
-    expect(text.match(/^• /gm)).toHaveLength(10);
+    expect(text).toContain('items 1–500');
+    const listed = text.match(/^• /gm)?.length ?? 0;
+    expect(listed).toBeGreaterThan(10);
+    expect(text).toContain(`${500 - listed} more items on this page are left out`);
+  });
+
+  it('never skips or misnumbers items when the service pages by its own size, not the page-size asked', () => {
+    const TOTAL = 45;
+    // A service that ignores page-size=10 and answers its own pages of 20, as start-page says.
+    const servicePage = (p: number) => {
+      const from = (p - 1) * 20;
+      return Array.from({ length: Math.max(0, Math.min(20, TOTAL - from)) }, (_, i) =>
+        item(from + i + 1, { entitlementName: `G-${from + i + 1}` }),
+      );
+    };
+    const seen: number[] = [];
+    let p: number | undefined = 1;
+    let state: DetailsState = STATE;
+    for (let guard = 0; p !== undefined && guard < 10; guard++) {
+      // As the paging listener does: the modal's own state, with the page the button says.
+      state = { ...state, page: p };
+      const { view, text, buttons } = shown(details({}, servicePage(p), {}, p), state);
+      state = decodeDetailsMetadata(view.private_metadata) ?? STATE;
+      const numbers = [...text.matchAll(/G-(\d+)/g)].map((m) => Number(m[1]));
+      seen.push(...numbers);
+      // Whatever the heading numbers, it numbers what is shown.
+      const label = /items (\d+)–(\d+)/.exec(text);
+      if (label !== null) expect([numbers[0], numbers.at(-1)]).toEqual([Number(label[1]), Number(label[2])]);
+      const next = buttons.find((b) => b.action_id === DETAILS_ACTIONS.next)?.value;
+      p = next === undefined ? undefined : Number(next);
+    }
+    expect(seen).toEqual(Array.from({ length: TOTAL }, (_, i) => i + 1));
   });
 
   it('says when the items are not offered or could not be loaded, and still shows the details', () => {
