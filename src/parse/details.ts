@@ -49,6 +49,13 @@ export interface DetailsWire {
 /** The most pages of items anyone pages through; more did not come from us. */
 export const MAX_ITEMS_PAGE = 10_000;
 
+/** A page of items as a Next, Previous or Try again button carries it: 1 to MAX_ITEMS_PAGE. */
+export function parseDetailsPage(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d{1,5}$/.test(value)) return undefined;
+  const page = Number(value);
+  return page >= 1 && page <= MAX_ITEMS_PAGE ? page : undefined;
+}
+
 /** The largest page of items a service is believed to use of its own accord; more did not come from us. */
 export const MAX_SERVICE_PAGE_SIZE = 10_000;
 

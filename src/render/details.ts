@@ -11,7 +11,7 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
 import type { CalendarDay } from '../parse/dates.js';
-import { type DetailsState, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
+import { type DetailsState, MAX_ITEMS_PAGE, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
@@ -287,7 +287,8 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
           context(page > 1 ? `No items on page ${page}: the list ends before it.` : 'The service lists no items for this request.'),
         );
       else blocks.push(...packItems(items, 40, sharedState));
-      const more = total === undefined ? items.length >= pageSize : first + items.length - 1 < total;
+      // A page past the last one the modal reads back would only answer that the control no longer works.
+      const more = page < MAX_ITEMS_PAGE && (total === undefined ? items.length >= pageSize : first + items.length - 1 < total);
       const back = items.length === 0 ? 1 : page - 1;
       const paging = [
         page > 1

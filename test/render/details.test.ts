@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import type { DetailsOutcome } from '../../src/approvals/details.js';
 import { approvalPages } from '../../src/config.js';
-import { type DetailsState, decodeDetailsButton, decodeDetailsMetadata, decodeDetailsSelect } from '../../src/parse/details.js';
+import {
+  type DetailsState,
+  decodeDetailsButton,
+  decodeDetailsMetadata,
+  decodeDetailsSelect,
+  MAX_ITEMS_PAGE,
+  parseDetailsPage,
+} from '../../src/parse/details.js';
 import { approvalBlocks, renderApprovalsPage } from '../../src/render/approvals.js';
 import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, renderDetailsView } from '../../src/render/details.js';
 import { DETAILS_ACTIONS, detailsButton, detailsSelect } from '../../src/render/details-controls.js';
@@ -181,6 +188,17 @@ describe('the details modal', () => {
       [DETAILS_ACTIONS.previous, '← First page', '1'],
       ['approval:open', 'Open in the service', undefined],
     ]);
+  });
+
+  it('offers Next only to a page a click can carry back: never past the last page the modal reads', () => {
+    const ten = Array.from({ length: 10 }, (_, i) => item(i + 1));
+    const before = shown(details({}, ten, {}, MAX_ITEMS_PAGE - 1), { ...STATE, page: MAX_ITEMS_PAGE - 1 });
+    const next = before.buttons.find((b) => b.action_id === DETAILS_ACTIONS.next);
+    expect(next?.value).toBe(String(MAX_ITEMS_PAGE));
+    expect(parseDetailsPage(next?.value)).toBe(MAX_ITEMS_PAGE);
+    const last = shown(details({}, ten, {}, MAX_ITEMS_PAGE), { ...STATE, page: MAX_ITEMS_PAGE });
+    expect(last.buttons.map((b) => b.action_id)).toEqual([DETAILS_ACTIONS.previous, 'approval:open']);
+    expect(parseDetailsPage(String(MAX_ITEMS_PAGE + 1))).toBeUndefined();
   });
 
   it('renders a request of 500 items answered all at once within the modal’s limits, saying how many are left out', () => {

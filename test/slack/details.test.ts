@@ -135,6 +135,19 @@ describe('Details', () => {
     });
   });
 
+  it('pages to the last page the modal reads, and answers a page past it as a control that no longer works', async () => {
+    const t = build();
+    await t.link('UADA');
+    const view = { id: 'VOPEN', private_metadata: encodeDetailsMetadata({ approvalId: ID, origin: { kind: 'typed' }, page: 9999 }) };
+    await detailsPageAction(t.deps)(t.click('10000', 'UADA', view));
+    await t.deps.background.drain();
+    expect(t.fake.calls.find((c) => c.command === 'getRequestItems')).toMatchObject({ page: { startPage: 10000 } });
+    await detailsPageAction(t.deps)(t.click('10001', 'UADA', view));
+    await t.deps.background.drain();
+    expect(t.fake.calls.filter((c) => c.command === 'getRequestItems')).toHaveLength(1);
+    expect(t.text(1)).toContain('This control no longer works');
+  });
+
   it('pushes the sign-in modal over the details with the click’s trigger, carrying them to show once linked', async () => {
     const t = build();
     const state = { approvalId: ID, origin: { kind: 'typed' as const }, page: 2 };

@@ -16,6 +16,7 @@ import {
   decodeDetailsButton,
   decodeDetailsMetadata,
   decodeDetailsSelect,
+  parseDetailsPage,
 } from '../../../parse/details.js';
 import { detailsNoticeView, refreshTarget } from '../../../render/details.js';
 import { linkInstructions } from '../../../render/errors.js';
@@ -81,9 +82,9 @@ export function detailsPageAction(deps: SlackDeps) {
     await ack();
     const who = principalOf(body);
     const modal = modalOf(body);
-    const page = /^\d{1,4}$/.test(action.value ?? '') ? Number(action.value) : undefined;
+    const page = parseDetailsPage(action.value);
     if (modal === undefined) return void deps.logger.warn({ user: who.userId }, 'unreadable details paging');
-    if (page === undefined || page < 1) {
+    if (page === undefined) {
       deps.logger.warn({ user: who.userId }, 'unreadable details paging');
       return deps.background.run('approval details page', () =>
         updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, UNREADABLE)),
