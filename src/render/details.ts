@@ -139,15 +139,56 @@ export function detailsNoticeView(state: DetailsState, paragraphs: Paragraph[]):
   return view(state, [richText(paragraphs)]);
 }
 
-/** Line breaks kept (a description is written in lines), other control characters made spaces, cut to `max`. */
-function lines(text: string, max: number): Paragraph[] {
-  const cut = truncate(text.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' '), max);
-  return cut
+/** The most lines of a description or notes shown; the rest are said to be there. */
+const MAX_LINES = 30;
+
+/**
+ * A description or notes as they were written: line breaks kept, paragraphs kept apart by one blank
+ * line however many there were, other control characters made spaces; at most MAX_LINES lines and
+ * `max` characters, and a last line of ours saying what is left out (Open in the service shows it,
+ * when there is one). Reads at most a few times `max` of the text, however long it is.
+ */
+function lines(text: string, max: number, open: boolean): Paragraph[] {
+  const readAtMost = max * 4;
+  const head = text.length > readAtMost ? text.slice(0, readAtMost) : text;
+  const all = head
+    .replace(/\r\n?/g, '\n')
+    .replace(/[\u0000-\u0009\u000b-\u001f\u007f]/g, ' ')
     .split('\n')
-    .map((l) => l.trimEnd())
-    .filter((l) => l !== '')
-    .slice(0, 30)
-    .map((l): Paragraph => [l]);
+    .map((l) => l.trimEnd());
+  const shown: Paragraph[] = [];
+  let used = 0;
+  let blankBefore = false;
+  let partial = false;
+  let next = 0;
+  for (; next < all.length && shown.length < MAX_LINES; next++) {
+    const line = all[next] as string;
+    if (line === '') {
+      blankBefore = shown.length > 0;
+      continue;
+    }
+    const room = max - used;
+    if (room < 2) break;
+    const cut = truncate(line, room);
+    // A blank line before it is a line break of its own, since an empty paragraph is not drawn.
+    shown.push(blankBefore ? ['\n', cut] : [cut]);
+    used += cut.length + 1;
+    blankBefore = false;
+    if (cut !== line) {
+      partial = true;
+      next++;
+      break;
+    }
+  }
+  const more = all.slice(next).filter((l) => l !== '').length;
+  const counted = !partial && head.length === text.length;
+  if (counted && more > 0) {
+    const n = `${more} more line${more === 1 ? '' : 's'}`;
+    shown.push([italic(open ? `… ${n}: Open in the service shows ${more === 1 ? 'it' : 'them'}.` : `… ${n}, not shown here.`)]);
+  } else if (!counted) {
+    shown.push([italic(open ? '… the rest of it: Open in the service shows it.' : '… the rest of it is not shown here.')]);
+  }
+  return shown;
 }
 
 function statusLine(d: ApprovalDetails, today: CalendarDay): Run[] {
@@ -305,8 +346,8 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   // plain_text without emoji: a request named ":fire: urgent" shows those very characters.
   const title = plain(oneLine(d.requestName || '(unnamed request)', LIMITS.headerText), LIMITS.headerText);
   const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.today))];
-  if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000)]));
-  if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000)]));
+  if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000, open !== undefined)]));
+  if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));
   blocks.push(...buttonsBlock('details:open', [open]));
   blocks.push(

@@ -116,6 +116,22 @@ describe('the details modal', () => {
     expect(buttons[0]?.url).toBe('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId=10001%3AWPDS%3A1');
   });
 
+  it('says how much of a long description is not shown, and keeps its paragraphs apart', () => {
+    const long = Array.from({ length: 40 }, (_, i) => `line ${i + 1}`).join('\n');
+    const withLink = shown(details({ description: long })).text;
+    expect(withLink).toContain('line 30\n');
+    expect(withLink).not.toContain('line 31');
+    expect(withLink).toContain('_… 10 more lines: Open in the service shows them._');
+    const without = shown(details({ description: long }), STATE, 'UADA', false).text;
+    expect(without).toContain('_… 10 more lines, not shown here._');
+    // Paragraphs stay apart, by one blank line however many there were; lines keep their words exactly.
+    const paragraphs = shown(details({ description: 'First.\n\n\n\nSecond, *as is*.\r\n\r\nThird.' })).text;
+    expect(paragraphs).toContain('*Description*\nFirst.\n\nSecond, *as is*.\n\nThird.');
+    // A description cut by characters says so too.
+    const wide = shown(details({ description: 'w'.repeat(5000) })).text;
+    expect(wide).toContain('_… the rest of it: Open in the service shows it._');
+  });
+
   it('shows a completed one with when and by whom, and no actions', () => {
     const { text } = shown(
       details({ completedDate: '2026-11-21 08:30:00.0', completedByName: 'Lovelace, Ada', state: 'Accepted', actions: [] }),
