@@ -46,10 +46,31 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-/** Cuts text to `max` characters (counting the ellipsis) at a character boundary. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * Cuts text to `max` characters (counting the ellipsis) as Slack counts them, in UTF-16 units (an
+ * emoji outside the Basic Multilingual Plane is two), and only between what draws as one character:
+ * never inside a surrogate pair, a flag, or a sequence joined by zero-width joiners or modifiers.
+ * Only the first `max` units and one more character are ever looked at, however long the text.
+ */
 export function truncate(text: string, max: number): string {
-  const chars = Array.from(text);
-  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;
+  if (text.length <= max) return text;
+  const room = Math.max(0, max - 1);
+  let end = 0;
+  // Whether `room` is a boundary depends on what comes before it and on the one code point after
+  // it (up to two units), all within the window.
+  for (const { index, segment } of graphemes.segment(text.slice(0, room + 2))) {
+    if (index + segment.length > room) break;
+    end = index + segment.length;
+  }
+  // A single cluster longer than the room (a letter under hundreds of marks): cut it, but not inside a pair.
+  if (end === 0 && room > 0) end = isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
+  return `${text.slice(0, end)}…`;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 /** Truncates, then escapes: escaping can lengthen text, so callers budget for the escaped form. */

@@ -132,6 +132,17 @@ describe('the details modal', () => {
     expect(wide).toContain('_… the rest of it: Open in the service shows it._');
   });
 
+  it('keeps text of emoji and other two-unit characters within Slack’s limits, as Slack counts them', () => {
+    // shown() checks every view against the limits; these used to be twice over them.
+    const { text } = shown(details({ requestName: '📦'.repeat(200), description: '📦'.repeat(2000), notes: '🧾'.repeat(1600) }));
+    expect(text).toContain('📦'.repeat(74));
+    shown(
+      details({ workItemName: '😀'.repeat(200), requestedByName: '😀'.repeat(200), actions: ['😀'.repeat(100)] }, [
+        item(1, { entitlementName: '😀'.repeat(3000) }),
+      ]),
+    );
+  });
+
   it('shows a completed one with when and by whom, and no actions', () => {
     const { text } = shown(
       details({ completedDate: '2026-11-21 08:30:00.0', completedByName: 'Lovelace, Ada', state: 'Accepted', actions: [] }),

@@ -34,7 +34,27 @@ describe('blocks', () => {
   it('escapes the three characters Slack parses, and truncates by character', () => {
     expect(escapeMrkdwn('<!channel> & <@U1> <https://x|y>')).toBe('&lt;!channel&gt; &amp; &lt;@U1&gt; &lt;https://x|y&gt;');
     expect(truncate('abcdef', 4)).toBe('abc…');
-    expect(truncate('🙂🙂🙂', 2)).toBe('🙂…');
+    expect(truncate('abcd', 4)).toBe('abcd');
+  });
+
+  it('truncates to Slack’s count (UTF-16 units, as its limits and our validator count), never inside a character', () => {
+    // An emoji outside the Basic Multilingual Plane is two units: 🙂🙂 and the ellipsis are five.
+    expect(truncate('🙂🙂🙂', 5)).toBe('🙂🙂…');
+    expect(truncate('🙂🙂🙂', 4)).toBe('🙂…');
+    expect(truncate('🙂🙂🙂', 2)).toBe('…');
+    // Nor inside what draws as one: a family joined by zero-width joiners, a flag, a skin tone, an accent.
+    const family = '👩‍👩‍👧';
+    expect(truncate(`ab${family}${family}`, 2 + family.length + 3)).toBe(`ab${family}…`);
+    expect(truncate(`ab${family}`, 2 + family.length - 1)).toBe('ab…');
+    expect(truncate('🇫🇷🇩🇪', 6)).toBe('🇫🇷…');
+    expect(truncate('x👍🏽y', 4)).toBe('x…');
+    expect(truncate('cafe\u0301s', 5)).toBe('caf…');
+    for (const text of ['📦'.repeat(200), `a${'😀'.repeat(100)}`, family.repeat(40)])
+      for (const max of [1, 2, 3, 50, 149, 150]) {
+        const cut = truncate(text, max);
+        expect(cut.length).toBeLessThanOrEqual(max);
+        expect(cut).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      }
   });
 });
 
