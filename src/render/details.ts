@@ -134,6 +134,27 @@ export function detailsFailureView(state: DetailsState, message: Message, ways: 
   return view(state, [...message.blocks.filter((b) => b.type !== 'actions'), ...buttonsBlock('details:ways', buttons)]);
 }
 
+/**
+ * What takes the place of a view Slack refused, so that the reader is not left on the loading view:
+ * our own words only (nothing from the service, which is what Slack may have refused), the
+ * reference of the log line, and the way to the approval in the service when there is one.
+ */
+export function detailsUnshownView(state: DetailsState, reference: string, approvalLinks?: ApprovalLinks | undefined): ModalView {
+  const open = openButton(approvalLinks, state.approvalId);
+  return view(state, [
+    richText([
+      [
+        emoji('warning'),
+        ' Slack would not show these details of ',
+        code(oneLine(state.approvalId, 120)),
+        ', so countersign cannot show them here. It has been logged for your Slack admins.',
+      ],
+      ['Reference ', code(oneLine(reference, 40)), '.'],
+    ]),
+    ...buttonsBlock('details:open', [open]),
+  ]);
+}
+
 /** A plain notice in the modal: a control that no longer works, a list refreshed. */
 export function detailsNoticeView(state: DetailsState, paragraphs: Paragraph[]): ModalView {
   return view(state, [richText(paragraphs)]);

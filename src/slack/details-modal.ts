@@ -8,7 +8,7 @@ import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { approvalDetails } from '../approvals/details.js';
 import type { DetailsState } from '../parse/details.js';
-import { detailsFailureView, detailsLoadingView, renderDetailsView } from '../render/details.js';
+import { detailsFailureView, detailsLoadingView, detailsUnshownView, renderDetailsView } from '../render/details.js';
 import { translateFailure } from '../render/errors.js';
 import { code, oneLine, richMessage } from '../render/rich.js';
 import { isServiceError } from '../service/errors.js';
@@ -61,7 +61,7 @@ export async function showDetails(deps: SlackDeps, client: WebClient, viewId: st
     }
     view = renderDetailsView({ outcome, state, userId: who.userId, today, approvalLinks: deps.approvalLinks });
   }
-  await updateDetails(deps, client, viewId, view);
+  await updateDetails(deps, client, viewId, view, state);
 }
 
 /** What went wrong, worded by the translator, with Link again or Try again where they help. */
@@ -83,12 +83,33 @@ export function failureView(deps: SlackDeps, who: Principal, state: DetailsState
   return detailsFailureView(state, translated.message, { relink: kind === 'invalid-token', retry });
 }
 
-/** A modal the user has closed cannot be updated: that is no failure of theirs, and only the log hears of it. */
-export async function updateDetails(deps: SlackDeps, client: WebClient, viewId: string, view: View): Promise<void> {
+/** Slack's error code for a refused Web API call (invalid_blocks, not_found…), when it gave one. */
+function slackErrorOf(error: unknown): string | undefined {
+  const data = (error as { data?: { error?: unknown } } | null)?.data;
+  return typeof data?.error === 'string' ? data.error : undefined;
+}
+
+/**
+ * Puts a view in the modal. One the user has closed meanwhile (not_found) is no failure of theirs:
+ * only the log hears of it. Any other refusal would leave the view before it (Asking…) up for
+ * ever: it is logged, with a reference, and a plain view of our own words that says so takes its place.
+ */
+export async function updateDetails(deps: SlackDeps, client: WebClient, viewId: string, view: View, state: DetailsState): Promise<void> {
   try {
     await client.views.update({ view_id: viewId, view });
   } catch (error) {
-    deps.logger.info({ error: (error as Error).message }, 'views.update of the details failed');
+    const slackError = slackErrorOf(error);
+    if (slackError === 'not_found') return void deps.logger.info({ slackError }, 'details modal closed before its update');
+    const reference = deps.newId();
+    deps.logger.error(
+      { slackError, error: (error as Error).message, approval: state.approvalId, reference },
+      'Slack refused the details view',
+    );
+    await client.views
+      .update({ view_id: viewId, view: detailsUnshownView(state, reference, deps.approvalLinks) })
+      .catch((again: unknown) =>
+        deps.logger.warn({ error: (again as Error).message, reference }, 'views.update of the details failed again'),
+      );
   }
 }
 
@@ -96,6 +117,6 @@ export async function updateDetails(deps: SlackDeps, client: WebClient, viewId: 
 export function detailsEscaped(deps: SlackDeps, client: WebClient, viewId: string, who: Principal, state: DetailsState) {
   return async (error: unknown): Promise<void> => {
     deps.logger.error({ error, user: who.userId }, 'approval details failed');
-    await updateDetails(deps, client, viewId, failureView(deps, who, state, error));
+    await updateDetails(deps, client, viewId, failureView(deps, who, state, error), state);
   };
 }

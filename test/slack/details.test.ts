@@ -26,6 +26,8 @@ function build(options: Parameters<typeof fakeDeps>[0] = {}) {
   const views: Array<{ method: string; args: Record<string, unknown> }> = [];
   let refuse = false;
   let refusePush = false;
+  /** Slack's error for the next views.update calls, in turn. */
+  const updateErrors: string[] = [];
   const client = {
     views: {
       open: async (args: Record<string, unknown>) => {
@@ -37,6 +39,13 @@ function build(options: Parameters<typeof fakeDeps>[0] = {}) {
       update: async (args: Record<string, unknown>) => {
         events.push('views.update');
         views.push({ method: 'update', args });
+        const error = updateErrors.shift();
+        // As @slack/web-api throws a refusal: its code, and Slack's answer as data.
+        if (error !== undefined)
+          throw Object.assign(new Error(`An API error occurred: ${error}`), {
+            code: 'slack_webapi_platform_error',
+            data: { ok: false, error },
+          });
         return { ok: true };
       },
       push: async (args: Record<string, unknown>) => {
@@ -69,7 +78,10 @@ function build(options: Parameters<typeof fakeDeps>[0] = {}) {
   const refusePushes = () => {
     refusePush = true;
   };
-  return { ...t, client, views, click, text, refuseViews, refusePushes };
+  const refuseUpdates = (...errors: string[]) => {
+    updateErrors.push(...errors);
+  };
+  return { ...t, client, views, click, text, refuseViews, refusePushes, refuseUpdates };
 }
 
 const responses = (r: RespondArguments[]) => JSON.stringify(r);
@@ -120,6 +132,33 @@ describe('Details', () => {
     expect(t.fake.calls).toEqual([]);
     expect(responses(t.responses)).toContain('The details could not be opened (Slack said: An API error occurred: expired_trigger_id)');
     expect(responses(t.responses)).toContain(`/approvals show ${ID}`);
+  });
+
+  it('never leaves the loading view up when Slack refuses the details: a plain view with a reference instead, and the log says why', async () => {
+    const t = build();
+    await t.link('UADA');
+    t.refuseUpdates('invalid_blocks');
+    await detailsButtonAction(t.deps)(t.click(encodeDetailsValue(ID, { kind: 'home' })));
+    await t.deps.background.drain();
+    expect(t.views.map((v) => [v.method, v.args.view_id])).toEqual([
+      ['open', undefined],
+      ['update', 'VDETAILS'],
+      ['update', 'VDETAILS'],
+    ]);
+    expect(t.text(2)).toContain('Slack would not show these details');
+    const refused = t.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'Slack refused the details view');
+    expect(refused).toMatchObject({ level: 'error', slackError: 'invalid_blocks', approval: ID });
+    expect(t.text(2)).toContain(`Reference \`${refused.reference}\``);
+  });
+
+  it('updates nothing more when the modal was closed meanwhile', async () => {
+    const t = build();
+    await t.link('UADA');
+    t.refuseUpdates('not_found');
+    await detailsButtonAction(t.deps)(t.click(encodeDetailsValue(ID, { kind: 'home' })));
+    await t.deps.background.drain();
+    expect(t.views.map((v) => v.method)).toEqual(['open', 'update']);
+    expect(t.logs.join('\n')).not.toMatch(/"level":"(error|warn)"/);
   });
 
   it('pages inside the modal from its own state, updating it in place', async () => {

@@ -87,7 +87,7 @@ export function detailsPageAction(deps: SlackDeps) {
     if (page === undefined) {
       deps.logger.warn({ user: who.userId }, 'unreadable details paging');
       return deps.background.run('approval details page', () =>
-        updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, UNREADABLE)),
+        updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, UNREADABLE), modal.state),
       );
     }
     const state = { ...modal.state, page };
@@ -124,7 +124,7 @@ export function detailsRefreshAction(deps: SlackDeps) {
             : target === 'page'
               ? md('Done: the list behind this window shows what waits for you now.')
               : md('Type `/approvals` to see what waits for you now.');
-        await updateDetails(deps, client, viewId, detailsNoticeView(state, [done]));
+        await updateDetails(deps, client, viewId, detailsNoticeView(state, [done]), state);
       },
       detailsEscaped(deps, client, viewId, who, state),
     );
@@ -160,7 +160,7 @@ export function detailsRelinkAction(deps: SlackDeps) {
         md(linkInstructions({ userId: who.userId, command: 'findApprovals', linkMode: deps.credentials.mode })),
         ['Then open these details again: ', code(`/approvals show ${modal.state.approvalId}`)],
       ];
-      await updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, words));
+      await updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, words), modal.state);
     }
   };
 }
