@@ -74,7 +74,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const targets = new Map<string, ResponseTarget>();
   const homes = new Map<string, unknown>();
   /** Each user's open modals, the one on top last: views.push stacks one over another, as in Slack. */
-  const modals = new Map<string, Array<{ id: string; view: unknown }>>();
+  const modals = new Map<string, Array<{ id: string; view: unknown; hash: string }>>();
   const topModal = (userId: string) => modals.get(userId)?.at(-1);
   const triggers = new Map<string, string>();
   let base = '';
@@ -206,7 +206,9 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       const shown =
         surface.kind === 'modal' ? topModal(userId) : { id: `VHOME${userId}`, view: homes.get(userId) ?? { type: 'home', blocks: [] } };
       if (shown === undefined) return { status: 404 };
-      const view = { ...(shown.view as object), id: shown.id, team_id: options.teamId, state: { values: {} }, hash: ts() };
+      // As Slack does, the click carries the view's hash: an update made with it fails once the view has changed since.
+      const hash = 'hash' in shown ? shown.hash : ts();
+      const view = { ...(shown.view as object), id: shown.id, team_id: options.teamId, state: { values: {} }, hash };
       const res = await forward(
         new URLSearchParams({ payload: JSON.stringify({ ...base, container: { type: 'view', view_id: shown.id }, view }) }).toString(),
       );
@@ -395,18 +397,21 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
         const stack = method === 'views.push' ? (modals.get(userId) ?? []) : [];
         if (method === 'views.push' && stack.length === 0) return { ok: false, error: 'push_limit_reached' };
         if (stack.length >= 3) return { ok: false, error: 'push_limit_reached' };
-        stack.push({ id, view: parsed('view') });
+        const hash = ts();
+        stack.push({ id, view: parsed('view'), hash });
         modals.set(userId, stack);
         changed();
-        return { ok: true, view: { id } };
+        return { ok: true, view: { id, hash } };
       }
       case 'views.update': {
         // Any modal of the stack may be updated, the one underneath too, as Slack allows.
         const entry = [...modals.values()].flat().find((m) => m.id === str('view_id'));
         if (!entry) return { ok: false, error: 'not_found' };
+        if (str('hash') !== '' && str('hash') !== entry.hash) return { ok: false, error: 'hash_conflict' };
         entry.view = parsed('view');
+        entry.hash = ts();
         changed();
-        return { ok: true, view: { id: entry.id } };
+        return { ok: true, view: { id: entry.id, hash: entry.hash } };
       }
       default:
         return { ok: false, error: 'unknown_method', detail: `the playground does not play ${method}` };

@@ -31,9 +31,11 @@ export async function openDetails(
   respond: Respond | undefined,
 ): Promise<void> {
   let viewId: string | undefined;
+  let hash: string | undefined;
   try {
     const opened = await client.views.open({ trigger_id: triggerId, view: detailsLoadingView(state) });
     viewId = opened.view?.id;
+    hash = opened.view?.hash;
   } catch (error) {
     deps.logger.warn({ user: who.userId, error: (error as Error).message }, 'views.open failed');
     // Slack's words are quoted exactly, as rich text.
@@ -45,11 +47,22 @@ export async function openDetails(
     return;
   }
   if (viewId === undefined) return void deps.logger.warn({ user: who.userId }, 'views.open answered without a view id');
-  await showDetails(deps, client, viewId, who, state).catch(detailsEscaped(deps, client, viewId, who, state));
+  await showDetails(deps, client, viewId, who, state, hash).catch(detailsEscaped(deps, client, viewId, who, state, hash));
 }
 
-/** Asks the service (with the reader's own credentials) and puts the answer in the modal. */
-export async function showDetails(deps: SlackDeps, client: WebClient, viewId: string, who: Principal, state: DetailsState): Promise<void> {
+/**
+ * Asks the service (with the reader's own credentials) and puts the answer in the modal. `hash`:
+ * the modal as the click saw it, so that of two quick clicks the update that lands second does
+ * not overwrite the first (Slack refuses it with hash_conflict).
+ */
+export async function showDetails(
+  deps: SlackDeps,
+  client: WebClient,
+  viewId: string,
+  who: Principal,
+  state: DetailsState,
+  hash?: string | undefined,
+): Promise<void> {
   const [outcome, { today }] = await Promise.all([approvalDetails(deps, who, state.approvalId, state.page), clockOf(deps, who.userId)]);
   let view: View;
   if (outcome.kind === 'failed') {
@@ -61,7 +74,7 @@ export async function showDetails(deps: SlackDeps, client: WebClient, viewId: st
     }
     view = renderDetailsView({ outcome, state, userId: who.userId, today, approvalLinks: deps.approvalLinks });
   }
-  await updateDetails(deps, client, viewId, view, state);
+  await updateDetails(deps, client, viewId, view, state, hash);
 }
 
 /** What went wrong, worded by the translator, with Link again or Try again where they help. */
@@ -90,16 +103,26 @@ function slackErrorOf(error: unknown): string | undefined {
 }
 
 /**
- * Puts a view in the modal. One the user has closed meanwhile (not_found) is no failure of theirs:
- * only the log hears of it. Any other refusal would leave the view before it (Asking…) up for
- * ever: it is logged, with a reference, and a plain view of our own words that says so takes its place.
+ * Puts a view in the modal, as it was when `hash` was read (when known). One the user has closed
+ * meanwhile (not_found), or that a newer update has changed since (hash_conflict: a later click
+ * won), is no failure of anyone's: only the log hears of it. Any other refusal would leave the view
+ * before it (Asking…) up for ever: it is logged, with a reference, and a plain view of our own
+ * words that says so takes its place.
  */
-export async function updateDetails(deps: SlackDeps, client: WebClient, viewId: string, view: View, state: DetailsState): Promise<void> {
+export async function updateDetails(
+  deps: SlackDeps,
+  client: WebClient,
+  viewId: string,
+  view: View,
+  state: DetailsState,
+  hash?: string | undefined,
+): Promise<void> {
   try {
-    await client.views.update({ view_id: viewId, view });
+    await client.views.update({ view_id: viewId, view, ...(hash === undefined ? {} : { hash }) });
   } catch (error) {
     const slackError = slackErrorOf(error);
     if (slackError === 'not_found') return void deps.logger.info({ slackError }, 'details modal closed before its update');
+    if (slackError === 'hash_conflict') return void deps.logger.info({ slackError }, 'a newer update of the details modal won');
     const reference = deps.newId();
     deps.logger.error(
       { slackError, error: (error as Error).message, approval: state.approvalId, reference },
@@ -114,9 +137,16 @@ export async function updateDetails(deps: SlackDeps, client: WebClient, viewId: 
 }
 
 /** For work after the ack that escaped: the modal says something went wrong rather than loading for ever. */
-export function detailsEscaped(deps: SlackDeps, client: WebClient, viewId: string, who: Principal, state: DetailsState) {
+export function detailsEscaped(
+  deps: SlackDeps,
+  client: WebClient,
+  viewId: string,
+  who: Principal,
+  state: DetailsState,
+  hash?: string | undefined,
+) {
   return async (error: unknown): Promise<void> => {
     deps.logger.error({ error, user: who.userId }, 'approval details failed');
-    await updateDetails(deps, client, viewId, failureView(deps, who, state, error), state);
+    await updateDetails(deps, client, viewId, failureView(deps, who, state, error), state, hash);
   };
 }

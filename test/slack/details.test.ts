@@ -161,6 +161,25 @@ describe('Details', () => {
     expect(t.logs.join('\n')).not.toMatch(/"level":"(error|warn)"/);
   });
 
+  it('updates the modal only as the click saw it: a newer update that won (hash_conflict) is left alone', async () => {
+    const t = build();
+    await t.link('UADA');
+    const view = {
+      id: 'VOPEN',
+      hash: '1700000000.abc',
+      private_metadata: encodeDetailsMetadata({ approvalId: ID, origin: { kind: 'typed' }, page: 1 }),
+    };
+    t.refuseUpdates('hash_conflict');
+    await detailsPageAction(t.deps)(t.click('2', 'UADA', view));
+    await detailsPageAction(t.deps)(t.click('3', 'UADA', view));
+    await t.deps.background.drain();
+    expect(t.views.map((v) => [v.method, v.args.view_id, v.args.hash])).toEqual([
+      ['update', 'VOPEN', '1700000000.abc'],
+      ['update', 'VOPEN', '1700000000.abc'],
+    ]);
+    expect(t.logs.join('\n')).not.toMatch(/"level":"(error|warn)"/);
+  });
+
   it('pages inside the modal from its own state, updating it in place', async () => {
     const t = build();
     await t.link('UADA');

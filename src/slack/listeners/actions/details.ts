@@ -69,11 +69,15 @@ export function detailsSelectAction(deps: SlackDeps) {
   };
 }
 
-/** The modal this click came from: its id and its state, or undefined for a click that did not come from one of ours. */
-function modalOf(body: BlockAction): { viewId: string; state: DetailsState } | undefined {
+/**
+ * The modal this click came from: its id, its state, and its hash (the view as the click saw it),
+ * or undefined for a click that did not come from one of ours.
+ */
+function modalOf(body: BlockAction): { viewId: string; state: DetailsState; hash: string | undefined } | undefined {
   const view = body.view;
   const state = decodeDetailsMetadata(view?.private_metadata);
-  return view?.id === undefined || state === undefined ? undefined : { viewId: view.id, state };
+  const hash = typeof view?.hash === 'string' && view.hash !== '' ? view.hash : undefined;
+  return view?.id === undefined || state === undefined ? undefined : { viewId: view.id, state, hash };
 }
 
 /** Next, Previous and Try again: the page in the button's value, the rest from the modal, asked again and shown in place. */
@@ -87,14 +91,14 @@ export function detailsPageAction(deps: SlackDeps) {
     if (page === undefined) {
       deps.logger.warn({ user: who.userId }, 'unreadable details paging');
       return deps.background.run('approval details page', () =>
-        updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, UNREADABLE), modal.state),
+        updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, UNREADABLE), modal.state, modal.hash),
       );
     }
     const state = { ...modal.state, page };
     deps.background.run(
       'approval details page',
-      () => showDetails(deps, client, modal.viewId, who, state),
-      detailsEscaped(deps, client, modal.viewId, who, state),
+      () => showDetails(deps, client, modal.viewId, who, state, modal.hash),
+      detailsEscaped(deps, client, modal.viewId, who, state, modal.hash),
     );
   };
 }
@@ -106,7 +110,7 @@ export function detailsRefreshAction(deps: SlackDeps) {
     const who = principalOf(body);
     const modal = modalOf(body);
     if (modal === undefined) return void deps.logger.warn({ user: who.userId }, 'unreadable details refresh');
-    const { state, viewId } = modal;
+    const { state, viewId, hash } = modal;
     deps.background.run(
       'approval details refresh',
       async () => {
@@ -124,9 +128,9 @@ export function detailsRefreshAction(deps: SlackDeps) {
             : target === 'page'
               ? md('Done: the list behind this window shows what waits for you now.')
               : md('Type `/approvals` to see what waits for you now.');
-        await updateDetails(deps, client, viewId, detailsNoticeView(state, [done]), state);
+        await updateDetails(deps, client, viewId, detailsNoticeView(state, [done]), state, hash);
       },
-      detailsEscaped(deps, client, viewId, who, state),
+      detailsEscaped(deps, client, viewId, who, state, hash),
     );
   };
 }
