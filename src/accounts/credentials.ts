@@ -9,6 +9,7 @@ import {
   type CredentialSource,
   type Credentials,
   LinkOutdatedError,
+  type OutcomeNote,
   RefusedForUserError,
   type ServiceCall,
 } from '../service/credentials.js';
@@ -55,7 +56,7 @@ export function trustedApplication(options: TrustedAppOptions): CredentialSource
           serviceUser: identity.serviceUser,
           linkedAt: identity.linkedAt,
           source: identity.source,
-          call: (send) => callForIdentity(options, who, identity, send),
+          call: (send, note = 'all') => callForIdentity(options, who, identity, send, note),
         };
       }
       const linked = await store.getToken(who, command);
@@ -72,14 +73,22 @@ export function trustedApplication(options: TrustedAppOptions): CredentialSource
   };
 }
 
-async function callForIdentity<T>(options: TrustedAppOptions, who: Principal, identity: IdentityLink, send: ServiceCall<T>): Promise<T> {
+async function callForIdentity<T>(
+  options: TrustedAppOptions,
+  who: Principal,
+  identity: IdentityLink,
+  send: ServiceCall<T>,
+  noting: OutcomeNote,
+): Promise<T> {
   const { session } = options;
   // Only ever the stored identity: nothing a user typed or a button carried reaches auth-user-id.
   const callOptions = { onBehalfOf: identity.serviceUser };
-  const note = (outcome: 'ok' | 'rejected') =>
-    options.store.recordIdentityOutcome(who, outcome, options.now()).catch((error: unknown) => {
+  const note = async (outcome: 'ok' | 'rejected', refusal?: InvalidTokenError) => {
+    if (noting === 'none' || (noting === 'not-command-only' && refusal?.commandOnly === true)) return;
+    await options.store.recordIdentityOutcome(who, outcome, options.now()).catch((error: unknown) => {
       options.logger.warn({ user: who.userId, error: (error as Error).message }, 'could not note how a call went');
     });
+  };
   const token = await session.token();
   let refusal: InvalidTokenError;
   try {
@@ -106,6 +115,6 @@ async function callForIdentity<T>(options: TrustedAppOptions, who: Principal, id
       }
     }
   }
-  await note('rejected');
+  await note('rejected', refusal);
   throw new RefusedForUserError(refusal, identity.serviceUser);
 }

@@ -17,6 +17,8 @@ export const ITEMS_PAGE_SIZE = 10;
 export type ItemsOutcome =
   | { kind: 'page'; page: number; pageSize: number; items: RequestItemsPage }
   | { kind: 'not-offered' }
+  /** The service does not let this user run getRequestItems: asking again will not help. */
+  | { kind: 'not-permitted' }
   | { kind: 'failed'; error: unknown };
 
 export type DetailsOutcome =
@@ -38,10 +40,13 @@ export async function approvalDetails(deps: Deps, who: Principal, approvalId: st
     // Details belong to the approvals a user can list: the link for findApprovals is the one to use.
     const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
     if (linked === undefined) return { kind: 'not-linked' };
+    // How the link stands is the details call's to say: the items only add to its answer, and a
+    // refusal of one command alone leaves the link working for the others.
     const [details, items] = await Promise.allSettled([
-      linked.call((token, options) => deps.service.getApprovalDetails(approvalId, token, options)),
-      linked.call((token, options) =>
-        deps.service.getRequestItems({ approvalId }, { pageSize: ITEMS_PAGE_SIZE, startPage: page }, token, options),
+      linked.call((token, options) => deps.service.getApprovalDetails(approvalId, token, options), 'not-command-only'),
+      linked.call(
+        (token, options) => deps.service.getRequestItems({ approvalId }, { pageSize: ITEMS_PAGE_SIZE, startPage: page }, token, options),
+        'none',
       ),
     ]);
     if (details.status === 'rejected') throw details.reason;
@@ -49,8 +54,8 @@ export async function approvalDetails(deps: Deps, who: Principal, approvalId: st
     return { kind: 'details', details: details.value, items: itemsOutcome(items, page) };
   } catch (error) {
     // A token refused only this command ("not valid for the command") still lists approvals: its link is not marked refused.
-    const narrow = isServiceError(error) && error.kind === 'invalid-token' && !error.expired;
-    if (!narrow) await noteFailure(deps, who, 'findApprovals', error);
+    const commandOnly = isServiceError(error) && error.kind === 'invalid-token' && error.commandOnly;
+    if (!commandOnly) await noteFailure(deps, who, 'findApprovals', error);
     if (isServiceError(error) && error.kind === 'not-visible') return { kind: 'not-visible' };
     if (isServiceError(error) && error.kind === 'not-offered') return { kind: 'not-offered' };
     return { kind: 'failed', error };
@@ -60,5 +65,7 @@ export async function approvalDetails(deps: Deps, who: Principal, approvalId: st
 function itemsOutcome(settled: PromiseSettledResult<RequestItemsPage>, page: number): ItemsOutcome {
   if (settled.status === 'fulfilled') return { kind: 'page', page, pageSize: ITEMS_PAGE_SIZE, items: settled.value };
   const error: unknown = settled.reason;
-  return isServiceError(error) && error.kind === 'not-offered' ? { kind: 'not-offered' } : { kind: 'failed', error };
+  if (isServiceError(error) && error.kind === 'not-offered') return { kind: 'not-offered' };
+  if (isServiceError(error) && error.kind === 'invalid-token' && error.commandOnly) return { kind: 'not-permitted' };
+  return { kind: 'failed', error };
 }

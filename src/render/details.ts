@@ -327,6 +327,12 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
   switch (outcome.kind) {
     case 'not-offered':
       return [context('This Command Service does not offer `getRequestItems`, so the request’s items cannot be listed here.')];
+    case 'not-permitted':
+      return [
+        context(
+          'The Command Service does not let you list the request’s items (`getRequestItems`): ask your identity team for that permission if you need it.',
+        ),
+      ];
     case 'failed':
       return [
         context('The request’s items could not be loaded just now.'),

@@ -17,6 +17,15 @@ export type LinkMode = 'user-tokens' | 'trusted-app';
 /** One call to the service, given the token to send and the options that go with it (auth-user-id). */
 export type ServiceCall<T> = (token: Secret, options: CallOptions) => Promise<T>;
 
+/**
+ * What a call's outcome says of the user's link, where the credentials keep it (the trusted mode
+ * notes it on the identity; with users' own tokens the use case notes it): 'all', the default;
+ * 'not-command-only', all but a refusal of this command alone, after which the link still works for
+ * the others; 'none', nothing (a call that only adds to another's answer, whose refusal would
+ * otherwise stand as the link's last word).
+ */
+export type OutcomeNote = 'all' | 'not-command-only' | 'none';
+
 export interface Credentials {
   /** 'user-token': the user's own stored token; 'trusted-app': the application's token, acting for serviceUser. */
   kind: 'user-token' | 'trusted-app';
@@ -29,7 +38,7 @@ export interface Credentials {
    * Makes one call with these credentials. Pass the token and the options on to the client as they
    * are: `(token, options) => deps.service.findApprovals(query, token, options)`.
    */
-  call<T>(send: ServiceCall<T>): Promise<T>;
+  call<T>(send: ServiceCall<T>, note?: OutcomeNote): Promise<T>;
 }
 
 export interface CredentialSource {

@@ -53,9 +53,15 @@ export class InvalidTokenError extends ServiceError {
   readonly kind = 'invalid-token' as const;
   /** True when the service said the token is expired or unknown, false when it only lacks the permission. */
   readonly expired: boolean;
+  /**
+   * True when what was refused is this command alone ("The token is not valid for the command 'X'."
+   * without "invalid or expired"): the token, or the user it acts for, still runs the others.
+   */
+  readonly commandOnly: boolean;
   constructor(details: ServiceErrorDetails) {
     super(details.serviceMessage ?? `The token is not valid for the command '${details.command}'.`, details);
     this.expired = /invalid or expired/i.test(details.serviceMessage ?? 'invalid or expired');
+    this.commandOnly = !this.expired && /not valid for the command/i.test(details.serviceMessage ?? '');
   }
 }
 

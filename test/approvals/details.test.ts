@@ -151,6 +151,52 @@ describe('approvalDetails', () => {
     expect((await link(u))?.lastOutcome).toBeUndefined();
   });
 
+  it('says the items are not permitted when the service bars only getRequestItems, and leaves the link as the details call found it', async () => {
+    const barredItems = () =>
+      new InvalidTokenError({
+        command: 'getRequestItems',
+        status: 401,
+        serviceMessage: "The token is not valid for the command 'getRequestItems'. ",
+      });
+    const script = {
+      items: async () => {
+        // Answered after the details, so that a note of it would be the last word on the link.
+        await new Promise((r) => setTimeout(r, 5));
+        throw barredItems();
+      },
+    };
+    const tokens = fakeDeps({ service: fakeService(script) });
+    await tokens.link('UADA');
+    expect(await approvalDetails(tokens.deps, ADA, ID)).toMatchObject({ kind: 'details', items: { kind: 'not-permitted' } });
+    expect(await link(tokens)).toMatchObject({ lastOutcome: 'ok' });
+
+    const trusted = fakeDeps({ trusted: true, service: fakeService({ ...script, loginApp: async () => new Secret('app-token') }) });
+    await trusted.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', trusted.deps.now());
+    expect(await approvalDetails(trusted.deps, ADA, ID)).toMatchObject({ kind: 'details', items: { kind: 'not-permitted' } });
+    expect(await trusted.deps.store.getIdentity(ADA)).toMatchObject({ lastOutcome: 'ok' });
+  });
+
+  it('in the trusted mode, notes the identity refused only when the service refuses to act for the user, not for a command barred', async () => {
+    const refusing = (serviceMessage: string) =>
+      fakeDeps({
+        trusted: true,
+        service: fakeService({
+          loginApp: async () => new Secret('app-token'),
+          details: async () => {
+            throw new InvalidTokenError({ command: 'getApprovalDetails', status: 401, serviceMessage });
+          },
+        }),
+      });
+    const barred = refusing("The token is not valid for the command 'getApprovalDetails'. ");
+    await barred.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', barred.deps.now());
+    expect(await approvalDetails(barred.deps, ADA, ID)).toMatchObject({ kind: 'failed' });
+    expect((await barred.deps.store.getIdentity(ADA))?.lastOutcome).toBeUndefined();
+    const unknown = refusing("The user 'ada.lovelace' given by auth-user-id could not be found.");
+    await unknown.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', unknown.deps.now());
+    expect(await approvalDetails(unknown.deps, ADA, ID)).toMatchObject({ kind: 'failed' });
+    expect(await unknown.deps.store.getIdentity(ADA)).toMatchObject({ lastOutcome: 'rejected' });
+  });
+
   it('answers "failed" when its own database is away, and calls nothing', async () => {
     const t = fakeDeps();
     await t.link('UADA');

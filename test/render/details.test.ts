@@ -275,6 +275,10 @@ describe('the details modal', () => {
     );
     expect(failed.text).toContain('could not be loaded just now');
     expect(failed.buttons.find((b) => b.action_id === DETAILS_ACTIONS.retry)?.value).toBe('2');
+    // Barred from getRequestItems: asking again would not help, so no Try again.
+    const barred = shown({ kind: 'details', details: fakeDetails(), items: { kind: 'not-permitted' } });
+    expect(barred.text).toContain('does not let you list the request’s items (`getRequestItems`)');
+    expect(barred.buttons.map((b) => b.action_id)).not.toContain(DETAILS_ACTIONS.retry);
   });
 
   it('shows the service’s text exactly, never as markup, and the request name without emoji', () => {
