@@ -56,26 +56,78 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
-  const room = Math.max(0, max - 1);
-  let end = 0;
-  // Whether `room` is a boundary depends on what comes before it and on the one code point after
-  // it (up to two units), all within the window.
-  for (const { index, segment } of graphemes.segment(text.slice(0, room + 2))) {
-    if (index + segment.length > room) break;
-    end = index + segment.length;
+  return `${text.slice(0, cutAt(text, Math.max(0, max - 1)))}…`;
+}
+
+/** Printable ASCII: nothing joins onto it, and it joins onto nothing. */
+function isPlainAscii(unit: number): boolean {
+  return unit >= 0x20 && unit <= 0x7e;
+}
+
+/** The last boundary between graphemes at or before `room`. */
+function cutAt(text: string, room: number): number {
+  if (room === 0) return 0;
+  // Between two printable ASCII characters there is always one: most text is cut there at once.
+  if (isPlainAscii(text.charCodeAt(room - 1)) && isPlainAscii(text.charCodeAt(room))) return room;
+  // Otherwise the graphemes are read from the last such place shortly before the cut, and only up
+  // to one code point past it, on which whether `room` is a boundary depends.
+  let from = -1;
+  for (let k = room - 1; k > 0 && k >= room - 64; k--)
+    if (isPlainAscii(text.charCodeAt(k - 1)) && isPlainAscii(text.charCodeAt(k))) {
+      from = k;
+      break;
+    }
+  // Text without such a place (emoji, most scripts) is read from a little before the cut: a
+  // grapheme depends only on its neighbours, but for the flags, whose letters pair up from the
+  // start of their run, counted back to it.
+  if (from < 0) from = room <= 256 ? 0 : flagAligned(text, room - 256);
+  let end = from;
+  for (const { index, segment } of graphemes.segment(text.slice(from, room + 2))) {
+    if (from + index + segment.length > room) break;
+    end = from + index + segment.length;
   }
   // A single cluster longer than the room (a letter under hundreds of marks): cut it, but not inside a pair.
-  if (end === 0 && room > 0) end = isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
-  return `${text.slice(0, end)}…`;
+  if (end === 0) return isHighSurrogate(text.charCodeAt(room - 1)) ? room - 1 : room;
+  return end;
+}
+
+/** `at`, or the one before it, so as not to start inside a pair of surrogates or of regional indicators (a flag). */
+function flagAligned(text: string, at: number): number {
+  let from = at >= 1 && isLowSurrogate(text.charCodeAt(at)) ? at - 1 : at;
+  // A plain loop back over the run, never past the cut: cheap beside segmenting it.
+  let before = 0;
+  while (from - 2 * (before + 1) >= 0 && isRegionalIndicator(text.codePointAt(from - 2 * (before + 1)))) before++;
+  if (before % 2 === 1) from -= 2;
+  return from;
+}
+
+function isRegionalIndicator(code: number | undefined): boolean {
+  return code !== undefined && code >= 0x1f1e6 && code <= 0x1f1ff;
+}
+
+function isLowSurrogate(unit: number): boolean {
+  return unit >= 0xdc00 && unit <= 0xdfff;
 }
 
 function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }
 
+/**
+ * Text on one line (line breaks and tabs made a space), cut to `max`. Only the first few times
+ * `max` of it is read, however long it is: a text that goes on past that is cut there, with the ellipsis.
+ */
+export function singleLine(text: string, max: number): string {
+  const readAtMost = max * 4 + 8;
+  if (text.length <= readAtMost) return truncate(text.replace(/[\r\n\t]+/g, ' '), max);
+  let head = text.slice(0, readAtMost);
+  if (isHighSurrogate(head.charCodeAt(head.length - 1))) head = head.slice(0, -1);
+  return truncate(`${head.replace(/[\r\n\t]+/g, ' ')}…`, max);
+}
+
 /** Truncates, then escapes: escaping can lengthen text, so callers budget for the escaped form. */
 export function inert(text: string, max: number): string {
-  return escapeMrkdwn(truncate(text.replace(/[\r\n\t]+/g, ' '), max));
+  return escapeMrkdwn(singleLine(text, max));
 }
 
 /** Inline code that cannot be broken out of: backticks inside would end the span. */

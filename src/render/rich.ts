@@ -7,7 +7,7 @@
  */
 
 import type { KnownBlock, RichTextBlock, RichTextElement, RichTextSection } from '@slack/types';
-import { escapeMrkdwn, LIMITS, type Message, truncate } from './blocks.js';
+import { escapeMrkdwn, LIMITS, type Message, singleLine, truncate } from './blocks.js';
 
 export interface Style {
   bold?: true;
@@ -42,9 +42,9 @@ export function when(at: Date, format = '{time}'): Run {
   return { date: at, format, fallback: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` };
 }
 
-/** Service and user text, one line: line breaks and tabs would break the layout it sits in. */
+/** Service and user text, one line: line breaks and tabs would break the layout it sits in. Reads a few times `max` of it at most. */
 export function oneLine(text: string, max: number): string {
-  return truncate(text.replace(/[\r\n\t]+/g, ' '), max);
+  return singleLine(text, max);
 }
 
 function element(run: Run): RichTextElement | undefined {

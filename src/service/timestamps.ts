@@ -15,7 +15,11 @@ export interface ServiceTimestamp {
 
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/;
 
+/** Longer than any timestamp, padding included: such a value is not read at all. */
+const MAX_TIMESTAMP_LENGTH = 64;
+
 export function parseServiceTimestamp(value: string): ServiceTimestamp | undefined {
+  if (value.length > MAX_TIMESTAMP_LENGTH) return undefined;
   const m = TIMESTAMP.exec(value.trim());
   if (!m) return undefined;
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => Number(v ?? 0)) as [

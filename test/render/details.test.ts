@@ -4,7 +4,7 @@
  * words and never as buttons.
  */
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DetailsOutcome } from '../../src/approvals/details.js';
 import { approvalPages } from '../../src/config.js';
 import {
@@ -141,6 +141,32 @@ describe('the details modal', () => {
         item(1, { entitlementName: '😀'.repeat(3000) }),
       ]),
     );
+  });
+
+  it('reads no more of a huge text than it can show: no pattern or split ever runs over more than a few times a limit', () => {
+    const MB = 1024 * 1024;
+    const huge = (c: string) => c.repeat(MB);
+    const outcome = details(
+      {
+        requestName: huge('n'),
+        workItemName: huge('w'),
+        requestedByName: huge('r'),
+        state: huge('s'),
+        requestId: huge('9'),
+        workItemId: huge('1'),
+        dueDate: `2026-11-20 09:00:00.${huge('0')}`,
+        completedByName: huge('c'),
+        description: huge('d\n'),
+        notes: `${huge('o')}\n${huge('😀')}`,
+        actions: [huge('a'), huge('b')],
+      },
+      Array.from({ length: 10 }, (_, i) => item(i, { entitlementName: huge('e'), description: huge('\t'), userName: huge('u') })),
+    );
+    const longest = longestStringScanned(() => renderDetailsView({ outcome, state: STATE, userId: 'UADA', today: TODAY }));
+    expect(longest).toBeLessThanOrEqual(16 * 1024);
+    // And still within Slack's limits, saying what is left out.
+    const { text } = shown(outcome);
+    expect(text).toContain('… the rest of it: Open in the service shows it.');
   });
 
   it('shows a completed one with when and by whom, and no actions', () => {
@@ -429,3 +455,50 @@ describe('Details controls', () => {
     expect(decodeDetailsButton(button?.value)).toEqual({ approvalId: '1007:WPDS:1', origin: { kind: 'home' } });
   });
 });
+
+/**
+ * The longest string any regular expression, split, Array.from or grapheme segmentation was run
+ * over during `work`: a count of the work done on a text, whatever the machine's speed.
+ */
+function longestStringScanned(work: () => unknown): number {
+  let longest = 0;
+  const seen = (value: unknown) => {
+    if (typeof value === 'string' || value instanceof String) longest = Math.max(longest, value.length);
+  };
+  const spies = [
+    ...(['replace', 'replaceAll', 'split', 'match', 'matchAll', 'search'] as const).map((name) => {
+      const original = String.prototype[name] as (...args: unknown[]) => unknown;
+      return vi.spyOn(String.prototype, name).mockImplementation(function (this: string, ...args: unknown[]) {
+        seen(this);
+        return original.apply(this, args);
+      } as never);
+    }),
+    ...(['exec', 'test'] as const).map((name) => {
+      const original = RegExp.prototype[name] as (...args: unknown[]) => unknown;
+      return vi.spyOn(RegExp.prototype, name).mockImplementation(function (this: RegExp, ...args: unknown[]) {
+        seen(args[0]);
+        return original.apply(this, args);
+      } as never);
+    }),
+    (() => {
+      const original = Array.from as (...args: unknown[]) => unknown;
+      return vi.spyOn(Array, 'from').mockImplementation(((...args: unknown[]) => {
+        seen(args[0]);
+        return original.apply(Array, args);
+      }) as never);
+    })(),
+    (() => {
+      const original = Intl.Segmenter.prototype.segment;
+      return vi.spyOn(Intl.Segmenter.prototype, 'segment').mockImplementation(function (this: Intl.Segmenter, input: string) {
+        seen(input);
+        return original.call(this, input);
+      });
+    })(),
+  ];
+  try {
+    work();
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  return longest;
+}

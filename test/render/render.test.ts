@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { approvalPages } from '../../src/config.js';
 import { decodePageState } from '../../src/parse/buttons.js';
 import { encodePageState, OPEN_ACTION, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
-import { escapeMrkdwn, LIMITS, truncate } from '../../src/render/blocks.js';
+import { escapeMrkdwn, inert, LIMITS, truncate } from '../../src/render/blocks.js';
 import { renderCollectConfirmation, renderCollectStatus, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
 import { renderApprovalsHelp, renderCollectHelp } from '../../src/render/help.js';
+import { oneLine } from '../../src/render/rich.js';
 import { messageProblems } from '../../src/render/validate.js';
 import {
   type Approval,
@@ -37,6 +38,15 @@ describe('blocks', () => {
     expect(truncate('abcd', 4)).toBe('abcd');
   });
 
+  it('puts text on one line, reading no further into a huge one than a few times its limit', () => {
+    expect(oneLine('a\r\nb\tc', 10)).toBe('a b c');
+    expect(oneLine('abcdefghij', 10)).toBe('abcdefghij');
+    // What was not read is still said to be there.
+    expect(oneLine(`${'\n'.repeat(1_000_000)}abc`, 10)).toBe(' …');
+    expect(oneLine(`${'x'.repeat(100)}${'😀'.repeat(1_000_000)}`, 120)).toBe(`${'x'.repeat(100)}${'😀'.repeat(9)}…`);
+    expect(inert(`<!here>${'y'.repeat(1_000_000)}`, 12)).toBe(`&lt;!here&gt;${'y'.repeat(4)}…`);
+  });
+
   it('truncates to Slack’s count (UTF-16 units, as its limits and our validator count), never inside a character', () => {
     // An emoji outside the Basic Multilingual Plane is two units: 🙂🙂 and the ellipsis are five.
     expect(truncate('🙂🙂🙂', 5)).toBe('🙂🙂…');
@@ -49,6 +59,20 @@ describe('blocks', () => {
     expect(truncate('🇫🇷🇩🇪', 6)).toBe('🇫🇷…');
     expect(truncate('x👍🏽y', 4)).toBe('x…');
     expect(truncate('cafe\u0301s', 5)).toBe('caf…');
+    // However long the text before the cut, it is cut where the whole text's graphemes end.
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const expected = (text: string, max: number) => {
+      if (text.length <= max) return text;
+      let kept = '';
+      for (const { segment } of segmenter.segment(text)) {
+        if (kept.length + segment.length > max - 1) break;
+        kept += segment;
+      }
+      return `${kept}…`;
+    };
+    for (const lead of ['', 'x', '🇫', 'é'])
+      for (const body of ['🇫🇷'.repeat(400), family.repeat(200), '😀👍🏽'.repeat(200), '中文'.repeat(500)])
+        for (const max of [601, 602, 603, 1201, 1203]) expect(truncate(`${lead}${body}`, max)).toBe(expected(`${lead}${body}`, max));
     for (const text of ['📦'.repeat(200), `a${'😀'.repeat(100)}`, family.repeat(40)])
       for (const max of [1, 2, 3, 50, 149, 150]) {
         const cut = truncate(text, max);
