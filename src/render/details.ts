@@ -12,6 +12,7 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
 import type { CalendarDay } from '../parse/dates.js';
 import { type DetailsState, MAX_ITEMS_PAGE, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
+import { isServiceError } from '../service/errors.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
@@ -285,7 +286,7 @@ function itemParagraphs(item: RequestItem, sharedState: string | undefined): Par
 }
 
 /** Items packed into rich text blocks within the character budget; at most `maxBlocks`, the rest said to be left out. */
-function packItems(items: readonly RequestItem[], maxBlocks: number, sharedState: string | undefined): KnownBlock[] {
+function packItems(items: readonly RequestItem[], received: number, maxBlocks: number, sharedState: string | undefined): KnownBlock[] {
   const blocks: KnownBlock[] = [];
   let current: Paragraph[] = [];
   let shown = 0;
@@ -300,8 +301,7 @@ function packItems(items: readonly RequestItem[], maxBlocks: number, sharedState
     shown++;
   }
   if (current.length > 0) blocks.push(richText(current));
-  if (shown < items.length)
-    blocks.push(context(`${items.length - shown} more items on this page are left out: open the request in the service.`));
+  if (shown < received) blocks.push(context(`${received - shown} more items on this page are left out: open the request in the service.`));
   return blocks;
 }
 
@@ -313,7 +313,7 @@ function packItems(items: readonly RequestItem[], maxBlocks: number, sharedState
  * for its next page. (A service that ignored start-page too would send its one page again.)
  */
 function effectivePageSize(outcome: Extract<ItemsOutcome, { kind: 'page' }>, servicePageSize: number | undefined): number {
-  return Math.max(outcome.pageSize, servicePageSize ?? 0, outcome.items.items.length);
+  return Math.max(outcome.pageSize, servicePageSize ?? 0, outcome.items.received);
 }
 
 /** The state to keep in the modal: what it learnt of the service's own page size. */
@@ -334,30 +334,34 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
         ),
       ];
     case 'failed':
+      // Asking again brings the same answer, no smaller.
+      if (isServiceError(outcome.error) && outcome.error.kind === 'unexpected-response' && outcome.error.tooLargeBytes !== undefined)
+        return [context('The service’s list of the request’s items is too large to show here: open the request in the service.')];
       return [
         context('The request’s items could not be loaded just now.'),
         actions('details:items-retry', [button({ actionId: DETAILS_ACTIONS.retry, text: 'Try again', value: String(shownPage) })]),
       ];
     case 'page': {
       const { page } = outcome;
-      const items = outcome.items.items;
+      const { items, received, total } = outcome.items;
       const pageSize = effectivePageSize(outcome, servicePageSize);
-      const total = outcome.items.total;
       const first = (page - 1) * pageSize + 1;
       const heading: Run[] = [bold('What the request asks for')];
-      if (items.length > 0) heading.push(` · items ${first}–${first + items.length - 1}${total === undefined ? '' : ` of ${total}`}`);
+      if (received > 0) heading.push(` · items ${first}–${first + received - 1}${total === undefined ? '' : ` of ${total}`}`);
       const state = items[0]?.state ?? '';
-      const sharedState = items.length > 1 && state !== '' && items.every((i) => i.state === state) ? state : undefined;
+      // "All" only of what was seen: the items of the answer not kept are not known.
+      const sharedState =
+        items.length > 1 && items.length === received && state !== '' && items.every((i) => i.state === state) ? state : undefined;
       if (sharedState !== undefined) heading.push(' · all ', italic(oneLine(sharedState, 40)));
       const blocks: KnownBlock[] = [richText([heading])];
-      if (items.length === 0)
+      if (received === 0)
         blocks.push(
           context(page > 1 ? `No items on page ${page}: the list ends before it.` : 'The service lists no items for this request.'),
         );
-      else blocks.push(...packItems(items, 40, sharedState));
+      else blocks.push(...packItems(items, received, 40, sharedState));
       // A page past the last one the modal reads back would only answer that the control no longer works.
-      const more = page < MAX_ITEMS_PAGE && (total === undefined ? items.length >= pageSize : first + items.length - 1 < total);
-      const back = items.length === 0 ? 1 : page - 1;
+      const more = page < MAX_ITEMS_PAGE && (total === undefined ? received >= pageSize : first + received - 1 < total);
+      const back = received === 0 ? 1 : page - 1;
       const paging = [
         page > 1
           ? button({ actionId: DETAILS_ACTIONS.previous, text: back === page - 1 ? '← Previous' : '← First page', value: String(back) })

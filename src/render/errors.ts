@@ -284,7 +284,9 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
         message: message(
           [
             md(
-              `:warning: The Command Service gave an answer countersign could not read.${started ? ' The collection may have started: check before you run it again.' : ''} It has been logged for your Slack admins.`,
+              error.tooLargeBytes !== undefined
+                ? `:warning: The Command Service’s answer was too large for countersign to read (over ${formatBytes(error.tooLargeBytes)}), so it cannot be shown here.${started ? ' The collection may have started: check before you run it again.' : ''} It has been logged for your Slack admins.`
+                : `:warning: The Command Service gave an answer countersign could not read.${started ? ' The collection may have started: check before you run it again.' : ''} It has been logged for your Slack admins.`,
             ),
           ],
           ref,
@@ -292,4 +294,9 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
         log: { level: 'error', event: 'unexpected service response', detail: { ...detail, detail: error.detail } },
       };
   }
+}
+
+/** 1048576 → "1 MiB", 8388608 → "8 MiB", 500000 → "488 KiB". */
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${Math.round(bytes / 1024)} KiB`;
 }

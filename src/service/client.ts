@@ -69,6 +69,15 @@ export type CommandName =
 /** Commands an administrator may have switched off, whose absence the app works around (it stops offering Details). */
 export type OptionalCommand = 'getApprovalDetails' | 'getRequestItems';
 
+/**
+ * The largest answer of getApprovalDetails and getRequestItems read: one approval, or a page of its
+ * items, is a few kilobytes; reading and checking megabytes would hold every other user's work up.
+ */
+export const DETAILS_MAX_BODY_BYTES = 1024 * 1024;
+
+/** Deeper than any answer of the service nests (five levels for a page of items): past it, JSON.parse is not even tried. */
+const DETAILS_MAX_DEPTH = 32;
+
 /** How long "not offered" is believed before the command is tried again: an administrator may have switched it on. */
 export const NOT_OFFERED_RECHECK_MS = 3_600_000;
 
@@ -231,6 +240,8 @@ interface Request {
   /** Safe to send twice: the call only reads. */
   idempotent: boolean;
   signal: AbortSignal | undefined;
+  /** A smaller limit than the client's for this command's answer. */
+  maxBodyBytes?: number;
 }
 
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
@@ -271,7 +282,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const contentType = String(response.headers['content-type'] ?? '');
     const ok = response.statusCode >= 200 && response.statusCode < 300;
     // An error's message is at the top of its page: the rest is left unread, its connection closed.
-    const limit = ok ? maxBodyBytes : Math.min(maxBodyBytes, MAX_ERROR_PAGE_CHARS);
+    const bodyLimit = Math.min(maxBodyBytes, req.maxBodyBytes ?? maxBodyBytes);
+    const limit = ok ? bodyLimit : Math.min(bodyLimit, MAX_ERROR_PAGE_CHARS);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of response.body) {
@@ -279,10 +291,11 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (size > limit) {
         response.body.destroy();
         if (ok)
-          throw new UnexpectedResponseError(`body larger than ${maxBodyBytes} bytes`, {
-            command: req.command,
-            status: response.statusCode,
-          });
+          throw new UnexpectedResponseError(
+            `body larger than ${bodyLimit} bytes`,
+            { command: req.command, status: response.statusCode },
+            bodyLimit,
+          );
         chunks.push((chunk as Buffer).subarray(0, (chunk as Buffer).length - (size - limit)));
         break;
       }
@@ -458,10 +471,16 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           token,
           idempotent: true,
           signal: callOptions?.signal,
+          maxBodyBytes: DETAILS_MAX_BODY_BYTES,
         });
-        const details = decode('getApprovalDetails', res, approvalDetailsBody, (props) => ({
-          getApprovalDetails: { Approval: detailsFromProperties(props) },
-        }));
+        const details = decode(
+          'getApprovalDetails',
+          res,
+          approvalDetailsBody,
+          (props) => ({ getApprovalDetails: { Approval: detailsFromProperties(props) } }),
+          {},
+          DETAILS_MAX_DEPTH,
+        );
         // A record that does not say which work item it is, is the one asked for.
         return details.workItemId === '' ? { ...details, workItemId: id } : details;
       });
@@ -483,11 +502,19 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           token,
           idempotent: true,
           signal: callOptions?.signal,
+          maxBodyBytes: DETAILS_MAX_BODY_BYTES,
         });
-        return decode('getRequestItems', res, requestItemsBody, () => {
-          // Item values hold commas ("Wayne, Bruce"), so the properties format's comma lists cannot be split safely.
-          throw new SyntaxError('the properties format of getRequestItems cannot be read');
-        });
+        return decode(
+          'getRequestItems',
+          res,
+          requestItemsBody,
+          () => {
+            // Item values hold commas ("Wayne, Bruce"), so the properties format's comma lists cannot be split safely.
+            throw new SyntaxError('the properties format of getRequestItems cannot be read');
+          },
+          {},
+          DETAILS_MAX_DEPTH,
+        );
       });
     },
 
@@ -533,6 +560,7 @@ function decode<S extends z.ZodType>(
   schema: S,
   fromProperties: (props: Map<string, string>) => unknown,
   context: ErrorContext = {},
+  maxDepth?: number,
 ): z.infer<S> {
   if (res.status < 200 || res.status >= 300) throw errorFor(command, res, context);
   const text = res.body.replace(/^\uFEFF/, '').trim();
@@ -545,6 +573,7 @@ function decode<S extends z.ZodType>(
       if (command !== 'findApprovals' && command !== 'getRequestItems') throw new SyntaxError('empty body');
       tree = { [command]: '' };
     } else if (text.startsWith('{') || text.startsWith('[')) {
+      if (maxDepth !== undefined && nestedDeeperThan(text, maxDepth)) throw new SyntaxError(`JSON nested deeper than ${maxDepth} levels`);
       tree = JSON.parse(text);
     } else if (text.startsWith('<')) {
       if (looksLikeHtml(text)) {
@@ -568,6 +597,26 @@ function decode<S extends z.ZodType>(
     throw new UnexpectedResponseError(`${issues}; body starts: ${excerpt(text)}`, details);
   }
   return parsed.data;
+}
+
+/**
+ * Whether JSON text nests objects and lists deeper than `max`, in one pass that stops there:
+ * JSON.parse of a body that is all brackets holds the event loop for a long time.
+ */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 /**

@@ -179,9 +179,17 @@ export class UnexpectedResponseError extends ServiceError {
   readonly kind = 'unexpected-response' as const;
   /** What was wrong, for the log; a short excerpt of the body at most. */
   readonly detail: string;
-  constructor(detail: string, details: ServiceErrorDetails) {
-    super(`The Command Service gave an answer that could not be understood (${details.command}).`, details);
+  /** Set when the answer was refused for its size: the most bytes read of it. */
+  readonly tooLargeBytes: number | undefined;
+  constructor(detail: string, details: ServiceErrorDetails, tooLargeBytes?: number) {
+    super(
+      tooLargeBytes === undefined
+        ? `The Command Service gave an answer that could not be understood (${details.command}).`
+        : `The Command Service gave an answer too large to read (${details.command}, over ${tooLargeBytes} bytes).`,
+      details,
+    );
     this.detail = detail;
+    this.tooLargeBytes = tooLargeBytes;
   }
 }
 

@@ -12,4 +12,5 @@ export type {
   RunState,
   RunStatus,
 } from './schemas.js';
+export { MAX_ITEMS_KEPT } from './schemas.js';
 export { parseServiceTimestamp } from './timestamps.js';

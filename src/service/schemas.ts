@@ -170,19 +170,28 @@ const flag = z
     return undefined;
   });
 
+/** More transitions than a workflow step has; past them a list is not read. */
+const MAX_ACTIONS = 100;
+
 /**
  * The names of a step's transitions: `{ActionName: [..]}`, or one ActionName as a string, or
  * none (missing, empty); a list of such objects is read too. Never hard-coded: what the service lists.
  */
-function actionNames(value: unknown, depth = 0): string[] {
-  if (value === null || value === undefined || depth > 3) return [];
-  if (typeof value === 'string' || typeof value === 'number') return [String(value).trim()].filter((v) => v !== '');
-  if (Array.isArray(value)) return value.flatMap((v) => actionNames(v, depth + 1));
-  if (typeof value === 'object') {
+function actionNames(value: unknown, depth = 0, names: string[] = []): string[] {
+  if (value === null || value === undefined || depth > 3 || names.length >= MAX_ACTIONS) return names;
+  if (typeof value === 'string' || typeof value === 'number') {
+    const name = String(value).trim();
+    if (name !== '') names.push(name);
+  } else if (Array.isArray(value)) {
+    for (const v of value) {
+      if (names.length >= MAX_ACTIONS) break;
+      actionNames(v, depth + 1, names);
+    }
+  } else if (typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    return actionNames(o.ActionName ?? o.Action ?? o.Name, depth + 1);
+    actionNames(o.ActionName ?? o.Action ?? o.Name, depth + 1, names);
   }
-  return [];
+  return names;
 }
 
 const detailsRecord = z.looseObject({
@@ -256,18 +265,21 @@ function toDetails(r: z.infer<typeof detailsRecord>): ApprovalDetails {
   };
 }
 
-/** `{getApprovalDetails: {Approval: {…}}}`; an Approval list is read as its first record, a record without the Approval wrapper as itself. */
+/**
+ * `{getApprovalDetails: {Approval: {…}}}`; an Approval list is read as its first record (the others
+ * are not even checked: a list of thousands costs nothing), a record without the Approval wrapper as itself.
+ */
 export const approvalDetailsBody = z
   .object({
     getApprovalDetails: z.union([
-      z.looseObject({ Approval: z.union([detailsRecord, z.array(detailsRecord).min(1)]) }),
+      z.looseObject({ Approval: z.preprocess((v) => (Array.isArray(v) ? v[0] : v), detailsRecord) }),
       detailsRecord.refine((r) => r.WorkItemId !== '' || r.RequestId !== '', 'an approval record'),
     ]),
   })
-  .transform(({ getApprovalDetails: root }): ApprovalDetails => {
-    const record = 'Approval' in root ? root.Approval : root;
-    return toDetails((Array.isArray(record) ? record[0] : record) as z.infer<typeof detailsRecord>);
-  });
+  .transform(
+    ({ getApprovalDetails: root }): ApprovalDetails =>
+      toDetails(('Approval' in root ? root.Approval : root) as z.infer<typeof detailsRecord>),
+  );
 
 const itemRecord = z.looseObject({
   ItemId: text,
@@ -309,7 +321,10 @@ export interface RequestItem {
 }
 
 export interface RequestItemsPage {
+  /** The answer's items, the first MAX_ITEMS_KEPT of them when it held more. */
   items: RequestItem[];
+  /** How many items the answer held, those not kept included. */
+  received: number;
   /** NumRequestItems as given, or the items counted. */
   count: number;
   /** How many items the request has in all, when the service's count says more than this answer holds. */
@@ -320,7 +335,19 @@ export interface RequestItemsPage {
   requestStatus: string;
 }
 
-const oneOrMany = z.union([itemRecord, z.array(itemRecord)]).optional();
+/**
+ * The most items kept of one answer: ten times a page of the modal, more than it shows at once. A
+ * service that sends more (it ignores page-size) has the rest counted, never checked one by one.
+ */
+export const MAX_ITEMS_KEPT = 100;
+
+/** RequestItem as the conversion gives it: one object, a list, or nothing. */
+function itemRecords(value: unknown): unknown[] | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  return Array.isArray(value) ? value : [value];
+}
+
+const keptItems = z.array(itemRecord);
 
 /**
  * `{getRequestItems: {NumRequestItems, WorkItemId, RequestId, RequestStatus, RequestItems: {RequestItem: …}}}`,
@@ -335,11 +362,8 @@ export const requestItemsBody = z
         WorkItemId: text,
         RequestId: text,
         RequestStatus: text,
-        RequestItems: z
-          .union([z.looseObject({ RequestItem: oneOrMany }), z.array(itemRecord), z.literal('')])
-          .optional()
-          .transform((v) => (v === undefined || v === '' ? undefined : Array.isArray(v) ? v : v.RequestItem)),
-        RequestItem: oneOrMany,
+        RequestItems: z.unknown().optional(),
+        RequestItem: z.unknown().optional(),
       }),
       z.literal('').transform(() => ({
         NumRequestItems: undefined,
@@ -351,9 +375,21 @@ export const requestItemsBody = z
       })),
     ]),
   })
-  .transform(({ getRequestItems: root }): RequestItemsPage => {
-    const raw = root.RequestItems ?? root.RequestItem;
-    const records = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  .transform(({ getRequestItems: root }, ctx): RequestItemsPage => {
+    const wrapper = root.RequestItems;
+    if (wrapper !== undefined && wrapper !== null && wrapper !== '' && typeof wrapper !== 'object') {
+      ctx.addIssue({ code: 'custom', message: 'a list of request items', path: ['getRequestItems', 'RequestItems'] });
+      return z.NEVER;
+    }
+    const listed = Array.isArray(wrapper) ? wrapper : itemRecords((wrapper as { RequestItem?: unknown } | null | undefined)?.RequestItem);
+    const raw = listed ?? itemRecords(root.RequestItem) ?? [];
+    const checked = keptItems.safeParse(raw.length > MAX_ITEMS_KEPT ? raw.slice(0, MAX_ITEMS_KEPT) : raw);
+    if (!checked.success) {
+      for (const issue of checked.error.issues.slice(0, 3))
+        ctx.addIssue({ code: 'custom', message: issue.message, path: ['getRequestItems', 'RequestItem', ...issue.path] });
+      return z.NEVER;
+    }
+    const records = checked.data;
     const items = records.map(
       (r): RequestItem => ({
         itemId: r.ItemId,
@@ -372,11 +408,12 @@ export const requestItemsBody = z
         fields: r,
       }),
     );
-    const count = root.NumRequestItems ?? items.length;
+    const count = root.NumRequestItems ?? raw.length;
     return {
       items,
+      received: raw.length,
       count,
-      total: count > items.length ? count : undefined,
+      total: count > raw.length ? count : undefined,
       workItemId: root.WorkItemId,
       requestId: root.RequestId,
       requestStatus: root.RequestStatus,

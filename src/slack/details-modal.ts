@@ -92,7 +92,9 @@ export function failureView(deps: SlackDeps, who: Principal, state: DetailsState
     { ...translated.log.detail, user: who.userId, team: who.teamId, surface: 'details', approval: state.approvalId },
     translated.log.event,
   );
-  const retry = kind === 'service-unavailable' || kind === 'unexpected-response' || error instanceof StoreUnavailableError;
+  // An answer too large to read is as large the next time: Try again would not help.
+  const tooLarge = isServiceError(error) && error.kind === 'unexpected-response' && error.tooLargeBytes !== undefined;
+  const retry = kind === 'service-unavailable' || (kind === 'unexpected-response' && !tooLarge) || error instanceof StoreUnavailableError;
   return detailsFailureView(state, translated.message, { relink: kind === 'invalid-token', retry });
 }
 

@@ -19,6 +19,7 @@ const ADA = { teamId: 'T1', userId: 'UADA' };
 const ID = '10001:WPDS:1';
 const PAGE: RequestItemsPage = {
   items: [],
+  received: 0,
   count: 0,
   total: undefined,
   workItemId: ID,

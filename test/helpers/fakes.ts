@@ -118,7 +118,7 @@ export function fakeService(script: ServiceScript = {}) {
       events.push('service');
       calls.push({ command: 'getRequestItems', selector, page, token: token.reveal(), ...behalf(options) });
       if (script.items) return script.items(selector, page);
-      return { items: [], count: 0, total: undefined, workItemId: '', requestId: '', requestStatus: '' };
+      return { items: [], received: 0, count: 0, total: undefined, workItemId: '', requestId: '', requestStatus: '' };
     },
     offers: (command) => script.offers?.(command) ?? true,
     close: async () => {},

@@ -169,10 +169,19 @@ const detailsOutcome = fc.oneof(
     .map(([d, items, page, total]): DetailsOutcome => {
       const list =
         items ?? Array.from({ length: 500 }, (_, i): RequestItem => ({ ...fakeItem, itemId: String(i), description: 'x'.repeat(i % 300) }));
-      const answer = { items: list, count: total ?? list.length, total, workItemId: '', requestId: '', requestStatus: '' };
+      const answer = {
+        items: list,
+        received: list.length,
+        count: total ?? list.length,
+        total,
+        workItemId: '',
+        requestId: '',
+        requestStatus: '',
+      };
       return { kind: 'details', details: d, items: { kind: 'page', page, pageSize: 10, items: answer } };
     }),
   details.map((d): DetailsOutcome => ({ kind: 'details', details: d, items: { kind: 'not-offered' } })),
+  details.map((d): DetailsOutcome => ({ kind: 'details', details: d, items: { kind: 'not-permitted' } })),
   details.map((d): DetailsOutcome => ({ kind: 'details', details: d, items: { kind: 'failed', error: new Error('x') } })),
   fc.constantFrom<DetailsOutcome>({ kind: 'not-visible' }, { kind: 'not-offered' }, { kind: 'not-linked' }),
 );

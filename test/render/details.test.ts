@@ -20,7 +20,13 @@ import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, re
 import { DETAILS_ACTIONS, detailsButton, detailsSelect } from '../../src/render/details-controls.js';
 import { translateFailure } from '../../src/render/errors.js';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
-import { type Approval, InvalidTokenError, type RequestItem, type RequestItemsPage } from '../../src/service/index.js';
+import {
+  type Approval,
+  InvalidTokenError,
+  type RequestItem,
+  type RequestItemsPage,
+  UnexpectedResponseError,
+} from '../../src/service/index.js';
 import { fakeDetails } from '../helpers/fakes.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 
@@ -53,6 +59,7 @@ const item = (i: number, over: Partial<RequestItem> = {}): RequestItem => ({
 
 const page = (items: RequestItem[], over: Partial<RequestItemsPage> = {}): RequestItemsPage => ({
   items,
+  received: items.length,
   count: items.length,
   total: undefined,
   workItemId: STATE.approvalId,
@@ -301,6 +308,11 @@ describe('the details modal', () => {
     );
     expect(failed.text).toContain('could not be loaded just now');
     expect(failed.buttons.find((b) => b.action_id === DETAILS_ACTIONS.retry)?.value).toBe('2');
+    // Too large to read: asking again brings the same answer, so no Try again either.
+    const huge = new UnexpectedResponseError('body larger than 1048576 bytes', { command: 'getRequestItems', status: 200 }, 1024 * 1024);
+    const large = shown({ kind: 'details', details: fakeDetails(), items: { kind: 'failed', error: huge } });
+    expect(large.text).toContain('too large to show here');
+    expect(large.buttons.map((b) => b.action_id)).not.toContain(DETAILS_ACTIONS.retry);
     // Barred from getRequestItems: asking again would not help, so no Try again.
     const barred = shown({ kind: 'details', details: fakeDetails(), items: { kind: 'not-permitted' } });
     expect(barred.text).toContain('does not let you list the request’s items (`getRequestItems`)');

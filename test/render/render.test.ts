@@ -368,6 +368,11 @@ describe('errors', () => {
     [new ServiceUnavailableError('network', 'n', { command: 'findApprovals' }), /cannot be reached right now/, 'warn'],
     [new ServiceUnavailableError('server-error', 's', { command: 'findApprovals', status: 503 }), /status 503/, 'warn'],
     [new UnexpectedResponseError('body starts: {', { command: 'findApprovals', status: 200 }), /could not read/, 'error'],
+    [
+      new UnexpectedResponseError('body larger than 1048576 bytes', { command: 'getApprovalDetails', status: 200 }, 1024 * 1024),
+      /answer was too large for countersign to read \(over 1 MiB\), so it cannot be shown here/,
+      'error',
+    ],
     [new Error('bug'), /Something went wrong inside countersign/, 'error'],
   ];
   for (const [error, message, level] of cases) {

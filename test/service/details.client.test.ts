@@ -4,11 +4,13 @@
  * "not offered" included, with the hour after which the command is tried again.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Secret } from '../../src/runtime/secret.js';
 import {
   createServiceClient,
+  DETAILS_MAX_BODY_BYTES,
   InvalidParameterError,
+  MAX_ITEMS_KEPT,
   MissingParameterError,
   NOT_OFFERED_RECHECK_MS,
   NotFoundError,
@@ -274,6 +276,77 @@ describe('getRequestItems', () => {
     expect((await client.getRequestItems({ requestId: 1 }, PAGE, TOKEN)).items).toEqual([]);
     expect((await client.getRequestItems({ requestId: 1 }, PAGE, TOKEN)).items).toEqual([]);
     await expect(client.getRequestItems({ requestId: 1 }, PAGE, TOKEN)).rejects.toBeInstanceOf(UnexpectedResponseError);
+  });
+});
+
+describe('answers too large to read at once', () => {
+  it('refuses an answer over 1 MiB, for either command, with a typed error that says so; findApprovals keeps its own limit', async () => {
+    const big = JSON.stringify({
+      getApprovalDetails: { Approval: { WorkItemId: '1:A:1', RequestDescription: 'x'.repeat(DETAILS_MAX_BODY_BYTES) } },
+    });
+    const { client } = await withStub((_req, res) => sendBody(res, 200, big));
+    const refused = await client.getApprovalDetails('1:A:1', TOKEN).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(UnexpectedResponseError);
+    expect(refused).toMatchObject({ tooLargeBytes: DETAILS_MAX_BODY_BYTES, detail: expect.stringContaining('larger than 1048576 bytes') });
+    await expect(client.getRequestItems({ requestId: 1 }, PAGE, TOKEN)).rejects.toMatchObject({ tooLargeBytes: DETAILS_MAX_BODY_BYTES });
+    const justUnder = JSON.stringify({
+      getApprovalDetails: { Approval: { WorkItemId: '1:A:1', RequestDescription: 'x'.repeat(DETAILS_MAX_BODY_BYTES - 100) } },
+    });
+    const { client: second } = await withStub((_req, res) => sendBody(res, 200, justUnder));
+    expect((await second.getApprovalDetails('1:A:1', TOKEN)).description).toHaveLength(DETAILS_MAX_BODY_BYTES - 100);
+  });
+
+  it('checks the first approval of a list only, and keeps a bounded number of items while counting them all', async () => {
+    // Records past the ones kept would fail the schema (an object for an id): they are never checked.
+    const many = [
+      { WorkItemId: '1:A:1', RequestName: 'first' },
+      ...Array.from({ length: 20_000 }, () => ({ WorkItemId: { not: 'an id' } })),
+    ];
+    const { client } = await withStub(json({ getApprovalDetails: { Approval: many } }));
+    expect(await client.getApprovalDetails('1:A:1', TOKEN)).toMatchObject({ workItemId: '1:A:1', requestName: 'first' });
+    const rows = [
+      ...Array.from({ length: MAX_ITEMS_KEPT }, (_, i) => ({ ItemId: i + 1 })),
+      ...Array.from({ length: 20_000 }, () => ({ ItemId: { no: 1 } })),
+    ];
+    let count: number | undefined;
+    const { client: itemsClient } = await withStub((_req, res) =>
+      sendBody(
+        res,
+        200,
+        JSON.stringify({
+          getRequestItems: { ...(count === undefined ? {} : { NumRequestItems: count }), RequestItems: { RequestItem: rows } },
+        }),
+      ),
+    );
+    const page = await itemsClient.getRequestItems({ requestId: 1 }, PAGE, TOKEN);
+    expect(page.items).toHaveLength(MAX_ITEMS_KEPT);
+    expect(page.items.at(-1)?.itemId).toBe(String(MAX_ITEMS_KEPT));
+    expect(page).toMatchObject({ received: rows.length, count: rows.length, total: undefined });
+    count = 90_000;
+    expect(await itemsClient.getRequestItems({ requestId: 1 }, PAGE, TOKEN)).toMatchObject({
+      received: rows.length,
+      count: 90_000,
+      total: 90_000,
+    });
+  });
+
+  it('refuses an answer nested deeper than any the service gives, before parsing it', async () => {
+    const depth = 100_000;
+    const deep = `{"getApprovalDetails":{"Approval":{"WorkItemId":"1:W:1","Actions":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
+    const { client } = await withStub((_req, res) => sendBody(res, 200, deep));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      await expect(client.getApprovalDetails('1:W:1', TOKEN)).rejects.toMatchObject({
+        kind: 'unexpected-response',
+        detail: expect.stringContaining('nested deeper than'),
+      });
+      expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > depth)).toEqual([]);
+    } finally {
+      parse.mockRestore();
+    }
+    // Brackets inside strings are text, not nesting.
+    const { client: text } = await withStub(details({ WorkItemId: '1:W:1', RequestDescription: '['.repeat(1000) }));
+    expect((await text.getApprovalDetails('1:W:1', TOKEN)).description).toHaveLength(1000);
   });
 });
 

@@ -7,7 +7,7 @@
 import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { encodeDetailsMetadata, encodeDetailsValue } from '../../src/render/details-controls.js';
-import { InvalidTokenError } from '../../src/service/errors.js';
+import { InvalidTokenError, UnexpectedResponseError } from '../../src/service/errors.js';
 import {
   detailsButtonAction,
   detailsPageAction,
@@ -149,6 +149,22 @@ describe('Details', () => {
     const refused = t.logs.map((l) => JSON.parse(l)).find((l) => l.msg === 'Slack refused the details view');
     expect(refused).toMatchObject({ level: 'error', slackError: 'invalid_blocks', approval: ID });
     expect(t.text(2)).toContain(`Reference \`${refused.reference}\``);
+  });
+
+  it('says plainly that an answer too large to read cannot be shown, without a Try again that could only fail the same way', async () => {
+    const huge = new UnexpectedResponseError('body larger than 1048576 bytes', { command: 'getApprovalDetails', status: 200 }, 1024 * 1024);
+    const t = build({
+      service: fakeService({
+        details: async () => {
+          throw huge;
+        },
+      }),
+    });
+    await t.link('UADA');
+    await detailsButtonAction(t.deps)(t.click(encodeDetailsValue(ID, { kind: 'home' })));
+    await t.deps.background.drain();
+    expect(t.text(1)).toContain('too large for countersign to read (over 1 MiB)');
+    expect(t.text(1)).not.toContain('[Try again]');
   });
 
   it('updates nothing more when the modal was closed meanwhile', async () => {
