@@ -227,6 +227,8 @@ interface RawResponse {
   reason: string;
   contentType: string;
   body: string;
+  /** Takes every secret the request revealed out of a text of the answer: for anything that goes into an error. */
+  redact: (text: string) => string;
 }
 
 interface Request {
@@ -242,6 +244,8 @@ interface Request {
   signal: AbortSignal | undefined;
   /** A smaller limit than the client's for this command's answer. */
   maxBodyBytes?: number;
+  /** Secrets the request reveals besides its token and the application's (loginUser's password, in the body). */
+  secrets?: Secret[];
 }
 
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
@@ -306,6 +310,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       reason: response.statusText ?? '',
       contentType,
       body: Buffer.concat(chunks).toString('utf8'),
+      redact: (text) => redactor(revealedBy(req))(text),
     };
   }
 
@@ -430,6 +435,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           contentType: 'application/xml',
           text: `<username>${escapeXml(credentials.username)}</username><password>${escapeXml(credentials.password.reveal())}</password>`,
         },
+        secrets: [credentials.password],
         idempotent: false,
         signal: callOptions?.signal,
       });
@@ -565,28 +571,38 @@ function decode<S extends z.ZodType>(
   if (res.status < 200 || res.status >= 300) throw errorFor(command, res, context);
   const text = res.body.replace(/^\uFEFF/, '').trim();
   const details = { command, status: res.status };
+  // What goes into the error comes from the answer with the request's secrets taken out, before it is cut short.
+  const unreadable = (what: string) =>
+    new UnexpectedResponseError(res.redact(`${what}; body starts: ${excerpt(res.redact(text))}`), details);
   let tree: unknown;
-  try {
-    if (text === '') {
-      // Seen from the real service for zero approvals, and read the same way for a page of no request
-      // items; for any other command an empty answer says nothing.
-      if (command !== 'findApprovals' && command !== 'getRequestItems') throw new SyntaxError('empty body');
-      tree = { [command]: '' };
-    } else if (text.startsWith('{') || text.startsWith('[')) {
-      if (maxDepth !== undefined && nestedDeeperThan(text, maxDepth)) throw new SyntaxError(`JSON nested deeper than ${maxDepth} levels`);
+  if (text === '') {
+    // Seen from the real service for zero approvals, and read the same way for a page of no request
+    // items; for any other command an empty answer says nothing.
+    if (command !== 'findApprovals' && command !== 'getRequestItems') throw unreadable('empty body');
+    tree = { [command]: '' };
+  } else if (text.startsWith('{') || text.startsWith('[')) {
+    if (maxDepth !== undefined && nestedDeeperThan(text, maxDepth)) throw unreadable(`JSON nested deeper than ${maxDepth} levels`);
+    try {
       tree = JSON.parse(text);
-    } else if (text.startsWith('<')) {
-      if (looksLikeHtml(text)) {
-        const page = parseErrorPage(text);
-        throw new SyntaxError(`HTML page with status ${res.status}: ${excerpt(page.message)}`);
-      }
-      const xml = parseXml(text);
-      tree = { [xml.name]: xml.value };
-    } else {
-      tree = fromProperties(parseProperties(text));
+    } catch {
+      // JSON.parse's own message quotes the body around the fault, where a secret may be cut in two.
+      throw unreadable('not valid JSON');
     }
-  } catch (error) {
-    throw new UnexpectedResponseError(`${(error as Error).message}; body starts: ${excerpt(text)}`, details);
+  } else if (text.startsWith('<') && looksLikeHtml(text)) {
+    throw unreadable(`HTML page with status ${res.status}: ${excerpt(parseErrorPage(res.redact(text)).message)}`);
+  } else {
+    const read = text.startsWith('<')
+      ? (body: string) => {
+          const xml = parseXml(body);
+          return { [xml.name]: xml.value };
+        }
+      : (body: string) => fromProperties(parseProperties(body));
+    try {
+      tree = read(text);
+    } catch (error) {
+      // The parser's message quotes the body: it is told again from the body with the secrets out.
+      throw unreadable(failureOf(() => read(res.redact(text))) ?? res.redact((error as Error).message));
+    }
   }
   const parsed = schema.safeParse(tree);
   if (!parsed.success) {
@@ -594,7 +610,7 @@ function decode<S extends z.ZodType>(
       .slice(0, 3)
       .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
       .join('; ');
-    throw new UnexpectedResponseError(`${issues}; body starts: ${excerpt(text)}`, details);
+    throw unreadable(issues);
   }
   return parsed.data;
 }
@@ -640,8 +656,57 @@ function approvalsFromProperties(props: Map<string, string>): unknown {
   return { findApprovals: { NumApprovals: count, ...(count > 0 ? { Approval: records } : {}) } };
 }
 
+/** The message of what `work` throws, or undefined when it does not. */
+function failureOf(work: () => unknown): string | undefined {
+  try {
+    work();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+const REDACTED = '[redacted]';
+
+/**
+ * Takes the request's secrets out of a text of the answer: a proxy or firewall page may quote the
+ * request back (its headers, its body), and an error reaches logs and users. Each secret in every
+ * form it may be quoted in: as sent, percent-encoded, XML-escaped and JSON-escaped; and a text that
+ * ends inside one (an error page is read only so far) loses that end too.
+ */
+function redactor(secrets: readonly string[]): (text: string) => string {
+  const forms = [
+    ...new Set(secrets.filter((v) => v !== '').flatMap((v) => [v, encodeURIComponent(v), escapeXml(v), JSON.stringify(v).slice(1, -1)])),
+  ].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    for (const form of forms)
+      for (let k = Math.min(form.length - 1, out.length); k >= 4; k--)
+        if (out.endsWith(form.slice(0, k))) {
+          out = `${out.slice(0, -k)}${REDACTED}`;
+          break;
+        }
+    return out;
+  };
+}
+
+/** Every secret a request sends: its bearer token, the application's ClientSecret, and any other (a password). */
+function revealedBy(req: Request): string[] {
+  return [req.token?.reveal(), req.app?.clientSecret.reveal(), ...(req.secrets ?? []).map((s) => s.reveal())].filter(
+    (v): v is string => v !== undefined,
+  );
+}
+
 function errorFor(command: CommandName, res: RawResponse, context: ErrorContext): ServiceError {
-  const page = looksLikeHtml(res.body) ? parseErrorPage(res.body) : { message: excerpt(res.body, 500), queryString: undefined };
+  // Read with the request's secrets taken out, and what it says checked again once its entities are decoded.
+  const body = res.redact(res.body);
+  const read = looksLikeHtml(body) ? parseErrorPage(body) : { message: excerpt(body, 500), queryString: undefined };
+  const page = {
+    message: res.redact(read.message),
+    queryString: read.queryString === undefined ? undefined : res.redact(read.queryString),
+  };
+  const reason = res.redact(res.reason);
   const details: ServiceErrorDetails = {
     command,
     status: res.status,
@@ -670,7 +735,7 @@ function errorFor(command: CommandName, res: RawResponse, context: ErrorContext)
       const named = /parameter\s+'?([\w-]+)'?/i.exec(message);
       return new InvalidParameterError(named?.[1], details);
     }
-    case res.status === 404 && offersNot(command, res.reason, message):
+    case res.status === 404 && offersNot(command, reason, message):
       return new NotOfferedError(details);
     case res.status === 404 && command === 'collectEntitlements' && /no eligible collectors/i.test(message): {
       // Found, then cut: a lazy `(.+?)\s*$` retries the end at every character, slow on a long message.
@@ -685,7 +750,7 @@ function errorFor(command: CommandName, res: RawResponse, context: ErrorContext)
     case res.status >= 400:
       return new NotFoundError(details);
     default:
-      return new UnexpectedResponseError(`status ${res.status}; body starts: ${excerpt(res.body)}`, details);
+      return new UnexpectedResponseError(`status ${res.status}; body starts: ${excerpt(body)}`, details);
   }
 }
 

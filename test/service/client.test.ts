@@ -1,5 +1,7 @@
+import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
+import { AppSession } from '../../src/accounts/trusted-app.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import {
@@ -521,5 +523,77 @@ describe('with a MockAgent dispatcher', () => {
     expect(() => createServiceClient({ baseUrl: 'ftp://x' })).toThrow(/http or https/);
     expect(() => createServiceClient({ baseUrl: 'https://u:p@x' })).toThrow(/credentials/);
     expect(() => createServiceClient({ baseUrl: 'not a url' })).toThrow(/not a URL/);
+  });
+});
+
+describe('secrets echoed back', () => {
+  const SECRET = 'S3CRET-client-secret-value';
+  const PASSWORD = 'pa$$ <word> & more';
+  const USER_TOKEN = 'ws3101echo:-28aff589:18a2758240d:-7c4e0.99';
+  const secrets = [SECRET, PASSWORD, USER_TOKEN];
+
+  it('never lets a secret sent with a request reach an error, its log line, or what the app logs of it', async () => {
+    // A proxy or firewall in front of the service whose refusal quotes the request: headers, body, URL.
+    let mode = 0;
+    const { stub, client } = await withStub((req, res, index) => {
+      const body = stub.requests[index]?.body ?? '';
+      const echo = `Request blocked. Headers: ${Object.entries(req.headers)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join('; ')}; body: ${body}`;
+      const authorization = String(req.headers.authorization ?? req.headers.clientsecret ?? '');
+      switch (mode) {
+        case 0:
+          return sendBody(res, 403, echo, 'text/plain');
+        case 1:
+          // An HTML page with the Query String line, and the credential in the reason phrase.
+          res.writeHead(412, `Blocked ${authorization}`, { 'content-type': 'text/html' });
+          return res.end(
+            `<html><body><p>${echo.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</p><p>Query String=cmd=x&amp;t=${encodeURIComponent(authorization)}</p></body></html>`,
+          );
+        case 2:
+          // A 200 that is not the answer: its excerpt goes to the log.
+          return sendBody(res, 200, `<<${echo}`, 'text/plain');
+        default:
+          // An error page cut at the client's limit in the middle of the secret.
+          return sendBody(res, 401, `${'x'.repeat(64 * 1024 - 10)}${authorization}`, 'text/plain');
+      }
+    });
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (l) => lines.push(l) });
+    const logged = createServiceClient({ baseUrl: stub.url, logger });
+    const errors: unknown[] = [];
+    try {
+      for (mode = 0; mode < 4; mode++) {
+        const session = new AppSession({
+          service: logged,
+          credentials: { clientId: 'countersign', clientSecret: new Secret(SECRET) },
+          maxAgeMs: 3_600_000,
+          now: () => new Date(),
+          logger,
+        });
+        errors.push(await session.token().catch((e: unknown) => e));
+        errors.push(
+          await logged.loginUser({ username: 'ada', password: new Secret(PASSWORD), authsource: 'corp-ldap' }).catch((e: unknown) => e),
+        );
+        errors.push(await logged.findApprovals({ 'page-size': 1 }, new Secret(USER_TOKEN)).catch((e: unknown) => e));
+        errors.push(await logged.getApprovalDetails('1:A:1', new Secret(USER_TOKEN)).catch((e: unknown) => e));
+      }
+    } finally {
+      await logged.close();
+    }
+    // The echo did reach the client: the errors say what the proxy said, the secrets left out.
+    expect(errors.every((e) => e instanceof Error)).toBe(true);
+    expect((errors[0] as AppSignInError).serviceMessage).toContain('Request blocked. Headers:');
+    expect((errors[0] as AppSignInError).serviceMessage).toContain('clientid=countersign');
+    for (const e of errors) logger.error({ error: e }, 'as the app logs a failure');
+    const everything = [...lines, ...errors.map((e) => inspect(e, { depth: 10 }))].join('\n');
+    for (const secret of secrets) {
+      expect(everything).not.toContain(secret);
+      expect(everything).not.toContain(encodeURIComponent(secret));
+      expect(everything).not.toContain(secret.slice(0, 12));
+    }
+    // The password as the XML body carried it is gone too.
+    expect(everything).not.toContain('pa$$ &lt;word&gt; &amp; more');
+    expect(client).toBeDefined();
   });
 });
