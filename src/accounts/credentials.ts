@@ -93,13 +93,17 @@ async function callForIdentity<T>(
   let refusal: InvalidTokenError;
   try {
     const result = await send(token, callOptions);
+    session.served(token);
     await note('ok');
     return result;
   } catch (error) {
     if (!(error instanceof InvalidTokenError)) throw error;
     refusal = error;
   }
-  if (refusal.expired) {
+  // A token the service refuses as soon as it issued it, or while such refusals keep a new one from
+  // being asked for: the application's trouble, not the user's.
+  if (aboutTheToken(refusal) && (session.refusedAtOnce(token) || session.backingOff())) throw session.tokenRefusedAtOnce(refusal);
+  if (aboutTheToken(refusal)) {
     // A 401 means the service refused the call before running it, so sending it again with a new
     // token cannot do anything twice: not even collectEntitlements, which starts work and is
     // otherwise never sent twice.
@@ -107,14 +111,24 @@ async function callForIdentity<T>(
     if (renewed !== undefined) {
       try {
         const result = await send(renewed, callOptions);
+        session.served(renewed);
         await note('ok');
         return result;
       } catch (error) {
         if (!(error instanceof InvalidTokenError)) throw error;
         refusal = error;
       }
+      if (aboutTheToken(refusal) && session.refusedAtOnce(renewed)) throw session.tokenRefusedAtOnce(refusal);
     }
   }
   await note('rejected', refusal);
   throw new RefusedForUserError(refusal, identity.serviceUser);
+}
+
+/**
+ * A 401 that may be about the application's token ("invalid or expired") rather than the user it
+ * acts for: not one that says the user could not be found, nor a command refused to them.
+ */
+function aboutTheToken(refusal: InvalidTokenError): boolean {
+  return refusal.expired && !/could not be found/i.test(refusal.serviceMessage ?? '');
 }

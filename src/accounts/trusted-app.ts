@@ -9,7 +9,7 @@
 import type { Logger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
 import type { ServiceClient, TrustedAppCredentials } from '../service/client.js';
-import { isServiceError } from '../service/errors.js';
+import { AppSignInError, type InvalidTokenError, isServiceError } from '../service/errors.js';
 
 export interface Backoff {
   /** After the service refused the credentials: the first wait, doubled at each failure up to the max. */
@@ -33,8 +33,8 @@ export const DEFAULT_BACKOFF: Readonly<Backoff> = Object.freeze({
 
 /**
  * A 401 met by a token got this recently is not taken as the token's expiry: the service has just
- * issued it, so the refusal is about the user or the command, and signing in again would not help
- * (and, for a user the service does not know, would sign in at every call).
+ * issued it, so signing in again at once would not help (and, were the refusal about the user,
+ * would sign in at every call).
  */
 export const MIN_RENEW_AGE_MS = 10_000;
 
@@ -53,9 +53,11 @@ type SignInReason = 'first use' | 'age limit' | 'refused as expired';
 export class AppSession {
   readonly #o: AppSessionOptions;
   readonly #backoff: Backoff;
-  #current: { value: Secret; at: number } | undefined;
+  #current: { value: Secret; at: number; served: boolean } | undefined;
   #signingIn: Promise<Secret> | undefined;
   #failure: { error: unknown; attempts: number; retryAt: number } | undefined;
+  /** Since the last call that worked: how many back-offs fresh tokens refused at once have cost, and when the current one ends. */
+  #refusedAtOnce: { rounds: number; retryAt: number } | undefined;
   #signIns = 0;
 
   constructor(options: AppSessionOptions) {
@@ -88,6 +90,59 @@ export class AppSession {
     return this.#signIn('refused as expired');
   }
 
+  /** A call made with `token` worked: the token is good, and the service acts with it. */
+  served(token: Secret): void {
+    if (this.#current?.value === token) this.#current.served = true;
+    if (this.#refusedAtOnce !== undefined) {
+      this.#refusedAtOnce = undefined;
+      this.#o.logger.info({}, 'the Command Service takes countersign’s application token again');
+    }
+  }
+
+  /**
+   * Whether a 401 "invalid or expired" met by `token` is about the token rather than the user it
+   * acted for: the token is still fresh and no call has worked with it, so the service refused
+   * what it had just issued. Once one call has worked with it, such a refusal is about the user.
+   */
+  refusedAtOnce(token: Secret): boolean {
+    const current = this.#current;
+    return current !== undefined && current.value === token && !current.served && this.#age(current) < MIN_RENEW_AGE_MS;
+  }
+
+  /**
+   * The service refused a token it had just issued (refusedAtOnce): nobody's link is at fault, and
+   * the error says so in countersign's words. Said in the log once, as an error, until a call works
+   * again; and a new token is not asked for meanwhile (see backingOff) for a minute, then twice as
+   * long each time, up to half an hour, so that a service that does this to every token is not
+   * asked for one at every call.
+   */
+  tokenRefusedAtOnce(refusal: InvalidTokenError): AppSignInError {
+    const now = this.#o.now().getTime();
+    const previous = this.#refusedAtOnce;
+    if (previous === undefined)
+      this.#o.logger.error(
+        { clientId: this.#o.credentials.clientId, command: refusal.command, serviceMessage: refusal.serviceMessage },
+        'the Command Service refused countersign’s application token as soon as it issued it ("invalid or expired"): no user is marked refused for it; check the trusted application’s token settings in the service (and the clocks); calls for users fail until it takes the token',
+      );
+    if (previous === undefined || now >= previous.retryAt) {
+      const rounds = (previous?.rounds ?? 0) + 1;
+      const waitMs = Math.min(this.#backoff.refusedMs * 2 ** Math.min(rounds - 1, 20), this.#backoff.refusedMaxMs);
+      this.#refusedAtOnce = { rounds, retryAt: now + waitMs };
+    }
+    return new AppSignInError({
+      command: refusal.command,
+      status: refusal.status,
+      serviceMessage: refusal.serviceMessage,
+      queryString: refusal.queryString,
+      cause: refusal,
+    });
+  }
+
+  /** True while tokens refused as soon as issued keep a new one from being asked for. */
+  backingOff(): boolean {
+    return this.#refusedAtOnce !== undefined && this.#o.now().getTime() < this.#refusedAtOnce.retryAt;
+  }
+
   #age(token: { at: number }): number {
     return this.#o.now().getTime() - token.at;
   }
@@ -111,7 +166,7 @@ export class AppSession {
       const value = await this.#o.service.loginTrustedApp(this.#o.credentials);
       const failed = this.#failure?.attempts;
       this.#failure = undefined;
-      this.#current = { value, at: this.#o.now().getTime() };
+      this.#current = { value, at: this.#o.now().getTime(), served: false };
       if (failed === undefined) logger.info({ reason, clientId: this.#o.credentials.clientId }, 'signed in as a trusted application');
       else logger.info({ reason, failedAttempts: failed }, 'signed in as a trusted application again: calls for users go on');
       return value;

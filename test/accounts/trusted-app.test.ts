@@ -175,13 +175,80 @@ describe('trusted-mode credentials', () => {
     expect(await credentials?.call(t.scripted([expired('collectEntitlements'), 'started']))).toBe('started');
     expect(t.sent.map((c) => c.token)).toEqual(['app-token-1', 'app-token-1', 'app-token-2']);
 
-    // Refused again with the new token: no third try, and the refusal says for whom.
+    // Refused again with the new token, which no call has yet worked with: no third try, and the
+    // refusal is the application token's, not the user's.
     t.clock.advance(15 * 60_000);
     const failure = credentials?.call(t.scripted([expired(), expired()]));
-    await expect(failure).rejects.toBeInstanceOf(RefusedForUserError);
-    await expect(failure).rejects.toMatchObject({ serviceUser: 'ada.lovelace', kind: 'invalid-token' });
+    await expect(failure).rejects.toBeInstanceOf(AppSignInError);
     expect(t.sent).toHaveLength(5);
+    expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('ok');
+  });
+
+  it('takes "invalid or expired" on a token that has worked, when signing in again does not help, as the user’s refusal', async () => {
+    const t = setup();
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', t.clock.now());
+    const credentials = await t.source.credentialsFor(ADA, 'findApprovals');
+    await credentials?.call(t.scripted(['warm-up']));
+    // Just after, on the token that has just worked: refused for this user.
+    const fresh = credentials?.call(t.scripted([expired()]));
+    await expect(fresh).rejects.toBeInstanceOf(RefusedForUserError);
+    await expect(fresh).rejects.toMatchObject({ serviceUser: 'ada.lovelace', kind: 'invalid-token' });
+    expect(t.app.signIns).toBe(1);
     expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('rejected');
+    // "Could not be found" names the user, whatever else it says: never the token's.
+    const unknown = new InvalidTokenError({
+      command: 'findApprovals',
+      status: 401,
+      serviceMessage: "The user 'ada.lovelace' given by auth-user-id could not be found. Token is invalid or expired",
+    });
+    const other = setup();
+    await other.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', other.clock.now());
+    await expect((await other.source.credentialsFor(ADA, 'findApprovals'))?.call(other.scripted([unknown]))).rejects.toBeInstanceOf(
+      RefusedForUserError,
+    );
+    expect((await other.store.getIdentity(ADA))?.lastOutcome).toBe('rejected');
+  });
+
+  it('counts tokens refused as soon as issued against its own session: no user marked refused, one error logged, sign-ins backed off', async () => {
+    const t = setup();
+    const users = ['UADA', 'UEVE', 'UBOB'].map((userId) => ({ teamId: 'T1', userId }));
+    for (const who of users)
+      await t.store.setIdentity(who, { serviceUser: who.userId.toLowerCase(), authsource: undefined }, 'login', t.clock.now());
+    const everyone = async () => {
+      const failures: unknown[] = [];
+      for (const who of users) {
+        const credentials = await t.source.credentialsFor(who, 'findApprovals');
+        failures.push(await credentials?.call(t.scripted([expired(), expired()])).catch((e: unknown) => e));
+      }
+      return failures;
+    };
+    // A service whose every token fails at once.
+    const first = await everyone();
+    expect(first.every((e) => e instanceof AppSignInError)).toBe(true);
+    for (const who of users) expect((await t.store.getIdentity(who))?.lastOutcome).toBeUndefined();
+    // One sign-in for the first call; none more within the minute's back-off, however many calls meet the refusal.
+    expect(t.app.signIns).toBe(1);
+    t.clock.advance(30_000);
+    expect((await everyone()).every((e) => e instanceof AppSignInError)).toBe(true);
+    expect(t.app.signIns).toBe(1);
+    // Past it, one new token; refused at once again, the next wait is twice as long.
+    t.clock.advance(30_000);
+    await everyone();
+    expect(t.app.signIns).toBe(2);
+    t.clock.advance(60_000);
+    await everyone();
+    expect(t.app.signIns).toBe(2);
+    t.clock.advance(60_000);
+    await everyone();
+    expect(t.app.signIns).toBe(3);
+    for (const who of users) expect((await t.store.getIdentity(who))?.lastOutcome).toBeUndefined();
+    const errors = t.logs.filter((l) => l.includes('"level":"error"'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('refused countersign’s application token as soon as it issued it');
+    // Once a call works again, so does everything, and the log says so.
+    t.clock.advance(20_000);
+    expect(await (await t.source.credentialsFor(ADA, 'findApprovals'))?.call(t.scripted(['page']))).toBe('page');
+    expect(t.logs.at(-1)).toContain('takes countersign’s application token again');
   });
 
   it('does not sign in again for a command the user may not run, nor pass other failures as refusals', async () => {
