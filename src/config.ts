@@ -128,11 +128,14 @@ interface Rule<T> {
   variable: string;
   example: string;
   schema: z.ZodType<T>;
+  /** Read exactly as set: a secret is never trimmed behind the operator's back (its schema says what is wrong). */
+  exact?: true;
 }
 
 function read<T>(env: Env, rule: Rule<T>): T {
   const raw = env[rule.variable];
-  const parsed = rule.schema.safeParse(raw === undefined || raw.trim() === '' ? undefined : raw.trim());
+  const value = raw === undefined || raw.trim() === '' ? undefined : rule.exact ? raw : raw.trim();
+  const parsed = rule.schema.safeParse(value);
   if (parsed.success) return parsed.data;
   throw new ConfigError(rule.variable, parsed.error.issues[0]?.message ?? 'is not valid', rule.example);
 }
@@ -195,8 +198,10 @@ function readServiceAuth(env: Env): ServiceAuth {
   const clientSecret = read(env, {
     variable: 'COMMAND_SERVICE_CLIENT_SECRET',
     example: '<the ClientSecret of the Trusted Application page>',
+    exact: true,
     schema: z
       .string()
+      .refine((v) => !/^\s|\s$/.test(v), 'starts or ends with a space or line break: set the ClientSecret exactly, without them')
       .regex(/^[\x20-\x7e]{8,1024}$/, 'must be the ClientSecret of the Trusted Application page: 8 to 1024 visible characters')
       .transform((v) => new Secret(v))
       .optional(),
@@ -425,10 +430,23 @@ export function loadConfig(env: Env): Config {
     throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set', 'https://igl.example.com/aveksa');
   if (tokenEncryptionKey === undefined)
     throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set', '$(openssl rand -base64 32)');
+  if (serviceAuth.mode === 'trusted-app' && !sentPrivately(commandServiceUrl))
+    throw new ConfigError(
+      'COMMAND_SERVICE_URL',
+      'must be https in the trusted-application mode: COMMAND_SERVICE_CLIENT_SECRET is sent to it, and over http anyone on the way reads it (http is for a service on this machine only: localhost, 127.0.0.1, ::1)',
+      'https://igl.example.com/aveksa',
+    );
   const connected = { ...common, commandServiceUrl, tokenEncryptionKey };
   const credentials = { botToken, signingSecret, apiUrl };
   if (appToken !== undefined) return Object.freeze({ ...connected, mode: 'socket', slack: Object.freeze({ ...credentials, appToken }) });
   return Object.freeze({ ...connected, mode: 'http', slack: Object.freeze(credentials) });
+}
+
+/** Whether what is sent to this URL stays between countersign and the service: https, or http on this machine. */
+function sentPrivately(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === 'https:') return true;
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 /** loadConfig, for a process that only makes sense connected to Slack (a benchmark's app, an instance of several). */

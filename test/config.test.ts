@@ -259,6 +259,21 @@ describe('the trusted-application mode', () => {
       COMMAND_SERVICE_APP_TOKEN_MAX_AGE: '20m',
     });
     expect(shorter.serviceAuth).toMatchObject({ maxTokenAgeMs: 20 * 60_000 });
+    // A secret with spaces inside is kept exactly; http is fine for a service on this machine.
+    const spaced = loadConfig({ ...SLACK, COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: 'with inner spaces' });
+    expect(spaced.serviceAuth.mode === 'trusted-app' && spaced.serviceAuth.clientSecret.reveal()).toBe('with inner spaces');
+    for (const url of [
+      'http://127.0.0.1:4000/aveksa',
+      'http://localhost:4000/aveksa',
+      'http://[::1]:4000/aveksa',
+      'http://127.8.9.10/aveksa',
+    ])
+      expect(
+        loadConfig({ ...SLACK, COMMAND_SERVICE_URL: url, COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: SECRET })
+          .serviceAuth.mode,
+      ).toBe('trusted-app');
+    // Users' own tokens over http are the operator's choice, as before.
+    expect(loadConfig({ ...SLACK, COMMAND_SERVICE_URL: 'http://igl.example.com/aveksa' }).serviceAuth.mode).toBe('user-tokens');
     // Local mode too: its embedded service then trusts the same application.
     expect(loadConfig({ COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: SECRET }).serviceAuth.mode).toBe(
       'trusted-app',
@@ -290,6 +305,20 @@ describe('the trusted-application mode', () => {
       'a secret with a control character',
       { COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: `${SECRET}\u0007x` },
       /^COMMAND_SERVICE_CLIENT_SECRET must be/,
+    ],
+    [
+      'a secret with spaces at its ends (a copy that took too much)',
+      { COMMAND_SERVICE_CLIENT_ID: 'countersign', COMMAND_SERVICE_CLIENT_SECRET: ` ${SECRET}\n` },
+      /^COMMAND_SERVICE_CLIENT_SECRET starts or ends with a space or line break: set the ClientSecret exactly, without them\. Example:/,
+    ],
+    [
+      'a secret sent in clear to a service elsewhere',
+      {
+        COMMAND_SERVICE_CLIENT_ID: 'countersign',
+        COMMAND_SERVICE_CLIENT_SECRET: SECRET,
+        COMMAND_SERVICE_URL: 'http://igl.example.com/aveksa',
+      },
+      /^COMMAND_SERVICE_URL must be https in the trusted-application mode: COMMAND_SERVICE_CLIENT_SECRET is sent to it, and over http anyone on the way reads it \(http is for a service on this machine only: localhost, 127\.0\.0\.1, ::1\)\. Example: COMMAND_SERVICE_URL=https:\/\/igl\.example\.com\/aveksa$/,
     ],
     [
       'an age limit past a day',
