@@ -31,7 +31,7 @@ Commands:
   users map --user <SlackUserId> --service-user <name> [--team <TeamId>] [--authsource <source>]
       Trusted-application mode: say who a Slack user is in the Command Service (the name they
       sign in with), so that countersign acts for them without their signing in. Without --team
-      the mapping holds in any workspace.
+      the mapping holds in any workspace but those where the user has one of their own (said).
   users list [--json]
       Mapped users: who they are in the service, how and when they were linked, last use.
   users unmap --user <SlackUserId> [--team <TeamId>]
@@ -276,6 +276,12 @@ async function usersCommand(args: string[]): Promise<number> {
         process.stderr.write(
           `Mapped ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''} to ${printable(identity.serviceUser)}${identity.authsource ? ` (${printable(identity.authsource)})` : ''}.\n`,
         );
+        // A workspace's own mapping wins over one for any workspace: said, so that the admin is not misled.
+        if (who.teamId === '')
+          for (const own of (await store.listIdentities()).filter((i) => i.userId === who.userId && i.teamId !== ''))
+            process.stderr.write(
+              `Note: in ${own.teamId}, ${who.userId} has a mapping of their own (${printable(own.serviceUser)}${own.authsource ? ` (${printable(own.authsource)})` : ''}, ${own.source === 'login' ? 'by signing in' : 'by an admin'} ${own.linkedAt.toISOString().slice(0, 10)}): countersign uses it there, not this one. To use ${printable(identity.serviceUser)} there: countersign users map --user ${who.userId} --team ${own.teamId} --service-user ${printable(identity.serviceUser)}; or to forget it: countersign users unmap --user ${who.userId} --team ${own.teamId} (which forgets this mapping for any workspace too: map it again after).\n`,
+            );
         if (config.serviceAuth.mode !== 'trusted-app')
           process.stderr.write(
             'Note: COMMAND_SERVICE_CLIENT_ID and COMMAND_SERVICE_CLIENT_SECRET are not set here; mappings are used only in the trusted-application mode.\n',

@@ -249,6 +249,26 @@ describe('countersign users', () => {
     expect(none.stderr()).toContain('No users are mapped.');
   });
 
+  it('warns that a mapping for any workspace is not used where the user has one of their own, naming it and the commands that change it', async () => {
+    const e = env('users-shadowed');
+    // As if the user had linked themselves in one workspace (or an admin had, for it).
+    expect(await spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'alice', '--team', 'T0ONE'], e).exited).toBe(0);
+    expect(await spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'al', '--team', 'T0TWO'], e).exited).toBe(0);
+    const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'bob'], e);
+    expect(await map.exited).toBe(0);
+    const said = map.stderr();
+    expect(said).toContain('Mapped U012ABCDEF to bob.');
+    expect(said).toContain('Note: in T0ONE, U012ABCDEF has a mapping of their own (alice');
+    expect(said).toContain('Note: in T0TWO, U012ABCDEF has a mapping of their own (al');
+    expect(said).toContain('countersign uses it there, not this one');
+    expect(said).toContain('countersign users unmap --user U012ABCDEF --team T0ONE');
+    expect(said).toContain('countersign users map --user U012ABCDEF --team T0ONE --service-user bob');
+    // A mapping for one workspace shadows nothing: no note.
+    const inTeam = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'carol', '--team', 'T0ONE'], e);
+    expect(await inTeam.exited).toBe(0);
+    expect(inTeam.stderr()).not.toContain('Note:');
+  });
+
   it('says when the mode that uses mappings is not configured, and never prints the client secret', async () => {
     const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe'], env('users-off', false));
     expect(await map.exited).toBe(0);
