@@ -243,27 +243,44 @@ export function renderCooldown(input: {
   /** A confirmation to start it anyway; absent when the user may not. */
   overrideId: string | undefined;
 }): Message {
-  const { held } = input;
+  const { held, query } = input;
   const only = held.length === 1 ? (held[0] as Held) : undefined;
-  const opening: Paragraph = only
-    ? [
-        emoji('hand'),
-        ' ',
-        user(only.holder.userId),
-        ' started ',
-        ...target(input.query),
-        ' at ',
-        when(only.holder.at),
-        ' in ',
-        channel(only.holder.channelId),
-        '.',
-      ]
-    : [emoji('hand'), ' Part of ', ...target(input.query), ' was started a moment ago:'];
-  const paragraphs: Paragraph[] = [
-    opening,
-    ...(only ? [] : heldLines(held)),
-    ['The same collection can start again from ', when(againFrom(held, input.cooldownMs)), ', so that it does not run twice.'],
+  // What the holder started, in their terms: the very target asked for, or one collector of it.
+  const started = (h: Held): Run[] => (h.collector === undefined ? target(query) : ['collector ', bold(oneLine(h.collector, 120))]);
+  const by = (h: Held): Run[] => [
+    user(h.holder.userId),
+    ' started ',
+    ...started(h),
+    ' at ',
+    when(h.holder.at),
+    ' in ',
+    channel(h.holder.channelId),
   ];
+  const whole = only !== undefined && (only.collector === undefined || query.name !== undefined);
+  let paragraphs: Paragraph[];
+  if (only && whole) {
+    paragraphs = [
+      [emoji('hand'), ' ', ...by(only), '.'],
+      ['The same collection can start again from ', when(againFrom(held, input.cooldownMs)), ', so that it does not run twice.'],
+    ];
+  } else if (only) {
+    paragraphs = [
+      [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago: ', ...by(only), '.'],
+      [
+        'It can start again from ',
+        when(againFrom(held, input.cooldownMs)),
+        ', so that ',
+        bold(oneLine(only.collector ?? '', 120)),
+        ' does not run twice.',
+      ],
+    ];
+  } else {
+    paragraphs = [
+      [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago:'],
+      ...heldLines(held),
+      ['The same collection can start again from ', when(againFrom(held, input.cooldownMs)), ', so that it does not run twice.'],
+    ];
+  }
   const after: KnownBlock[] = [];
   if (input.overrideId) {
     after.push(

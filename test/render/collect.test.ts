@@ -1,0 +1,44 @@
+/**
+ * The /collect notices a person reads when a collection does not (wholly) start: who started
+ * what a moment ago, what was left out, what aborted. Checked as words, blocks and fallback alike.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { Held } from '../../src/collections/start.js';
+import { renderCooldown } from '../../src/render/collect.js';
+import { visible } from '../helpers/visible.js';
+
+const AT = new Date('2026-11-22T12:14:00Z');
+const OSCAR = { userId: 'U0OSCAR', channelId: 'C0OPS', at: AT, attemptId: 'a1' };
+const OLIVE = { userId: 'U0OLIVE', channelId: 'C0SEC', at: new Date('2026-11-22T12:16:00Z'), attemptId: 'a2' };
+const notice = (query: Parameters<typeof renderCooldown>[0]['query'], held: Held[]) =>
+  renderCooldown({ query, held, cooldownMs: 600_000, overrideId: 'o1' });
+
+describe('the cooldown notice', () => {
+  it('says what the one blocker started, not what was asked for', () => {
+    // Oscar started AD Accounts; bare /collect (everything) a minute later is held by it alone.
+    const m = notice({}, [{ collector: 'AD Accounts', holder: OSCAR }]);
+    const text = visible(m.blocks);
+    expect(text).not.toContain('<@U0OSCAR> started *every collector of every application*');
+    expect(text).toContain('<@U0OSCAR> started collector *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(text).toContain('*every collector of every application*');
+    expect(m.text).not.toContain('started every collector of every application');
+    expect(m.text).toMatch(/<@U0OSCAR> started collector AD Accounts at <!date\^\d+\^\{time\}\|2026-11-22 12:14 UTC> in <#C0OPS>/);
+
+    // The same for a whole application.
+    const app = visible(notice({ application: 'Active Directory' }, [{ collector: 'AD Accounts', holder: OSCAR }]).blocks);
+    expect(app).toContain('<@U0OSCAR> started collector *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(app).not.toContain('<@U0OSCAR> started every collector of *Active Directory*');
+  });
+
+  it('names the collector itself when that is what was asked for', () => {
+    const text = visible(notice({ name: 'AD Accounts', force: true }, [{ collector: 'AD Accounts', holder: OSCAR }]).blocks);
+    expect(text).toMatch(/^:hand: <@U0OSCAR> started collector \*AD Accounts\* at 2026-11-22 12:14 UTC in <#C0OPS>\.\n/);
+    expect(text).toContain('The same collection can start again from 2026-11-22 12:24 UTC, so that it does not run twice.');
+  });
+
+  it('says who started the very same target', () => {
+    const text = visible(notice({ application: 'Active Directory' }, [{ collector: undefined, holder: OLIVE }]).blocks);
+    expect(text).toMatch(/^:hand: <@U0OLIVE> started every collector of \*Active Directory\* at 2026-11-22 12:16 UTC in <#C0SEC>\./);
+  });
+});
