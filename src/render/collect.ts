@@ -220,11 +220,11 @@ function againFrom(held: readonly Held[], cooldownMs: number): Date {
 }
 
 /** One line per collector started a moment ago: which, by whom, when, where. */
-function heldLines(held: readonly Held[]): Paragraph[] {
+function heldLines(held: readonly Held[], query?: CollectQuery): Paragraph[] {
   return held.map(
     (h): Paragraph => [
       '• ',
-      ...(h.collector === undefined ? ['the same collection'] : [bold(oneLine(h.collector, 120))]),
+      ...(h.collector !== undefined ? [bold(oneLine(h.collector, 120))] : query !== undefined ? target(query) : ['all of it']),
       ': ',
       user(h.holder.userId),
       ' started it at ',
@@ -232,6 +232,13 @@ function heldLines(held: readonly Held[]): Paragraph[] {
       ' in ',
       channel(h.holder.channelId),
     ],
+  );
+}
+
+/** Two cooldowns taken by one start. */
+function sameStart(a: Held, b: Held): boolean {
+  return (
+    a.holder.userId === b.holder.userId && a.holder.channelId === b.holder.channelId && a.holder.at.getTime() === b.holder.at.getTime()
   );
 }
 
@@ -256,12 +263,20 @@ export function renderCooldown(input: {
     ' in ',
     channel(h.holder.channelId),
   ];
-  const whole = only !== undefined && (only.collector === undefined || query.name !== undefined);
+  const again: Paragraph = [
+    'The same collection can start again from ',
+    when(againFrom(held, input.cooldownMs)),
+    ', so that it does not run twice.',
+  ];
+  // Someone started this very target (or, for a name, this collector): that is the news; its own collectors go without saying.
+  const whole = held.find((h) => h.collector === undefined) ?? (query.name !== undefined ? only : undefined);
   let paragraphs: Paragraph[];
-  if (only && whole) {
+  if (whole) {
+    const others = held.filter((h) => h !== whole && h.collector !== undefined && !sameStart(h, whole));
     paragraphs = [
-      [emoji('hand'), ' ', ...by(only), '.'],
-      ['The same collection can start again from ', when(againFrom(held, input.cooldownMs)), ', so that it does not run twice.'],
+      [emoji('hand'), ' ', ...by(whole), '.'],
+      ...(others.length > 0 ? [['Also started a moment ago:'], ...heldLines(others, query)] : []),
+      again,
     ];
   } else if (only) {
     paragraphs = [
@@ -277,8 +292,8 @@ export function renderCooldown(input: {
   } else {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago:'],
-      ...heldLines(held),
-      ['The same collection can start again from ', when(againFrom(held, input.cooldownMs)), ', so that it does not run twice.'],
+      ...heldLines(held, query),
+      ['It can all start again from ', when(againFrom(held, input.cooldownMs)), ', so that none of them runs twice.'],
     ];
   }
   const after: KnownBlock[] = [];

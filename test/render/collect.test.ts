@@ -42,3 +42,43 @@ describe('the cooldown notice', () => {
     expect(text).toMatch(/^:hand: <@U0OLIVE> started every collector of \*Active Directory\* at 2026-11-22 12:16 UTC in <#C0SEC>\./);
   });
 });
+
+describe('the cooldown notice, listing several', () => {
+  const everything = (): Held[] => [
+    { collector: 'AD Accounts', holder: OSCAR },
+    { collector: 'AD Groups', holder: OSCAR },
+    { collector: undefined, holder: OSCAR },
+  ];
+
+  it('reads naturally: one line per collector, each saying who started it, when and where', () => {
+    const text = visible(
+      notice({}, [
+        { collector: 'AD Accounts', holder: OSCAR },
+        { collector: 'AD Groups', holder: OLIVE },
+      ]).blocks,
+    );
+    expect(text).toContain(':hand: Part of *every collector of every application* was started a moment ago:');
+    expect(text).toContain('• *AD Accounts*: <@U0OSCAR> started it at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(text).toContain('• *AD Groups*: <@U0OLIVE> started it at 2026-11-22 12:16 UTC in <#C0SEC>');
+    expect(text).toContain('It can all start again from 2026-11-22 12:26 UTC, so that none of them runs twice.');
+  });
+
+  it('never lists “the same collection”: the very target started a moment ago is said first, and its own collectors not again', () => {
+    const m = notice({}, everything());
+    const text = visible(m.blocks);
+    expect(text).not.toContain('the same collection:');
+    expect(text).toMatch(/^:hand: <@U0OSCAR> started \*every collector of every application\* at 2026-11-22 12:14 UTC in <#C0OPS>\.\n/);
+    expect(text).not.toContain('• *AD Accounts*');
+    expect(m.text).not.toContain('the same collection:');
+  });
+
+  it('lists apart what someone else started since', () => {
+    const since = { ...OLIVE, at: new Date('2026-11-22T12:18:00Z') };
+    const held = everything().map((h) => (h.collector === 'AD Groups' ? { ...h, holder: since } : h));
+    const text = visible(notice({}, held).blocks);
+    expect(text).toMatch(/^:hand: <@U0OSCAR> started \*every collector of every application\* at 2026-11-22 12:14 UTC in <#C0OPS>\./);
+    expect(text).toContain('Also started a moment ago:\n• *AD Groups*: <@U0OLIVE> started it at 2026-11-22 12:18 UTC in <#C0SEC>');
+    expect(text).not.toContain('• *AD Accounts*');
+    expect(text).toContain('can start again from 2026-11-22 12:28 UTC');
+  });
+});
