@@ -6,11 +6,12 @@
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
+import { collectCommandText } from '../parse/collect.js';
 import { nearest } from '../parse/suggest.js';
 import { isServiceError } from '../service/errors.js';
 import type { CollectionRun, CollectQuery } from '../service/index.js';
 import type { CollectOutcome, Principal, WatchedRun } from '../store/index.js';
-import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf, fold } from './coverage.js';
+import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf, fold, forceMisspelt } from './coverage.js';
 import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from './policy.js';
 import type { CollectDeps } from './ports.js';
 import type { CollectStatus } from './runs.js';
@@ -40,8 +41,11 @@ export type StartOutcome =
   | { kind: 'not-linked' }
   /** `query` names collectors as the service first named them, not as typed. */
   | { kind: 'cooldown'; query: CollectQuery; held: readonly Held[]; cooldownMs: number; overrideId: string | undefined }
-  /** `known`: collectors earlier runs here reported, to choose from; `meant`: the one nearest to the name asked for. */
-  | { kind: 'nothing-matched'; query: CollectQuery; known: readonly string[]; meant: string | undefined }
+  /**
+   * `known`: collectors earlier runs here reported, to choose from; `meant`: the one nearest to the
+   * name asked for; `retry`: the command meant, when the last word looks like a misspelt force.
+   */
+  | { kind: 'nothing-matched'; query: CollectQuery; known: readonly string[]; meant: string | undefined; retry: string | undefined }
   /**
    * `posted`: the channel has the bot's message, which the watcher follows; otherwise the adapter
    * must show it. `leftOut`: collectors of the target that were started a moment ago, so not again.
@@ -232,8 +236,10 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       await release();
       await record('nothing-matched');
       const known = [...catalog.names.values()].sort((a, b) => a.localeCompare(b));
-      const meant = query.name === undefined ? undefined : nearest(fold(query.name), known.map(fold));
-      return { kind: 'nothing-matched', query, known, meant: meant === undefined ? undefined : catalog.names.get(meant) };
+      const forced = forceMisspelt(query, catalog);
+      const retry = forced === undefined ? undefined : collectCommandText(forced);
+      const meant = query.name === undefined || retry !== undefined ? undefined : nearest(fold(query.name), known.map(fold));
+      return { kind: 'nothing-matched', query, known, meant: meant === undefined ? undefined : catalog.names.get(meant), retry };
     }
     // Collectors the start ran that were not known to be covered: their cooldown starts now too.
     if (cooldownMs > 0) {

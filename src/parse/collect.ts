@@ -144,3 +144,33 @@ export function parseCollectCommand(text: string): CollectCommand {
   if (force === true) confirm.push('force');
   return { kind: 'run', query: checked.data, confirm };
 }
+
+/**
+ * The text that asks for `query`, as a user would type it (`/collect AD Accounts force`), for a
+ * suggestion; undefined when no form reads back as the same query (a name holding quotes, say).
+ */
+export function collectCommandText(query: CollectQuery): string | undefined {
+  const rest = [
+    ...(query.application === undefined ? [] : [`application:"${query.application}"`]),
+    ...(query.force === true ? ['force'] : []),
+  ];
+  const forms =
+    query.name === undefined
+      ? [rest]
+      : [
+          [query.name, ...rest],
+          [`name:"${query.name}"`, ...rest],
+        ];
+  for (const form of forms) {
+    const text = form.join(' ');
+    const parsed = parseCollectCommand(text);
+    if (
+      parsed.kind === 'run' &&
+      parsed.query.name === query.name &&
+      parsed.query.application === query.application &&
+      (parsed.query.force === true) === (query.force === true)
+    )
+      return `/collect ${text}`.trimEnd();
+  }
+  return undefined;
+}

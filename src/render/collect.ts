@@ -392,7 +392,13 @@ export function renderHistory(attempts: readonly CollectAttempt[], limit: number
 }
 
 /** Nothing matched: say what was asked for plainly, and offer the collectors earlier runs here reported. */
-export function renderNoCollectorMatched(input: { query: CollectQuery; known: readonly string[]; meant: string | undefined }): Message {
+export function renderNoCollectorMatched(input: {
+  query: CollectQuery;
+  known: readonly string[];
+  meant: string | undefined;
+  /** The command meant, when the name's last word looks like a misspelt force. */
+  retry?: string | undefined;
+}): Message {
   const { query, known } = input;
   const asked: Run[] =
     query.name !== undefined
@@ -403,7 +409,8 @@ export function renderNoCollectorMatched(input: { query: CollectQuery; known: re
         ]
       : ['No collector matched ', ...target(query)];
   const paragraphs: Paragraph[] = [[...asked, ', so nothing was started.']];
-  if (input.meant) paragraphs.push(['Did you mean ', bold(oneLine(input.meant, 120)), '?']);
+  if (input.retry) paragraphs.push(['Did you mean ', code(oneLine(input.retry, 400)), '?']);
+  else if (input.meant) paragraphs.push(['Did you mean ', bold(oneLine(input.meant, 120)), '?']);
   if (known.length > 0) {
     const shown = known.slice(0, 12);
     const list: Run[] = shown.flatMap((name, i): Run[] => (i > 0 ? [', ', code(oneLine(name, 60))] : [code(oneLine(name, 60))]));

@@ -208,6 +208,7 @@ describe('startCollection: the cooldown', () => {
       query: { name: 'AD Accounts' },
       known: [],
       meant: undefined,
+      retry: undefined,
     });
     expect(t.posted).toEqual([]);
     expect((await startCollection(t.deps, req())).kind).toBe('started');
@@ -439,7 +440,46 @@ describe('startCollection: a name that matches nothing', () => {
       query: { name: 'AD Acounts' },
       known: ['AD Accounts', 'Workday Workers'],
       meant: 'AD Accounts',
+      retry: undefined,
     });
     expect(await startCollection(t.deps, req({ query: { name: 'Nonexistent Collector' } }))).toMatchObject({ meant: undefined });
+  });
+
+  /** A service with these collectors, matched as the reference one matches them (whole name, any case). */
+  const withCollectors = (...names: string[]) =>
+    fakeService({
+      collect: async (q) => ({
+        runs: names.filter((n) => n.toLowerCase() === q.name?.toLowerCase()).map((collector) => ({ runId: '7', collector })),
+      }),
+    });
+
+  it('offers “force” for a last word a letter or two off it, once the service has said no and the rest is a known collector', async () => {
+    const t = build({ service: withCollectors('AD Accounts') });
+    await t.link();
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }));
+    for (const typo of ['forse', 'FROCE', 'foce', 'forced']) {
+      expect(await startCollection(t.deps, req({ query: { name: `ad accounts ${typo}` } }))).toMatchObject({
+        kind: 'nothing-matched',
+        retry: '/collect AD Accounts force',
+        meant: undefined,
+      });
+    }
+    expect(await startCollection(t.deps, req({ query: { name: 'AD Accounts forse', application: 'Active Directory' } }))).toMatchObject({
+      retry: '/collect AD Accounts application:"Active Directory" force',
+    });
+    // Each was sent as typed: the service is the one that says no collector has that name.
+    expect(t.fake.calls.filter((c) => c.command === 'collectEntitlements')).toHaveLength(6);
+  });
+
+  it('offers nothing when the rest is not a known collector, the word is too far from force or too short, or force was meant as part of the name', async () => {
+    const t = build({ service: withCollectors('AD Accounts', 'Backup', 'Backup Forge') });
+    await t.link();
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }));
+    await startCollection(t.deps, req({ query: { name: 'Backup' } }));
+    for (const name of ['AWS IAM forse', 'AD Accounts fortune', 'AD Accounts for', 'AD Accounts force', 'forse']) {
+      expect(await startCollection(t.deps, req({ query: { name } }))).toMatchObject({ kind: 'nothing-matched', retry: undefined });
+    }
+    // A real collector whose last word is near force is started, never questioned.
+    expect(await startCollection(t.deps, req({ query: { name: 'Backup Forge' } }))).toMatchObject({ kind: 'started' });
   });
 });

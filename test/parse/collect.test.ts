@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCollectCommand } from '../../src/parse/collect.js';
+import { collectCommandText, parseCollectCommand } from '../../src/parse/collect.js';
 
 describe('/collect', () => {
   it('asks before starting every collector', () => {
@@ -119,4 +119,20 @@ describe('/collect', () => {
       expect(r.suggestion).toBe(suggestion);
     });
   }
+});
+
+describe('collectCommandText', () => {
+  it('writes a query as it would be typed, in a form that reads back the same', () => {
+    expect(collectCommandText({ name: 'AD Accounts', force: true })).toBe('/collect AD Accounts force');
+    expect(collectCommandText({ name: 'AD Accounts', application: 'Active Directory', force: true })).toBe(
+      '/collect AD Accounts application:"Active Directory" force',
+    );
+    expect(collectCommandText({ application: 'AWS' })).toBe('/collect application:"AWS"');
+    // Names a bare form would misread are given as name:"…".
+    expect(collectCommandText({ name: 'History Sync', force: true })).toBe('/collect name:"History Sync" force');
+    expect(collectCommandText({ name: 'force' })).toBe('/collect name:"force"');
+    expect(collectCommandText({ name: 'app:x' })).toBe('/collect name:"app:x"');
+    // No form reads back a name holding a quote: no suggestion rather than a wrong one.
+    expect(collectCommandText({ name: 'The "Main" Directory' })).toBeUndefined();
+  });
 });

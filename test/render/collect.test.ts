@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Held } from '../../src/collections/start.js';
-import { renderCooldown } from '../../src/render/collect.js';
+import { renderCooldown, renderNoCollectorMatched } from '../../src/render/collect.js';
 import { visible } from '../helpers/visible.js';
 
 const AT = new Date('2026-11-22T12:14:00Z');
@@ -80,5 +80,20 @@ describe('the cooldown notice, listing several', () => {
     expect(text).toContain('Also started a moment ago:\n• *AD Groups*: <@U0OLIVE> started it at 2026-11-22 12:18 UTC in <#C0SEC>');
     expect(text).not.toContain('• *AD Accounts*');
     expect(text).toContain('can start again from 2026-11-22 12:28 UTC');
+  });
+});
+
+describe('a name that matched nothing, its last word a misspelt force', () => {
+  it('offers the command meant, as text to type again, and not the nearest name as well', () => {
+    const m = renderNoCollectorMatched({
+      query: { name: 'AD Accounts forse' },
+      known: ['AD Accounts'],
+      meant: undefined,
+      retry: '/collect AD Accounts force',
+    });
+    expect(visible(m.blocks)).toContain(
+      'No collector is called *AD Accounts forse*, so nothing was started.\nDid you mean `/collect AD Accounts force`?',
+    );
+    expect(m.text).toContain('Did you mean /collect AD Accounts force?');
   });
 });

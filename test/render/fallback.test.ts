@@ -150,6 +150,15 @@ const cases: Array<[string, Message]> = [
     ),
   ],
   ['no collector', renderNoCollectorMatched({ query: { name: 'Nope' }, known: ['AD Accounts'], meant: undefined })],
+  [
+    'no collector, force misspelt',
+    renderNoCollectorMatched({
+      query: { name: 'AD Accounts forse' },
+      known: ['AD Accounts'],
+      meant: undefined,
+      retry: '/collect AD Accounts force',
+    }),
+  ],
   ['starting', renderConfirmationClosed('starting', { name: 'AD Accounts' })],
   [
     'invalid input',
