@@ -22,6 +22,8 @@ export interface CollectionRequest {
   query: CollectQuery;
   /** "Start anyway" on a cooldown notice. */
   overrideCooldown?: boolean | undefined;
+  /** The attempt a confirmation was asked for: its click completes that line of the audit trail rather than adding one. */
+  attemptId?: string | undefined;
 }
 
 export interface CooldownHolder {
@@ -119,6 +121,12 @@ export async function refusalFor(
   return refusal;
 }
 
+/** The audit detail of a start turned away by the cooldown, as explainAttempt reads it back. */
+export function cooldownDetail(held: readonly Held[], offered: boolean): string {
+  const first = (held[0] as Held).holder;
+  return `cooldown: started by ${first.userId} at ${first.at.toISOString()}${offered ? '; offered start anyway' : ''}`;
+}
+
 /** What the trail knows of the collectors this team's collections covered. */
 export async function catalogFor(deps: CollectDeps, teamId: string): Promise<Catalog> {
   return catalogOf(await deps.store.listCollectAttempts({ teamId, limit: CATALOG_DEPTH }));
@@ -156,7 +164,7 @@ export function canonical(query: CollectQuery, coverage: Coverage): CollectQuery
 
 export async function startCollection(deps: CollectDeps, req: CollectionRequest): Promise<StartOutcome> {
   const { who, query, channelId } = req;
-  const attemptId = deps.newId();
+  const attemptId = req.attemptId ?? deps.newId();
   const at = deps.now();
   const record = (outcome: CollectOutcome, detail?: string, runs: WatchedRun[] = []) =>
     recordAttempt(deps, req, outcome, detail, runs, attemptId, at);
@@ -206,9 +214,8 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
         : [];
     if (held.length > 0 && rest.length === 0) {
       await release();
-      const first = (held[0] as Held).holder;
-      const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true) : undefined;
-      await record('refused', `cooldown: started by ${first.userId} at ${first.at.toISOString()}`);
+      const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
+      await record('refused', cooldownDetail(held, overrideId !== undefined));
       return { kind: 'cooldown', query: canonical(query, coverage), held, cooldownMs, overrideId };
     }
 
@@ -267,12 +274,18 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
 
 /**
  * A confirmation of this request, for its asker alone: one click starts it, once. With
- * `overrideCooldown`, it is the "Start anyway" of a cooldown notice.
+ * `overrideCooldown`, it is the "Start anyway" of a cooldown notice. `attemptId` is the audit line
+ * the question was recorded on, which the click completes.
  */
-export async function createConfirmation(deps: CollectDeps, req: CollectionRequest, overrideCooldown = false): Promise<string> {
+export async function createConfirmation(
+  deps: CollectDeps,
+  req: CollectionRequest,
+  overrideCooldown = false,
+  attemptId?: string,
+): Promise<string> {
   const id = deps.newId();
   const now = deps.now();
-  const payload = overrideCooldown ? { query: req.query, overrideCooldown } : { query: req.query };
+  const payload = { query: req.query, ...(overrideCooldown ? { overrideCooldown } : {}), ...(attemptId ? { attemptId } : {}) };
   await deps.store.createConfirmation({
     id,
     teamId: req.who.teamId,

@@ -329,6 +329,7 @@ const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
   refused: 'refused',
   failed: 'failed',
   cancelled: 'cancelled',
+  unanswered: 'asked to confirm, no answer',
 };
 
 /** Why an attempt ended so, in words; who and when as a mention and a date each reader sees in their own zone. */
@@ -342,7 +343,8 @@ function reasonRuns(reason: AttemptReason): Run[] {
 function historyLine(a: CollectAttempt): Paragraph {
   const line: Run[] = ['• ', when(a.at, '{date_short_pretty} {time}'), ' ', user(a.userId), ' · ', ...target(a.query)];
   if (a.query.force) line.push(', forced');
-  line.push(' · ', bold(OUTCOME_WORDS[a.outcome]));
+  // An outcome a newer release wrote (a rolling deploy): shown as it was stored.
+  line.push(' · ', bold(OUTCOME_WORDS[a.outcome] ?? oneLine(String(a.outcome), 40)));
   const reason = a.outcome === 'started' ? undefined : explainAttempt(a);
   if (reason) line.push(': ', ...reasonRuns(reason));
   if (a.runs.length > 0) {

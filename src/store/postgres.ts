@@ -308,7 +308,8 @@ export class PostgresStore implements Store {
   async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
     await this.#query(
       `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (id) DO UPDATE SET at = excluded.at, outcome = excluded.outcome, detail = excluded.detail, runs = excluded.runs`,
       [a.id, a.at.getTime(), a.teamId, a.channelId, a.userId, JSON.stringify(a.query), a.outcome, a.detail ?? null, JSON.stringify(a.runs)],
     );
   }

@@ -135,7 +135,8 @@ function prepare(db: Database.Database) {
     ),
     insertAttempt: db.prepare<[string, number, string, string, string, string, string, string | null, string]>(
       `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET at = excluded.at, outcome = excluded.outcome, detail = excluded.detail, runs = excluded.runs`,
     ),
     listAttempts: db.prepare<
       [string | null, string | null, string | null, string | null, number | null, number | null, number],

@@ -144,7 +144,7 @@ describe('startCollection: the cooldown', () => {
     expect((await t.attempts())[0]).toEqual({
       user: 'UEVE',
       outcome: 'refused',
-      detail: `cooldown: started by UADA at ${NOW.toISOString()}`,
+      detail: `cooldown: started by UADA at ${NOW.toISOString()}; offered start anyway`,
     });
 
     // Another collector is another collection.
@@ -172,9 +172,12 @@ describe('startCollection: the cooldown', () => {
     if (oscar.kind !== 'cooldown' || oscar.overrideId === undefined)
       throw new Error(`expected a cooldown with an override, got ${oscar.kind}`);
     const decision = await decideConfirmation(t.deps, OSCAR, oscar.overrideId, 'run');
+    // The click completes the line of Oscar's refused attempt.
+    const [oscarsLine] = await t.deps.store.listCollectAttempts({ limit: 1 });
+    expect(oscarsLine).toMatchObject({ userId: 'UOSCAR', outcome: 'refused' });
     expect(decision).toEqual({
       kind: 'confirmed',
-      request: { who: OSCAR, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true },
+      request: { who: OSCAR, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true, attemptId: oscarsLine?.id },
     });
     if (decision.kind !== 'confirmed') return;
     expect((await startCollection(t.deps, decision.request)).kind).toBe('started');

@@ -217,7 +217,7 @@ const attempt = fc.record<CollectAttempt>({
   channelId: fc.constant('C0OPS'),
   userId: fc.constant('U0ADA'),
   query,
-  outcome: fc.constantFrom('started', 'nothing-matched', 'refused', 'failed', 'cancelled'),
+  outcome: fc.constantFrom('started', 'nothing-matched', 'refused', 'failed', 'cancelled', 'unanswered'),
   detail: fc.option(hostile, { nil: undefined }),
   runs: fc.array(run, { maxLength: 8 }),
 });

@@ -5,7 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Held } from '../../src/collections/start.js';
-import { renderCooldown, renderNoCollectorMatched } from '../../src/render/collect.js';
+import { renderCooldown, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
+import type { CollectAttempt } from '../../src/store/types.js';
 import { visible } from '../helpers/visible.js';
 
 const AT = new Date('2026-11-22T12:14:00Z');
@@ -95,5 +96,45 @@ describe('a name that matched nothing, its last word a misspelt force', () => {
       'No collector is called *AD Accounts forse*, so nothing was started.\nDid you mean `/collect AD Accounts force`?',
     );
     expect(m.text).toContain('Did you mean /collect AD Accounts force?');
+  });
+});
+
+describe('history: questions asked', () => {
+  const line = (over: Partial<CollectAttempt>): CollectAttempt => ({
+    id: 'a',
+    at: AT,
+    teamId: 'T1',
+    channelId: 'C0OPS',
+    userId: 'U0EVE',
+    query: {},
+    outcome: 'unanswered',
+    detail: undefined,
+    runs: [],
+    ...over,
+  });
+
+  it('says a confirmation was asked for and not answered, and a "Start anyway" offered and not taken', () => {
+    const text = visible(
+      renderHistory(
+        [
+          line({}),
+          line({
+            query: { name: 'AD Accounts', force: true },
+            outcome: 'refused',
+            detail: `cooldown: started by U0OSCAR at ${AT.toISOString()}; offered start anyway`,
+          }),
+        ],
+        10,
+      ).blocks,
+    );
+    expect(text).toContain('<@U0EVE> · *every collector of every application* · *asked to confirm, no answer*');
+    expect(text).toContain(
+      '<@U0EVE> · collector *AD Accounts*, forced · *refused*: <@U0OSCAR> had started it 2026-11-22 12:14 UTC; Start anyway was offered, not taken',
+    );
+  });
+
+  it('shows an outcome it does not know (written by a newer release) as it was stored', () => {
+    const text = visible(renderHistory([line({ outcome: 'postponed' as CollectAttempt['outcome'] })], 10).blocks);
+    expect(text).toContain('· *postponed*');
   });
 });

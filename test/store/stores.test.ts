@@ -460,6 +460,38 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    it('keeps one line per attempt: recording the same attempt again completes its line (a question, then its answer)', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const asked = {
+        id: 'a1',
+        at,
+        teamId: 'T1',
+        channelId: 'C1',
+        userId: 'UOPS',
+        query: {},
+        outcome: 'unanswered' as const,
+        detail: undefined,
+        runs: [],
+      };
+      await store.recordCollectAttempt(asked);
+      await store.recordCollectAttempt({ ...asked, id: 'a2', at: new Date(at.getTime() + 1_000) });
+      const answered = new Date(at.getTime() + 30_000);
+      await store.recordCollectAttempt({
+        ...asked,
+        at: answered,
+        outcome: 'started',
+        runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }],
+      });
+      const rows = await store.listCollectAttempts({ limit: 10 });
+      expect(rows.map((a) => [a.id, a.outcome, a.at.getTime()])).toEqual([
+        ['a1', 'started', answered.getTime()],
+        ['a2', 'unanswered', at.getTime() + 1_000],
+      ]);
+      expect(rows[0]?.runs).toEqual([{ runId: '7', collector: 'AD Accounts' }]);
+      await store.close();
+    });
+
     it('gives a cooldown to one of many concurrent starts, on two instances, until it runs out or is released', async () => {
       const db = await backend.database();
       const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
