@@ -181,7 +181,9 @@ export function renderCollectFailedDm(input: AbortReport): Message {
   ];
   return richMessage(
     paragraphs,
-    context('A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before forcing it.'),
+    context(
+      'A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
+    ),
   );
 }
 

@@ -354,6 +354,11 @@ export class PostgresStore implements Store {
     await this.#query('DELETE FROM collect_cooldowns WHERE team_id = $1 AND target = $2 AND attempt_id = $3', [teamId, target, attemptId]);
   }
 
+  async releaseCooldownsOf(teamId: string, attemptId: string): Promise<number> {
+    const { rowCount } = await this.#query('DELETE FROM collect_cooldowns WHERE team_id = $1 AND attempt_id = $2', [teamId, attemptId]);
+    return rowCount ?? 0;
+  }
+
   async createWatch(w: RunWatch): Promise<void> {
     await this.#query(
       `INSERT INTO collect_watches (attempt_id, team_id, user_id, channel_id, message_ts, query, runs, started_at, deadline, next_poll_at, interval_ms)

@@ -256,6 +256,8 @@ export interface Store {
   }): Promise<CooldownClaim>;
   /** Gives the cooldown back (the start failed or matched nothing); only the attempt that took it can. */
   releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void>;
+  /** Gives back every cooldown the attempt still holds (each of its runs aborted), in one statement; returns how many. */
+  releaseCooldownsOf(teamId: string, attemptId: string): Promise<number>;
   /** Who holds the cooldown of a target at `at`, without taking it: for asking one question instead of two. */
   peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined>;
 

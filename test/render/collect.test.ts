@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Held } from '../../src/collections/start.js';
-import { renderCooldown, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
+import { renderCollectFailedDm, renderCooldown, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
 import type { CollectAttempt } from '../../src/store/types.js';
 import { visible } from '../helpers/visible.js';
 
@@ -136,5 +136,14 @@ describe('history: questions asked', () => {
   it('shows an outcome it does not know (written by a newer release) as it was stored', () => {
     const text = visible(renderHistory([line({ outcome: 'postponed' as CollectAttempt['outcome'] })], 10).blocks);
     expect(text).toContain('· *postponed*');
+  });
+});
+
+describe('the DM when a run aborted', () => {
+  it('sends the starter to the service before starting it again, and says the aborted run does not hold the cooldown', () => {
+    const m = renderCollectFailedDm({ channelId: 'C0OPS', query: { name: 'AWS IAM' }, runs: [{ runId: '9', collector: 'AWS IAM', state: 'Aborted' }] });
+    const text = visible(m.blocks);
+    expect(text).not.toContain('before forcing it');
+    expect(text).toContain('Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.');
   });
 });

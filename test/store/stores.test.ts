@@ -537,6 +537,16 @@ for (const [name, backend] of Object.entries(backends)) {
       expect((await claim(3, 12)).claimed).toBe(true);
       // A cooldown of zero (Start anyway) always takes it.
       expect((await claim(4, 13, 0)).claimed).toBe(true);
+      // Every cooldown one attempt holds goes back at once (its runs aborted); another attempt's stay.
+      const take = (target: string, attemptId: string) =>
+        stores[1].claimCooldown({ teamId: 'T1', target, userId: 'U5', channelId: 'C5', attemptId, at, cooldownMs: 0 });
+      await take('collector=ad accounts', 'attempt-5');
+      await take('name=*;application=active directory', 'attempt-5');
+      await take('collector=ad groups', 'attempt-6');
+      expect(await stores[0].releaseCooldownsOf('T2', 'attempt-5')).toBe(0);
+      expect(await stores[0].releaseCooldownsOf('T1', 'attempt-5')).toBe(2);
+      expect(await stores[0].peekCooldown('T1', 'collector=ad accounts', at, 600_000)).toBeUndefined();
+      expect(await stores[0].peekCooldown('T1', 'collector=ad groups', at, 600_000)).toMatchObject({ attemptId: 'attempt-6' });
       for (const s of stores) await s.close();
     });
 
