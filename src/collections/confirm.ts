@@ -22,6 +22,7 @@ import {
   recordAttempt,
   refusalFor,
   type StartOutcome,
+  unknownRest,
 } from './start.js';
 
 export type OfferOutcome =
@@ -62,7 +63,14 @@ export async function offerConfirmation(
     if (held.length > 0 && !someCanStart) {
       const overrideId = mayOverride(deps.collectPolicy, req.who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
       await record('refused', cooldownDetail(held, overrideId !== undefined));
-      return { kind: 'cooldown', query: canonical(req.query, coverage), held, cooldownMs: deps.collectPolicy.cooldownMs, overrideId };
+      return {
+        kind: 'cooldown',
+        query: canonical(req.query, coverage),
+        held,
+        cooldownMs: deps.collectPolicy.cooldownMs,
+        overrideId,
+        unknownRest: unknownRest(req.query, coverage, held),
+      };
     }
   }
   await record('unanswered');

@@ -41,8 +41,18 @@ export interface Held {
 export type StartOutcome =
   | { kind: 'refused'; refusal: CollectRefusal }
   | { kind: 'not-linked' }
-  /** `query` names collectors as the service first named them, not as typed. */
-  | { kind: 'cooldown'; query: CollectQuery; held: readonly Held[]; cooldownMs: number; overrideId: string | undefined }
+  /**
+   * `query` names collectors as the service first named them, not as typed. `unknownRest`: part of
+   * the target is held, and which other collectors it covers is not known, so none could start by name.
+   */
+  | {
+      kind: 'cooldown';
+      query: CollectQuery;
+      held: readonly Held[];
+      cooldownMs: number;
+      overrideId: string | undefined;
+      unknownRest: boolean;
+    }
   /**
    * `known`: collectors earlier runs here reported, to choose from; `meant`: the one nearest to the
    * name asked for; `retry`: the command meant, when the last word looks like a misspelt force.
@@ -51,8 +61,17 @@ export type StartOutcome =
   /**
    * `posted`: the channel has the bot's message, which the watcher follows; otherwise the adapter
    * must show it. `leftOut`: collectors of the target that were started a moment ago, so not again.
+   * `ranAgain`: collectors started a moment ago that the service ran again, not known beforehand to
+   * be covered (the service names a run's collector, never its application).
    */
-  | { kind: 'started'; status: CollectStatus; posted: boolean; leftOut: readonly Held[]; cooldownMs: number }
+  | {
+      kind: 'started';
+      status: CollectStatus;
+      posted: boolean;
+      leftOut: readonly Held[];
+      ranAgain: readonly Held[];
+      cooldownMs: number;
+    }
   | { kind: 'failed'; error: unknown };
 
 /** Why this user may not start this collection here; undefined when they may. */
@@ -119,6 +138,14 @@ export async function refusalFor(
   deps.logger.info({ user: req.who.userId, channel: req.channelId, refusal: refusal.kind }, 'collection refused');
   await recordAttempt(deps, req, 'refused', describeRefusal(refusal), [], attemptId, at);
   return refusal;
+}
+
+/**
+ * Part of a name-less target is held, and the last start of that target did not say which collectors
+ * it covers: the others cannot be started by name, so nothing starts.
+ */
+export function unknownRest(query: CollectQuery, coverage: Coverage, held: readonly Held[]): boolean {
+  return query.name === undefined && !coverage.exact && held.length > 0 && held.every((h) => h.collector !== undefined);
 }
 
 /** The audit detail of a start turned away by the cooldown, as explainAttempt reads it back. */
@@ -216,7 +243,14 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       await release();
       const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
       await record('refused', cooldownDetail(held, overrideId !== undefined));
-      return { kind: 'cooldown', query: canonical(query, coverage), held, cooldownMs, overrideId };
+      return {
+        kind: 'cooldown',
+        query: canonical(query, coverage),
+        held,
+        cooldownMs,
+        overrideId,
+        unknownRest: unknownRest(query, coverage, held),
+      };
     }
 
     const asked = rest.length > 0 ? rest.map((name) => ({ ...query, name })) : [query];
@@ -248,16 +282,27 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       const meant = query.name === undefined || retry !== undefined ? undefined : nearest(fold(query.name), known.map(fold));
       return { kind: 'nothing-matched', query, known, meant: meant === undefined ? undefined : catalog.names.get(meant), retry };
     }
-    // Collectors the start ran that were not known to be covered: their cooldown starts now too.
+    // Collectors the start ran that were not known to be covered: their cooldown starts now too. One
+    // started a moment ago has just run again (nothing could have told): the asker hears it.
+    const ranAgain: Held[] = [];
     if (cooldownMs > 0) {
       for (const run of found) {
-        if (run.collector && !taken.includes(collectorKey(run.collector))) await take(collectorKey(run.collector), true);
+        const key = run.collector ? collectorKey(run.collector) : undefined;
+        if (run.collector === null || key === undefined || taken.includes(key)) continue;
+        const claim = await take(key, false);
+        if (claim.claimed) continue;
+        ranAgain.push({ collector: catalog.names.get(fold(run.collector)) ?? run.collector, holder: claim.holder });
+        await take(key, true);
       }
     }
     const runs: WatchedRun[] = found.map((r) => ({ runId: r.runId, collector: r.collector ?? undefined, state: undefined }));
-    await record('started', held.length > 0 ? `left out: ${held.map((h) => h.collector).join(', ')}` : undefined, runs);
+    const notes = [
+      ...(held.length > 0 ? [`left out: ${held.map((h) => h.collector).join(', ')}`] : []),
+      ...(ranAgain.length > 0 ? [`started again within the cooldown: ${ranAgain.map((h) => h.collector).join(', ')}`] : []),
+    ];
+    await record('started', notes.length > 0 ? notes.join('; ') : undefined, runs);
     const announced = await announce(deps, req, attemptId, at, runs);
-    return { ...announced, leftOut: held, cooldownMs };
+    return { ...announced, leftOut: held, ranAgain, cooldownMs };
   } catch (error) {
     // A start that reached the service (a timeout, or a store failure after it answered) keeps the cooldown: it may be running.
     // 'network' means the request never reached the service: nothing started, so the cooldown goes back.

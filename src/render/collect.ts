@@ -251,8 +251,17 @@ export function renderCooldown(input: {
   cooldownMs: number;
   /** A confirmation to start it anyway; absent when the user may not. */
   overrideId: string | undefined;
+  /** Part of the target is held and its other collectors are not known, so none could start by name. */
+  unknownRest?: boolean | undefined;
 }): Message {
   const { held, query } = input;
+  const unknown: Paragraph[] = input.unknownRest
+    ? [
+        [
+          'Nothing was started: countersign does not know yet which other collectors this covers, so it cannot start just those. It learns that from the service’s answer when the whole of it is started.',
+        ],
+      ]
+    : [];
   const only = held.length === 1 ? (held[0] as Held) : undefined;
   // What the holder started, in their terms: the very target asked for, or one collector of it.
   const started = (h: Held): Run[] => (h.collector === undefined ? target(query) : ['collector ', bold(oneLine(h.collector, 120))]);
@@ -283,6 +292,7 @@ export function renderCooldown(input: {
   } else if (only) {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago: ', ...by(only), '.'],
+      ...unknown,
       [
         'It can start again from ',
         when(againFrom(held, input.cooldownMs)),
@@ -295,6 +305,7 @@ export function renderCooldown(input: {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago:'],
       ...heldLines(held, query),
+      ...unknown,
       ['It can all start again from ', when(againFrom(held, input.cooldownMs)), ', so that none of them runs twice.'],
     ];
   }
@@ -322,6 +333,25 @@ export function renderLeftOut(held: readonly Held[], cooldownMs: number): Messag
     [emoji('information_source'), ` Left out, so that ${held.length === 1 ? 'it does' : 'they do'} not run twice:`],
     ...heldLines(held),
     ['They can start again from ', when(againFrom(held, cooldownMs)), '.'],
+  ]);
+}
+
+/**
+ * To the asker: collectors the service ran again though started a moment ago, since nothing said
+ * beforehand that the target covers them.
+ */
+export function renderRanAgain(ranAgain: readonly Held[], query: CollectQuery): Message {
+  const one = ranAgain.length === 1;
+  const why: Run[] =
+    query.application !== undefined
+      ? ['countersign did not know that ', bold(oneLine(query.application, 120)), ` has ${one ? 'this collector' : 'these collectors'}:`]
+      : [`countersign did not know that this covers ${one ? 'it' : 'them'}:`];
+  return richMessage([
+    [emoji('warning'), ' Started again within the cooldown: ', ...why],
+    ...heldLines(ranAgain, query),
+    [
+      'The service names the collector of each run but not its application, so countersign learns which collectors an application has from a start of the whole application, such as this one. It knows now, and leaves them out next time.',
+    ],
   ]);
 }
 

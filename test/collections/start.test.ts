@@ -139,6 +139,7 @@ describe('startCollection: the cooldown', () => {
       held: [{ collector: 'AD Accounts', holder: { userId: 'UADA', channelId: 'C1', at: NOW, attemptId: 'id-000001' } }],
       cooldownMs: COOLDOWN,
       overrideId: expect.stringMatching(/^id-\d{6}$/),
+      unknownRest: false,
     });
     expect(t.fake.calls).toHaveLength(1);
     expect((await t.attempts())[0]).toEqual({
@@ -325,6 +326,7 @@ describe('startCollection: announcing the runs', () => {
       posted: true,
       status: { ...status, live: { kind: 'watching', checkedAt: NOW } },
       leftOut: [],
+      ranAgain: [],
       cooldownMs: 0,
     });
     expect(t.posted).toEqual([{ channel: 'C1', status: { ...status, live: { kind: 'watching', checkedAt: NOW } } }]);
@@ -369,6 +371,7 @@ describe('startCollection: announcing the runs', () => {
         live: { kind: 'off', reason: 'not-in-channel' },
       },
       leftOut: [],
+      ranAgain: [],
       cooldownMs: 0,
     });
     expect(t.posted).toEqual([]);
@@ -415,6 +418,47 @@ describe('startCollection: the cooldown across targets (what earlier runs covere
     expect(t.fake.calls).toHaveLength(1);
     // What it took for the attempt, it gave back: Salesforce alone still starts.
     expect((await startCollection(t.deps, req({ who: EVE, query: { application: 'Salesforce' } }))).kind).toBe('started');
+  });
+
+  it('says so when a whole application started again a collector started by name a moment ago (the service never said its application), and knows from then on', async () => {
+    const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE', 'UOSCAR']) await t.link(user);
+    expect((await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }))).kind).toBe('started');
+    t.later(40_000);
+    const app = await startCollection(t.deps, req({ who: EVE, query: { application: 'Active Directory' } }));
+    expect(app).toMatchObject({
+      kind: 'started',
+      leftOut: [],
+      ranAgain: [{ collector: 'AD Accounts', holder: { userId: 'UADA', channelId: 'C1', at: NOW } }],
+      status: { runs: [{ collector: 'AD Accounts' }, { collector: 'AD Groups' }] },
+    });
+    expect((await t.attempts())[0]).toEqual({ user: 'UEVE', outcome: 'started', detail: 'started again within the cooldown: AD Accounts' });
+    // It ran, so its cooldown is Eve's now; and the application's collectors are known.
+    t.later(60_000);
+    expect(await startCollection(t.deps, req({ who: OSCAR, query: { name: 'AD Accounts' } }))).toMatchObject({
+      kind: 'cooldown',
+      held: [{ collector: 'AD Accounts', holder: { userId: 'UEVE' } }],
+    });
+    expect(await startCollection(t.deps, req({ who: OSCAR, query: { application: 'active directory' } }))).toMatchObject({
+      kind: 'cooldown',
+      unknownRest: false,
+    });
+  });
+
+  it('says, when part of a target is held and the rest is not known, that it could not start the rest by name', async () => {
+    const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    // Named with its application: it is known to belong to it, but not which others do.
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts', application: 'Active Directory' } }));
+    expect(await startCollection(t.deps, req({ who: EVE, query: { application: 'Active Directory' } }))).toMatchObject({
+      kind: 'cooldown',
+      held: [{ collector: 'AD Accounts' }],
+      unknownRest: true,
+    });
+    expect(await startCollection(t.deps, req({ who: EVE, query: { name: 'AD Accounts' } }))).toMatchObject({
+      kind: 'cooldown',
+      unknownRest: false,
+    });
   });
 
   it('learns what a start ran: a named start of a collector an application run started is held', async () => {

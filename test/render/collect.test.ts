@@ -5,7 +5,13 @@
 
 import { describe, expect, it } from 'vitest';
 import type { Held } from '../../src/collections/start.js';
-import { renderCollectFailedDm, renderCooldown, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
+import {
+  renderCollectFailedDm,
+  renderCooldown,
+  renderHistory,
+  renderNoCollectorMatched,
+  renderRanAgain,
+} from '../../src/render/collect.js';
 import type { CollectAttempt } from '../../src/store/types.js';
 import { visible } from '../helpers/visible.js';
 
@@ -141,9 +147,51 @@ describe('history: questions asked', () => {
 
 describe('the DM when a run aborted', () => {
   it('sends the starter to the service before starting it again, and says the aborted run does not hold the cooldown', () => {
-    const m = renderCollectFailedDm({ channelId: 'C0OPS', query: { name: 'AWS IAM' }, runs: [{ runId: '9', collector: 'AWS IAM', state: 'Aborted' }] });
+    const m = renderCollectFailedDm({
+      channelId: 'C0OPS',
+      query: { name: 'AWS IAM' },
+      runs: [{ runId: '9', collector: 'AWS IAM', state: 'Aborted' }],
+    });
     const text = visible(m.blocks);
     expect(text).not.toContain('before forcing it');
-    expect(text).toContain('Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.');
+    expect(text).toContain(
+      'Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
+    );
+  });
+});
+
+describe('what countersign could not know beforehand', () => {
+  it('tells the asker a whole application ran again a collector started a moment ago by name, why, and that it knows now', () => {
+    const m = renderRanAgain([{ collector: 'AD Accounts', holder: OSCAR }], { application: 'Active Directory' });
+    const text = visible(m.blocks);
+    expect(text).toContain(
+      ':warning: Started again within the cooldown: countersign did not know that *Active Directory* has this collector:',
+    );
+    expect(text).toContain('• *AD Accounts*: <@U0OSCAR> started it at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(text).toContain(
+      'The service names the collector of each run but not its application, so countersign learns which collectors an application has from a start of the whole application, such as this one. It knows now, and leaves them out next time.',
+    );
+    expect(m.text).toContain('Started again within the cooldown');
+  });
+
+  it('says why nothing of a target was started when part of it is held and the rest is not known', () => {
+    const m = renderCooldown({
+      query: { application: 'Active Directory' },
+      held: [{ collector: 'AD Accounts', holder: OSCAR }],
+      cooldownMs: 600_000,
+      overrideId: 'o1',
+      unknownRest: true,
+    });
+    expect(visible(m.blocks)).toContain(
+      'Nothing was started: countersign does not know yet which other collectors this covers, so it cannot start just those. It learns that from the service’s answer when the whole of it is started.',
+    );
+    const known = renderCooldown({
+      query: { application: 'Active Directory' },
+      held: [{ collector: 'AD Accounts', holder: OSCAR }],
+      cooldownMs: 600_000,
+      overrideId: 'o1',
+      unknownRest: false,
+    });
+    expect(visible(known.blocks)).not.toContain('does not know yet');
   });
 });
