@@ -85,7 +85,7 @@ function usageOf(command: string): string {
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   // `countersign service --help`, `countersign tokens set -h`: what that command takes, not an error.
-  if (COMMANDS.includes(command ?? '') && rest.some((a) => a === '--help' || a === '-h')) {
+  if (command !== undefined && COMMANDS.includes(command) && rest.some((a) => a === '--help' || a === '-h')) {
     process.stdout.write(usageOf(command));
     return 0;
   }

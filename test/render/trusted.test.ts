@@ -46,6 +46,18 @@ describe('the trusted mode’s words', () => {
     expect(viewProblems(view)).toEqual([]);
     expect(view.blocks.map((b) => b.block_id)).not.toContain(LINK_FIELDS.token.block);
     expect(JSON.stringify(view)).toContain('Sign in once');
+    // Signing in is the only way: username and password are needed, the source is not.
+    const optional = Object.fromEntries(
+      (view.blocks as Array<{ block_id?: string; optional?: boolean }>).filter((b) => b.block_id).map((b) => [b.block_id, b.optional]),
+    );
+    expect(optional).toEqual({
+      [LINK_FIELDS.username.block]: false,
+      [LINK_FIELDS.password.block]: false,
+      [LINK_FIELDS.authsource.block]: true,
+    });
+    // With users' own tokens, a token may replace the sign-in: no field alone is needed.
+    const either = linkModal({ command: 'findApprovals' }) as { blocks: Array<{ type: string; optional?: boolean }> };
+    expect(either.blocks.filter((b) => b.type === 'input').every((b) => b.optional === true)).toBe(true);
     const done = identityLinked(HOSTILE, 'corp-ldap', 1);
     expect(viewProblems(done)).toEqual([]);
     expect(visible(done.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap).`);
