@@ -78,7 +78,20 @@ describe('the trusted mode’s words', () => {
   it('shows the identity on Home and forgets it at logout', () => {
     const view = renderHome({ outcome: { mode: 'trusted-app', identity, links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
     expect(viewProblems(view)).toEqual([]);
-    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01`);
+    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01 UTC`);
+    // A link that works does not expire: nothing to link again, only Unlink.
+    const buttons = (v: typeof view) =>
+      (v.blocks as Array<{ type: string; elements?: Array<{ text?: { text?: string } }> }>)
+        .filter((b) => b.type === 'actions')
+        .flatMap((b) => (b.elements ?? []).map((e) => e.text?.text));
+    expect(buttons(view)).toContain('Unlink');
+    expect(buttons(view)).not.toContain('Link again');
+    const refused = renderHome({
+      outcome: { mode: 'trusted-app', identity: { ...identity, lastOutcome: 'rejected' }, links: [] },
+      today: { year: 2026, month: 11, day: 22 },
+      commands,
+    });
+    expect(buttons(refused)).toEqual(expect.arrayContaining(['Link again', 'Unlink']));
     const welcome = renderHome({ outcome: { mode: 'trusted-app', links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
     expect(visible(welcome.blocks)).toContain('sign in once');
     expect(visible(welcome.blocks)).not.toContain('or a token');
