@@ -21,7 +21,7 @@ export function renderApprovalsHelp(): Message {
           '`/approvals completed` · or `all`',
           '`/approvals due-before:7d` · due within a week',
           '`/approvals entitlement-name:"Domain Admins" sort:desc`',
-          '`/approvals show 20512:WPDS:1` · one approval’s details, by the id a page shows',
+          '`/approvals show 10198:WPDS:1` · one approval’s details, by the id a page shows',
           '`/approvals login` · `/approvals logout` · `/approvals whoami` · `/approvals help`',
         ].join('\n'),
       ),
