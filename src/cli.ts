@@ -68,8 +68,27 @@ class UsageError extends Error {}
 /** The person at the terminal gave up (Ctrl-C): exit 130, as a shell reports an interrupted command. */
 class Cancelled extends Error {}
 
+const COMMANDS = ['service', 'tokens', 'keys', 'users', 'audit'];
+
+/** The part of the usage that tells of one command (every line of `  tokens …` for tokens), or all of it. */
+function usageOf(command: string): string {
+  const lines = USAGE.split('\n');
+  const picked: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (/^ {2}\S/.test(line)) inside = line.startsWith(`  ${command} `) || line === `  ${command}`;
+    if (inside) picked.push(line);
+  }
+  return picked.length === 0 ? USAGE : `Usage: countersign ${command} …\n\n${picked.join('\n')}\n`;
+}
+
 export async function runCli(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `countersign service --help`, `countersign tokens set -h`: what that command takes, not an error.
+  if (command !== undefined && COMMANDS.includes(command) && rest.some((a) => a === '--help' || a === '-h')) {
+    process.stdout.write(usageOf(command));
+    return 0;
+  }
   try {
     switch (command) {
       case 'service':

@@ -335,7 +335,11 @@ async function run(): Promise<number> {
   });
   if (config.mode === 'local') {
     const local = await startLocal(config, startCountersign, { logger });
-    process.stdout.write(`\ncountersign is running in local mode. Open ${local.url}\n\n`);
+    const how =
+      config.serviceAuth.mode === 'trusted-app'
+        ? 'countersign acts for each user as an application the service trusts'
+        : "each user's own token";
+    process.stdout.write(`\ncountersign is running in local mode (service calls: ${how}). Open ${local.url}\n\n`);
     await stop;
     await local.shutdown();
     return fatal ? 1 : 0;

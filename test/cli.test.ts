@@ -92,6 +92,21 @@ describe('countersign service', () => {
     }
   });
 
+  it('answers --help after a command with what that command takes, exit 0', async () => {
+    for (const [args, says] of [
+      [['service', '--help'], /^Usage: countersign service …\n\n {2}service \[--port N\]/],
+      [['tokens', 'set', '-h'], /^Usage: countersign tokens …\n\n {2}tokens set --user[\s\S]+ {2}tokens delete/],
+      [['audit', '--help'], /^Usage: countersign audit …\n\n {2}audit \[--since/],
+    ] as const) {
+      const cli = spawnCli([...args]);
+      expect(await cli.exited).toBe(0);
+      expect(cli.stdout()).toMatch(says);
+      expect(cli.stdout()).not.toContain('keys rotate');
+    }
+    const unknown = spawnCli(['nope', '--help']);
+    expect(await unknown.exited).toBe(2);
+  });
+
   it('exits 1 when the port is taken', async () => {
     const first = spawnCli(['service', '--port', '0']);
     const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);

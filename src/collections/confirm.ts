@@ -8,7 +8,7 @@
 import type { ConfirmReason } from '../parse/collect.js';
 import type { CollectQuery } from '../service/index.js';
 import { collectQuerySchema } from '../service/query.js';
-import type { Principal } from '../store/index.js';
+import type { CollectOutcome, Principal } from '../store/index.js';
 import { coverageOf } from './coverage.js';
 import { type CollectRefusal, mayOverride } from './policy.js';
 import type { CollectDeps } from './ports.js';
@@ -16,11 +16,13 @@ import {
   type CollectionRequest,
   canonical,
   catalogFor,
+  cooldownDetail,
   createConfirmation,
   heldNow,
   recordAttempt,
   refusalFor,
   type StartOutcome,
+  unknownRest,
 } from './start.js';
 
 export type OfferOutcome =
@@ -39,9 +41,16 @@ export async function offerConfirmation(
   req: CollectionRequest,
   reasons: readonly ConfirmReason[],
 ): Promise<OfferOutcome> {
-  const refusal = await refusalFor(deps, req);
+  // The attempt is recorded when the question is asked, and the click completes that same line.
+  const attemptId = deps.newId();
+  const at = deps.now();
+  const record = (outcome: CollectOutcome, detail?: string) => recordAttempt(deps, req, outcome, detail, [], attemptId, at);
+  const refusal = await refusalFor(deps, req, attemptId, at);
   if (refusal) return { kind: 'refused', refusal };
-  if ((await deps.credentials.credentialsFor(req.who, 'collectEntitlements')) === undefined) return { kind: 'not-linked' };
+  if ((await deps.credentials.credentialsFor(req.who, 'collectEntitlements')) === undefined) {
+    await record('refused', 'not linked');
+    return { kind: 'not-linked' };
+  }
   if (deps.collectPolicy.cooldownMs > 0) {
     const coverage = coverageOf(req.query, await catalogFor(deps, req.who.teamId));
     const held = await heldNow(deps, req, coverage);
@@ -52,11 +61,20 @@ export async function offerConfirmation(
       held.every((h) => h.collector !== undefined) &&
       held.length < coverage.collectors.length;
     if (held.length > 0 && !someCanStart) {
-      const overrideId = mayOverride(deps.collectPolicy, req.who.userId) ? await createConfirmation(deps, req, true) : undefined;
-      return { kind: 'cooldown', query: canonical(req.query, coverage), held, cooldownMs: deps.collectPolicy.cooldownMs, overrideId };
+      const overrideId = mayOverride(deps.collectPolicy, req.who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
+      await record('refused', cooldownDetail(held, overrideId !== undefined));
+      return {
+        kind: 'cooldown',
+        query: canonical(req.query, coverage),
+        held,
+        cooldownMs: deps.collectPolicy.cooldownMs,
+        overrideId,
+        unknownRest: unknownRest(req.query, coverage, held),
+      };
     }
   }
-  return { kind: 'confirm', id: await createConfirmation(deps, req), query: req.query, reasons };
+  await record('unanswered');
+  return { kind: 'confirm', id: await createConfirmation(deps, req, false, attemptId), query: req.query, reasons };
 }
 
 export type Decision =
@@ -90,7 +108,8 @@ export async function decideConfirmation(deps: CollectDeps, who: Principal, id: 
     deps.logger.info({ user: who.userId, confirmation: id }, 'collection cancelled');
     if (payload) {
       const detail = payload.overrideCooldown ? 'did not start it again within the cooldown' : 'cancelled at the confirmation';
-      await recordAttempt(deps, { who, channelId: claim.confirmation.channelId, query: payload.query }, 'cancelled', detail);
+      const asked = { who, channelId: claim.confirmation.channelId, query: payload.query };
+      await recordAttempt(deps, asked, 'cancelled', detail, [], payload.attemptId ?? deps.newId());
     }
     return { kind: 'cancelled' };
   }
@@ -101,16 +120,24 @@ export async function decideConfirmation(deps: CollectDeps, who: Principal, id: 
   return { kind: 'confirmed', request: { who, channelId: claim.confirmation.channelId, ...payload } };
 }
 
-/** The stored payload, re-validated; confirmations made before "Start anyway" existed hold the bare query. */
-function readPayload(text: string): { query: CollectQuery; overrideCooldown: boolean } | undefined {
+/**
+ * The stored payload, re-validated; confirmations made before "Start anyway" existed hold the bare
+ * query, and those made before questions were recorded, no attempt id (the click then adds a line).
+ */
+function readPayload(text: string): { query: CollectQuery; overrideCooldown: boolean; attemptId?: string } | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
     return undefined;
   }
-  const wrapped = value as { query?: unknown; overrideCooldown?: unknown } | null;
+  const wrapped = value as { query?: unknown; overrideCooldown?: unknown; attemptId?: unknown } | null;
   const query = collectQuerySchema.safeParse(wrapped !== null && typeof wrapped === 'object' && 'query' in wrapped ? wrapped.query : value);
   if (!query.success) return undefined;
-  return { query: query.data, overrideCooldown: wrapped?.overrideCooldown === true };
+  const attemptId = wrapped?.attemptId;
+  return {
+    query: query.data,
+    overrideCooldown: wrapped?.overrideCooldown === true,
+    ...(typeof attemptId === 'string' && /^[\w-]{1,64}$/.test(attemptId) ? { attemptId } : {}),
+  };
 }

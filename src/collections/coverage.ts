@@ -6,6 +6,7 @@
  * a moment ago under another name. Pure: the trail in, the coverage out.
  */
 
+import { editDistance } from '../parse/suggest.js';
 import type { CollectQuery } from '../service/query.js';
 import type { CollectAttempt } from '../store/index.js';
 import { cooldownTarget } from './policy.js';
@@ -69,4 +70,20 @@ export function coverageOf(query: CollectQuery, catalog: Catalog): Coverage {
     .filter(([folded]) => app === undefined || catalog.applications.get(folded)?.has(app) === true)
     .map(([, name]) => name);
   return { collectors: known, exact: false };
+}
+
+/**
+ * `AD Accounts forse` meant as `AD Accounts force`: asked only once the service has said that no
+ * collector has the whole name, so a real name is never questioned. The last word must be a letter
+ * or two off force (and not force itself, which a quoted name means), and the rest a collector
+ * that ran here before.
+ */
+export function forceMisspelt(query: CollectQuery, catalog: Catalog): CollectQuery | undefined {
+  const words = query.name?.trim().split(/\s+/) ?? [];
+  const last = (words.at(-1) ?? '').toLowerCase();
+  if (words.length < 2 || last.length < 4) return undefined;
+  const off = editDistance(last, 'force');
+  if (off < 1 || off > 2) return undefined;
+  const known = catalog.names.get(fold(words.slice(0, -1).join(' ')));
+  return known === undefined ? undefined : { ...query, name: known, force: true };
 }

@@ -11,7 +11,8 @@ export type AttemptReason =
   | { kind: 'user' }
   | { kind: 'force' }
   | { kind: 'not-linked' }
-  | { kind: 'cooldown'; userId: string; at: Date }
+  /** `offered`: the asker was offered "Start anyway" and did not take it (taking it completes the line otherwise). */
+  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean }
   /** The service's own error, by kind (ServiceError kinds), with what it said. */
   | { kind: 'service'; error: string; message: string }
   | { kind: 'internal' }
@@ -28,8 +29,9 @@ export function explainAttempt(attempt: Pick<CollectAttempt, 'outcome' | 'detail
   if (detail === 'not an allowed user') return { kind: 'user' };
   if (detail === 'may not force') return { kind: 'force' };
   if (detail === 'not linked') return { kind: 'not-linked' };
-  const cooldown = /^cooldown: started by ([UW][A-Z0-9]+) at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)$/.exec(detail);
-  if (cooldown) return { kind: 'cooldown', userId: cooldown[1] as string, at: new Date(cooldown[2] as string) };
+  const cooldown = /^cooldown: started by ([UW][A-Z0-9]+) at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)(; offered start anyway)?$/.exec(detail);
+  if (cooldown)
+    return { kind: 'cooldown', userId: cooldown[1] as string, at: new Date(cooldown[2] as string), offered: cooldown[3] !== undefined };
   if (detail === 'internal error') return { kind: 'internal' };
   if (detail === 'cancelled at the confirmation') return { kind: 'cancelled' };
   if (detail === 'did not start it again within the cooldown') return { kind: 'not-again' };
@@ -62,7 +64,12 @@ export function reasonParts(reason: AttemptReason): ReasonPart[] {
     case 'not-linked':
       return ['their account was not linked'];
     case 'cooldown':
-      return [{ user: reason.userId }, ' had started it ', { time: reason.at }];
+      return [
+        { user: reason.userId },
+        ' had started it ',
+        { time: reason.at },
+        ...(reason.offered ? ['; Start anyway was offered, not taken'] : []),
+      ];
     case 'service': {
       const words = SERVICE_WORDS[reason.error];
       return [words ?? `the service said “${reason.message}”`];

@@ -6,11 +6,12 @@
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
+import { collectCommandText } from '../parse/collect.js';
 import { nearest } from '../parse/suggest.js';
 import { isServiceError } from '../service/errors.js';
 import type { CollectionRun, CollectQuery } from '../service/index.js';
 import type { CollectOutcome, Principal, WatchedRun } from '../store/index.js';
-import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf, fold } from './coverage.js';
+import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf, fold, forceMisspelt } from './coverage.js';
 import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from './policy.js';
 import type { CollectDeps } from './ports.js';
 import type { CollectStatus } from './runs.js';
@@ -21,6 +22,8 @@ export interface CollectionRequest {
   query: CollectQuery;
   /** "Start anyway" on a cooldown notice. */
   overrideCooldown?: boolean | undefined;
+  /** The attempt a confirmation was asked for: its click completes that line of the audit trail rather than adding one. */
+  attemptId?: string | undefined;
 }
 
 export interface CooldownHolder {
@@ -38,15 +41,37 @@ export interface Held {
 export type StartOutcome =
   | { kind: 'refused'; refusal: CollectRefusal }
   | { kind: 'not-linked' }
-  /** `query` names collectors as the service first named them, not as typed. */
-  | { kind: 'cooldown'; query: CollectQuery; held: readonly Held[]; cooldownMs: number; overrideId: string | undefined }
-  /** `known`: collectors earlier runs here reported, to choose from; `meant`: the one nearest to the name asked for. */
-  | { kind: 'nothing-matched'; query: CollectQuery; known: readonly string[]; meant: string | undefined }
+  /**
+   * `query` names collectors as the service first named them, not as typed. `unknownRest`: part of
+   * the target is held, and which other collectors it covers is not known, so none could start by name.
+   */
+  | {
+      kind: 'cooldown';
+      query: CollectQuery;
+      held: readonly Held[];
+      cooldownMs: number;
+      overrideId: string | undefined;
+      unknownRest: boolean;
+    }
+  /**
+   * `known`: collectors earlier runs here reported, to choose from; `meant`: the one nearest to the
+   * name asked for; `retry`: the command meant, when the last word looks like a misspelt force.
+   */
+  | { kind: 'nothing-matched'; query: CollectQuery; known: readonly string[]; meant: string | undefined; retry: string | undefined }
   /**
    * `posted`: the channel has the bot's message, which the watcher follows; otherwise the adapter
    * must show it. `leftOut`: collectors of the target that were started a moment ago, so not again.
+   * `ranAgain`: collectors started a moment ago that the service ran again, not known beforehand to
+   * be covered (the service names a run's collector, never its application).
    */
-  | { kind: 'started'; status: CollectStatus; posted: boolean; leftOut: readonly Held[]; cooldownMs: number }
+  | {
+      kind: 'started';
+      status: CollectStatus;
+      posted: boolean;
+      leftOut: readonly Held[];
+      ranAgain: readonly Held[];
+      cooldownMs: number;
+    }
   | { kind: 'failed'; error: unknown };
 
 /** Why this user may not start this collection here; undefined when they may. */
@@ -115,6 +140,20 @@ export async function refusalFor(
   return refusal;
 }
 
+/**
+ * Part of a name-less target is held, and the last start of that target did not say which collectors
+ * it covers: the others cannot be started by name, so nothing starts.
+ */
+export function unknownRest(query: CollectQuery, coverage: Coverage, held: readonly Held[]): boolean {
+  return query.name === undefined && !coverage.exact && held.length > 0 && held.every((h) => h.collector !== undefined);
+}
+
+/** The audit detail of a start turned away by the cooldown, as explainAttempt reads it back. */
+export function cooldownDetail(held: readonly Held[], offered: boolean): string {
+  const first = (held[0] as Held).holder;
+  return `cooldown: started by ${first.userId} at ${first.at.toISOString()}${offered ? '; offered start anyway' : ''}`;
+}
+
 /** What the trail knows of the collectors this team's collections covered. */
 export async function catalogFor(deps: CollectDeps, teamId: string): Promise<Catalog> {
   return catalogOf(await deps.store.listCollectAttempts({ teamId, limit: CATALOG_DEPTH }));
@@ -152,7 +191,7 @@ export function canonical(query: CollectQuery, coverage: Coverage): CollectQuery
 
 export async function startCollection(deps: CollectDeps, req: CollectionRequest): Promise<StartOutcome> {
   const { who, query, channelId } = req;
-  const attemptId = deps.newId();
+  const attemptId = req.attemptId ?? deps.newId();
   const at = deps.now();
   const record = (outcome: CollectOutcome, detail?: string, runs: WatchedRun[] = []) =>
     recordAttempt(deps, req, outcome, detail, runs, attemptId, at);
@@ -202,10 +241,16 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
         : [];
     if (held.length > 0 && rest.length === 0) {
       await release();
-      const first = (held[0] as Held).holder;
-      const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true) : undefined;
-      await record('refused', `cooldown: started by ${first.userId} at ${first.at.toISOString()}`);
-      return { kind: 'cooldown', query: canonical(query, coverage), held, cooldownMs, overrideId };
+      const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
+      await record('refused', cooldownDetail(held, overrideId !== undefined));
+      return {
+        kind: 'cooldown',
+        query: canonical(query, coverage),
+        held,
+        cooldownMs,
+        overrideId,
+        unknownRest: unknownRest(query, coverage, held),
+      };
     }
 
     const asked = rest.length > 0 ? rest.map((name) => ({ ...query, name })) : [query];
@@ -232,19 +277,32 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       await release();
       await record('nothing-matched');
       const known = [...catalog.names.values()].sort((a, b) => a.localeCompare(b));
-      const meant = query.name === undefined ? undefined : nearest(fold(query.name), known.map(fold));
-      return { kind: 'nothing-matched', query, known, meant: meant === undefined ? undefined : catalog.names.get(meant) };
+      const forced = forceMisspelt(query, catalog);
+      const retry = forced === undefined ? undefined : collectCommandText(forced);
+      const meant = query.name === undefined || retry !== undefined ? undefined : nearest(fold(query.name), known.map(fold));
+      return { kind: 'nothing-matched', query, known, meant: meant === undefined ? undefined : catalog.names.get(meant), retry };
     }
-    // Collectors the start ran that were not known to be covered: their cooldown starts now too.
+    // Collectors the start ran that were not known to be covered: their cooldown starts now too. One
+    // started a moment ago has just run again (nothing could have told): the asker hears it.
+    const ranAgain: Held[] = [];
     if (cooldownMs > 0) {
       for (const run of found) {
-        if (run.collector && !taken.includes(collectorKey(run.collector))) await take(collectorKey(run.collector), true);
+        const key = run.collector ? collectorKey(run.collector) : undefined;
+        if (run.collector === null || key === undefined || taken.includes(key)) continue;
+        const claim = await take(key, false);
+        if (claim.claimed) continue;
+        ranAgain.push({ collector: catalog.names.get(fold(run.collector)) ?? run.collector, holder: claim.holder });
+        await take(key, true);
       }
     }
     const runs: WatchedRun[] = found.map((r) => ({ runId: r.runId, collector: r.collector ?? undefined, state: undefined }));
-    await record('started', held.length > 0 ? `left out: ${held.map((h) => h.collector).join(', ')}` : undefined, runs);
+    const notes = [
+      ...(held.length > 0 ? [`left out: ${held.map((h) => h.collector).join(', ')}`] : []),
+      ...(ranAgain.length > 0 ? [`started again within the cooldown: ${ranAgain.map((h) => h.collector).join(', ')}`] : []),
+    ];
+    await record('started', notes.length > 0 ? notes.join('; ') : undefined, runs);
     const announced = await announce(deps, req, attemptId, at, runs);
-    return { ...announced, leftOut: held, cooldownMs };
+    return { ...announced, leftOut: held, ranAgain, cooldownMs };
   } catch (error) {
     // A start that reached the service (a timeout, or a store failure after it answered) keeps the cooldown: it may be running.
     // 'network' means the request never reached the service: nothing started, so the cooldown goes back.
@@ -261,12 +319,18 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
 
 /**
  * A confirmation of this request, for its asker alone: one click starts it, once. With
- * `overrideCooldown`, it is the "Start anyway" of a cooldown notice.
+ * `overrideCooldown`, it is the "Start anyway" of a cooldown notice. `attemptId` is the audit line
+ * the question was recorded on, which the click completes.
  */
-export async function createConfirmation(deps: CollectDeps, req: CollectionRequest, overrideCooldown = false): Promise<string> {
+export async function createConfirmation(
+  deps: CollectDeps,
+  req: CollectionRequest,
+  overrideCooldown = false,
+  attemptId?: string,
+): Promise<string> {
   const id = deps.newId();
   const now = deps.now();
-  const payload = overrideCooldown ? { query: req.query, overrideCooldown } : { query: req.query };
+  const payload = { query: req.query, ...(overrideCooldown ? { overrideCooldown } : {}), ...(attemptId ? { attemptId } : {}) };
   await deps.store.createConfirmation({
     id,
     teamId: req.who.teamId,

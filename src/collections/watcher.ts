@@ -12,6 +12,7 @@ import type { CredentialSource } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceClient } from '../service/index.js';
 import type { RunWatch, Store, WatchedRun } from '../store/index.js';
+import { collectorKey } from './coverage.js';
 import type { CollectChat } from './ports.js';
 import { type LiveStatus, runEnded, summarizeRuns } from './runs.js';
 
@@ -130,6 +131,7 @@ export class RunWatcher {
         };
         if (runEnded(next) && next.endedAt === undefined) next.endedAt = now.getTime();
         if (next.state !== run.state) changed = true;
+        if (next.state === 'Aborted' && run.state !== 'Aborted') await this.#releaseAborted(watch, next);
         runs.push(next);
       } catch (error) {
         runs.push(run);
@@ -143,7 +145,10 @@ export class RunWatcher {
     }
     const updated = { ...watch, runs };
     if (unavailable !== undefined) return this.#finish(updated, { kind: 'unavailable', why: unavailable }, 'unavailable');
-    if (runs.every(runEnded)) return this.#finish(updated, { kind: 'finished' }, 'finished');
+    if (runs.every(runEnded)) {
+      if (runs.every((r) => r.state === 'Aborted')) await this.#releaseAll(watch);
+      return this.#finish(updated, { kind: 'finished' }, 'finished');
+    }
 
     const stale = now.getTime() - (this.#lastUpdate.get(watch.attemptId) ?? 0) >= REFRESH_MS;
     if (changed || stale) {
@@ -152,6 +157,24 @@ export class RunWatcher {
     }
     await store.saveWatch(this.#next(updated, now), this.#o.owner);
     return changed ? 'updated' : 'unchanged';
+  }
+
+  /**
+   * The cooldown is there so that a source is not loaded twice; an aborted run did not do the work,
+   * so its collector may start again at once. Only a cooldown this start still holds goes back (one
+   * conditional DELETE, whichever instance polls): one taken over since by "Start anyway" stays.
+   * A failure here fails the poll, which comes again with the run still unseen as aborted.
+   */
+  async #releaseAborted(watch: RunWatch, run: WatchedRun): Promise<void> {
+    if (run.collector === undefined || run.collector === '') return;
+    await this.#o.store.releaseCooldown(watch.teamId, collectorKey(run.collector), watch.attemptId);
+    this.#o.logger.info({ attempt: watch.attemptId, run: run.runId }, 'run aborted: its collector may start again');
+  }
+
+  /** Every run aborted: the whole start's cooldown goes back too (the target asked for, runs of unnamed collectors). */
+  async #releaseAll(watch: RunWatch): Promise<void> {
+    const released = await this.#o.store.releaseCooldownsOf(watch.teamId, watch.attemptId);
+    if (released > 0) this.#o.logger.info({ attempt: watch.attemptId, released }, 'every run aborted: the collection may start again');
   }
 
   /** Updates the channel's message; true when it can never be updated again. */

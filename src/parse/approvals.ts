@@ -43,7 +43,7 @@ type KeySpec =
   | { kind: 'enum'; values: readonly string[]; example: string };
 
 export const APPROVAL_KEYS: Readonly<Record<ApprovalParameter, KeySpec>> = {
-  'approval-id': { kind: 'text', example: 'approval-id:20512:WPDS:1' },
+  'approval-id': { kind: 'text', example: 'approval-id:10198:WPDS:1' },
   'business-source': { kind: 'text', example: 'business-source:"Active Directory"' },
   'completed-after': { kind: 'date', example: 'completed-after:-30d' },
   'completed-before': { kind: 'date', example: 'completed-before:today' },
@@ -69,7 +69,7 @@ const MAX_TEXT = 256;
 export const APPROVALS_USAGE =
   '/approvals [pending|completed|all] [key:value …] | show <approval-id> | remind [daily|weekdays] [09:00|off|show] | help | login | logout | whoami';
 
-export const SHOW_EXAMPLE = '/approvals show 20512:WPDS:1';
+export const SHOW_EXAMPLE = '/approvals show 10198:WPDS:1';
 
 export function parseApprovalsCommand(text: string, today: CalendarDay): ApprovalsCommand {
   const tokens = tokenize(text);
@@ -79,7 +79,11 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
   if (first && !first.key && !first.quoted) {
     const sub = first.text.toLowerCase();
     if (sub === 'help' || sub === '?') return { kind: 'help' };
-    if ((sub === 'login' || sub === 'logout' || sub === 'whoami') && words.length === 1) return { kind: sub };
+    if (sub === 'login' || sub === 'logout' || sub === 'whoami') {
+      const extra = words[1];
+      if (extra === undefined) return { kind: sub };
+      return invalid(`${sub} takes nothing after it; “${extra.text.slice(0, 60)}” is one word too many.`, `/approvals ${sub}`);
+    }
     if (sub === 'remind' || sub === 'reminder' || sub === 'reminders') return parseRemind(words.slice(1));
     if (sub === 'show' || sub === 'details') return parseShow(words.slice(1));
   }
@@ -108,6 +112,12 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
           `/approvals ${before.key}:"${whole.slice(0, 120)}"`,
         );
       }
+      // A subcommand after filters: it is a command of its own, and must come first.
+      if (!word.quoted && [...SUBCOMMANDS, 'details'].includes(bare))
+        return invalid(
+          `“${word.text}” is a command of its own: it comes first, without filters.`,
+          bare === 'show' ? SHOW_EXAMPLE : bare === 'remind' ? '/approvals remind weekdays 09:00' : `/approvals ${bare}`,
+        );
       const meant = word.quoted ? undefined : nearest(bare, [...APPROVAL_STATES, ...SUBCOMMANDS]);
       return invalid(
         `I don't understand “${word.text}”. Filters are written key:value.`,
@@ -203,7 +213,7 @@ function parseShow(words: readonly Word[]): ApprovalsCommand {
     const unsafe = unsafeCharacter(id);
     return invalid(
       unsafe === undefined
-        ? `“${id.slice(0, 60)}” is not an approval id: an id is a number, a name and a number, separated by colons, such as 20512:WPDS:1.`
+        ? `“${id.slice(0, 60)}” is not an approval id: an id is a number, a name and a number, separated by colons, such as 10198:WPDS:1.`
         : `The approval id contains ${unsafe}.`,
       SHOW_EXAMPLE,
     );

@@ -11,7 +11,7 @@ export function nearest<T extends string>(word: string, candidates: readonly T[]
   let best: T | undefined;
   let bestScore = Number.POSITIVE_INFINITY;
   for (const c of candidates) {
-    const score = c.startsWith(w) || c.replace(/-/g, '') === w.replace(/[-_ ]/g, '') ? 0 : distance(w, c);
+    const score = c.startsWith(w) || c.replace(/-/g, '') === w.replace(/[-_ ]/g, '') ? 0 : editDistance(w, c);
     if (score < bestScore) {
       best = c;
       bestScore = score;
@@ -22,7 +22,7 @@ export function nearest<T extends string>(word: string, candidates: readonly T[]
 }
 
 /** Damerau-Levenshtein (optimal string alignment): a swapped pair of letters costs one edit. */
-function distance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;
   const d: number[][] = Array.from({ length: rows }, (_, i) => Array.from({ length: cols }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));

@@ -92,6 +92,7 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
     tada: '🎉',
     warning: '⚠️',
     white_check_mark: '✅',
+    checkered_flag: '🏁',
     red_circle: '🔴',
     large_blue_circle: '🔵',
     raised_hand: '✋',

@@ -19,7 +19,7 @@ export const LOCAL_USERS: readonly PlaygroundUser[] = [
   { id: 'U0DEMOADA', name: 'Ada Lovelace', role: 'approver', tz: 'Europe/London' },
   { id: 'U0DEMOOSCAR', name: 'Oscar Ops', role: 'ops engineer', tz: 'America/New_York' },
   { id: 'U0DEMOGRACE', name: 'Grace Hopper', role: 'approver and ops', tz: 'America/Los_Angeles' },
-  { id: 'U0DEMONEW', name: 'Nadia New', role: 'no token linked', tz: 'Asia/Tokyo' },
+  { id: 'U0DEMONEW', name: 'Nadia New', role: 'new here, starts unlinked', tz: 'Asia/Tokyo' },
 ];
 
 /** Which demo token of the reference service each playground user gets (Nadia gets none). */

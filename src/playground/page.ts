@@ -102,7 +102,8 @@ document.addEventListener('click', async (e) => {
     if (state.tab === 'home') { post('/playground/home', {}).then(() => setTimeout(refresh, 150)); }
     document.querySelectorAll('.tab').forEach((x) => x.classList.toggle('active', x === t));
     $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('dms').hidden = state.tab !== 'dms';
-    $('title').textContent = state.tab === 'home' ? 'countersign · Home' : state.tab === 'dms' ? 'countersign · Messages' : '#' + CONFIG.channel.name;
+    const where = state.tab === 'home' ? 'countersign · Home' : state.tab === 'dms' ? 'countersign · Messages' : '# ' + CONFIG.channel.name;
+    $('title').replaceChildren(where, Object.assign(document.createElement('small'), { textContent: 'local playground' }));
     return;
   }
   if (t.id === 'modal-cancel') { await post('/playground/close', {}); return refresh(); }

@@ -469,6 +469,14 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       res.writeHead(204);
       return void res.end();
     }
+    // The app's health, where a newcomer looks for it: on the address local mode printed. (Not /metrics:
+    // asked from here it would always come from loopback, which is what lets it through without a token.)
+    if (req.method === 'GET' && url.pathname === '/healthz') {
+      if (!appUrl) return json(503, { ok: false, error: 'the app is not running yet' });
+      const probe = await request(new URL('/healthz', appUrl));
+      res.writeHead(probe.statusCode, { 'content-type': String(probe.headers['content-type'] ?? 'text/plain') });
+      return void res.end(await probe.body.text());
+    }
     if (req.method === 'GET' && url.pathname === '/playground/state') {
       const userId = url.searchParams.get('user') ?? '';
       const visible = messages.filter((m) => m.ephemeralTo === undefined || m.ephemeralTo === userId);

@@ -52,7 +52,8 @@ export function approvalParagraphs(approval: Approval, today: CalendarDay, inlin
   let status: Run[];
   if (approval.completedDate !== '') {
     const done = readableTimestamp(approval.completedDate) ?? oneLine(approval.completedDate, 40);
-    status = [emoji('white_check_mark'), ` Completed ${done}${due ? ` · was due ${due}` : ''}`];
+    // Completed may mean rejected: a flag, not a green tick that would read as approved.
+    status = [emoji('checkered_flag'), ` Completed ${done}${due ? ` · was due ${due}` : ''}`];
   } else if (due) {
     const rel = dueRelative(approval.dueDate, today);
     status = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];

@@ -181,7 +181,9 @@ export function renderCollectFailedDm(input: AbortReport): Message {
   ];
   return richMessage(
     paragraphs,
-    context('A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before forcing it.'),
+    context(
+      'A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
+    ),
   );
 }
 
@@ -220,11 +222,11 @@ function againFrom(held: readonly Held[], cooldownMs: number): Date {
 }
 
 /** One line per collector started a moment ago: which, by whom, when, where. */
-function heldLines(held: readonly Held[]): Paragraph[] {
+function heldLines(held: readonly Held[], query?: CollectQuery): Paragraph[] {
   return held.map(
     (h): Paragraph => [
       '• ',
-      ...(h.collector === undefined ? ['the same collection'] : [bold(oneLine(h.collector, 120))]),
+      ...(h.collector !== undefined ? [bold(oneLine(h.collector, 120))] : query !== undefined ? target(query) : ['all of it']),
       ': ',
       user(h.holder.userId),
       ' started it at ',
@@ -235,6 +237,13 @@ function heldLines(held: readonly Held[]): Paragraph[] {
   );
 }
 
+/** Two cooldowns taken by one start. */
+function sameStart(a: Held, b: Held): boolean {
+  return (
+    a.holder.userId === b.holder.userId && a.holder.channelId === b.holder.channelId && a.holder.at.getTime() === b.holder.at.getTime()
+  );
+}
+
 /** Someone started the same collection, or part of it, a moment ago: who, when, and, for those allowed, a way past it. */
 export function renderCooldown(input: {
   query: CollectQuery;
@@ -242,28 +251,64 @@ export function renderCooldown(input: {
   cooldownMs: number;
   /** A confirmation to start it anyway; absent when the user may not. */
   overrideId: string | undefined;
+  /** Part of the target is held and its other collectors are not known, so none could start by name. */
+  unknownRest?: boolean | undefined;
 }): Message {
-  const { held } = input;
-  const only = held.length === 1 ? (held[0] as Held) : undefined;
-  const opening: Paragraph = only
+  const { held, query } = input;
+  const unknown: Paragraph[] = input.unknownRest
     ? [
-        emoji('hand'),
-        ' ',
-        user(only.holder.userId),
-        ' started ',
-        ...target(input.query),
-        ' at ',
-        when(only.holder.at),
-        ' in ',
-        channel(only.holder.channelId),
-        '.',
+        [
+          'Nothing was started: countersign does not know yet which other collectors this covers, so it cannot start just those. It learns that from the service’s answer when the whole of it is started.',
+        ],
       ]
-    : [emoji('hand'), ' Part of ', ...target(input.query), ' was started a moment ago:'];
-  const paragraphs: Paragraph[] = [
-    opening,
-    ...(only ? [] : heldLines(held)),
-    ['The same collection can start again from ', when(againFrom(held, input.cooldownMs)), ', so that it does not run twice.'],
+    : [];
+  const only = held.length === 1 ? (held[0] as Held) : undefined;
+  // What the holder started, in their terms: the very target asked for, or one collector of it.
+  const started = (h: Held): Run[] => (h.collector === undefined ? target(query) : ['collector ', bold(oneLine(h.collector, 120))]);
+  const by = (h: Held): Run[] => [
+    user(h.holder.userId),
+    ' started ',
+    ...started(h),
+    ' at ',
+    when(h.holder.at),
+    ' in ',
+    channel(h.holder.channelId),
   ];
+  const again: Paragraph = [
+    'The same collection can start again from ',
+    when(againFrom(held, input.cooldownMs)),
+    ', so that it does not run twice.',
+  ];
+  // Someone started this very target (or, for a name, this collector): that is the news; its own collectors go without saying.
+  const whole = held.find((h) => h.collector === undefined) ?? (query.name !== undefined ? only : undefined);
+  let paragraphs: Paragraph[];
+  if (whole) {
+    const others = held.filter((h) => h !== whole && h.collector !== undefined && !sameStart(h, whole));
+    paragraphs = [
+      [emoji('hand'), ' ', ...by(whole), '.'],
+      ...(others.length > 0 ? [['Also started a moment ago:'], ...heldLines(others, query)] : []),
+      again,
+    ];
+  } else if (only) {
+    paragraphs = [
+      [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago: ', ...by(only), '.'],
+      ...unknown,
+      [
+        'It can start again from ',
+        when(againFrom(held, input.cooldownMs)),
+        ', so that ',
+        bold(oneLine(only.collector ?? '', 120)),
+        ' does not run twice.',
+      ],
+    ];
+  } else {
+    paragraphs = [
+      [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago:'],
+      ...heldLines(held, query),
+      ...unknown,
+      ['It can all start again from ', when(againFrom(held, input.cooldownMs)), ', so that none of them runs twice.'],
+    ];
+  }
   const after: KnownBlock[] = [];
   if (input.overrideId) {
     after.push(
@@ -291,12 +336,32 @@ export function renderLeftOut(held: readonly Held[], cooldownMs: number): Messag
   ]);
 }
 
+/**
+ * To the asker: collectors the service ran again though started a moment ago, since nothing said
+ * beforehand that the target covers them.
+ */
+export function renderRanAgain(ranAgain: readonly Held[], query: CollectQuery): Message {
+  const one = ranAgain.length === 1;
+  const why: Run[] =
+    query.application !== undefined
+      ? ['countersign did not know that ', bold(oneLine(query.application, 120)), ` has ${one ? 'this collector' : 'these collectors'}:`]
+      : [`countersign did not know that this covers ${one ? 'it' : 'them'}:`];
+  return richMessage([
+    [emoji('warning'), ' Started again within the cooldown: ', ...why],
+    ...heldLines(ranAgain, query),
+    [
+      'The service names the collector of each run but not its application, so countersign learns which collectors an application has from a start of the whole application, such as this one. It knows now, and leaves them out next time.',
+    ],
+  ]);
+}
+
 const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
   started: 'started',
   'nothing-matched': 'matched no collector',
   refused: 'refused',
   failed: 'failed',
   cancelled: 'cancelled',
+  unanswered: 'asked to confirm, no answer',
 };
 
 /** Why an attempt ended so, in words; who and when as a mention and a date each reader sees in their own zone. */
@@ -310,7 +375,8 @@ function reasonRuns(reason: AttemptReason): Run[] {
 function historyLine(a: CollectAttempt): Paragraph {
   const line: Run[] = ['• ', when(a.at, '{date_short_pretty} {time}'), ' ', user(a.userId), ' · ', ...target(a.query)];
   if (a.query.force) line.push(', forced');
-  line.push(' · ', bold(OUTCOME_WORDS[a.outcome]));
+  // An outcome a newer release wrote (a rolling deploy): shown as it was stored.
+  line.push(' · ', bold(OUTCOME_WORDS[a.outcome] ?? oneLine(String(a.outcome), 40)));
   const reason = a.outcome === 'started' ? undefined : explainAttempt(a);
   if (reason) line.push(': ', ...reasonRuns(reason));
   if (a.runs.length > 0) {
@@ -360,7 +426,13 @@ export function renderHistory(attempts: readonly CollectAttempt[], limit: number
 }
 
 /** Nothing matched: say what was asked for plainly, and offer the collectors earlier runs here reported. */
-export function renderNoCollectorMatched(input: { query: CollectQuery; known: readonly string[]; meant: string | undefined }): Message {
+export function renderNoCollectorMatched(input: {
+  query: CollectQuery;
+  known: readonly string[];
+  meant: string | undefined;
+  /** The command meant, when the name's last word looks like a misspelt force. */
+  retry?: string | undefined;
+}): Message {
   const { query, known } = input;
   const asked: Run[] =
     query.name !== undefined
@@ -371,7 +443,8 @@ export function renderNoCollectorMatched(input: { query: CollectQuery; known: re
         ]
       : ['No collector matched ', ...target(query)];
   const paragraphs: Paragraph[] = [[...asked, ', so nothing was started.']];
-  if (input.meant) paragraphs.push(['Did you mean ', bold(oneLine(input.meant, 120)), '?']);
+  if (input.retry) paragraphs.push(['Did you mean ', code(oneLine(input.retry, 400)), '?']);
+  else if (input.meant) paragraphs.push(['Did you mean ', bold(oneLine(input.meant, 120)), '?']);
   if (known.length > 0) {
     const shown = known.slice(0, 12);
     const list: Run[] = shown.flatMap((name, i): Run[] => (i > 0 ? [', ', code(oneLine(name, 60))] : [code(oneLine(name, 60))]));

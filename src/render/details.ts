@@ -218,7 +218,7 @@ function statusLine(d: ApprovalDetails, today: CalendarDay): Run[] {
   if (d.completedDate !== '') {
     const done = readableTimestamp(d.completedDate) ?? oneLine(d.completedDate, 40);
     const by: Run[] = d.completedByName === '' ? [] : [' by ', oneLine(d.completedByName, 80)];
-    return [emoji('white_check_mark'), ` Completed ${done}`, ...by, due ? ` · was due ${due}` : ''];
+    return [emoji('checkered_flag'), ` Completed ${done}`, ...by, due ? ` · was due ${due}` : ''];
   }
   if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
   const rel = dueRelative(d.dueDate, today);

@@ -21,7 +21,7 @@ export function renderApprovalsHelp(): Message {
           '`/approvals completed` · or `all`',
           '`/approvals due-before:7d` · due within a week',
           '`/approvals entitlement-name:"Domain Admins" sort:desc`',
-          '`/approvals show 20512:WPDS:1` · one approval’s details, by the id a page shows',
+          '`/approvals show 10198:WPDS:1` · one approval’s details, by the id a page shows',
           '`/approvals login` · `/approvals logout` · `/approvals whoami` · `/approvals help`',
         ].join('\n'),
       ),
@@ -64,7 +64,7 @@ export function renderCollectHelp(): Message {
         'The channel’s message follows the runs as they go (queued, running, completed or aborted) until they end; if one aborts, you get a direct message. The same collection is not started twice within a few minutes: whoever tries is told who started it.',
       ),
       context(
-        'Quote names with spaces when you also give other options. Only you can confirm what you asked for, and one confirmation starts one collection. Your Slack admins may limit collections to some channels and people.',
+        'Quote names with spaces when you also give other options, and a name that begins with help, history, login, logout or whoami (`/collect "History Sync"`). Only you can confirm what you asked for, and one confirmation starts one collection. Your Slack admins may limit collections to some channels and people.',
       ),
     ],
   };

@@ -14,7 +14,10 @@ import { actions, button, context, header, type Message, section } from './block
 import { dueRelative } from './dates.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
-import { oneLine, type Paragraph, code as richCode, richText } from './rich.js';
+import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
+
+/** A link's date as whoami writes it: the reader's own calendar. */
+const linkedOn = (at: Date) => when(at, '{date_short_pretty}');
 
 export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
 /** The value of Home's link buttons: the tab is published again once the user has linked. */
@@ -87,7 +90,7 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
     if (!link) return ['• ', richCode(c), ': not linked'];
     const refused: Paragraph =
       link.lastOutcome === 'rejected' ? [' · ', { text: 'the service refused it last time: link again', style: { bold: true } }] : [];
-    return ['• ', richCode(c), `: linked ${link.linkedAt.toISOString().slice(0, 10)}`, ...refused];
+    return ['• ', richCode(c), ': linked ', linkedOn(link.linkedAt), ...refused];
   });
   if (outcome.mode !== 'trusted-app')
     return [...tokenLines, ['countersign calls the Command Service with your own token, which the service makes expire after a while.']];
@@ -103,7 +106,8 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
       '• Linked as ',
       richCode(oneLine(identity.serviceUser, 100)),
       ...(identity.authsource ? [` (${oneLine(identity.authsource, 100)})`] : []),
-      ` since ${identity.linkedAt.toISOString().slice(0, 10)}`,
+      ' since ',
+      linkedOn(identity.linkedAt),
       ...(identity.lastOutcome === 'rejected'
         ? [' · ', { text: 'the service refused to act for you last time', style: { bold: true as const } }]
         : []),
@@ -124,8 +128,19 @@ export function renderHome(input: HomeInput): HomeView {
       ? identity.lastOutcome === 'rejected' || input.problem !== undefined
       : linked.length < commands.length || links.some((l) => l.lastOutcome === 'rejected') || input.problem !== undefined;
   const trusted = outcome.mode === 'trusted-app';
+  // A trusted-mode link that works does not expire: offering to link again would only puzzle.
+  const offerLink = needsLink || !trusted || identity === undefined;
   const accountButtons = [
-    button({ actionId: RELINK_ACTION, text: 'Link again', value: HOME_LINK_VALUE, ...(needsLink ? { style: 'primary' as const } : {}) }),
+    ...(offerLink
+      ? [
+          button({
+            actionId: RELINK_ACTION,
+            text: 'Link again',
+            value: HOME_LINK_VALUE,
+            ...(needsLink ? { style: 'primary' as const } : {}),
+          }),
+        ]
+      : []),
     button({
       actionId: HOME_ACTIONS.unlink,
       text: 'Unlink',

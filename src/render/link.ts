@@ -34,12 +34,17 @@ export function encodeRelink(replay: Replay): string | undefined {
 export const TOKEN_NOT_ACCEPTED =
   'This installation links you by who you are: sign in with your username and password. A token does not say whose it is, so it cannot be used here.';
 
-/** Why linking failed, in words for the modal. */
-export function linkProblem(error: unknown): string {
+/** Why linking failed, in words for the modal; `withAuthsource`: whether the form named an authentication source. */
+export function linkProblem(error: unknown, withAuthsource = true): string {
   if (!isServiceError(error)) return 'Something went wrong inside countersign; nothing was linked. Please try again.';
   switch (error.kind) {
-    case 'login-failed':
-      return `The Command Service did not accept that username and password: ${error.serviceMessage ?? ''}`.trim();
+    case 'login-failed': {
+      const said = `The Command Service did not accept that username and password: ${error.serviceMessage ?? ''}`.trim();
+      // A directory user is not found at all without their source, and the service says only "incorrect".
+      return withAuthsource
+        ? said
+        : `${said} If you sign in through a directory (such as corp-ldap), fill in the authentication source too.`;
+    }
     case 'invalid-token':
       return 'The Command Service did not accept that token: it is not valid, has expired, or may not run findApprovals.';
     case 'service-unavailable':
@@ -52,12 +57,12 @@ export function linkProblem(error: unknown): string {
 const title = { type: 'plain_text' as const, text: 'Link your account' };
 const close = { type: 'plain_text' as const, text: 'Close' };
 
-function input(block: string, label: string, hint?: string, initial?: string): View['blocks'][number] {
+function input(block: string, label: string, hint?: string, initial?: string, optional = true): View['blocks'][number] {
   return {
     type: 'input',
     block_id: block,
-    // Both ways of linking share one form, so no single field is needed by both; the headings say which are needed for which.
-    optional: true,
+    // With two ways of linking in one form no single field is needed by both; the headings say which are needed for which.
+    optional,
     label: { type: 'plain_text', text: label },
     element: { type: 'plain_text_input', action_id: 'value', ...(initial ? { initial_value: initial.slice(0, 3000) } : {}) },
     ...(hint ? { hint: { type: 'plain_text', text: hint } } : {}),
@@ -90,13 +95,16 @@ export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFi
       section(
         `*${trusted ? 'Sign in' : '1. Sign in'}* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.`,
       ),
-      input(LINK_FIELDS.username.block, 'Username', undefined, kept.username),
+      // Signing in is the only way in the trusted mode: Slack then marks the two fields needed, not "(optional)".
+      input(LINK_FIELDS.username.block, 'Username', undefined, kept.username, !trusted),
       input(
         LINK_FIELDS.password.block,
         'Password',
         trusted
           ? 'Slack shows what you type here; countersign sends it once to the service to check who you are, and keeps nothing of it.'
           : 'Slack shows what you type here; countersign sends it once to the service and keeps nothing of it.',
+        undefined,
+        !trusted,
       ),
       input(
         LINK_FIELDS.authsource.block,
@@ -119,11 +127,16 @@ export function linkProgress(text: string): View {
   return { type: 'modal', callback_id: LINK_CALLBACK, title, close, blocks: [section(text)] };
 }
 
-export function linkDone(commands: readonly ServiceCommandName[], checked: boolean): View {
+/** `how`: signed in (the service gave a token) or a pasted token. */
+export function linkDone(commands: readonly ServiceCommandName[], checked: boolean, how: 'login' | 'token' = 'token'): View {
   const what = commands.map((c) => code(c)).join(' and ');
   const lines = [
     `:white_check_mark: Linked for ${what}.`,
-    checked ? 'The Command Service accepted the token.' : 'It will be checked the first time you use it.',
+    how === 'login'
+      ? 'You are signed in: countersign keeps the token the Command Service gave it, never your password.'
+      : checked
+        ? 'The Command Service accepted the token.'
+        : 'It will be checked the first time you use it.',
   ];
   return {
     type: 'modal',

@@ -39,7 +39,9 @@ export const channel = (id: string): Run => ({ channel: id });
 
 /** A time every reader sees in their own zone; the fallback is for clients that cannot. */
 export function when(at: Date, format = '{time}'): Run {
-  return { date: at, format, fallback: `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC` };
+  // Where Slack cannot draw the date (notifications, old clients): UTC, to the minute only when the format shows a time.
+  const utc = format.includes('{time') ? at.toISOString().slice(0, 16).replace('T', ' ') : at.toISOString().slice(0, 10);
+  return { date: at, format, fallback: `${utc} UTC` };
 }
 
 /** Service and user text, one line: line breaks and tabs would break the layout it sits in. Reads a few times `max` of it at most. */

@@ -105,7 +105,7 @@ export const APPROVAL_ID_SHAPE = /^\d{1,19}:[^\s:](?:.{0,62}[^\s:])?:\d{1,19}$/;
 
 export const approvalIdSchema = z
   .string()
-  .regex(APPROVAL_ID_SHAPE, 'an approval id such as 20512:WPDS:1')
+  .regex(APPROVAL_ID_SHAPE, 'an approval id such as 10198:WPDS:1')
   .refine((v) => unsafeCharacter(v) === undefined, 'no control or bidirectional formatting characters');
 
 /** RequestId: a whole number, sent as written. */

@@ -12,7 +12,14 @@ import type { CalendarDay } from '../parse/dates.js';
 import { SLASH_COMMANDS, type Slash } from '../parse/slash.js';
 import { renderApprovalsPage } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
-import { renderCollectRefused, renderCollectStatus, renderCooldown, renderLeftOut, renderNoCollectorMatched } from '../render/collect.js';
+import {
+  renderCollectRefused,
+  renderCollectStatus,
+  renderCooldown,
+  renderLeftOut,
+  renderNoCollectorMatched,
+  renderRanAgain,
+} from '../render/collect.js';
 import { type FailureContext, renderNotLinked, translateFailure } from '../render/errors.js';
 import { encodeRelink } from '../render/link.js';
 import { isServiceError } from '../service/errors.js';
@@ -140,6 +147,7 @@ export async function answerStart(
     case 'started':
       if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status)));
       if (outcome.leftOut.length > 0) await respond(ephemeral(renderLeftOut(outcome.leftOut, outcome.cooldownMs)));
+      if (outcome.ranAgain.length > 0) await respond(ephemeral(renderRanAgain(outcome.ranAgain, query)));
       return 'started';
     case 'failed':
       await answerFailure(deps, outcome.error, ctx, respond);

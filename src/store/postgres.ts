@@ -308,7 +308,8 @@ export class PostgresStore implements Store {
   async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
     await this.#query(
       `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (id) DO UPDATE SET at = excluded.at, outcome = excluded.outcome, detail = excluded.detail, runs = excluded.runs`,
       [a.id, a.at.getTime(), a.teamId, a.channelId, a.userId, JSON.stringify(a.query), a.outcome, a.detail ?? null, JSON.stringify(a.runs)],
     );
   }
@@ -351,6 +352,11 @@ export class PostgresStore implements Store {
 
   async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
     await this.#query('DELETE FROM collect_cooldowns WHERE team_id = $1 AND target = $2 AND attempt_id = $3', [teamId, target, attemptId]);
+  }
+
+  async releaseCooldownsOf(teamId: string, attemptId: string): Promise<number> {
+    const { rowCount } = await this.#query('DELETE FROM collect_cooldowns WHERE team_id = $1 AND attempt_id = $2', [teamId, attemptId]);
+    return rowCount ?? 0;
   }
 
   async createWatch(w: RunWatch): Promise<void> {

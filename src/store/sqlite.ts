@@ -135,7 +135,8 @@ function prepare(db: Database.Database) {
     ),
     insertAttempt: db.prepare<[string, number, string, string, string, string, string, string | null, string]>(
       `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET at = excluded.at, outcome = excluded.outcome, detail = excluded.detail, runs = excluded.runs`,
     ),
     listAttempts: db.prepare<
       [string | null, string | null, string | null, string | null, number | null, number | null, number],
@@ -159,6 +160,7 @@ function prepare(db: Database.Database) {
     releaseCooldown: db.prepare<[string, string, string]>(
       'DELETE FROM collect_cooldowns WHERE team_id = ? AND target = ? AND attempt_id = ?',
     ),
+    releaseCooldownsOf: db.prepare<[string, string]>('DELETE FROM collect_cooldowns WHERE team_id = ? AND attempt_id = ?'),
     insertWatch: db.prepare<[string, string, string, string, string, string, string, number, number, number, number]>(
       `INSERT INTO collect_watches (attempt_id, team_id, user_id, channel_id, message_ts, query, runs, started_at, deadline, next_poll_at, interval_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -419,6 +421,10 @@ export class SqliteStore implements Store {
 
   async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
     this.#sql.releaseCooldown.run(teamId, target, attemptId);
+  }
+
+  async releaseCooldownsOf(teamId: string, attemptId: string): Promise<number> {
+    return this.#sql.releaseCooldownsOf.run(teamId, attemptId).changes;
   }
 
   async createWatch(w: RunWatch): Promise<void> {

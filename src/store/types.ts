@@ -108,7 +108,8 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled';
+/** How an attempt ended; 'unanswered': a confirmation was asked for, and neither Run nor Cancel has been clicked. */
+export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled' | 'unanswered';
 
 /** A run as the audit trail and the live message know it. */
 export interface WatchedRun {
@@ -233,6 +234,10 @@ export interface Store {
   /** Moves the reminder on and lets go of the lease. False when it was changed or deleted meanwhile (nothing is written). */
   releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean>;
 
+  /**
+   * Records an attempt; recording one with the same id again completes its line (when, outcome,
+   * detail, runs), so that a question and the click that answers it are one line, not two.
+   */
   recordCollectAttempt(attempt: Omit<CollectAttempt, 'watch'>): Promise<void>;
   /** Newest first, with the live state of their runs. */
   listCollectAttempts(filter: AuditFilter): Promise<CollectAttempt[]>;
@@ -251,6 +256,8 @@ export interface Store {
   }): Promise<CooldownClaim>;
   /** Gives the cooldown back (the start failed or matched nothing); only the attempt that took it can. */
   releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void>;
+  /** Gives back every cooldown the attempt still holds (each of its runs aborted), in one statement; returns how many. */
+  releaseCooldownsOf(teamId: string, attemptId: string): Promise<number>;
   /** Who holds the cooldown of a target at `at`, without taking it: for asking one question instead of two. */
   peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined>;
 

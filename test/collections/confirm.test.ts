@@ -57,13 +57,16 @@ describe('offerConfirmation', () => {
         teamId: 'T1',
         channelId: 'C1',
         userId: 'UADA',
-        payload: JSON.stringify({ query: { application: 'AD', force: true } }),
+        // The attempt it completes when clicked: recorded as the question was asked.
+        payload: JSON.stringify({ query: { application: 'AD', force: true }, attemptId: 'id-000001' }),
         createdAt: NOW,
         expiresAt: new Date(NOW.getTime() + t.deps.confirmationTtlMs),
       },
     ]);
     expect(t.fake.calls).toEqual([]);
-    expect(await t.attempts()).toEqual([]);
+    expect(await t.attempts()).toEqual([
+      { user: 'UADA', channel: 'C1', query: { application: 'AD', force: true }, outcome: 'unanswered', detail: undefined },
+    ]);
   });
 
   it('tells the refused so before storing any confirmation, and records the refusal', async () => {
@@ -105,7 +108,7 @@ describe('decideConfirmation', () => {
     const id = await t.offered({ application: 'AD' });
     expect(await decideConfirmation(t.deps, ADA, id, 'run')).toEqual({
       kind: 'confirmed',
-      request: { who: ADA, channelId: 'C1', query: { application: 'AD' }, overrideCooldown: false },
+      request: { who: ADA, channelId: 'C1', query: { application: 'AD' }, overrideCooldown: false, attemptId: 'id-000001' },
     });
     expect(await decideConfirmation(t.deps, ADA, id, 'run')).toEqual({ kind: 'already-used' });
     expect(t.fake.calls).toEqual([]);
@@ -117,7 +120,8 @@ describe('decideConfirmation', () => {
     const id = await t.offered();
     expect(await decideConfirmation(t.deps, EVE, id, 'run')).toEqual({ kind: 'not-yours', ownerId: 'UADA' });
     expect(await decideConfirmation(t.deps, EVE, id, 'cancel')).toEqual({ kind: 'not-yours', ownerId: 'UADA' });
-    expect(await t.attempts()).toEqual([]);
+    // Someone else's clicks leave Ada's question as it was.
+    expect((await t.attempts()).map((a) => [a.user, a.outcome])).toEqual([['UADA', 'unanswered']]);
     expect((await decideConfirmation(t.deps, ADA, id, 'run')).kind).toBe('confirmed');
   });
 
@@ -258,5 +262,98 @@ describe('one question, not two', () => {
       query: { name: 'ad accounts', force: true },
       token: 'token-of-UEVE',
     });
+  });
+});
+
+describe('the audit trail: one line per attempt, with how it ended', () => {
+  const COOLDOWN = 600_000;
+
+  it('records a bare /collect that hit the cooldown and whose "Start anyway" was ignored, as the same refusal without force is', async () => {
+    const t = build({ policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    expect((await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }))).kind).toBe('started');
+    const offer = await offerConfirmation(t.deps, req({ who: EVE, query: {} }), ['all-collectors']);
+    expect(offer).toMatchObject({ kind: 'cooldown', overrideId: expect.any(String) });
+    const forced = await offerConfirmation(t.deps, req({ who: EVE, query: { name: 'AD Accounts', force: true } }), ['force']);
+    expect(forced).toMatchObject({ kind: 'cooldown', overrideId: expect.any(String) });
+    const cooldown = `cooldown: started by UADA at ${NOW.toISOString()}; offered start anyway`;
+    expect(await t.attempts()).toEqual([
+      { user: 'UEVE', channel: 'C1', query: { name: 'AD Accounts', force: true }, outcome: 'refused', detail: cooldown },
+      { user: 'UEVE', channel: 'C1', query: {}, outcome: 'refused', detail: cooldown },
+      { user: 'UADA', channel: 'C1', query: { name: 'AD Accounts' }, outcome: 'started', detail: undefined },
+    ]);
+  });
+
+  it('completes that same line when "Start anyway" or its Cancel is clicked, rather than adding one', async () => {
+    const t = build({ policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }));
+    const run = await offerConfirmation(t.deps, req({ who: EVE, query: { name: 'AD Accounts', force: true } }), ['force']);
+    const cancel = await offerConfirmation(t.deps, req({ who: EVE, channelId: 'C2', query: { name: 'AD Accounts', force: true } }), [
+      'force',
+    ]);
+    if (run.kind !== 'cooldown' || !run.overrideId || cancel.kind !== 'cooldown' || !cancel.overrideId)
+      throw new Error('expected two cooldowns');
+    expect((await t.attempts()).map((a) => [a.user, a.channel, a.outcome])).toEqual([
+      ['UEVE', 'C2', 'refused'],
+      ['UEVE', 'C1', 'refused'],
+      ['UADA', 'C1', 'started'],
+    ]);
+    expect(await decideConfirmation(t.deps, EVE, cancel.overrideId, 'cancel')).toEqual({ kind: 'cancelled' });
+    const later = new Date(NOW.getTime() + 30_000);
+    t.deps.now = () => later;
+    const decided = await decideConfirmation(t.deps, EVE, run.overrideId, 'run');
+    if (decided.kind !== 'confirmed') throw new Error(`expected confirmed, got ${decided.kind}`);
+    expect((await startCollection(t.deps, decided.request)).kind).toBe('started');
+    const rows = await t.deps.store.listCollectAttempts({ limit: 20 });
+    expect(rows.map((a) => [a.userId, a.channelId, a.outcome, a.detail])).toEqual([
+      ['UEVE', 'C1', 'started', undefined],
+      ['UEVE', 'C2', 'cancelled', 'did not start it again within the cooldown'],
+      ['UADA', 'C1', 'started', undefined],
+    ]);
+    // The line tells when it was decided, as the cooldown it now holds does.
+    expect(rows[0]?.at).toEqual(later);
+  });
+
+  it('records a confirmation that is never answered as asked, not answered; Run or Cancel completes that line', async () => {
+    const t = build();
+    await t.link();
+    await t.offered({ application: 'AD' });
+    expect(await t.attempts()).toEqual([
+      { user: 'UADA', channel: 'C1', query: { application: 'AD' }, outcome: 'unanswered', detail: undefined },
+    ]);
+    const run = await t.offered({});
+    const cancel = await t.offered({ application: 'AWS' });
+    expect(await decideConfirmation(t.deps, ADA, cancel, 'cancel')).toEqual({ kind: 'cancelled' });
+    const decided = await decideConfirmation(t.deps, ADA, run, 'run');
+    if (decided.kind !== 'confirmed') throw new Error(`expected confirmed, got ${decided.kind}`);
+    expect((await startCollection(t.deps, decided.request)).kind).toBe('started');
+    expect((await t.attempts()).map((a) => [a.query, a.outcome])).toEqual([
+      [{ application: 'AWS' }, 'cancelled'],
+      [{}, 'started'],
+      [{ application: 'AD' }, 'unanswered'],
+    ]);
+  });
+
+  it('records the unlinked asked to confirm, as a start records them', async () => {
+    const t = build();
+    await t.link('UEVE');
+    expect(await offerConfirmation(t.deps, req(), ['all-collectors'])).toEqual({ kind: 'not-linked' });
+    expect(await t.attempts()).toEqual([{ user: 'UADA', channel: 'C1', query: {}, outcome: 'refused', detail: 'not linked' }]);
+  });
+
+  it('completes the line of a typed start turned away by the cooldown when its "Start anyway" is clicked', async () => {
+    const t = build({ policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }));
+    const held = await startCollection(t.deps, req({ who: EVE, query: { name: 'AD Accounts' } }));
+    if (held.kind !== 'cooldown' || !held.overrideId) throw new Error('expected a cooldown with Start anyway');
+    const decided = await decideConfirmation(t.deps, EVE, held.overrideId, 'run');
+    if (decided.kind !== 'confirmed') throw new Error(`expected confirmed, got ${decided.kind}`);
+    expect((await startCollection(t.deps, decided.request)).kind).toBe('started');
+    expect((await t.attempts()).map((a) => [a.user, a.outcome])).toEqual([
+      ['UEVE', 'started'],
+      ['UADA', 'started'],
+    ]);
   });
 });

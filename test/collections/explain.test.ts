@@ -15,6 +15,13 @@ describe('explainAttempt', () => {
       kind: 'cooldown',
       userId: 'U0DEMOOSCAR',
       at: new Date('2026-11-22T08:41:45.849Z'),
+      offered: false,
+    });
+    expect(read('refused', 'cooldown: started by U0DEMOOSCAR at 2026-11-22T08:41:45.849Z; offered start anyway')).toEqual({
+      kind: 'cooldown',
+      userId: 'U0DEMOOSCAR',
+      at: new Date('2026-11-22T08:41:45.849Z'),
+      offered: true,
     });
     expect(read('failed', 'no-eligible-collectors: No eligible collectors found for the application X')).toEqual({
       kind: 'service',

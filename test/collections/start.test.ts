@@ -139,12 +139,13 @@ describe('startCollection: the cooldown', () => {
       held: [{ collector: 'AD Accounts', holder: { userId: 'UADA', channelId: 'C1', at: NOW, attemptId: 'id-000001' } }],
       cooldownMs: COOLDOWN,
       overrideId: expect.stringMatching(/^id-\d{6}$/),
+      unknownRest: false,
     });
     expect(t.fake.calls).toHaveLength(1);
     expect((await t.attempts())[0]).toEqual({
       user: 'UEVE',
       outcome: 'refused',
-      detail: `cooldown: started by UADA at ${NOW.toISOString()}`,
+      detail: `cooldown: started by UADA at ${NOW.toISOString()}; offered start anyway`,
     });
 
     // Another collector is another collection.
@@ -172,9 +173,12 @@ describe('startCollection: the cooldown', () => {
     if (oscar.kind !== 'cooldown' || oscar.overrideId === undefined)
       throw new Error(`expected a cooldown with an override, got ${oscar.kind}`);
     const decision = await decideConfirmation(t.deps, OSCAR, oscar.overrideId, 'run');
+    // The click completes the line of Oscar's refused attempt.
+    const [oscarsLine] = await t.deps.store.listCollectAttempts({ limit: 1 });
+    expect(oscarsLine).toMatchObject({ userId: 'UOSCAR', outcome: 'refused' });
     expect(decision).toEqual({
       kind: 'confirmed',
-      request: { who: OSCAR, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true },
+      request: { who: OSCAR, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true, attemptId: oscarsLine?.id },
     });
     if (decision.kind !== 'confirmed') return;
     expect((await startCollection(t.deps, decision.request)).kind).toBe('started');
@@ -208,6 +212,7 @@ describe('startCollection: the cooldown', () => {
       query: { name: 'AD Accounts' },
       known: [],
       meant: undefined,
+      retry: undefined,
     });
     expect(t.posted).toEqual([]);
     expect((await startCollection(t.deps, req())).kind).toBe('started');
@@ -321,6 +326,7 @@ describe('startCollection: announcing the runs', () => {
       posted: true,
       status: { ...status, live: { kind: 'watching', checkedAt: NOW } },
       leftOut: [],
+      ranAgain: [],
       cooldownMs: 0,
     });
     expect(t.posted).toEqual([{ channel: 'C1', status: { ...status, live: { kind: 'watching', checkedAt: NOW } } }]);
@@ -365,6 +371,7 @@ describe('startCollection: announcing the runs', () => {
         live: { kind: 'off', reason: 'not-in-channel' },
       },
       leftOut: [],
+      ranAgain: [],
       cooldownMs: 0,
     });
     expect(t.posted).toEqual([]);
@@ -413,6 +420,47 @@ describe('startCollection: the cooldown across targets (what earlier runs covere
     expect((await startCollection(t.deps, req({ who: EVE, query: { application: 'Salesforce' } }))).kind).toBe('started');
   });
 
+  it('says so when a whole application started again a collector started by name a moment ago (the service never said its application), and knows from then on', async () => {
+    const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE', 'UOSCAR']) await t.link(user);
+    expect((await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }))).kind).toBe('started');
+    t.later(40_000);
+    const app = await startCollection(t.deps, req({ who: EVE, query: { application: 'Active Directory' } }));
+    expect(app).toMatchObject({
+      kind: 'started',
+      leftOut: [],
+      ranAgain: [{ collector: 'AD Accounts', holder: { userId: 'UADA', channelId: 'C1', at: NOW } }],
+      status: { runs: [{ collector: 'AD Accounts' }, { collector: 'AD Groups' }] },
+    });
+    expect((await t.attempts())[0]).toEqual({ user: 'UEVE', outcome: 'started', detail: 'started again within the cooldown: AD Accounts' });
+    // It ran, so its cooldown is Eve's now; and the application's collectors are known.
+    t.later(60_000);
+    expect(await startCollection(t.deps, req({ who: OSCAR, query: { name: 'AD Accounts' } }))).toMatchObject({
+      kind: 'cooldown',
+      held: [{ collector: 'AD Accounts', holder: { userId: 'UEVE' } }],
+    });
+    expect(await startCollection(t.deps, req({ who: OSCAR, query: { application: 'active directory' } }))).toMatchObject({
+      kind: 'cooldown',
+      unknownRest: false,
+    });
+  });
+
+  it('says, when part of a target is held and the rest is not known, that it could not start the rest by name', async () => {
+    const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
+    for (const user of ['UADA', 'UEVE']) await t.link(user);
+    // Named with its application: it is known to belong to it, but not which others do.
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts', application: 'Active Directory' } }));
+    expect(await startCollection(t.deps, req({ who: EVE, query: { application: 'Active Directory' } }))).toMatchObject({
+      kind: 'cooldown',
+      held: [{ collector: 'AD Accounts' }],
+      unknownRest: true,
+    });
+    expect(await startCollection(t.deps, req({ who: EVE, query: { name: 'AD Accounts' } }))).toMatchObject({
+      kind: 'cooldown',
+      unknownRest: false,
+    });
+  });
+
   it('learns what a start ran: a named start of a collector an application run started is held', async () => {
     const t = build({ service: realistic(), policy: { cooldownMs: COOLDOWN } });
     for (const user of ['UADA', 'UEVE']) await t.link(user);
@@ -439,7 +487,46 @@ describe('startCollection: a name that matches nothing', () => {
       query: { name: 'AD Acounts' },
       known: ['AD Accounts', 'Workday Workers'],
       meant: 'AD Accounts',
+      retry: undefined,
     });
     expect(await startCollection(t.deps, req({ query: { name: 'Nonexistent Collector' } }))).toMatchObject({ meant: undefined });
+  });
+
+  /** A service with these collectors, matched as the reference one matches them (whole name, any case). */
+  const withCollectors = (...names: string[]) =>
+    fakeService({
+      collect: async (q) => ({
+        runs: names.filter((n) => n.toLowerCase() === q.name?.toLowerCase()).map((collector) => ({ runId: '7', collector })),
+      }),
+    });
+
+  it('offers “force” for a last word a letter or two off it, once the service has said no and the rest is a known collector', async () => {
+    const t = build({ service: withCollectors('AD Accounts') });
+    await t.link();
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }));
+    for (const typo of ['forse', 'FROCE', 'foce', 'forced']) {
+      expect(await startCollection(t.deps, req({ query: { name: `ad accounts ${typo}` } }))).toMatchObject({
+        kind: 'nothing-matched',
+        retry: '/collect AD Accounts force',
+        meant: undefined,
+      });
+    }
+    expect(await startCollection(t.deps, req({ query: { name: 'AD Accounts forse', application: 'Active Directory' } }))).toMatchObject({
+      retry: '/collect AD Accounts application:"Active Directory" force',
+    });
+    // Each was sent as typed: the service is the one that says no collector has that name.
+    expect(t.fake.calls.filter((c) => c.command === 'collectEntitlements')).toHaveLength(6);
+  });
+
+  it('offers nothing when the rest is not a known collector, the word is too far from force or too short, or force was meant as part of the name', async () => {
+    const t = build({ service: withCollectors('AD Accounts', 'Backup', 'Backup Forge') });
+    await t.link();
+    await startCollection(t.deps, req({ query: { name: 'AD Accounts' } }));
+    await startCollection(t.deps, req({ query: { name: 'Backup' } }));
+    for (const name of ['AWS IAM forse', 'AD Accounts fortune', 'AD Accounts for', 'AD Accounts force', 'forse']) {
+      expect(await startCollection(t.deps, req({ query: { name } }))).toMatchObject({ kind: 'nothing-matched', retry: undefined });
+    }
+    // A real collector whose last word is near force is started, never questioned.
+    expect(await startCollection(t.deps, req({ query: { name: 'Backup Forge' } }))).toMatchObject({ kind: 'started' });
   });
 });

@@ -133,3 +133,92 @@ describe('RunWatcher', () => {
     expect(gone.polls()).toBe(polls);
   });
 });
+
+describe('RunWatcher: an aborted run does not hold the cooldown', () => {
+  const COOLDOWN = 600_000;
+  /** Takes the cooldown of these targets for attempt a1 (what the start took), at the clock's time. */
+  const hold = async (t: ReturnType<typeof build>, targets: string[], attemptId = 'a1') => {
+    for (const target of targets)
+      await t.store.claimCooldown({ ...WHO, target, channelId: 'C1', attemptId, at: t.clock.now(), cooldownMs: COOLDOWN });
+  };
+  const holder = (t: ReturnType<typeof build>, target: string) => t.store.peekCooldown(WHO.teamId, target, t.clock.now(), COOLDOWN);
+
+  it('gives the cooldown back once the watcher sees the run aborted, so that it can be started again at once', async () => {
+    const t = build(async (_id, n) => (n < 2 ? {} : { state: 'Aborted' }));
+    await t.watch();
+    await hold(t, ['collector=ad accounts']);
+    await t.run(5_000);
+    expect(await holder(t, 'collector=ad accounts')).toMatchObject({ attemptId: 'a1' });
+    await t.run(10_000);
+    expect(t.statuses.at(-1)?.live).toEqual({ kind: 'finished' });
+    expect(await holder(t, 'collector=ad accounts')).toBeUndefined();
+    expect(t.dms).toEqual(['UOPS']);
+  });
+
+  it('keeps it for a run that completed', async () => {
+    const t = build(async () => ({ state: 'Completed' }));
+    await t.watch();
+    await hold(t, ['collector=ad accounts']);
+    await t.run(10_000);
+    expect(t.statuses.at(-1)?.live).toEqual({ kind: 'finished' });
+    expect(await holder(t, 'collector=ad accounts')).toMatchObject({ attemptId: 'a1' });
+  });
+
+  it('of several runs, gives back the aborted ones’ collectors; once every run aborted, the whole start’s too', async () => {
+    const states: Record<string, string> = { '7': 'Aborted', '8': 'Completed' };
+    const t = build(async (id) => ({ state: states[id] as 'Aborted' | 'Completed' }));
+    const application = 'name=*;application=active directory';
+    const twoRuns = async (attemptId: string) => {
+      await t.store.setToken(WHO, ['collectEntitlements'], new Secret('tok'), 'admin', t.clock.now());
+      await t.store.createWatch({
+        attemptId,
+        ...WHO,
+        channelId: 'C1',
+        messageTs: `1.${attemptId}`,
+        query: { application: 'Active Directory' },
+        runs: [
+          { runId: '7', collector: 'AD Accounts', state: undefined },
+          { runId: '8', collector: 'AD Groups', state: undefined },
+        ],
+        startedAt: t.clock.now(),
+        deadline: new Date(t.clock.now().getTime() + 3_600_000),
+        nextPollAt: new Date(t.clock.now().getTime() + 5_000),
+        intervalMs: 5_000,
+        doneAt: undefined,
+        note: undefined,
+      });
+    };
+    await twoRuns('a1');
+    await hold(t, ['collector=ad accounts', 'collector=ad groups', application]);
+    await t.run(5_000);
+    expect(await holder(t, 'collector=ad accounts')).toBeUndefined();
+    expect(await holder(t, 'collector=ad groups')).toMatchObject({ attemptId: 'a1' });
+    expect(await holder(t, application)).toMatchObject({ attemptId: 'a1' });
+
+    states['8'] = 'Aborted';
+    t.clock.advance(COOLDOWN);
+    await twoRuns('a2');
+    await hold(t, ['collector=ad accounts', 'collector=ad groups', application], 'a2');
+    await t.run(5_000);
+    expect(await holder(t, 'collector=ad accounts')).toBeUndefined();
+    expect(await holder(t, 'collector=ad groups')).toBeUndefined();
+    expect(await holder(t, application)).toBeUndefined();
+  });
+
+  it('gives back only what that start holds: a cooldown taken over since (Start anyway) stays', async () => {
+    const t = build(async () => ({ state: 'Aborted' }));
+    await t.watch();
+    await hold(t, ['collector=ad accounts']);
+    // Someone started it anyway meanwhile: the cooldown is theirs now.
+    await t.store.claimCooldown({
+      ...WHO,
+      target: 'collector=ad accounts',
+      channelId: 'C2',
+      attemptId: 'a9',
+      at: t.clock.now(),
+      cooldownMs: 0,
+    });
+    await t.run(5_000);
+    expect(await holder(t, 'collector=ad accounts')).toMatchObject({ attemptId: 'a9' });
+  });
+});

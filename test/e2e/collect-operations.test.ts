@@ -219,7 +219,11 @@ describe('audit trail', () => {
   it('records every attempt with its outcome, and /collect history shows the channel’s', async () => {
     const attempts = await h.app.deps.store.listCollectAttempts({ teamId: TEAM, limit: 100 });
     const outcomes = new Set(attempts.map((a) => a.outcome));
-    expect(outcomes).toEqual(new Set(['refused', 'started']));
+    // Grace's "AWS IAM force" was asked to confirm and never answered: that is an attempt too, on one line.
+    expect(outcomes).toEqual(new Set(['refused', 'started', 'unanswered']));
+    expect(attempts.filter((a) => a.outcome === 'unanswered').map((a) => [a.userId, a.query])).toEqual([
+      ['UGRACE', { name: 'AWS IAM', force: true }],
+    ]);
     const refusedWhy = attempts.filter((a) => a.outcome === 'refused').map((a) => a.detail?.split(' (')[0]?.split(':')[0]);
     expect(new Set(refusedWhy)).toEqual(new Set(['not an allowed channel', 'not an allowed user', 'may not force', 'cooldown']));
     const workday = attempts.find((a) => a.query.name === 'Workday Workers');
@@ -245,6 +249,7 @@ describe('audit trail', () => {
     const cancel = buttonsOf(confirm).find((b) => b.action_id === CONFIRM_ACTIONS.cancel);
     const c = await h.click('UGRACE', CONFIRM_ACTIONS.cancel, cancel?.value);
     await h.slack.waitForResponses(c.responseId, 1);
+    // The question and its Cancel are one line: cancelled.
     const [cancelled, fail, unmatched] = await h.app.deps.store.listCollectAttempts({ channelId: 'C0SEC', limit: 3 });
     expect(unmatched).toMatchObject({ outcome: 'nothing-matched', query: { name: 'No Such Collector' }, runs: [] });
     expect(cancelled).toMatchObject({ outcome: 'cancelled', userId: 'UGRACE', query: {} });

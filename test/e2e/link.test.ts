@@ -43,7 +43,11 @@ describe('linking from Slack', () => {
     });
     expect(sent.status).toBe(200);
     expect(JSON.parse(sent.body)).toMatchObject({ response_action: 'update' });
-    expect(await lastUpdate(updatesBefore + 1)).toContain('Linked for `findApprovals` and `collectEntitlements`');
+    const done = await lastUpdate(updatesBefore + 1);
+    expect(done).toContain('Linked for `findApprovals` and `collectEntitlements`');
+    // Signed in, not a token: the words say so.
+    expect(done).toContain('You are signed in');
+    expect(done).not.toContain('accepted the token');
     const links = (await h.app.deps.store.listLinks()).filter((l) => l.userId === 'ULOGIN');
     expect(links.map((l) => [l.command, l.source])).toEqual([
       ['collectEntitlements', 'login'],
@@ -62,6 +66,8 @@ describe('linking from Slack', () => {
     });
     const shown = await lastUpdate(before + 1);
     expect(shown).toContain('did not accept that username and password');
+    // No source was given: the answer says a directory user needs one.
+    expect(shown).toContain('fill in the authentication source too');
     // What was typed comes back, so that only the password needs typing again; the password never does.
     const inputs =
       (viewsSent(h.slack, 'views.update').at(-1)?.view.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>) ?? [];

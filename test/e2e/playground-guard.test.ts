@@ -97,3 +97,11 @@ describe('the playground', () => {
     expect((await send('GET', '/', { host: `127.0.0.1:${port}` })).status).toBe(200);
   });
 });
+
+describe('the address local mode prints', () => {
+  it('answers GET /healthz as the app does, and does not hand out /metrics', async () => {
+    const health = await send('GET', '/healthz', { host: `127.0.0.1:${port}` });
+    expect(health).toEqual({ status: 200, body: '{"ok":true}' });
+    expect((await send('GET', '/metrics', { host: `127.0.0.1:${port}` })).status).toBe(404);
+  });
+});

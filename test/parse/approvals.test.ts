@@ -29,6 +29,14 @@ describe('/approvals', () => {
     expect(parse('WhoAmI')).toEqual({ kind: 'whoami' });
   });
 
+  it('shows the right form of a command given words it does not take', () => {
+    expect(parse('whoami extra')).toMatchObject({ example: '/approvals whoami' });
+    expect(parse('due-before:7d show 10198:WPDS:1')).toMatchObject({ example: '/approvals show 10198:WPDS:1' });
+    expect(parse('pending remind 9am')).toMatchObject({ example: '/approvals remind weekdays 09:00' });
+    // Quoted, it is a value, not a command.
+    expect(parse('entitlement-name:"show"')).toMatchObject({ kind: 'query' });
+  });
+
   it('accepts every parameter of the spec', () => {
     expect(Object.keys(APPROVAL_KEYS).sort()).toEqual([...APPROVAL_PARAMETERS].sort());
     const q = query(
@@ -109,6 +117,12 @@ describe('/approvals', () => {
     ['user-last-name:\u2066x\u2069', /bidirectional formatting character \(U\+2066\)/, undefined],
     ['user-first-name:a\u200fb', /U\+200F/, undefined],
     ['entitlement-type:\u061cgroup', /U\+061C/, undefined],
+    // Words after a command that takes none; a command after filters (never "Did you mean whoami?" for whoami).
+    ['whoami extra', /^whoami takes nothing after it; “extra” is one word too many\.$/, undefined],
+    ['login now', /^login takes nothing after it; “now” is one word too many\.$/, undefined],
+    ['LOGOUT please', /^logout takes nothing after it; “please” is one word too many\.$/, undefined],
+    ['due-before:7d show 10198:WPDS:1', /^“show” is a command of its own: it comes first, without filters\.$/, undefined],
+    ['pending whoami', /^“whoami” is a command of its own/, undefined],
   ];
   for (const [text, problem, suggestion] of wrong) {
     it(`refuses “${text.slice(0, 40)}”, naming the problem and showing the right form`, () => {

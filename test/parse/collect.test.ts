@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCollectCommand } from '../../src/parse/collect.js';
+import { collectCommandText, parseCollectCommand } from '../../src/parse/collect.js';
 
 describe('/collect', () => {
   it('asks before starting every collector', () => {
@@ -52,7 +52,43 @@ describe('/collect', () => {
     expect(parseCollectCommand('login')).toEqual({ kind: 'login' });
     expect(parseCollectCommand('logout')).toEqual({ kind: 'logout' });
     expect(parseCollectCommand('whoami')).toEqual({ kind: 'whoami' });
-    expect(parseCollectCommand('login collector')).toEqual({ kind: 'run', query: { name: 'login collector' }, confirm: [] });
+  });
+
+  it('answers a subcommand with words after it, naming the extra words, and sends nothing', () => {
+    const cases: Array<[string, string, string]> = [
+      ['login now', 'login takes nothing after it; “now” is one word too many.', '/collect login'],
+      ['whoami extra', 'whoami takes nothing after it; “extra” is one word too many.', '/collect whoami'],
+      ['logout please', 'logout takes nothing after it; “please” is one word too many.', '/collect logout'],
+      ['LOGIN right now', 'login takes nothing after it; “right now” is 2 words too many.', '/collect login'],
+      ['Logout name:x', 'logout takes nothing after it; “name:x” is one word too many.', '/collect logout'],
+    ];
+    for (const [text, problem, example] of cases) {
+      const r = parseCollectCommand(text);
+      expect(r).toMatchObject({ kind: 'invalid', example });
+      if (r.kind !== 'invalid') continue;
+      expect(r.problem.startsWith(problem)).toBe(true);
+      // A collector whose name begins with the word: quoting it is how (said only where the words could be a name).
+      if (!text.includes(':')) expect(r.problem).toContain(`A collector called “${text}”? Quote its name: /collect "${text}".`);
+      else expect(r.problem).not.toContain('Quote');
+    }
+  });
+
+  it('decides by the exact first word, any case: a longer word, or a quoted name, is a collector', () => {
+    expect(parseCollectCommand('Logins Audit')).toEqual({ kind: 'run', query: { name: 'Logins Audit' }, confirm: [] });
+    expect(parseCollectCommand('"login now"')).toEqual({ kind: 'run', query: { name: 'login now' }, confirm: [] });
+    expect(parseCollectCommand('name:"login now"')).toEqual({ kind: 'run', query: { name: 'login now' }, confirm: [] });
+    expect(parseCollectCommand('"History Sync"')).toEqual({ kind: 'run', query: { name: 'History Sync' }, confirm: [] });
+    expect(parseCollectCommand('AD Accounts login')).toEqual({ kind: 'run', query: { name: 'AD Accounts login' }, confirm: [] });
+    const history = parseCollectCommand('History Sync');
+    expect(history).toMatchObject({ kind: 'invalid', example: '/collect history 20' });
+    expect(history.kind === 'invalid' && history.problem).toContain(
+      'A collector called “History Sync”? Quote its name: /collect "History Sync".',
+    );
+  });
+
+  it('shows help whatever follows help (nothing is sent either way)', () => {
+    expect(parseCollectCommand('help me')).toEqual({ kind: 'help' });
+    expect(parseCollectCommand('? force')).toEqual({ kind: 'help' });
   });
 
   it('keeps a name holding & and = as one value', () => {
@@ -83,4 +119,20 @@ describe('/collect', () => {
       expect(r.suggestion).toBe(suggestion);
     });
   }
+});
+
+describe('collectCommandText', () => {
+  it('writes a query as it would be typed, in a form that reads back the same', () => {
+    expect(collectCommandText({ name: 'AD Accounts', force: true })).toBe('/collect AD Accounts force');
+    expect(collectCommandText({ name: 'AD Accounts', application: 'Active Directory', force: true })).toBe(
+      '/collect AD Accounts application:"Active Directory" force',
+    );
+    expect(collectCommandText({ application: 'AWS' })).toBe('/collect application:"AWS"');
+    // Names a bare form would misread are given as name:"…".
+    expect(collectCommandText({ name: 'History Sync', force: true })).toBe('/collect name:"History Sync" force');
+    expect(collectCommandText({ name: 'force' })).toBe('/collect name:"force"');
+    expect(collectCommandText({ name: 'app:x' })).toBe('/collect name:"app:x"');
+    // No form reads back a name holding a quote: no suggestion rather than a wrong one.
+    expect(collectCommandText({ name: 'The "Main" Directory' })).toBeUndefined();
+  });
 });

@@ -34,7 +34,7 @@ describe('/approvals show', () => {
     expect(parse('show')).toMatchObject({
       kind: 'invalid',
       problem: expect.stringContaining('Say which approval'),
-      example: '/approvals show 20512:WPDS:1',
+      example: '/approvals show 10198:WPDS:1',
     });
     expect(parse('show 20512')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('is not an approval id') });
     expect(parse('show 1:A:1 2:B:2')).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('one word too many') });

@@ -25,6 +25,7 @@ import {
   renderHistory,
   renderLeftOut,
   renderNoCollectorMatched,
+  renderRanAgain,
 } from '../../src/render/collect.js';
 import { detailsFailureView, detailsLoadingView, renderDetailsView } from '../../src/render/details.js';
 import { renderInvalid, translateFailure } from '../../src/render/errors.js';
@@ -226,7 +227,7 @@ const attempt = fc.record<CollectAttempt>({
   channelId: fc.constant('C0OPS'),
   userId: fc.constant('U0ADA'),
   query,
-  outcome: fc.constantFrom('started', 'nothing-matched', 'refused', 'failed', 'cancelled'),
+  outcome: fc.constantFrom('started', 'nothing-matched', 'refused', 'failed', 'cancelled', 'unanswered'),
   detail: fc.option(hostile, { nil: undefined }),
   runs: fc.array(run, { maxLength: 8 }),
 });
@@ -356,6 +357,8 @@ describe('every message, modal and Home view, over generated service data', () =
           expectSafeMessage(renderCooldown({ query: q, held: held.slice(0, 1), cooldownMs: 600_000, overrideId: 'override-id-1' }));
           expectSafeMessage(renderCooldown({ query: q, held, cooldownMs: 600_000, overrideId: undefined }));
           expectSafeMessage(renderLeftOut(held, 600_000));
+          expectSafeMessage(renderRanAgain(held, q));
+          expectSafeMessage(renderCooldown({ query: q, held, cooldownMs: 600_000, overrideId: undefined, unknownRest: true }));
           expectSafeMessage(renderNoCollectorMatched({ query: q, known: runs.map((r) => r.runId), meant: runs[0]?.collector }));
           expectSafeMessage(renderConfirmationClosed('starting', q));
           expectSafeMessage(renderHistory(attempts, 50));

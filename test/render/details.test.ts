@@ -180,7 +180,7 @@ describe('the details modal', () => {
     const { text } = shown(
       details({ completedDate: '2026-11-21 08:30:00.0', completedByName: 'Lovelace, Ada', state: 'Accepted', actions: [] }),
     );
-    expect(text).toContain(':white_check_mark: Completed Sat 21 Nov 2026, 08:30 by Lovelace, Ada · was due Fri 20 Nov 2026, 09:00');
+    expect(text).toContain(':checkered_flag: Completed Sat 21 Nov 2026, 08:30 by Lovelace, Ada · was due Fri 20 Nov 2026, 09:00');
     expect(text).toContain('_The service lists no actions for this step._');
   });
 

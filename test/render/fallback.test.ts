@@ -18,6 +18,7 @@ import {
   renderHistory,
   renderLeftOut,
   renderNoCollectorMatched,
+  renderRanAgain,
 } from '../../src/render/collect.js';
 import { renderInvalid, renderNotLinked, renderNotYours, renderUnreadableButton, translateFailure } from '../../src/render/errors.js';
 import { renderApprovalsHelp, renderCollectHelp } from '../../src/render/help.js';
@@ -130,6 +131,17 @@ const cases: Array<[string, Message]> = [
     renderCooldown({ query: { name: 'AD Accounts' }, held: [{ collector: 'AD Accounts', holder }], cooldownMs: 600_000, overrideId: 'o1' }),
   ],
   ['collectors left out', renderLeftOut([{ collector: 'AD Accounts', holder }], 600_000)],
+  ['collectors started again', renderRanAgain([{ collector: 'AD Accounts', holder }], { application: 'Active Directory' })],
+  [
+    'a cooldown on part of a target whose rest is not known',
+    renderCooldown({
+      query: { application: 'Active Directory' },
+      held: [{ collector: 'AD Accounts', holder }],
+      cooldownMs: 600_000,
+      overrideId: 'o1',
+      unknownRest: true,
+    }),
+  ],
   [
     'history',
     renderHistory(
@@ -150,6 +162,15 @@ const cases: Array<[string, Message]> = [
     ),
   ],
   ['no collector', renderNoCollectorMatched({ query: { name: 'Nope' }, known: ['AD Accounts'], meant: undefined })],
+  [
+    'no collector, force misspelt',
+    renderNoCollectorMatched({
+      query: { name: 'AD Accounts forse' },
+      known: ['AD Accounts'],
+      meant: undefined,
+      retry: '/collect AD Accounts force',
+    }),
+  ],
   ['starting', renderConfirmationClosed('starting', { name: 'AD Accounts' })],
   [
     'invalid input',

@@ -105,7 +105,7 @@ describe('renderApprovalsPage', () => {
       userId: 'U1',
       today: TODAY,
     });
-    expect(visible(m.blocks)).toContain(':white_check_mark: Completed Sat 21 Nov 2026, 08:30 · was due Tue 24 Nov 2026, 10:00');
+    expect(visible(m.blocks)).toContain(':checkered_flag: Completed Sat 21 Nov 2026, 08:30 · was due Tue 24 Nov 2026, 10:00');
     expect(visible(m.blocks)).toContain('Completed approvals');
   });
 

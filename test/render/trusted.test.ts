@@ -46,6 +46,18 @@ describe('the trusted mode’s words', () => {
     expect(viewProblems(view)).toEqual([]);
     expect(view.blocks.map((b) => b.block_id)).not.toContain(LINK_FIELDS.token.block);
     expect(JSON.stringify(view)).toContain('Sign in once');
+    // Signing in is the only way: username and password are needed, the source is not.
+    const optional = Object.fromEntries(
+      (view.blocks as Array<{ block_id?: string; optional?: boolean }>).filter((b) => b.block_id).map((b) => [b.block_id, b.optional]),
+    );
+    expect(optional).toEqual({
+      [LINK_FIELDS.username.block]: false,
+      [LINK_FIELDS.password.block]: false,
+      [LINK_FIELDS.authsource.block]: true,
+    });
+    // With users' own tokens, a token may replace the sign-in: no field alone is needed.
+    const either = linkModal({ command: 'findApprovals' }) as { blocks: Array<{ type: string; optional?: boolean }> };
+    expect(either.blocks.filter((b) => b.type === 'input').every((b) => b.optional === true)).toBe(true);
     const done = identityLinked(HOSTILE, 'corp-ldap', 1);
     expect(viewProblems(done)).toEqual([]);
     expect(visible(done.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap).`);
@@ -66,7 +78,20 @@ describe('the trusted mode’s words', () => {
   it('shows the identity on Home and forgets it at logout', () => {
     const view = renderHome({ outcome: { mode: 'trusted-app', identity, links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
     expect(viewProblems(view)).toEqual([]);
-    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01`);
+    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01 UTC`);
+    // A link that works does not expire: nothing to link again, only Unlink.
+    const buttons = (v: typeof view) =>
+      (v.blocks as Array<{ type: string; elements?: Array<{ text?: { text?: string } }> }>)
+        .filter((b) => b.type === 'actions')
+        .flatMap((b) => (b.elements ?? []).map((e) => e.text?.text));
+    expect(buttons(view)).toContain('Unlink');
+    expect(buttons(view)).not.toContain('Link again');
+    const refused = renderHome({
+      outcome: { mode: 'trusted-app', identity: { ...identity, lastOutcome: 'rejected' }, links: [] },
+      today: { year: 2026, month: 11, day: 22 },
+      commands,
+    });
+    expect(buttons(refused)).toEqual(expect.arrayContaining(['Link again', 'Unlink']));
     const welcome = renderHome({ outcome: { mode: 'trusted-app', links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
     expect(visible(welcome.blocks)).toContain('sign in once');
     expect(visible(welcome.blocks)).not.toContain('or a token');

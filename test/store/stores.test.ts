@@ -460,6 +460,38 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    it('keeps one line per attempt: recording the same attempt again completes its line (a question, then its answer)', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const asked = {
+        id: 'a1',
+        at,
+        teamId: 'T1',
+        channelId: 'C1',
+        userId: 'UOPS',
+        query: {},
+        outcome: 'unanswered' as const,
+        detail: undefined,
+        runs: [],
+      };
+      await store.recordCollectAttempt(asked);
+      await store.recordCollectAttempt({ ...asked, id: 'a2', at: new Date(at.getTime() + 1_000) });
+      const answered = new Date(at.getTime() + 30_000);
+      await store.recordCollectAttempt({
+        ...asked,
+        at: answered,
+        outcome: 'started',
+        runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }],
+      });
+      const rows = await store.listCollectAttempts({ limit: 10 });
+      expect(rows.map((a) => [a.id, a.outcome, a.at.getTime()])).toEqual([
+        ['a1', 'started', answered.getTime()],
+        ['a2', 'unanswered', at.getTime() + 1_000],
+      ]);
+      expect(rows[0]?.runs).toEqual([{ runId: '7', collector: 'AD Accounts' }]);
+      await store.close();
+    });
+
     it('gives a cooldown to one of many concurrent starts, on two instances, until it runs out or is released', async () => {
       const db = await backend.database();
       const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
@@ -505,6 +537,16 @@ for (const [name, backend] of Object.entries(backends)) {
       expect((await claim(3, 12)).claimed).toBe(true);
       // A cooldown of zero (Start anyway) always takes it.
       expect((await claim(4, 13, 0)).claimed).toBe(true);
+      // Every cooldown one attempt holds goes back at once (its runs aborted); another attempt's stay.
+      const take = (target: string, attemptId: string) =>
+        stores[1].claimCooldown({ teamId: 'T1', target, userId: 'U5', channelId: 'C5', attemptId, at, cooldownMs: 0 });
+      await take('collector=ad accounts', 'attempt-5');
+      await take('name=*;application=active directory', 'attempt-5');
+      await take('collector=ad groups', 'attempt-6');
+      expect(await stores[0].releaseCooldownsOf('T2', 'attempt-5')).toBe(0);
+      expect(await stores[0].releaseCooldownsOf('T1', 'attempt-5')).toBe(2);
+      expect(await stores[0].peekCooldown('T1', 'collector=ad accounts', at, 600_000)).toBeUndefined();
+      expect(await stores[0].peekCooldown('T1', 'collector=ad groups', at, 600_000)).toMatchObject({ attemptId: 'attempt-6' });
       for (const s of stores) await s.close();
     });
 

@@ -56,14 +56,17 @@ export function linkSubmission(deps: SlackDeps) {
       if (outcome.kind === 'refused' || outcome.kind === 'token-not-accepted') {
         // The form comes back as it was typed, so that only the wrong part needs typing again; never the password.
         const kept = form.request.kind === 'login' ? { username: form.request.username, authsource: form.request.authsource } : {};
-        const problem = outcome.kind === 'refused' ? linkProblem(outcome.error) : TOKEN_NOT_ACCEPTED;
+        const problem =
+          outcome.kind === 'refused'
+            ? linkProblem(outcome.error, form.request.kind !== 'login' || form.request.authsource !== undefined)
+            : TOKEN_NOT_ACCEPTED;
         await client.views.update({ view_id: viewId, view: linkModal(metadata, problem, kept, mode) });
         return;
       }
       const done =
         outcome.kind === 'identified'
           ? identityLinked(outcome.serviceUser, outcome.authsource, outcome.replaced)
-          : linkDone(outcome.commands, outcome.checked);
+          : linkDone(outcome.commands, outcome.checked, form.request.kind);
       await client.views.update({ view_id: viewId, view: done });
       await replay(deps, who, metadata, client as WebClient);
       if (metadata.home) await publishHome(deps, client as WebClient, who, 1);

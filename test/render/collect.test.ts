@@ -1,0 +1,197 @@
+/**
+ * The /collect notices a person reads when a collection does not (wholly) start: who started
+ * what a moment ago, what was left out, what aborted. Checked as words, blocks and fallback alike.
+ */
+
+import { describe, expect, it } from 'vitest';
+import type { Held } from '../../src/collections/start.js';
+import {
+  renderCollectFailedDm,
+  renderCooldown,
+  renderHistory,
+  renderNoCollectorMatched,
+  renderRanAgain,
+} from '../../src/render/collect.js';
+import type { CollectAttempt } from '../../src/store/types.js';
+import { visible } from '../helpers/visible.js';
+
+const AT = new Date('2026-11-22T12:14:00Z');
+const OSCAR = { userId: 'U0OSCAR', channelId: 'C0OPS', at: AT, attemptId: 'a1' };
+const OLIVE = { userId: 'U0OLIVE', channelId: 'C0SEC', at: new Date('2026-11-22T12:16:00Z'), attemptId: 'a2' };
+const notice = (query: Parameters<typeof renderCooldown>[0]['query'], held: Held[]) =>
+  renderCooldown({ query, held, cooldownMs: 600_000, overrideId: 'o1' });
+
+describe('the cooldown notice', () => {
+  it('says what the one blocker started, not what was asked for', () => {
+    // Oscar started AD Accounts; bare /collect (everything) a minute later is held by it alone.
+    const m = notice({}, [{ collector: 'AD Accounts', holder: OSCAR }]);
+    const text = visible(m.blocks);
+    expect(text).not.toContain('<@U0OSCAR> started *every collector of every application*');
+    expect(text).toContain('<@U0OSCAR> started collector *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(text).toContain('*every collector of every application*');
+    expect(m.text).not.toContain('started every collector of every application');
+    expect(m.text).toMatch(/<@U0OSCAR> started collector AD Accounts at <!date\^\d+\^\{time\}\|2026-11-22 12:14 UTC> in <#C0OPS>/);
+
+    // The same for a whole application.
+    const app = visible(notice({ application: 'Active Directory' }, [{ collector: 'AD Accounts', holder: OSCAR }]).blocks);
+    expect(app).toContain('<@U0OSCAR> started collector *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(app).not.toContain('<@U0OSCAR> started every collector of *Active Directory*');
+  });
+
+  it('names the collector itself when that is what was asked for', () => {
+    const text = visible(notice({ name: 'AD Accounts', force: true }, [{ collector: 'AD Accounts', holder: OSCAR }]).blocks);
+    expect(text).toMatch(/^:hand: <@U0OSCAR> started collector \*AD Accounts\* at 2026-11-22 12:14 UTC in <#C0OPS>\.\n/);
+    expect(text).toContain('The same collection can start again from 2026-11-22 12:24 UTC, so that it does not run twice.');
+  });
+
+  it('says who started the very same target', () => {
+    const text = visible(notice({ application: 'Active Directory' }, [{ collector: undefined, holder: OLIVE }]).blocks);
+    expect(text).toMatch(/^:hand: <@U0OLIVE> started every collector of \*Active Directory\* at 2026-11-22 12:16 UTC in <#C0SEC>\./);
+  });
+});
+
+describe('the cooldown notice, listing several', () => {
+  const everything = (): Held[] => [
+    { collector: 'AD Accounts', holder: OSCAR },
+    { collector: 'AD Groups', holder: OSCAR },
+    { collector: undefined, holder: OSCAR },
+  ];
+
+  it('reads naturally: one line per collector, each saying who started it, when and where', () => {
+    const text = visible(
+      notice({}, [
+        { collector: 'AD Accounts', holder: OSCAR },
+        { collector: 'AD Groups', holder: OLIVE },
+      ]).blocks,
+    );
+    expect(text).toContain(':hand: Part of *every collector of every application* was started a moment ago:');
+    expect(text).toContain('• *AD Accounts*: <@U0OSCAR> started it at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(text).toContain('• *AD Groups*: <@U0OLIVE> started it at 2026-11-22 12:16 UTC in <#C0SEC>');
+    expect(text).toContain('It can all start again from 2026-11-22 12:26 UTC, so that none of them runs twice.');
+  });
+
+  it('never lists “the same collection”: the very target started a moment ago is said first, and its own collectors not again', () => {
+    const m = notice({}, everything());
+    const text = visible(m.blocks);
+    expect(text).not.toContain('the same collection:');
+    expect(text).toMatch(/^:hand: <@U0OSCAR> started \*every collector of every application\* at 2026-11-22 12:14 UTC in <#C0OPS>\.\n/);
+    expect(text).not.toContain('• *AD Accounts*');
+    expect(m.text).not.toContain('the same collection:');
+  });
+
+  it('lists apart what someone else started since', () => {
+    const since = { ...OLIVE, at: new Date('2026-11-22T12:18:00Z') };
+    const held = everything().map((h) => (h.collector === 'AD Groups' ? { ...h, holder: since } : h));
+    const text = visible(notice({}, held).blocks);
+    expect(text).toMatch(/^:hand: <@U0OSCAR> started \*every collector of every application\* at 2026-11-22 12:14 UTC in <#C0OPS>\./);
+    expect(text).toContain('Also started a moment ago:\n• *AD Groups*: <@U0OLIVE> started it at 2026-11-22 12:18 UTC in <#C0SEC>');
+    expect(text).not.toContain('• *AD Accounts*');
+    expect(text).toContain('can start again from 2026-11-22 12:28 UTC');
+  });
+});
+
+describe('a name that matched nothing, its last word a misspelt force', () => {
+  it('offers the command meant, as text to type again, and not the nearest name as well', () => {
+    const m = renderNoCollectorMatched({
+      query: { name: 'AD Accounts forse' },
+      known: ['AD Accounts'],
+      meant: undefined,
+      retry: '/collect AD Accounts force',
+    });
+    expect(visible(m.blocks)).toContain(
+      'No collector is called *AD Accounts forse*, so nothing was started.\nDid you mean `/collect AD Accounts force`?',
+    );
+    expect(m.text).toContain('Did you mean /collect AD Accounts force?');
+  });
+});
+
+describe('history: questions asked', () => {
+  const line = (over: Partial<CollectAttempt>): CollectAttempt => ({
+    id: 'a',
+    at: AT,
+    teamId: 'T1',
+    channelId: 'C0OPS',
+    userId: 'U0EVE',
+    query: {},
+    outcome: 'unanswered',
+    detail: undefined,
+    runs: [],
+    ...over,
+  });
+
+  it('says a confirmation was asked for and not answered, and a "Start anyway" offered and not taken', () => {
+    const text = visible(
+      renderHistory(
+        [
+          line({}),
+          line({
+            query: { name: 'AD Accounts', force: true },
+            outcome: 'refused',
+            detail: `cooldown: started by U0OSCAR at ${AT.toISOString()}; offered start anyway`,
+          }),
+        ],
+        10,
+      ).blocks,
+    );
+    expect(text).toContain('<@U0EVE> · *every collector of every application* · *asked to confirm, no answer*');
+    expect(text).toContain(
+      '<@U0EVE> · collector *AD Accounts*, forced · *refused*: <@U0OSCAR> had started it 2026-11-22 12:14 UTC; Start anyway was offered, not taken',
+    );
+  });
+
+  it('shows an outcome it does not know (written by a newer release) as it was stored', () => {
+    const text = visible(renderHistory([line({ outcome: 'postponed' as CollectAttempt['outcome'] })], 10).blocks);
+    expect(text).toContain('· *postponed*');
+  });
+});
+
+describe('the DM when a run aborted', () => {
+  it('sends the starter to the service before starting it again, and says the aborted run does not hold the cooldown', () => {
+    const m = renderCollectFailedDm({
+      channelId: 'C0OPS',
+      query: { name: 'AWS IAM' },
+      runs: [{ runId: '9', collector: 'AWS IAM', state: 'Aborted' }],
+    });
+    const text = visible(m.blocks);
+    expect(text).not.toContain('before forcing it');
+    expect(text).toContain(
+      'Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
+    );
+  });
+});
+
+describe('what countersign could not know beforehand', () => {
+  it('tells the asker a whole application ran again a collector started a moment ago by name, why, and that it knows now', () => {
+    const m = renderRanAgain([{ collector: 'AD Accounts', holder: OSCAR }], { application: 'Active Directory' });
+    const text = visible(m.blocks);
+    expect(text).toContain(
+      ':warning: Started again within the cooldown: countersign did not know that *Active Directory* has this collector:',
+    );
+    expect(text).toContain('• *AD Accounts*: <@U0OSCAR> started it at 2026-11-22 12:14 UTC in <#C0OPS>');
+    expect(text).toContain(
+      'The service names the collector of each run but not its application, so countersign learns which collectors an application has from a start of the whole application, such as this one. It knows now, and leaves them out next time.',
+    );
+    expect(m.text).toContain('Started again within the cooldown');
+  });
+
+  it('says why nothing of a target was started when part of it is held and the rest is not known', () => {
+    const m = renderCooldown({
+      query: { application: 'Active Directory' },
+      held: [{ collector: 'AD Accounts', holder: OSCAR }],
+      cooldownMs: 600_000,
+      overrideId: 'o1',
+      unknownRest: true,
+    });
+    expect(visible(m.blocks)).toContain(
+      'Nothing was started: countersign does not know yet which other collectors this covers, so it cannot start just those. It learns that from the service’s answer when the whole of it is started.',
+    );
+    const known = renderCooldown({
+      query: { application: 'Active Directory' },
+      held: [{ collector: 'AD Accounts', holder: OSCAR }],
+      cooldownMs: 600_000,
+      overrideId: 'o1',
+      unknownRest: false,
+    });
+    expect(visible(known.blocks)).not.toContain('does not know yet');
+  });
+});
