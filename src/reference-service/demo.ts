@@ -116,7 +116,8 @@ const LAST_NAMES = [
   "O'Brien",
 ];
 
-const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: string }> = [
+/** What the demo's requests ask for, in the approvals and in their request items alike. */
+export const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: string }> = [
   { name: 'Domain Admins', type: 'group', source: 'Active Directory' },
   { name: 'VPN Users', type: 'group', source: 'Active Directory' },
   { name: 'Finance Share RW', type: 'group', source: 'Active Directory' },

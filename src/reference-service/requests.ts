@@ -7,7 +7,7 @@
  * findApprovals.
  */
 
-import { seededRandom } from './demo.js';
+import { ENTITLEMENTS, seededRandom } from './demo.js';
 
 /** The columns of an approval these commands read. */
 export interface ApprovalRowForRequest {
@@ -71,19 +71,6 @@ const OTHER_USERS: ReadonlyArray<{ name: string; id: string }> = [
   { name: 'Allen, Barry', id: 'barry.allen' },
   { name: 'Lane, Lois', id: 'lois.lane' },
   { name: 'Gordon, Barbara', id: 'barbara.gordon' },
-];
-
-const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: string }> = [
-  { name: 'Domain Admins', type: 'group', source: 'Active Directory' },
-  { name: 'VPN Users', type: 'group', source: 'Active Directory' },
-  { name: 'Finance Share RW', type: 'group', source: 'Active Directory' },
-  { name: 'Sales Rep', type: 'role', source: 'Salesforce' },
-  { name: 'System Administrator', type: 'role', source: 'Salesforce' },
-  { name: 'ReadOnlyAccess', type: 'policy', source: 'AWS' },
-  { name: 'AdministratorAccess', type: 'policy', source: 'AWS' },
-  { name: 'platform-team', type: 'team', source: 'GitHub' },
-  { name: 'SAP_FI_APPROVER', type: 'role', source: 'SAP' },
-  { name: 'HR Partner', type: 'role', source: 'Workday' },
 ];
 
 const DESCRIPTIONS = [
