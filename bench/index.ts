@@ -4,7 +4,8 @@
  * latency over 1,000,000 approvals), slack (ack latency at 200 commands/s, throughput against a
  * bare Bolt app, own time per /approvals), pipeline (the full pipeline at 200, 500 and 1000
  * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that),
- * details (a Details click to the views.update carrying the approval's details, p50/p99).
+ * details (a Details click to the views.update carrying the approval's details, p50/p99),
+ * memory (RSS and heap after GC idle, after 100,000 requests and at 200/s, with a leak check).
  * With no suite named, all run.
  */
 
@@ -17,6 +18,7 @@ import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { detailsSuite } from './details.js';
 import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
+import { memorySuite } from './memory.js';
 import { pipelineSuite, slackSuite } from './slack.js';
 
 const suites: Record<string, () => Promise<void>> = {
@@ -25,6 +27,7 @@ const suites: Record<string, () => Promise<void>> = {
   slack: slackSuite,
   pipeline: pipelineSuite,
   details: detailsSuite,
+  memory: memorySuite,
 };
 
 async function clientSuite(): Promise<void> {
