@@ -214,8 +214,8 @@ async function prepareStore(dir: string): Promise<{ url: string; label: string; 
   };
 }
 
-/** Least squares: the slope of y over x. */
-function slope(points: ReadonlyArray<[number, number]>): number {
+/** Least squares: the slope of y over x, and its standard error (how far the points scatter about the line says how sure it is). */
+function slope(points: ReadonlyArray<[number, number]>): { slope: number; error: number } {
   const n = points.length;
   const mx = points.reduce((s, [x]) => s + x, 0) / n;
   const my = points.reduce((s, [, y]) => s + y, 0) / n;
@@ -225,7 +225,9 @@ function slope(points: ReadonlyArray<[number, number]>): number {
     sxy += (x - mx) * (y - my);
     sxx += (x - mx) ** 2;
   }
-  return sxy / sxx;
+  const b = sxy / sxx;
+  const residuals = points.reduce((s, [x, y]) => s + (y - my - b * (x - mx)) ** 2, 0);
+  return { slope: b, error: n > 2 ? Math.sqrt(residuals / (n - 2) / sxx) : Number.NaN };
 }
 
 /**
@@ -470,20 +472,21 @@ export async function memorySuite(): Promise<void> {
     const all = slope(checkpoints.map((r) => [r.commands, r.usage.heapUsed]));
     const steady = checkpoints.filter((r) => r.label.includes('round'));
     const rss = slope(checkpoints.map((r) => [r.commands, r.usage.rss]));
-    const per10k = (bytesPerRequest: number) => `${fmt((bytesPerRequest * 10_000) / 1000, 0)} KB`;
+    const per10k = ({ slope: b, error }: { slope: number; error: number }) =>
+      `${fmt((b * 10_000) / 1000, 0)} ± ${fmt((error * 10_000) / 1000, 0)} KB`;
     const first = checkpoints[0];
     const last = checkpoints[checkpoints.length - 1];
     if (first && last && checkpoints.length >= 3) {
       console.log(
         `heap after GC over ${checkpoints.length} checkpoints (${fmt(first.commands, 0)} → ${fmt(last.commands, 0)} requests): ` +
-          `slope ${per10k(all)} per 10,000 requests (least squares); first → last ${mb(first.usage.heapUsed)} → ${mb(last.usage.heapUsed)} MB`,
+          `slope ${per10k(all)} per 10,000 requests (least squares, ± its standard error); first → last ${mb(first.usage.heapUsed)} → ${mb(last.usage.heapUsed)} MB`,
       );
       if (steady.length >= 3)
         console.log(
           `  the ${RATE}/s rounds alone: ${per10k(slope(steady.map((r) => [r.commands, r.usage.heapUsed])))} per 10,000 requests`,
         );
       console.log(`  RSS (allocator and fragmentation included, so noisier): ${per10k(rss)} per 10,000 requests`);
-      const grows = (all * 10_000) / 1000 > LEAK_THRESHOLD_KB_PER_10K;
+      const grows = (all.slope * 10_000) / 1000 > LEAK_THRESHOLD_KB_PER_10K;
       console.log(
         `leak check: ${grows ? 'GROWS' : 'flat'} (threshold ${LEAK_THRESHOLD_KB_PER_10K} KB of heap per 10,000 requests, about ${LEAK_THRESHOLD_KB_PER_10K / 10} bytes a request)`,
       );
