@@ -13,8 +13,9 @@
  *
  * BENCH_COMMANDS (100000) and BENCH_ROUNDS (6, of 20 s at 200/s) size the run;
  * BENCH_DATABASE_URL=postgres://… runs the store on PostgreSQL (in a schema of its own, dropped
- * afterwards); BENCH_HEAP_SNAPSHOTS=<dir> writes a heap snapshot at the first and the last
- * checkpoint, to compare in Chrome's DevTools (Memory, Comparison).
+ * afterwards); BENCH_HEAP_SNAPSHOTS=<dir> writes a heap snapshot at the first
+ * checkpoint, after the last round and after the new users, to compare in Chrome's DevTools
+ * (Memory, Comparison); a snapshot costs the app RSS of its own, so RSS figures after one mean little.
  */
 
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -44,6 +45,11 @@ import { fmt, ROOT, startChildService } from './lib.js';
 const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
 const KEY = Buffer.alloc(32, 4).toString('base64');
 const USERS = Array.from({ length: 2000 }, (_, i) => `UMEM${String(i).padStart(5, '0')}`);
+/**
+ * Users who first appear at the end, one request each: what a user the app has not seen before
+ * costs (time zone, rate-limit buckets, last outcome), below the caps of those (10,000 time zones).
+ */
+const NEW_USERS = Array.from({ length: 8000 }, (_, i) => `UNEW${String(i).padStart(5, '0')}`);
 const CONCURRENCY = 16;
 const RATE = 200;
 const ROUND_SECONDS = 20;
@@ -268,7 +274,7 @@ export async function memorySuite(): Promise<void> {
   try {
     const token = service.tokens.get('approver') ?? '';
     const linking = await store.open();
-    for (const user of USERS)
+    for (const user of [...USERS, ...NEW_USERS])
       await linking.setToken({ teamId: 'T0001', userId: user }, ['findApprovals'], new Secret(token), 'admin', new Date());
     await linking.close();
     const client = createServiceClient({ baseUrl: service.url });
@@ -309,8 +315,9 @@ export async function memorySuite(): Promise<void> {
     let sent = 0;
     let refused = 0;
     const counts = { command: 0, paging: 0, details: 0 };
+    let newcomer: number | undefined;
     const bodyOf = (n: number): string => {
-      const user = USERS[n % USERS.length] as string;
+      const user = newcomer === undefined ? (USERS[n % USERS.length] as string) : (NEW_USERS[newcomer++] as string);
       const responseUrl = `${slack.responseUrl}/${n}`;
       const slot = n % 20;
       if (slot < 14) {
@@ -378,6 +385,12 @@ export async function memorySuite(): Promise<void> {
       const { path } = await app.snapshot(join(snapshots, `countersign-${n}.heapsnapshot`));
       console.log(`  heap snapshot: ${path}`);
     };
+    const printRow = (label: string, requests: number, usage: Usage, underLoad?: Usage) =>
+      console.log(
+        `${label.padEnd(36)}${fmt(requests, 0).padStart(9)}${mb(usage.rssBefore).padStart(8)}${mb(usage.heapUsed).padStart(11)}` +
+          `${mb(usage.heapTotal).padStart(12)}${mb(usage.external).padStart(10)}` +
+          (underLoad ? `${mb(underLoad.rss).padStart(10)} / ${mb(underLoad.heapBefore)}` : ''),
+      );
     const rows: Array<{ label: string; commands: number; usage: Usage; underLoad?: Usage | undefined; perSecond?: number | undefined }> =
       [];
     /** Waits until the replay memory is empty (see SIGNATURE_AGE_S), sends one request, then asks for the heap after a full collection. */
@@ -388,10 +401,7 @@ export async function memorySuite(): Promise<void> {
       if (usage === undefined) throw new Error('no answer from the app');
       if (!usage.gc) throw new Error('the app was started without --expose-gc');
       rows.push({ label, commands: n, usage, underLoad, perSecond });
-      const extra = underLoad ? `; under load just before: RSS ${mb(underLoad.rss)} MB` : '';
-      console.log(
-        `${label.padEnd(34)} ${fmt(n, 0).padStart(8)} requests   RSS ${mb(usage.rss).padStart(6)} MB   heap after GC ${mb(usage.heapUsed).padStart(5)} MB   external ${mb(usage.external)} MB${extra}`,
-      );
+      printRow(label, n, usage, underLoad);
       if (rows.length === 2) await snapshot();
     };
 
@@ -414,10 +424,15 @@ export async function memorySuite(): Promise<void> {
     await sleep(2000);
     const idleSeries = seriesOf(await metricsText());
     const idle = await app.usage();
-    rows.push({ label: 'idle after start', commands: 0, usage: idle });
     console.log(
-      `${'idle after start'.padEnd(34)} ${'0'.padStart(8)} requests   RSS ${mb(idle.rss).padStart(6)} MB   heap after GC ${mb(idle.heapUsed).padStart(5)} MB   external ${mb(idle.external)} MB`,
+      'MB (10^6 bytes). RSS: the app idle (each checkpoint pauses the load for 5.5 s, see SIGNATURE_AGE_S), before the bench forces a GC;',
     );
+    console.log('heap used and heap total: after a full GC; under load: RSS and heap (garbage included) as the load stopped.');
+    console.log(
+      `${'checkpoint'.padEnd(36)}${'requests'.padStart(9)}${'RSS'.padStart(8)}${'heap used'.padStart(11)}${'heap total'.padStart(12)}${'external'.padStart(10)}   under load: RSS / heap`,
+    );
+    rows.push({ label: 'idle after start', commands: 0, usage: idle });
+    printRow('idle after start', 0, idle);
 
     // Closed loop: each worker waits for its request's answer before sending the next.
     const loopStarted = performance.now();
@@ -450,14 +465,27 @@ export async function memorySuite(): Promise<void> {
       const underLoad = await app.usage();
       await checkpoint(`${RATE}/s, round ${round}`, underLoad);
     }
+    await snapshot();
+    // Newcomers: the same mix, each request from a user not seen before.
+    const known = rows[rows.length - 1] as (typeof rows)[number];
+    newcomer = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while ((newcomer as number) < NEW_USERS.length) await settle(request(n++));
+      }),
+    );
+    newcomer = undefined;
+    await checkpoint(`${fmt(NEW_USERS.length, 0)} new users, 1 request each`, await app.usage());
+    const newcomers = rows[rows.length - 1] as (typeof rows)[number];
+    const perUser = (newcomers.usage.heapUsed - known.usage.heapUsed) / NEW_USERS.length;
+    await snapshot();
     await sleep(3000);
     const endUsage = await app.usage();
     rows.push({ label: 'end, idle', commands: n, usage: endUsage });
-    console.log(
-      `${'end, idle 3 s later'.padEnd(34)} ${fmt(n, 0).padStart(8)} requests   RSS ${mb(endUsage.rss).padStart(6)} MB   heap after GC ${mb(endUsage.heapUsed).padStart(5)} MB   external ${mb(endUsage.external)} MB; highest RSS of the run ${mb(endUsage.maxRss)} MB`,
-    );
-    await snapshot();
+    printRow('end, idle 3 s later', n, endUsage);
+    console.log(`highest RSS of the run: ${mb(endUsage.maxRss)} MB`);
     const endText = await metricsText();
+    const perUserLine = `a user not seen before: ${fmt(perUser, 0)} bytes of heap (${fmt(NEW_USERS.length, 0)} of them, one request each: ${mb(known.usage.heapUsed)} → ${mb(newcomers.usage.heapUsed)} MB)`;
     const endSeries = seriesOf(endText);
     await pool.close();
 
@@ -486,12 +514,22 @@ export async function memorySuite(): Promise<void> {
           `  the ${RATE}/s rounds alone: ${per10k(slope(steady.map((r) => [r.commands, r.usage.heapUsed])))} per 10,000 requests`,
         );
       console.log(`  RSS (allocator and fragmentation included, so noisier): ${per10k(rss)} per 10,000 requests`);
-      const grows = (all.slope * 10_000) / 1000 > LEAK_THRESHOLD_KB_PER_10K;
+      // Two standard errors either side: a slope that noise could put on both sides of the threshold decides nothing.
+      const kb = (all.slope * 10_000) / 1000;
+      const margin = (2 * all.error * 10_000) / 1000;
+      const verdict =
+        kb - margin > LEAK_THRESHOLD_KB_PER_10K
+          ? 'GROWS'
+          : kb + margin < LEAK_THRESHOLD_KB_PER_10K
+            ? 'flat'
+            : 'undecided (the points scatter too much for this threshold: run more requests)';
       console.log(
-        `leak check: ${grows ? 'GROWS' : 'flat'} (threshold ${LEAK_THRESHOLD_KB_PER_10K} KB of heap per 10,000 requests, about ${LEAK_THRESHOLD_KB_PER_10K / 10} bytes a request)`,
+        `leak check: ${verdict} (threshold ${LEAK_THRESHOLD_KB_PER_10K} KB of heap per 10,000 requests, about ${LEAK_THRESHOLD_KB_PER_10K / 10} bytes a request, ` +
+          `against the slope ± 2 standard errors)`,
       );
     }
 
+    console.log(perUserLine);
     // Label cardinality: the app's own series must not multiply with users or approvals.
     // Node's default metrics (countersign_nodejs_*, countersign_process_*) are summed; the app's own named.
     const isDefault = (f: string) => /^countersign_(nodejs|process)_/.test(f);
