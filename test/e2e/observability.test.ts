@@ -95,6 +95,38 @@ describe('metrics', () => {
     // Once: telling the user of the failure through the same spent URL would not reach them either.
     expect(text).toMatch(/countersign_slack_api_errors_total\{method="response_url",error="404"\} 1/);
   });
+
+  it('keep the same label sets whoever asks and whatever for: no user id and no approval id in a label', async () => {
+    // A label per user or per approval would be a new series each time, kept for the life of the process.
+    const ok = /countersign_requests_total\{type="command",name="\/approvals",outcome="ok"\} (\d+)/;
+    const answered = async () => Number(ok.exec(await metrics())?.[1] ?? 0);
+    /** The app's own series (Node's default metrics aside), without their values. */
+    const seriesOf = (text: string) =>
+      new Set(
+        text
+          .split('\n')
+          .filter((l) => l.startsWith('countersign_') && !/^countersign_(nodejs|process)_/.test(l))
+          .map((l) => l.slice(0, l.lastIndexOf(' '))),
+      );
+    const askAs = async (users: string[], firstApproval: number) => {
+      const before = await answered();
+      for (const [i, user] of users.entries()) {
+        await h.link(user, 'approver');
+        const sent = await h.command(user, '/approvals', `all approval-id:${firstApproval + i}:WPDS:1 user-id:${user.toLowerCase()}`);
+        await h.slack.waitForResponses(sent.responseId, 1);
+      }
+      // Each is counted once its work has ended, just after its answer.
+      const until = Date.now() + 5000;
+      while ((await answered()) < before + users.length && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      expect(await answered()).toBe(before + users.length);
+      return metrics();
+    };
+    const first = await askAs(['ULABEL1', 'ULABEL2', 'ULABEL3'], 7001);
+    const second = await askAs(['ULABEL4', 'ULABEL5', 'ULABEL6'], 7004);
+    expect([...seriesOf(second)].sort()).toEqual([...seriesOf(first)].sort());
+    const labels = [...seriesOf(second)].join('\n');
+    for (const id of ['ULABEL', 'ulabel', '7001:WPDS', '7006:WPDS']) expect(labels).not.toContain(id);
+  });
 });
 
 describe('load shedding', () => {
