@@ -16,6 +16,7 @@ import { loadBulkData } from '../src/reference-service/demo.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { detailsSuite } from './details.js';
+import { floorSuite } from './floor.js';
 import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { pipelineSuite, slackSuite } from './slack.js';
 
@@ -25,6 +26,7 @@ const suites: Record<string, () => Promise<void>> = {
   slack: slackSuite,
   pipeline: pipelineSuite,
   details: detailsSuite,
+  floor: floorSuite,
 };
 
 async function clientSuite(): Promise<void> {
