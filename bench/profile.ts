@@ -11,6 +11,7 @@ import { fmt } from './lib.js';
 
 interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 
@@ -25,21 +26,25 @@ export function areaOf(url: string, name: string): string {
   if (url === '') return name.startsWith('(') ? name : '(native)';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (pkg) return pkg[1] as string;
-  const src = /\/(src|bench|test)\/([^/]+)\//.exec(url);
+  // The last src/ or bench/ in the path: a build of the checkout lives under data/bench/build/.
+  const src = /.*\/(src|bench)\/([^/]+)\//.exec(url);
   if (src) return `${src[1]}/${src[2]}`;
-  if (/\/(src|bench)\/[^/]+$/.test(url)) return /\/(src|bench)\//.exec(url)?.[1] ?? url;
+  const top = /.*\/(src|bench)\/[^/]+$/.exec(url);
+  if (top) return top[1] as string;
   if (url.startsWith('node:')) return url.startsWith('node:internal') ? 'node:internal' : url;
   return url;
 }
 
 function shortUrl(url: string): string {
-  const m = /(node_modules\/.*|\/(?:src|bench|test)\/.*)$/.exec(url);
+  const m = /(node_modules\/.*|\/(?:src|bench)\/(?!build\/).*)$/.exec(url);
   return m ? (m[1] as string).replace(/^\//, '') : url;
 }
 
 export function summarize(file: string, top = 25): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const nameOf = (n: ProfileNode) =>
+    `${n.callFrame.functionName || '(anonymous)'}${n.callFrame.url ? ` ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}` : ''}`;
   const selfUs = new Map<number, number>();
   profile.samples.forEach((id, i) => {
     selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
@@ -53,10 +58,27 @@ export function summarize(file: string, top = 25): string {
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)') continue;
     total += us;
-    const name = `${functionName || '(anonymous)'}${url ? ` ${shortUrl(url)}:${lineNumber + 1}` : ''}`;
+    const name = nameOf(node);
     byFunction.set(name, (byFunction.get(name) ?? 0) + us);
     const area = areaOf(url, functionName);
     byArea.set(area, (byArea.get(area) ?? 0) + us);
+  }
+  // Total time: a sample counts once for every distinct function on its stack.
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id);
+    if (node === undefined || node.callFrame.functionName === '(idle)') continue;
+    const seen = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const n = byId.get(at);
+      if (n === undefined) break;
+      const name = nameOf(n);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + us);
+    }
   }
   const rows = (map: Map<string, number>, n: number) =>
     [...map]
@@ -69,6 +91,8 @@ export function summarize(file: string, top = 25): string {
     ...rows(byArea, 15),
     `top ${top} functions by self time:`,
     ...rows(byFunction, top),
+    `top ${top} functions by total time (their own and their callees'):`,
+    ...rows(new Map([...inclusive].filter(([name]) => !name.startsWith('(root)'))), top),
   ].join('\n');
 }
 
