@@ -297,7 +297,7 @@ export async function floorSuite(): Promise<void> {
       `apps: floor; countersign (this checkout, logs at info, metrics, SQLite store, replay check, rate limit)${baseline ? `; baseline (${baseline})` : ''}`,
     );
     // Warm-up: JIT, connections, every user's time zone looked up once.
-    for (const app of apps) await round(app, sink, 2);
+    for (const app of apps) await round(app, sink, 4);
     const ours = apps[1] as Contender;
     if (profileDir !== undefined) {
       mkdirSync(profileDir, { recursive: true });

@@ -55,7 +55,7 @@ export function summarize(file: string, top = 25): string {
   for (const [id, us] of selfUs) {
     const node = byId.get(id);
     if (node === undefined) continue;
-    const { functionName, url, lineNumber } = node.callFrame;
+    const { functionName, url } = node.callFrame;
     if (functionName === '(idle)') continue;
     total += us;
     const name = nameOf(node);

@@ -1,13 +1,13 @@
 /**
- * Structured JSON logs through pino: levels, child bindings, and the request being served (id,
- * user, command) added to every line written while serving it, background work included, by way
- * of AsyncLocalStorage. Redaction is the logger's own: any key that names a secret (token,
- * password, authorization, response_url…) at any depth is written as "[redacted]", Secret values
- * print so too, and a response_url inside any string (a message, a field, an error, a debug line
- * of Bolt's quoting a request body) is cut out, so a careless `logger.info({ token })` still leaks nothing.
+ * Structured JSON logs through pino: levels, and fields bound to a logger (a component's name, or
+ * the request being served: its id, user and command), written on every line it logs. A request's
+ * logger is passed along with the request's other dependencies, to the work after the ack too.
+ * Redaction is the logger's own: any key that names a secret (token, password, authorization,
+ * response_url…) at any depth is written as "[redacted]", Secret values print so too, and a
+ * response_url inside any string (a message, a field, an error, a debug line of Bolt's quoting a
+ * request body) is cut out, so a careless `logger.info({ token })` still leaks nothing.
  */
 
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -20,9 +20,8 @@ export interface Logger {
   info(fields: LogFields, message: string): void;
   warn(fields: LogFields, message: string): void;
   error(fields: LogFields, message: string): void;
+  /** A logger that writes these fields on every line too; a line's own fields win where both name one. */
   child(bindings: LogFields): Logger;
-  /** Runs `work` with these fields on every line it logs, however deep and however late (until its promises settle). */
-  withContext<T>(fields: LogFields, work: () => T): T;
 }
 
 const SENSITIVE_KEY = /token|password|passwd|secret|authorization|cookie|signature|response_?url/i;
@@ -70,20 +69,28 @@ export interface LoggerOptions {
   bindings?: LogFields;
 }
 
-function wrap(p: pino.Logger, context: AsyncLocalStorage<LogFields>): Logger {
+/**
+ * Bound fields are merged into each line rather than made a pino child: a request's logger is made
+ * for every request and writes a line or two, so building a child (its bindings serialised up
+ * front) would cost more than it saves. Lines below the level cost nothing but the level check.
+ */
+function wrap(p: pino.Logger, bound: LogFields | undefined): Logger {
+  const line =
+    (level: LogLevel) =>
+    (fields: LogFields, message: string): void => {
+      if (!p.isLevelEnabled(level)) return;
+      p[level](bound === undefined ? fields : { ...bound, ...fields }, redactResponseUrls(message));
+    };
   return {
-    debug: (f, m) => p.debug(f, redactResponseUrls(m)),
-    info: (f, m) => p.info(f, redactResponseUrls(m)),
-    warn: (f, m) => p.warn(f, redactResponseUrls(m)),
-    error: (f, m) => p.error(f, redactResponseUrls(m)),
-    // pino formats a child's bindings without the bindings formatter, so they are scrubbed here.
-    child: (bindings) => wrap(p.child(scrub(bindings, 0) as LogFields), context),
-    withContext: (fields, work) => context.run({ ...context.getStore(), ...fields }, work),
+    debug: line('debug'),
+    info: line('info'),
+    warn: line('warn'),
+    error: line('error'),
+    child: (bindings) => wrap(p, bound === undefined ? bindings : { ...bound, ...bindings }),
   };
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const context = new AsyncLocalStorage<LogFields>();
   const now = options.now ?? (() => new Date());
   const write = options.write;
   const destination = write
@@ -97,16 +104,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       timestamp: () => `,"time":"${now().toISOString()}"`,
       formatters: {
         level: (label) => ({ level: label }),
-        bindings: (bindings) => scrub(bindings, 0) as LogFields,
         log: (fields) => scrub(fields, 0) as LogFields,
       },
-      // The request's fields come first, so that a line's own fields win where both name one.
-      mixin: () => context.getStore() ?? {},
-      mixinMergeStrategy: (mergeObject, mixinObject) => ({ ...mixinObject, ...mergeObject }),
     },
     destination,
   );
-  return wrap(options.bindings ? p.child(scrub(options.bindings, 0) as LogFields) : p, context);
+  return wrap(p, options.bindings);
 }
 
 export const silentLogger: Logger = {
@@ -115,5 +118,4 @@ export const silentLogger: Logger = {
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
-  withContext: (_fields, work) => work(),
 };

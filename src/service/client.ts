@@ -8,7 +8,7 @@
 
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
-import { type Logger, silentLogger } from '../runtime/logger.js';
+import { type LogFields, type Logger, silentLogger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
 import {
   AppSignInError,
@@ -174,6 +174,8 @@ export interface ServiceClient {
    * NOT_OFFERED_RECHECK_MS has passed; meanwhile calls to it fail at once without a request.
    */
   offers(command: OptionalCommand): boolean;
+  /** The same client, its log lines carrying these fields too (the request a call is made for). */
+  withLogFields(fields: LogFields): ServiceClient;
   close(): Promise<void>;
 }
 
@@ -252,7 +254,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const base = parseBaseUrl(options.baseUrl);
   const timeouts: ServiceTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
-  const logger = options.logger ?? silentLogger;
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher: Dispatcher =
     options.dispatcher ??
@@ -325,7 +326,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     notOfferedUntil.delete(command);
     return true;
   };
-  async function optional<T>(command: OptionalCommand, work: () => Promise<T>): Promise<T> {
+  async function optional<T>(logger: Logger, command: OptionalCommand, work: () => Promise<T>): Promise<T> {
     if (!offers(command)) throw new NotOfferedError({ command, status: 404 }, true);
     try {
       return await work();
@@ -338,7 +339,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
   }
 
-  async function call(req: Request): Promise<RawResponse> {
+  async function call(logger: Logger, req: Request): Promise<RawResponse> {
     const started = performance.now();
     // Aborting a request undici has under way destroys its connection, so a call cut off at its
     // deadline frees its place in the pool instead of leaving it to trickle.
@@ -380,13 +381,14 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
   }
 
-  return {
+  // A view per logger: the same connections and memory of what is not offered, its lines with other fields.
+  const clientFor = (logger: Logger): ServiceClient => ({
     async findApprovals(query, token, callOptions) {
       const checked = checkQuery('findApprovals', approvalQuerySchema, query);
       const params = Object.entries(checked)
         .filter(([, v]) => v !== undefined)
         .map(([k, v]) => [k, String(v)] as const);
-      const res = await call({
+      const res = await call(logger, {
         command: 'findApprovals',
         params: [['format', 'json'], ...params, ...actingFor('findApprovals', callOptions)],
         token,
@@ -403,7 +405,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (checked.application !== undefined) params.push(['application', checked.application]);
       if (checked.force !== undefined) params.push(['force', String(checked.force)]);
       params.push(...actingFor('collectEntitlements', callOptions));
-      const res = await call({ command: 'collectEntitlements', params, token, idempotent: false, signal: callOptions?.signal });
+      const res = await call(logger, { command: 'collectEntitlements', params, token, idempotent: false, signal: callOptions?.signal });
       const body = decode('collectEntitlements', res, collectBody, (props) => ({ data: Object.fromEntries(props) }), {
         application: checked.application,
       });
@@ -414,7 +416,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (!/^[\w.-]{1,64}$/.test(runId)) {
         throw new UnexpectedResponseError(`refused to send run id ${JSON.stringify(excerpt(runId, 40))}`, { command: 'getRunStatus' });
       }
-      const res = await call({
+      const res = await call(logger, {
         command: 'getRunStatus',
         params: [['run-id', runId], ['format', 'json'], ...actingFor('getRunStatus', callOptions)],
         token,
@@ -428,7 +430,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     async loginUser(credentials, callOptions) {
       const params: Array<readonly [string, string]> = [['format', 'json']];
       if (credentials.authsource) params.push(['authsource', credentials.authsource]);
-      const res = await call({
+      const res = await call(logger, {
         command: 'loginUser',
         params,
         body: {
@@ -444,7 +446,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async logoutUser(token, callOptions) {
-      const res = await call({
+      const res = await call(logger, {
         command: 'logoutUser',
         params: [['format', 'json']],
         token,
@@ -456,7 +458,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async loginTrustedApp(credentials, callOptions) {
-      const res = await call({
+      const res = await call(logger, {
         command: 'loginTrustedApp',
         params: [['format', 'json']],
         app: credentials,
@@ -469,9 +471,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     getApprovalDetails(approvalId, token, callOptions) {
-      return optional('getApprovalDetails', async () => {
+      return optional(logger, 'getApprovalDetails', async () => {
         const id = checkQuery('getApprovalDetails', approvalIdSchema, approvalId);
-        const res = await call({
+        const res = await call(logger, {
           command: 'getApprovalDetails',
           params: [['format', 'json'], ['approval-id', id], ...actingFor('getApprovalDetails', callOptions)],
           token,
@@ -493,10 +495,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     getRequestItems(selector, page, token, callOptions) {
-      return optional('getRequestItems', async () => {
+      return optional(logger, 'getRequestItems', async () => {
         const which = checkQuery('getRequestItems', requestItemsSelectorSchema, selector);
         const paging = checkQuery('getRequestItems', requestItemsPageSchema, page);
-        const res = await call({
+        const res = await call(logger, {
           command: 'getRequestItems',
           params: [
             ['format', 'json'],
@@ -526,10 +528,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
     offers,
 
+    withLogFields: (fields) => clientFor(logger.child(fields)),
+
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },
-  };
+  });
+  return clientFor(options.logger ?? silentLogger);
 }
 
 /** The properties format of one approval record: its keys as they are, ActionName as a comma list. */
