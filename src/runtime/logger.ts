@@ -25,6 +25,17 @@ export interface Logger {
 }
 
 const SENSITIVE_KEY = /token|password|passwd|secret|authorization|cookie|signature|response_?url/i;
+/** The verdict for each key seen: the same few keys are logged over and over. */
+const keyVerdicts = new Map<string, boolean>();
+
+function sensitive(key: string): boolean {
+  let verdict = keyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = SENSITIVE_KEY.test(key);
+    if (keyVerdicts.size < 10_000) keyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
 const REDACTED = '[redacted]';
 
 /** A URL, plain, percent-encoded or with JSON's escaped slashes, up to what ends it in text, JSON or escaped JSON. */
@@ -50,14 +61,14 @@ function scrub(value: unknown, depth: number): unknown {
   if (depth > 6) return '[deep]';
   if (value instanceof Error) {
     const out: LogFields = { type: value.name, message: redactResponseUrls(value.message) };
-    for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) ? REDACTED : scrub(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) out[k] = sensitive(k) ? REDACTED : scrub(v, depth + 1);
     if (value.cause !== undefined) out.cause = scrub(value.cause, depth + 1);
     return out;
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
   const out: LogFields = {};
-  for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) ? REDACTED : scrub(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[k] = sensitive(k) ? REDACTED : scrub(v, depth + 1);
   return out;
 }
 
@@ -79,14 +90,19 @@ function wrap(p: pino.Logger, bound: LogFields | undefined): Logger {
     (level: LogLevel) =>
     (fields: LogFields, message: string): void => {
       if (!p.isLevelEnabled(level)) return;
-      p[level](bound === undefined ? fields : { ...bound, ...fields }, redactResponseUrls(message));
+      // Bound fields were scrubbed once, when bound; a line's own are scrubbed as it is written.
+      const own = scrub(fields, 0) as LogFields;
+      p[level](bound === undefined ? own : { ...bound, ...own }, redactResponseUrls(message));
     };
   return {
     debug: line('debug'),
     info: line('info'),
     warn: line('warn'),
     error: line('error'),
-    child: (bindings) => wrap(p, bound === undefined ? bindings : { ...bound, ...bindings }),
+    child: (bindings) => {
+      const scrubbed = scrub(bindings, 0) as LogFields;
+      return wrap(p, bound === undefined ? scrubbed : { ...bound, ...scrubbed });
+    },
   };
 }
 
@@ -102,14 +118,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: null,
       messageKey: 'msg',
       timestamp: () => `,"time":"${now().toISOString()}"`,
-      formatters: {
-        level: (label) => ({ level: label }),
-        log: (fields) => scrub(fields, 0) as LogFields,
-      },
+      formatters: { level: (label) => ({ level: label }) },
     },
     destination,
   );
-  return wrap(p, options.bindings);
+  return wrap(p, options.bindings === undefined ? undefined : (scrub(options.bindings, 0) as LogFields));
 }
 
 export const silentLogger: Logger = {

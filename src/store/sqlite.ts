@@ -265,6 +265,7 @@ export class SqliteStore implements Store {
   async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
     const upsert = this.#sql.upsertToken;
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     this.#db.transaction(() => {
       for (const command of commands) {
         upsert.run(
@@ -282,6 +283,7 @@ export class SqliteStore implements Store {
 
   async deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     if (who.teamId === undefined) return this.#sql.deleteAllTokens.run(who.userId).changes;
     return this.#sql.deleteServingTokens.run(who.userId, who.teamId).changes;
   }
@@ -303,11 +305,13 @@ export class SqliteStore implements Store {
 
   async setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
   }
 
   async deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     if (who.teamId === undefined) return this.#sql.deleteAllIdentities.run(who.userId).changes;
     return this.#sql.deleteServingIdentities.run(who.userId, who.teamId).changes;
   }
