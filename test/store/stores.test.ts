@@ -665,6 +665,18 @@ for (const [name, backend] of Object.entries(backends)) {
       for (const s of stores) await s.close();
     });
 
+    it('answers each of the signatures sent at once on its own, the second of two alike as a replay, and writes them before closing', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const until = new Date(at.getTime() + 300_000);
+      const sent = ['v0=one', 'v0=two', 'v0=one', 'v0=three'].map((s) => store.rememberSignature(s, until, at));
+      // SQLite writes them together, later in the turn: a close before then writes them first.
+      const closing = name === 'sqlite' ? store.close() : undefined;
+      expect(await Promise.all(sent)).toEqual([true, true, false, true]);
+      await (closing ?? store.close());
+      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures')).toBe(3);
+    });
+
     it('prunes signatures past their time, and keeps the ones in force', async () => {
       const db = await backend.database();
       const store = await db.open(KEY);
