@@ -6,6 +6,7 @@
  * decoder, whatever its status or format, and comes out as typed data or a typed ServiceError.
  */
 
+import { EventEmitter } from 'node:events';
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
 import { type LogFields, type Logger, silentLogger } from '../runtime/logger.js';
@@ -51,6 +52,7 @@ import {
   loginBody,
   type RequestItemsPage,
   type RunStatus,
+  readApprovalsPage,
   requestItemsBody,
   runStatusBody,
   toRunStatus,
@@ -223,6 +225,38 @@ class DeadlinePassed extends Error {
   }
 }
 
+/**
+ * What aborts a call, as undici takes a signal (an emitter of one 'abort', with `aborted` and
+ * `reason`): at its deadline, or when the caller's own signal aborts. Not an AbortController: one is
+ * made for every call, and a controller's signal cost several times as much as the rest of the
+ * call's own bookkeeping.
+ */
+class CallSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  /** Aborted by the deadline, not by the caller. */
+  byDeadline = false;
+
+  abort(reason: unknown, byDeadline: boolean): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.byDeadline = byDeadline;
+    this.emit('abort');
+  }
+
+  /** Aborts when `caller` does (at once if it has); returns how to stop following it. */
+  follow(caller: AbortSignal): () => void {
+    const abort = () => this.abort(caller.reason, false);
+    if (caller.aborted) {
+      abort();
+      return () => {};
+    }
+    caller.addEventListener('abort', abort, { once: true });
+    return () => caller.removeEventListener('abort', abort);
+  }
+}
+
 interface RawResponse {
   status: number;
   /** The HTTP reason phrase: a command the service does not offer is answered 404 with the command's name here. */
@@ -264,7 +298,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       keepAliveMaxTimeout: 300_000,
     });
 
-  async function send(req: Request, signal: AbortSignal): Promise<RawResponse> {
+  async function send(req: Request, signal: CallSignal): Promise<RawResponse> {
     const query = buildQueryString([['cmd', req.command], ...req.params]);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (req.token) headers.authorization = `Bearer ${req.token.reveal()}`;
@@ -355,9 +389,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const started = performance.now();
     // Aborting a request undici has under way destroys its connection, so a call cut off at its
     // deadline frees its place in the pool instead of leaving it to trickle.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DeadlinePassed(timeouts.totalMs)), timeouts.totalMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
+    const signal = new CallSignal();
+    const timer = setTimeout(() => signal.abort(new DeadlinePassed(timeouts.totalMs), true), timeouts.totalMs);
+    const unfollow = req.signal === undefined ? undefined : signal.follow(req.signal);
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -368,7 +402,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           return res;
         } catch (error) {
           if (error instanceof ServiceError) throw error;
-          const pastDeadline = deadline.signal.aborted && req.signal?.aborted !== true;
+          const pastDeadline = signal.byDeadline && req.signal?.aborted !== true;
           const failure = toTransportError(req.command, error, pastDeadline ? timeouts.totalMs : undefined);
           const retry = req.idempotent && attempt === 1 && isConnectionFailure(error) && !signal.aborted;
           logger.warn(
@@ -390,6 +424,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       }
     } finally {
       clearTimeout(timer);
+      unfollow?.();
     }
   }
 
@@ -407,7 +442,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         idempotent: true,
         signal: callOptions?.signal,
       });
-      return decode('findApprovals', res, findApprovalsBody, approvalsFromProperties);
+      return decode('findApprovals', res, findApprovalsBody, approvalsFromProperties, {}, undefined, readApprovalsPage);
     },
 
     async collectEntitlements(query, token, callOptions) {
@@ -584,6 +619,8 @@ function decode<S extends z.ZodType>(
   fromProperties: (props: Map<string, string>) => unknown,
   context: ErrorContext = {},
   maxDepth?: number,
+  /** The schema's answer for the usual shape, read without it; undefined: ask the schema. */
+  quick?: (tree: unknown) => z.infer<S> | undefined,
 ): z.infer<S> {
   if (res.status < 200 || res.status >= 300) throw errorFor(command, res, context);
   const text = res.body.replace(/^\uFEFF/, '').trim();
@@ -621,6 +658,8 @@ function decode<S extends z.ZodType>(
       throw unreadable(failureOf(() => read(res.redact(text))) ?? res.redact((error as Error).message));
     }
   }
+  const quickly = quick?.(tree);
+  if (quickly !== undefined) return quickly;
   const parsed = schema.safeParse(tree);
   if (!parsed.success) {
     const issues = parsed.error.issues
