@@ -9,7 +9,7 @@
  *
  * BENCH_BASELINE=<checkout>: that checkout's countersign takes part in the rounds too, to show what
  * a change bought. BENCH_CPU_PROFILE=<dir>: a CPU profile of this checkout's countersign over its
- * rounds, summed up at the end. BENCH_FLOOR_ROUNDS (5) and BENCH_FLOOR_SECONDS (4) change the rounds.
+ * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor). BENCH_FLOOR_ROUNDS (5) and BENCH_FLOOR_SECONDS (4) change the rounds.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -37,6 +37,7 @@ interface Sink {
   /** Resolves when the answer posted to `<url>/response/<id>` arrives, with its size in bytes. */
   answer(id: number): Promise<number>;
   firstBody(prefix: string): string | undefined;
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -66,6 +67,9 @@ async function startSink(): Promise<Sink> {
       res.end(body);
     });
   });
+  // Connections opened to Slack's side: a client that reused none would open one per answer.
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
@@ -82,6 +86,7 @@ async function startSink(): Promise<Sink> {
         });
       }),
     firstBody: (prefix) => first.get(prefix),
+    connections: () => connections,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
@@ -298,11 +303,12 @@ export async function floorSuite(): Promise<void> {
     );
     // Warm-up: JIT, connections, and every user's time zone looked up (each user twice at least).
     for (const app of apps) await round(app, sink, 4, 2 * USERS.length);
-    const ours = apps[1] as Contender;
+    // BENCH_CPU_PROFILE_APP=floor profiles the floor instead, to compare where the two spend.
+    const profiled = (process.env.BENCH_CPU_PROFILE_APP === 'floor' ? apps[0] : apps[1]) as Contender;
     if (profileDir !== undefined) {
       mkdirSync(profileDir, { recursive: true });
-      await ours.ask('profile-start', 'PROFILING');
-      console.log('(profiling countersign: its figures below include the profiler’s overhead)');
+      await profiled.ask('profile-start', 'PROFILING');
+      console.log(`(profiling ${profiled.label}: its figures below include the profiler’s overhead)`);
     }
     const results = new Map<string, Round[]>(apps.map((a) => [a.label, []]));
     for (let r = 0; r < ROUNDS; r++) {
@@ -357,17 +363,21 @@ export async function floorSuite(): Promise<void> {
         `${app.label} logged ${fmt(log.length, 0)} lines at info and above${bad.length ? `, ${bad.length} warn/error, first: ${bad[0]?.slice(0, 300)}` : ', none warn or error'}`,
       );
     }
-    const sample = sink.firstBody('ours');
-    if (process.env.BENCH_SHOW_ANSWER) console.log(sample, sink.firstBody('floor'));
-    if (sample !== undefined) {
-      const page = JSON.parse(sample) as { blocks?: Array<{ type: string }> };
-      console.log(
-        `countersign's answer: ${page.blocks?.length ?? 0} blocks (${page.blocks?.filter((b) => b.type === 'section').length ?? 0} sections); the floor's: ${(JSON.parse(sink.firstBody('floor') ?? '{}') as { blocks?: unknown[] }).blocks?.length ?? 0} sections`,
-      );
-    }
+    console.log(
+      `connections opened to the Slack stand-in (Web API and response_url, all apps): ${fmt(sink.connections(), 0)} for ${fmt(sequence, 0)} commands sent`,
+    );
+    // What each answered with, block types counted: the same approvals, shown as users see them or plainly.
+    const shape = (body: string | undefined) => {
+      const counts = new Map<string, number>();
+      for (const b of (JSON.parse(body ?? '{}') as { blocks?: Array<{ type: string }> }).blocks ?? [])
+        counts.set(b.type, (counts.get(b.type) ?? 0) + 1);
+      return [...counts].map(([type, n]) => `${n} ${type}`).join(', ');
+    };
+    if (process.env.BENCH_SHOW_ANSWER) console.log(sink.firstBody('ours'), sink.firstBody('floor'));
+    console.log(`countersign's answer: ${shape(sink.firstBody('ours'))}; the floor's: ${shape(sink.firstBody('floor'))}`);
     if (profileDir !== undefined) {
-      const file = join(profileDir, `countersign-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
-      await ours.ask(`profile-stop ${file}`, 'PROFILED');
+      const file = join(profileDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+      await profiled.ask(`profile-stop ${file}`, 'PROFILED');
       console.log(summarize(file, 30));
     }
   } finally {
