@@ -2,8 +2,8 @@
  * `npm run bench [-- <suite> …]`: prints figures, asserts nothing (speed is read, not tested).
  * Suites: client (service client vs a raw undici loop, same run: bench/client.ts), reference
  * (findApprovals latency over 1,000,000 approvals), floor (countersign against a minimal app doing
- * the same work: bench/floor.ts), slack (ack latency at 200 commands/s, throughput against a
- * bare Bolt app, own time per /approvals), pipeline (the full pipeline at 200, 500 and 1000
+ * the same work: bench/floor.ts), slack (ack latency at 200 commands/s, own time per
+ * /approvals), pipeline (the full pipeline at 200, 500 and 1000
  * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that),
  * details (a Details click to the views.update carrying the approval's details, p50/p99).
  * With no suite named, all run.
