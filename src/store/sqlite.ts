@@ -520,7 +520,7 @@ export class SqliteStore implements Store {
       for (const entry of batch) entry.reject(error);
       return;
     }
-    batch.forEach((entry, i) => entry.resolve(fresh[i] as boolean));
+    for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
   }
 
   async ping(): Promise<void> {
