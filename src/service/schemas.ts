@@ -75,7 +75,7 @@ export const findApprovalsBody = z
     return { approvals, count: findApprovals.NumApprovals ?? approvals.length };
   });
 
-const RECORD_TEXT = ['WorkItemName', 'RequestName', 'WorkItemCompletedDate', 'WorkItemDueDate'] as const;
+const RECORD_KEYS = new Set(['WorkItemName', 'WorkItemId', 'RequestName', 'WorkItemCompletedDate', 'WorkItemDueDate']);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -103,30 +103,25 @@ export function readApprovalsPage(tree: unknown): ApprovalsPage | undefined {
     if (!isRecord(r)) return undefined;
     const id = r.WorkItemId;
     if (!((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)))) return undefined;
+    const workItemName = plainText(r.WorkItemName);
+    const requestName = plainText(r.RequestName);
+    const completedDate = plainText(r.WorkItemCompletedDate);
+    const dueDate = plainText(r.WorkItemDueDate);
+    if (workItemName === undefined || requestName === undefined || completedDate === undefined || dueDate === undefined) return undefined;
+    const workItemId = String(id);
+    // The schema's order: its own keys first, then the others as they came.
     const fields: Record<string, unknown> = {
-      WorkItemName: '',
-      WorkItemId: String(id),
-      RequestName: '',
-      WorkItemCompletedDate: '',
-      WorkItemDueDate: '',
+      WorkItemName: workItemName,
+      WorkItemId: workItemId,
+      RequestName: requestName,
+      WorkItemCompletedDate: completedDate,
+      WorkItemDueDate: dueDate,
     };
-    for (const key of RECORD_TEXT) {
-      const text = plainText(r[key]);
-      if (text === undefined) return undefined;
-      fields[key] = text;
-    }
     for (const key of Object.keys(r)) {
       if (key === '__proto__') return undefined;
-      if (!Object.hasOwn(fields, key)) fields[key] = r[key];
+      if (!RECORD_KEYS.has(key)) fields[key] = r[key];
     }
-    approvals.push({
-      workItemId: fields.WorkItemId as string,
-      workItemName: fields.WorkItemName as string,
-      requestName: fields.RequestName as string,
-      dueDate: fields.WorkItemDueDate as string,
-      completedDate: fields.WorkItemCompletedDate as string,
-      fields,
-    });
+    approvals.push({ workItemId, workItemName, requestName, dueDate, completedDate, fields });
   }
   return { approvals, count: count ?? approvals.length };
 }
