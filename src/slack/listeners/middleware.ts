@@ -1,9 +1,8 @@
 /**
- * One middleware for every request, which calls its listener (routes.ts). It gives the request its
- * own deps, whose logger writes the request's id, user and name on every line, after the ack too,
- * and whose metrics count the request once its work has ended; and a command, click or modal
- * submission past the in-flight limit or the user's rate limit is acked and answered kindly at
- * once, with nothing else done.
+ * One middleware before every listener: it gives the request its own deps (requestDeps), whose
+ * logger writes the request's id, user and name on every line, after the ack too, and whose metrics
+ * count the request once its work has ended; and a command, click or modal submission past the
+ * in-flight limit or the user's rate limit is acked and answered kindly at once, with nothing else done.
  */
 
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
@@ -12,7 +11,6 @@ import { parseCollectCommand } from '../../parse/collect.js';
 import type { CalendarDay } from '../../parse/dates.js';
 import type { SlackDeps } from '../deps.js';
 import { RateLimiter } from '../rate-limit.js';
-import { type Routes, routeOf } from './routes.js';
 
 /** What a Slack request is, for logs and metrics: its type and the command, action, view or event it names. */
 export function describeRequest(body: Record<string, unknown>): { type: string; name: string; user: string | undefined } {
@@ -57,7 +55,23 @@ function countedKind(body: Record<string, unknown>): Counted | undefined {
   return undefined;
 }
 
-export function requestMiddleware(deps: SlackDeps, routes: Routes): Middleware<AnyMiddlewareArgs> {
+/** Where the middleware leaves the request's deps for its listener. */
+const REQUEST_DEPS = 'countersignDeps';
+
+/** The request's own deps, as the middleware made them; the app's when there are none (a listener called on its own). */
+export function requestDeps(context: Record<string, unknown>, deps: SlackDeps): SlackDeps {
+  return (context[REQUEST_DEPS] as SlackDeps | undefined) ?? deps;
+}
+
+/** A listener made per request, from the request's deps. */
+export function perRequest<A extends { context: Record<string, unknown> }>(
+  deps: SlackDeps,
+  make: (deps: SlackDeps) => (args: A) => Promise<void>,
+): (args: A) => Promise<void> {
+  return (args) => make(requestDeps(args.context, deps))(args);
+}
+
+export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs> {
   // Commands, and clicks with submissions, each have their own bucket of the same size: paging
   // through a long list does not use up the commands a minute, nor the other way round.
   const commands = new RateLimiter(deps.commandsPerMinute);
@@ -75,6 +89,7 @@ export function requestMiddleware(deps: SlackDeps, routes: Routes): Middleware<A
       background: deps.background.forRequest(logger, metrics),
       service: deps.service.withLogFields(fields),
     };
+    (args.context as Record<string, unknown>)[REQUEST_DEPS] = request;
     let failed = true;
     try {
       const ack = (args as unknown as { ack?: (r?: unknown) => Promise<void> }).ack;
@@ -100,8 +115,7 @@ export function requestMiddleware(deps: SlackDeps, routes: Routes): Middleware<A
           return;
         }
       }
-      const listener = routeOf(routes, body);
-      if (listener !== undefined) await listener(request)(args as never);
+      await args.next();
       failed = false;
     } finally {
       metrics.end(failed);

@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { OPEN_ACTION, PAGE_ACTIONS } from '../../../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../../render/collect.js';
 import { DETAILS_ACTIONS } from '../../../render/details-controls.js';
@@ -6,7 +6,7 @@ import { HOME_ACTIONS } from '../../../render/home.js';
 import { RELINK_ACTION } from '../../../render/link.js';
 import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
-import type { Handlers, Listener } from '../routes.js';
+import { requestDeps } from '../middleware.js';
 import { confirmAction } from './confirm.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
 import { homePageAction, homeUnlinkAction } from './home.js';
@@ -14,21 +14,23 @@ import { pagingAction } from './paging.js';
 import { relinkAction } from './relink.js';
 
 type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+type Make = (deps: SlackDeps) => (args: ActionArgs) => Promise<void>;
 
-/** Each action id and the listener it reaches; each listener names the kind of element it is for (a button, a select). */
-export function actionRoutes(): Handlers {
-  const routes: Handlers = new Map();
-  const on = (ids: readonly string[], make: Listener) => {
-    for (const id of ids) routes.set(id, make);
+/** Each action id and the listener it reaches. */
+function actionRoutes(): ReadonlyMap<string, Make> {
+  const routes = new Map<string, Make>();
+  // Each listener names the kind of element it is for (a button, a select): the id says which it is.
+  const on = (ids: readonly string[], make: (deps: SlackDeps) => (args: never) => Promise<void>) => {
+    for (const id of ids) routes.set(id, make as unknown as Make);
   };
   on([PAGE_ACTIONS.next, PAGE_ACTIONS.previous], pagingAction);
-  on([DIGEST_ACTIONS.fullList], (deps: SlackDeps) => pagingAction(deps, 'new'));
+  on([DIGEST_ACTIONS.fullList], (deps) => pagingAction(deps, 'new'));
   // "Open" is a link: Slack opens the page itself and still sends the click, which only needs an ack.
   on([OPEN_ACTION], () => async ({ ack }: ActionArgs) => {
     await ack();
   });
-  on([CONFIRM_ACTIONS.run], (deps: SlackDeps) => confirmAction(deps, 'run'));
-  on([CONFIRM_ACTIONS.cancel], (deps: SlackDeps) => confirmAction(deps, 'cancel'));
+  on([CONFIRM_ACTIONS.run], (deps) => confirmAction(deps, 'run'));
+  on([CONFIRM_ACTIONS.cancel], (deps) => confirmAction(deps, 'cancel'));
   on([RELINK_ACTION], relinkAction);
   on([HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous], homePageAction);
   on([HOME_ACTIONS.unlink], homeUnlinkAction);
@@ -38,4 +40,13 @@ export function actionRoutes(): Handlers {
   on([DETAILS_ACTIONS.refresh], detailsRefreshAction);
   on([DETAILS_ACTIONS.relink], detailsRelinkAction);
   return routes;
+}
+
+/** One listener for every block action, routing by action id: Bolt runs the matching of every listener it has for every request. */
+export function registerActions(app: App, deps: SlackDeps): void {
+  const routes = actionRoutes();
+  app.action<BlockAction>({ type: 'block_actions' }, async (args) => {
+    const make = routes.get(args.action.action_id);
+    if (make !== undefined) await make(requestDeps(args.context, deps))(args);
+  });
 }

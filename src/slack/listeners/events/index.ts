@@ -1,7 +1,8 @@
-import type { Handlers } from '../routes.js';
+import type { App } from '@slack/bolt';
+import type { SlackDeps } from '../../deps.js';
+import { perRequest } from '../middleware.js';
 import { homeOpened } from './home-opened.js';
 
-/** Each event type and its listener. */
-export function eventRoutes(): Handlers {
-  return new Map([['app_home_opened', homeOpened]]);
+export function registerEvents(app: App, deps: SlackDeps): void {
+  app.event('app_home_opened', perRequest(deps, homeOpened));
 }

@@ -1,8 +1,9 @@
+import type { App } from '@slack/bolt';
 import { LINK_CALLBACK } from '../../../render/link.js';
-import type { Handlers } from '../routes.js';
+import type { SlackDeps } from '../../deps.js';
+import { perRequest } from '../middleware.js';
 import { linkSubmission } from './link.js';
 
-/** Each modal's callback id and the listener of its submission. */
-export function viewRoutes(): Handlers {
-  return new Map([[LINK_CALLBACK, linkSubmission]]);
+export function registerViews(app: App, deps: SlackDeps): void {
+  app.view(LINK_CALLBACK, perRequest(deps, linkSubmission));
 }
