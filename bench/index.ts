@@ -1,8 +1,9 @@
 /**
  * `npm run bench [-- <suite> …]`: prints figures, asserts nothing (speed is read, not tested).
- * Suites: client (service client vs a raw undici loop, same run), reference (findApprovals
- * latency over 1,000,000 approvals), slack (ack latency at 200 commands/s, throughput against a
- * bare Bolt app, own time per /approvals), pipeline (the full pipeline at 200, 500 and 1000
+ * Suites: client (service client vs a raw undici loop, same run: bench/client.ts), reference
+ * (findApprovals latency over 1,000,000 approvals), floor (countersign against a minimal app doing
+ * the same work: bench/floor.ts), slack (ack latency at 200 commands/s, own time per
+ * /approvals), pipeline (the full pipeline at 200, 500 and 1000
  * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that),
  * details (a Details click to the views.update carrying the approval's details, p50/p99),
  * memory (RSS and heap after GC idle, after 100,000 requests and at 200/s, with a leak check).
@@ -14,10 +15,10 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { openReferenceDb } from '../src/reference-service/db.js';
 import { loadBulkData } from '../src/reference-service/demo.js';
-import { Secret } from '../src/runtime/secret.js';
-import { createServiceClient } from '../src/service/index.js';
+import { clientSuite } from './client.js';
 import { detailsSuite } from './details.js';
-import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
+import { floorSuite } from './floor.js';
+import { fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { memorySuite } from './memory.js';
 import { pipelineSuite, slackSuite } from './slack.js';
 
@@ -27,59 +28,9 @@ const suites: Record<string, () => Promise<void>> = {
   slack: slackSuite,
   pipeline: pipelineSuite,
   details: detailsSuite,
+  floor: floorSuite,
   memory: memorySuite,
 };
-
-async function clientSuite(): Promise<void> {
-  const CONCURRENCY = 16;
-  const SECONDS = 4;
-  const ROUNDS = 3;
-  console.log(
-    `\n## Service client vs raw undici (reference service in its own process; ${CONCURRENCY} in flight, ${ROUNDS} × ${SECONDS} s each, alternating)`,
-  );
-  const service = await startChildService();
-  try {
-    const token = service.tokens.get('approver') ?? '';
-    const base = new URL(service.url);
-    // The exact request the client sends, so the two loops differ only in the client's own work.
-    const path = `${base.pathname}/command.submit?cmd=findApprovals&format=json&page-size=20`;
-    const headers = { authorization: `Bearer ${token}`, accept: 'application/json', 'content-type': 'application/json' };
-    const pool = new Pool(base.origin, { connections: 32 });
-    const client = createServiceClient({ baseUrl: service.url });
-    const secret = new Secret(token);
-    const raw = async () => {
-      const res = await pool.request({ path, method: 'GET', headers });
-      const text = await res.body.text();
-      if (res.statusCode !== 200) throw new Error(text);
-      JSON.parse(text);
-    };
-    const ours = async () => {
-      await client.findApprovals({ 'page-size': 20 }, secret);
-    };
-    // Warm both paths (JIT, connections, the server's statement cache).
-    await closedLoop(CONCURRENCY, 1, raw);
-    await closedLoop(CONCURRENCY, 1, ours);
-    const rawRates: number[] = [];
-    const ourRates: number[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      const r = await closedLoop(CONCURRENCY, SECONDS, raw);
-      const o = await closedLoop(CONCURRENCY, SECONDS, ours);
-      rawRates.push(r.perSecond);
-      ourRates.push(o.perSecond);
-      console.log(
-        `round ${round}: raw undici ${fmt(r.perSecond, 0)} req/s (${r.errors} errors), client ${fmt(o.perSecond, 0)} req/s (${o.errors} errors)`,
-      );
-    }
-    const rawMedian = median(rawRates);
-    const ourMedian = median(ourRates);
-    console.log(`median: raw undici ${fmt(rawMedian, 0)} req/s, client ${fmt(ourMedian, 0)} req/s`);
-    console.log(`client / raw = ${fmt((100 * ourMedian) / rawMedian)} %  (goal ≥ 90 %)`);
-    await client.close();
-    await pool.close();
-  } finally {
-    await service.stop();
-  }
-}
 
 async function referenceSuite(): Promise<void> {
   const TOTAL = 1_000_000;

@@ -135,7 +135,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     owner,
     ...overrides.runWatch,
   });
-  const background = new CountedBackground(logger, metrics);
+  const background = new CountedBackground(logger);
   const deps: SlackDeps = {
     service,
     credentials,
@@ -268,7 +268,7 @@ async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
 class CountedBackground extends Background {
   readonly #kinds = new Map<string, number>();
 
-  override run(name: string, work: () => Promise<void>, answer?: (error: unknown) => Promise<void>): void {
+  protected override start(...[name, work, ...rest]: Parameters<Background['start']>): void {
     this.#kinds.set(name, (this.#kinds.get(name) ?? 0) + 1);
     const counted = async () => {
       try {
@@ -279,7 +279,7 @@ class CountedBackground extends Background {
         else this.#kinds.set(name, left);
       }
     };
-    super.run(name, counted, answer);
+    super.start(name, counted, ...rest);
   }
 
   kinds(): Record<string, number> {

@@ -4,7 +4,7 @@
  * approver in Sydney and one in San Francisco both get what they meant.
  */
 
-import { addDays, differenceInCalendarDays, format } from 'date-fns';
+import { addDays, format } from 'date-fns';
 import { parseServiceTimestamp } from '../service/timestamps.js';
 
 export interface CalendarDay {
@@ -103,5 +103,7 @@ function calendarDay(year: number, month: number, day: number): Date | undefined
 export function daysFromToday(serviceTimestamp: string, today: CalendarDay): number | undefined {
   const t = parseServiceTimestamp(serviceTimestamp);
   if (t === undefined) return undefined;
-  return differenceInCalendarDays(new Date(t.year, t.month - 1, t.day), localDay(today));
+  // Calendar days counted on UTC midnights, where every day has 24 hours: what date-fns'
+  // differenceInCalendarDays gives for local midnights, without its cost for every approval shown.
+  return Math.round((Date.UTC(t.year, t.month - 1, t.day) - Date.UTC(today.year, today.month - 1, today.day)) / 86_400_000);
 }

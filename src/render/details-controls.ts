@@ -43,10 +43,28 @@ function wire(approvalId: string, origin: DetailsOrigin): DetailsWire {
   }
 }
 
+/**
+ * What follows the approval id in a value, as JSON (`,"o":"p",…}`), for the origin whole and bare:
+ * the same for every approval of a page, so written once per page (origins are made per page).
+ */
+const originTails = new WeakMap<DetailsOrigin, readonly string[]>();
+
+function tailsOf(origin: DetailsOrigin): readonly string[] {
+  let tails = originTails.get(origin);
+  if (tails === undefined) {
+    const bare: DetailsOrigin = origin.kind === 'page' ? { kind: 'page' } : origin;
+    // wire() puts the id first: the rest of its JSON is the same whatever the id.
+    tails = [origin, bare].map((o) => JSON.stringify(wire('', o)).slice('{"a":""'.length));
+    originTails.set(origin, tails);
+  }
+  return tails;
+}
+
 /** A Details button's value; the page's query is left out when it would not fit (Refresh is then not offered). */
 export function encodeDetailsValue(approvalId: string, origin: DetailsOrigin): string | undefined {
-  for (const candidate of [wire(approvalId, origin), wire(approvalId, origin.kind === 'page' ? { kind: 'page' } : origin)]) {
-    const text = JSON.stringify(candidate);
+  const id = JSON.stringify(approvalId);
+  for (const tail of tailsOf(origin)) {
+    const text = `{"a":${id}${tail}`;
     if (text.length <= LIMITS.buttonValue) return text;
   }
   return undefined;

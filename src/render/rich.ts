@@ -80,6 +80,13 @@ export function richLength(paragraphs: readonly Paragraph[]): number {
  */
 export function richText(paragraphs: readonly Paragraph[]): RichTextBlock {
   const elements: RichTextElement[] = [];
+  // Unstyled text next to unstyled text is one element: Slack shows it the same, and a message
+  // with fewer elements is less to write out and send.
+  const add = (to: RichTextElement[], el: RichTextElement) => {
+    const last = to[to.length - 1];
+    if (el.type === 'text' && el.style === undefined && last?.type === 'text' && last.style === undefined) last.text += el.text;
+    else to.push(el);
+  };
   let room = LIMITS.richTextChars;
   for (const paragraph of paragraphs) {
     const line: RichTextElement[] = [];
@@ -89,11 +96,11 @@ export function richText(paragraphs: readonly Paragraph[]): RichTextBlock {
       const el = element(fitted.run);
       if (el === undefined) continue;
       room -= fitted.cost;
-      line.push(el);
+      add(line, el);
     }
     if (line.length === 0) continue;
-    if (elements.length > 0) elements.push({ type: 'text', text: '\n' });
-    elements.push(...line);
+    if (elements.length > 0) add(elements, { type: 'text', text: '\n' });
+    for (const el of line) add(elements, el);
   }
   // Every caller has words to show; a block of nothing would be refused, so it says so instead.
   const section: RichTextSection = {

@@ -6,30 +6,62 @@
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
-export class Background {
-  readonly #running = new Set<Promise<void>>();
-  readonly #logger: Logger;
-  readonly #metrics: Metrics | undefined;
-
-  constructor(logger: Logger, metrics?: Metrics) {
-    this.#logger = logger;
-    this.#metrics = metrics;
-  }
-
+/** What a request's handler may do with work after the ack. */
+export interface BackgroundWork {
   /**
    * `answer` is called with any error that escapes `work`, so that the user hears of it too
    * (a store that went away, say); if answering fails as well, the log is all that is left.
    */
+  run(name: string, work: () => Promise<void>, answer?: (error: unknown) => Promise<void>): void;
+  /** Work of every request still running. */
+  readonly size: number;
+  /**
+   * The same, for one request: failures are logged with the request's logger, and the request is
+   * counted in its metrics only once its work here has ended too.
+   */
+  forRequest(logger: Logger, metrics: Metrics): BackgroundWork;
+  /** Resolves once no work of any request is left. */
+  drain(): Promise<void>;
+}
+
+export class Background implements BackgroundWork {
+  readonly #running = new Set<Promise<void>>();
+  readonly #logger: Logger;
+
+  constructor(logger: Logger) {
+    this.#logger = logger;
+  }
+
   run(name: string, work: () => Promise<void>, answer?: (error: unknown) => Promise<void>): void {
-    // The request this work belongs to is counted in the metrics only when the work has ended.
-    const release = this.#metrics?.hold();
+    this.start(name, work, answer, this.#logger, undefined);
+  }
+
+  forRequest(logger: Logger, metrics: Metrics): BackgroundWork {
+    const background = this;
+    return {
+      run: (name, work, answer) => background.start(name, work, answer, logger, metrics.hold()),
+      get size() {
+        return background.size;
+      },
+      forRequest: (l, m) => background.forRequest(l, m),
+      drain: () => background.drain(),
+    };
+  }
+
+  protected start(
+    name: string,
+    work: () => Promise<void>,
+    answer: ((error: unknown) => Promise<void>) | undefined,
+    logger: Logger,
+    release: ((failed?: boolean) => void) | undefined,
+  ): void {
     let failed = false;
     const task = work()
       .catch(async (error: unknown) => {
         failed = true;
-        this.#logger.error({ task: name, error }, 'background task failed');
+        logger.error({ task: name, error }, 'background task failed');
         if (answer)
-          await answer(error).catch((again: unknown) => this.#logger.error({ task: name, error: again }, 'could not tell the user either'));
+          await answer(error).catch((again: unknown) => logger.error({ task: name, error: again }, 'could not tell the user either'));
       })
       .finally(() => {
         this.#running.delete(task);

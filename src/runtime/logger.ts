@@ -1,13 +1,13 @@
 /**
- * Structured JSON logs through pino: levels, child bindings, and the request being served (id,
- * user, command) added to every line written while serving it, background work included, by way
- * of AsyncLocalStorage. Redaction is the logger's own: any key that names a secret (token,
- * password, authorization, response_url…) at any depth is written as "[redacted]", Secret values
- * print so too, and a response_url inside any string (a message, a field, an error, a debug line
- * of Bolt's quoting a request body) is cut out, so a careless `logger.info({ token })` still leaks nothing.
+ * Structured JSON logs through pino: levels, and fields bound to a logger (a component's name, or
+ * the request being served: its id, user and command), written on every line it logs. A request's
+ * logger is passed along with the request's other dependencies, to the work after the ack too.
+ * Redaction is the logger's own: any key that names a secret (token, password, authorization,
+ * response_url…) at any depth is written as "[redacted]", Secret values print so too, and a
+ * response_url inside any string (a message, a field, an error, a debug line of Bolt's quoting a
+ * request body) is cut out, so a careless `logger.info({ token })` still leaks nothing.
  */
 
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -20,12 +20,22 @@ export interface Logger {
   info(fields: LogFields, message: string): void;
   warn(fields: LogFields, message: string): void;
   error(fields: LogFields, message: string): void;
+  /** A logger that writes these fields on every line too; a line's own fields win where both name one. */
   child(bindings: LogFields): Logger;
-  /** Runs `work` with these fields on every line it logs, however deep and however late (until its promises settle). */
-  withContext<T>(fields: LogFields, work: () => T): T;
 }
 
 const SENSITIVE_KEY = /token|password|passwd|secret|authorization|cookie|signature|response_?url/i;
+/** The verdict for each key seen: the same few keys are logged over and over. */
+const keyVerdicts = new Map<string, boolean>();
+
+function sensitive(key: string): boolean {
+  let verdict = keyVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = SENSITIVE_KEY.test(key);
+    if (keyVerdicts.size < 10_000) keyVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
 const REDACTED = '[redacted]';
 
 /** A URL, plain, percent-encoded or with JSON's escaped slashes, up to what ends it in text, JSON or escaped JSON. */
@@ -51,14 +61,14 @@ function scrub(value: unknown, depth: number): unknown {
   if (depth > 6) return '[deep]';
   if (value instanceof Error) {
     const out: LogFields = { type: value.name, message: redactResponseUrls(value.message) };
-    for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) ? REDACTED : scrub(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) out[k] = sensitive(k) ? REDACTED : scrub(v, depth + 1);
     if (value.cause !== undefined) out.cause = scrub(value.cause, depth + 1);
     return out;
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
   if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1));
   const out: LogFields = {};
-  for (const [k, v] of Object.entries(value)) out[k] = SENSITIVE_KEY.test(k) ? REDACTED : scrub(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[k] = sensitive(k) ? REDACTED : scrub(v, depth + 1);
   return out;
 }
 
@@ -70,20 +80,33 @@ export interface LoggerOptions {
   bindings?: LogFields;
 }
 
-function wrap(p: pino.Logger, context: AsyncLocalStorage<LogFields>): Logger {
+/**
+ * Bound fields are merged into each line rather than made a pino child: a request's logger is made
+ * for every request and writes a line or two, so building a child (its bindings serialised up
+ * front) would cost more than it saves. Lines below the level cost nothing but the level check.
+ */
+function wrap(p: pino.Logger, bound: LogFields | undefined): Logger {
+  const line =
+    (level: LogLevel) =>
+    (fields: LogFields, message: string): void => {
+      if (!p.isLevelEnabled(level)) return;
+      // Bound fields were scrubbed once, when bound; a line's own are scrubbed as it is written.
+      const own = scrub(fields, 0) as LogFields;
+      p[level](bound === undefined ? own : { ...bound, ...own }, redactResponseUrls(message));
+    };
   return {
-    debug: (f, m) => p.debug(f, redactResponseUrls(m)),
-    info: (f, m) => p.info(f, redactResponseUrls(m)),
-    warn: (f, m) => p.warn(f, redactResponseUrls(m)),
-    error: (f, m) => p.error(f, redactResponseUrls(m)),
-    // pino formats a child's bindings without the bindings formatter, so they are scrubbed here.
-    child: (bindings) => wrap(p.child(scrub(bindings, 0) as LogFields), context),
-    withContext: (fields, work) => context.run({ ...context.getStore(), ...fields }, work),
+    debug: line('debug'),
+    info: line('info'),
+    warn: line('warn'),
+    error: line('error'),
+    child: (bindings) => {
+      const scrubbed = scrub(bindings, 0) as LogFields;
+      return wrap(p, bound === undefined ? scrubbed : { ...bound, ...scrubbed });
+    },
   };
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const context = new AsyncLocalStorage<LogFields>();
   const now = options.now ?? (() => new Date());
   const write = options.write;
   const destination = write
@@ -95,18 +118,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: null,
       messageKey: 'msg',
       timestamp: () => `,"time":"${now().toISOString()}"`,
-      formatters: {
-        level: (label) => ({ level: label }),
-        bindings: (bindings) => scrub(bindings, 0) as LogFields,
-        log: (fields) => scrub(fields, 0) as LogFields,
-      },
-      // The request's fields come first, so that a line's own fields win where both name one.
-      mixin: () => context.getStore() ?? {},
-      mixinMergeStrategy: (mergeObject, mixinObject) => ({ ...mixinObject, ...mergeObject }),
+      formatters: { level: (label) => ({ level: label }) },
     },
     destination,
   );
-  return wrap(options.bindings ? p.child(scrub(options.bindings, 0) as LogFields) : p, context);
+  return wrap(p, options.bindings === undefined ? undefined : (scrub(options.bindings, 0) as LogFields));
 }
 
 export const silentLogger: Logger = {
@@ -115,5 +131,4 @@ export const silentLogger: Logger = {
   warn: () => {},
   error: () => {},
   child: () => silentLogger,
-  withContext: (_fields, work) => work(),
 };

@@ -2,10 +2,10 @@
  * Prometheus metrics (prom-client, served at GET /metrics): Slack requests by type, name and
  * outcome, Command Service calls by command and status with their latency, Slack API errors,
  * store errors. A request's outcome is known only when the work it started after the ack has
- * ended, so each request is tracked until its last background task settles.
+ * ended, so each request is tracked until its last background task settles: the request's own
+ * view of the metrics (`forRequest`) travels with its other dependencies and counts it then.
  */
 
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 
 interface Tracked {
@@ -15,61 +15,78 @@ interface Tracked {
   pending: number;
 }
 
-export class Metrics {
-  readonly registry = new Registry();
-  readonly #als = new AsyncLocalStorage<Tracked>();
-  readonly #requests: Counter<'type' | 'name' | 'outcome'>;
-  readonly #service: Histogram<'command' | 'status'>;
-  readonly #slackErrors: Counter<'method' | 'error'>;
-  readonly #storeErrors: Counter<'operation'>;
+interface Instruments {
+  registry: Registry;
+  requests: Counter<'type' | 'name' | 'outcome'>;
+  service: Histogram<'command' | 'status'>;
+  slackErrors: Counter<'method' | 'error'>;
+  storeErrors: Counter<'operation'>;
+}
 
-  constructor(options: { defaultMetrics?: boolean } = {}) {
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'countersign_' });
-    this.#requests = new Counter({
+function instruments(options: { defaultMetrics?: boolean }): Instruments {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'countersign_' });
+  return {
+    registry,
+    requests: new Counter({
       name: 'countersign_requests_total',
       help: 'Slack requests (slash commands, clicks, modal submissions, events) by name, once all their work has ended, by outcome',
       labelNames: ['type', 'name', 'outcome'],
-      registers: [this.registry],
-    });
-    this.#service = new Histogram({
+      registers: [registry],
+    }),
+    service: new Histogram({
       name: 'countersign_service_call_seconds',
       help: 'Command Service calls by command and HTTP status ("error" when there was no answer)',
       labelNames: ['command', 'status'],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [this.registry],
-    });
-    this.#slackErrors = new Counter({
+      registers: [registry],
+    }),
+    slackErrors: new Counter({
       name: 'countersign_slack_api_errors_total',
       help: 'Slack Web API and response_url calls that failed, by method and error',
       labelNames: ['method', 'error'],
-      registers: [this.registry],
-    });
-    this.#storeErrors = new Counter({
+      registers: [registry],
+    }),
+    storeErrors: new Counter({
       name: 'countersign_store_errors_total',
       help: 'Store operations that failed (database unreachable, constraint, decryption)',
       labelNames: ['operation'],
-      registers: [this.registry],
-    });
+      registers: [registry],
+    }),
+  };
+}
+
+export class Metrics {
+  readonly registry: Registry;
+  readonly #i: Instruments;
+  /** The request this view counts; undefined for the app's own metrics. */
+  readonly #tracked: Tracked | undefined;
+
+  constructor(options: { defaultMetrics?: boolean } | { of: Instruments; tracked: Tracked } = {}) {
+    this.#i = 'of' in options ? options.of : instruments(options);
+    this.#tracked = 'of' in options ? options.tracked : undefined;
+    this.registry = this.#i.registry;
   }
 
-  /** Runs the handling of one Slack request; it is counted when it and all work it started have ended. */
-  async track<T>(type: string, name: string, handle: () => Promise<T>): Promise<T> {
-    const tracked: Tracked = { type, name, outcome: 'ok', pending: 1 };
-    return this.#als.run(tracked, async () => {
-      try {
-        return await handle();
-      } catch (error) {
-        this.#mark(tracked, 'error');
-        throw error;
-      } finally {
-        this.#release(tracked);
-      }
-    });
+  /**
+   * The metrics as one Slack request sees them: its outcome() and hold() are its own. It is counted
+   * once `end()` has been called and every hold() released: when it and all work it started have ended.
+   */
+  forRequest(type: string, name: string): Metrics {
+    return new Metrics({ of: this.#i, tracked: { type, name, outcome: 'ok', pending: 1 } });
   }
 
-  /** Keeps the current request open until the returned function is called (work after the ack). */
+  /** The request's own handling is over (its work after the ack may not be); failed: it threw. */
+  end(failed = false): void {
+    const tracked = this.#tracked;
+    if (tracked === undefined) return;
+    if (failed) this.#mark(tracked, 'error');
+    this.#release(tracked);
+  }
+
+  /** Keeps the request open until the returned function is called (work after the ack). */
   hold(): (failed?: boolean) => void {
-    const tracked = this.#als.getStore();
+    const tracked = this.#tracked;
     if (tracked === undefined) return () => {};
     tracked.pending++;
     let released = false;
@@ -81,22 +98,22 @@ export class Metrics {
     };
   }
 
-  /** How the current request ended, when not "ok": invalid, not_linked, refused, rate_limited, or a service error's kind. */
+  /** How the request ended, when not "ok": invalid, not_linked, refused, rate_limited, or a service error's kind. */
   outcome(outcome: string): void {
-    const tracked = this.#als.getStore();
+    const tracked = this.#tracked;
     if (tracked) this.#mark(tracked, outcome);
   }
 
   serviceCall(command: string, status: number | 'error', seconds: number): void {
-    this.#service.observe({ command, status: String(status) }, seconds);
+    this.#i.service.observe({ command, status: String(status) }, seconds);
   }
 
   slackError(method: string, error: string): void {
-    this.#slackErrors.inc({ method, error: error.slice(0, 60) });
+    this.#i.slackErrors.inc({ method, error: error.slice(0, 60) });
   }
 
   storeError(operation: string): void {
-    this.#storeErrors.inc({ operation });
+    this.#i.storeErrors.inc({ operation });
   }
 
   #mark(tracked: Tracked, outcome: string): void {
@@ -106,7 +123,7 @@ export class Metrics {
 
   #release(tracked: Tracked): void {
     tracked.pending--;
-    if (tracked.pending === 0) this.#requests.inc({ type: tracked.type, name: tracked.name, outcome: tracked.outcome });
+    if (tracked.pending === 0) this.#i.requests.inc({ type: tracked.type, name: tracked.name, outcome: tracked.outcome });
   }
 }
 

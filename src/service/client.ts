@@ -6,9 +6,10 @@
  * decoder, whatever its status or format, and comes out as typed data or a typed ServiceError.
  */
 
+import { EventEmitter } from 'node:events';
 import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
-import { type Logger, silentLogger } from '../runtime/logger.js';
+import { type LogFields, type Logger, silentLogger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
 import {
   AppSignInError,
@@ -51,6 +52,7 @@ import {
   loginBody,
   type RequestItemsPage,
   type RunStatus,
+  readApprovalsPage,
   requestItemsBody,
   runStatusBody,
   toRunStatus,
@@ -174,6 +176,8 @@ export interface ServiceClient {
    * NOT_OFFERED_RECHECK_MS has passed; meanwhile calls to it fail at once without a request.
    */
   offers(command: OptionalCommand): boolean;
+  /** The same client, its log lines carrying these fields too (the request a call is made for). */
+  withLogFields(fields: LogFields): ServiceClient;
   close(): Promise<void>;
 }
 
@@ -221,6 +225,38 @@ class DeadlinePassed extends Error {
   }
 }
 
+/**
+ * What aborts a call, as undici takes a signal (an emitter of one 'abort', with `aborted` and
+ * `reason`): at its deadline, or when the caller's own signal aborts. Not an AbortController: one is
+ * made for every call, and a controller's signal cost several times as much as the rest of the
+ * call's own bookkeeping.
+ */
+class CallSignal extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
+  /** Aborted by the deadline, not by the caller. */
+  byDeadline = false;
+
+  abort(reason: unknown, byDeadline: boolean): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.byDeadline = byDeadline;
+    this.emit('abort');
+  }
+
+  /** Aborts when `caller` does (at once if it has); returns how to stop following it. */
+  follow(caller: AbortSignal): () => void {
+    const abort = () => this.abort(caller.reason, false);
+    if (caller.aborted) {
+      abort();
+      return () => {};
+    }
+    caller.addEventListener('abort', abort, { once: true });
+    return () => caller.removeEventListener('abort', abort);
+  }
+}
+
 interface RawResponse {
   status: number;
   /** The HTTP reason phrase: a command the service does not offer is answered 404 with the command's name here. */
@@ -252,7 +288,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const base = parseBaseUrl(options.baseUrl);
   const timeouts: ServiceTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
-  const logger = options.logger ?? silentLogger;
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher: Dispatcher =
     options.dispatcher ??
@@ -263,7 +298,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       keepAliveMaxTimeout: 300_000,
     });
 
-  async function send(req: Request, signal: AbortSignal): Promise<RawResponse> {
+  async function send(req: Request, signal: CallSignal): Promise<RawResponse> {
     const query = buildQueryString([['cmd', req.command], ...req.params]);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (req.token) headers.authorization = `Bearer ${req.token.reveal()}`;
@@ -288,6 +323,18 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     // An error's message is at the top of its page: the rest is left unread, its connection closed.
     const bodyLimit = Math.min(maxBodyBytes, req.maxBodyBytes ?? maxBodyBytes);
     const limit = ok ? bodyLimit : Math.min(bodyLimit, MAX_ERROR_PAGE_CHARS);
+    // A length declared within the limit is all there can be (undici holds the answer to it): read
+    // whole, without a promise per chunk.
+    const declared = Number(response.headers['content-length'] ?? Number.NaN);
+    if (Number.isInteger(declared) && declared <= limit) {
+      return {
+        status: response.statusCode,
+        reason: response.statusText ?? '',
+        contentType,
+        body: await response.body.text(),
+        redact: (text) => redactor(revealedBy(req))(text),
+      };
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of response.body) {
@@ -325,7 +372,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     notOfferedUntil.delete(command);
     return true;
   };
-  async function optional<T>(command: OptionalCommand, work: () => Promise<T>): Promise<T> {
+  async function optional<T>(logger: Logger, command: OptionalCommand, work: () => Promise<T>): Promise<T> {
     if (!offers(command)) throw new NotOfferedError({ command, status: 404 }, true);
     try {
       return await work();
@@ -338,13 +385,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     }
   }
 
-  async function call(req: Request): Promise<RawResponse> {
+  async function call(logger: Logger, req: Request): Promise<RawResponse> {
     const started = performance.now();
     // Aborting a request undici has under way destroys its connection, so a call cut off at its
     // deadline frees its place in the pool instead of leaving it to trickle.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DeadlinePassed(timeouts.totalMs)), timeouts.totalMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
+    const signal = new CallSignal();
+    const timer = setTimeout(() => signal.abort(new DeadlinePassed(timeouts.totalMs), true), timeouts.totalMs);
+    const unfollow = req.signal === undefined ? undefined : signal.follow(req.signal);
     try {
       for (let attempt = 1; ; attempt++) {
         try {
@@ -355,7 +402,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           return res;
         } catch (error) {
           if (error instanceof ServiceError) throw error;
-          const pastDeadline = deadline.signal.aborted && req.signal?.aborted !== true;
+          const pastDeadline = signal.byDeadline && req.signal?.aborted !== true;
           const failure = toTransportError(req.command, error, pastDeadline ? timeouts.totalMs : undefined);
           const retry = req.idempotent && attempt === 1 && isConnectionFailure(error) && !signal.aborted;
           logger.warn(
@@ -377,23 +424,25 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       }
     } finally {
       clearTimeout(timer);
+      unfollow?.();
     }
   }
 
-  return {
+  // A view per logger: the same connections and memory of what is not offered, its lines with other fields.
+  const clientFor = (logger: Logger): ServiceClient => ({
     async findApprovals(query, token, callOptions) {
       const checked = checkQuery('findApprovals', approvalQuerySchema, query);
       const params = Object.entries(checked)
         .filter(([, v]) => v !== undefined)
         .map(([k, v]) => [k, String(v)] as const);
-      const res = await call({
+      const res = await call(logger, {
         command: 'findApprovals',
         params: [['format', 'json'], ...params, ...actingFor('findApprovals', callOptions)],
         token,
         idempotent: true,
         signal: callOptions?.signal,
       });
-      return decode('findApprovals', res, findApprovalsBody, approvalsFromProperties);
+      return decode('findApprovals', res, findApprovalsBody, approvalsFromProperties, {}, undefined, readApprovalsPage);
     },
 
     async collectEntitlements(query, token, callOptions) {
@@ -403,7 +452,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (checked.application !== undefined) params.push(['application', checked.application]);
       if (checked.force !== undefined) params.push(['force', String(checked.force)]);
       params.push(...actingFor('collectEntitlements', callOptions));
-      const res = await call({ command: 'collectEntitlements', params, token, idempotent: false, signal: callOptions?.signal });
+      const res = await call(logger, { command: 'collectEntitlements', params, token, idempotent: false, signal: callOptions?.signal });
       const body = decode('collectEntitlements', res, collectBody, (props) => ({ data: Object.fromEntries(props) }), {
         application: checked.application,
       });
@@ -414,7 +463,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       if (!/^[\w.-]{1,64}$/.test(runId)) {
         throw new UnexpectedResponseError(`refused to send run id ${JSON.stringify(excerpt(runId, 40))}`, { command: 'getRunStatus' });
       }
-      const res = await call({
+      const res = await call(logger, {
         command: 'getRunStatus',
         params: [['run-id', runId], ['format', 'json'], ...actingFor('getRunStatus', callOptions)],
         token,
@@ -428,7 +477,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     async loginUser(credentials, callOptions) {
       const params: Array<readonly [string, string]> = [['format', 'json']];
       if (credentials.authsource) params.push(['authsource', credentials.authsource]);
-      const res = await call({
+      const res = await call(logger, {
         command: 'loginUser',
         params,
         body: {
@@ -444,7 +493,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async logoutUser(token, callOptions) {
-      const res = await call({
+      const res = await call(logger, {
         command: 'logoutUser',
         params: [['format', 'json']],
         token,
@@ -456,7 +505,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async loginTrustedApp(credentials, callOptions) {
-      const res = await call({
+      const res = await call(logger, {
         command: 'loginTrustedApp',
         params: [['format', 'json']],
         app: credentials,
@@ -469,9 +518,9 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     getApprovalDetails(approvalId, token, callOptions) {
-      return optional('getApprovalDetails', async () => {
+      return optional(logger, 'getApprovalDetails', async () => {
         const id = checkQuery('getApprovalDetails', approvalIdSchema, approvalId);
-        const res = await call({
+        const res = await call(logger, {
           command: 'getApprovalDetails',
           params: [['format', 'json'], ['approval-id', id], ...actingFor('getApprovalDetails', callOptions)],
           token,
@@ -493,10 +542,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     getRequestItems(selector, page, token, callOptions) {
-      return optional('getRequestItems', async () => {
+      return optional(logger, 'getRequestItems', async () => {
         const which = checkQuery('getRequestItems', requestItemsSelectorSchema, selector);
         const paging = checkQuery('getRequestItems', requestItemsPageSchema, page);
-        const res = await call({
+        const res = await call(logger, {
           command: 'getRequestItems',
           params: [
             ['format', 'json'],
@@ -526,10 +575,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
     offers,
 
+    withLogFields: (fields) => clientFor(logger.child(fields)),
+
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },
-  };
+  });
+  return clientFor(options.logger ?? silentLogger);
 }
 
 /** The properties format of one approval record: its keys as they are, ActionName as a comma list. */
@@ -567,6 +619,8 @@ function decode<S extends z.ZodType>(
   fromProperties: (props: Map<string, string>) => unknown,
   context: ErrorContext = {},
   maxDepth?: number,
+  /** The schema's answer for the usual shape, read without it; undefined: ask the schema. */
+  quick?: (tree: unknown) => z.infer<S> | undefined,
 ): z.infer<S> {
   if (res.status < 200 || res.status >= 300) throw errorFor(command, res, context);
   const text = res.body.replace(/^\uFEFF/, '').trim();
@@ -604,6 +658,8 @@ function decode<S extends z.ZodType>(
       throw unreadable(failureOf(() => read(res.redact(text))) ?? res.redact((error as Error).message));
     }
   }
+  const quickly = quick?.(tree);
+  if (quickly !== undefined) return quickly;
   const parsed = schema.safeParse(tree);
   if (!parsed.success) {
     const issues = parsed.error.issues

@@ -75,6 +75,57 @@ export const findApprovalsBody = z
     return { approvals, count: findApprovals.NumApprovals ?? approvals.length };
   });
 
+const RECORD_KEYS = new Set(['WorkItemName', 'WorkItemId', 'RequestName', 'WorkItemCompletedDate', 'WorkItemDueDate']);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A scalar `text` takes as it is: the service's usual string, or what a conversion made of it. */
+function plainText(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (v === undefined || v === null) return '';
+  if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) return String(v);
+  return undefined;
+}
+
+/**
+ * findApprovalsBody's answer for the shape the service sends every time (a list or one record,
+ * each with an id; a count that is a number), read without zod, which cost as much as the rest of
+ * the client put together; undefined for anything else, which then goes through the schema (and
+ * its error messages). A property test holds the two to the same answers.
+ */
+export function readApprovalsPage(tree: unknown): ApprovalsPage | undefined {
+  if (!isRecord(tree) || !isRecord(tree.findApprovals)) return undefined;
+  const { Approval: raw, NumApprovals: count } = tree.findApprovals;
+  if (count !== undefined && !(typeof count === 'number' && Number.isSafeInteger(count) && count >= 0)) return undefined;
+  const records = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
+  const approvals: Approval[] = [];
+  for (const r of records) {
+    if (!isRecord(r)) return undefined;
+    const id = r.WorkItemId;
+    if (!((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id)))) return undefined;
+    const workItemName = plainText(r.WorkItemName);
+    const requestName = plainText(r.RequestName);
+    const completedDate = plainText(r.WorkItemCompletedDate);
+    const dueDate = plainText(r.WorkItemDueDate);
+    if (workItemName === undefined || requestName === undefined || completedDate === undefined || dueDate === undefined) return undefined;
+    const workItemId = String(id);
+    // The schema's order: its own keys first, then the others as they came.
+    const fields: Record<string, unknown> = {
+      WorkItemName: workItemName,
+      WorkItemId: workItemId,
+      RequestName: requestName,
+      WorkItemCompletedDate: completedDate,
+      WorkItemDueDate: dueDate,
+    };
+    for (const key of Object.keys(r)) {
+      if (key === '__proto__') return undefined;
+      if (!RECORD_KEYS.has(key)) fields[key] = r[key];
+    }
+    approvals.push({ workItemId, workItemName, requestName, dueDate, completedDate, fields });
+  }
+  return { approvals, count: count ?? approvals.length };
+}
+
 export interface CollectionRun {
   runId: string;
   /** The collector the service says it processed in this run; null when it named none. */

@@ -1,20 +1,21 @@
 /**
  * What the Slack adapter needs: the deps of every use case it calls, plus what only a Slack
  * request has (the time zone Slack knows, work after the ack, response_url, the limits). Built
- * once in main.ts.
+ * once in main.ts; each request gets its own copy (listeners/middleware.ts) whose logger,
+ * metrics, background work and service client are the request's.
  */
 
 import type { CollectDeps } from '../collections/ports.js';
 import type { ReminderDeps } from '../reminders/remind.js';
 import type { ApprovalLinks } from '../render/approvals.js';
-import type { Background } from '../runtime/background.js';
+import type { BackgroundWork } from '../runtime/background.js';
 import type { TimeZones } from '../runtime/deps.js';
 import type { Responder } from './responder.js';
 
 export interface SlackDeps extends CollectDeps, ReminderDeps {
   timeZones: TimeZones;
   /** Work that runs after the ack; tracked so that shutdown can wait for it. */
-  background: Background;
+  background: BackgroundWork;
   /** Posts answers to a request's response_url. */
   responder: Responder;
   /** APPROVAL_URL_TEMPLATE: "Open" buttons on approvals when set. */

@@ -8,9 +8,21 @@ import type { Secret } from '../runtime/secret.js';
 import { DecryptError, TokenCipher } from './cipher.js';
 import type { Principal } from './types.js';
 
+/** How long a decrypted token is kept at hand, and how many at most. */
+const RECENT_MS = 5 * 60_000;
+const MAX_RECENT = 10_000;
+
 export class Keyring {
   readonly current: TokenCipher;
   readonly #all: TokenCipher[];
+  /**
+   * Tokens decrypted lately, by row and ciphertext: a user's commands read their row every time
+   * (an unlinked token is never found), but the same ciphertext is only decrypted once every few
+   * minutes. Decryption gives the same token for the same row and ciphertext, so this changes no
+   * answer; it keeps a token in this process's memory a few minutes longer, in the process that
+   * holds the key to every token anyway. Cleared whenever links change on this instance.
+   */
+  readonly #recent = new Map<string, { token: Secret; until: number }>();
 
   constructor(current: Secret, previous?: Secret) {
     this.current = new TokenCipher(current);
@@ -22,10 +34,26 @@ export class Keyring {
   }
 
   decrypt(value: string, who: Principal, command: string): Secret {
+    const associated = associatedData(who, command);
+    const recentKey = `${associated}\u0000${value}`;
+    const now = Date.now();
+    const recent = this.#recent.get(recentKey);
+    if (recent !== undefined && recent.until > now) return recent.token;
     const keyId = value.split(':')[1];
     const cipher = this.#all.find((c) => c.keyId === keyId);
     if (cipher === undefined) throw new DecryptError('other-key', keyId);
-    return cipher.decrypt(value, associatedData(who, command));
+    const token = cipher.decrypt(value, associated);
+    if (this.#recent.size >= MAX_RECENT) {
+      for (const [k, r] of this.#recent) if (r.until <= now) this.#recent.delete(k);
+      if (this.#recent.size >= MAX_RECENT) this.#recent.clear();
+    }
+    this.#recent.set(recentKey, { token, until: now + RECENT_MS });
+    return token;
+  }
+
+  /** Links changed: nothing decrypted before is kept. */
+  forgetDecrypted(): void {
+    this.#recent.clear();
   }
 }
 

@@ -127,6 +127,7 @@ export class PostgresStore implements Store {
 
   async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     await this.#transaction(async (client) => {
       for (const command of commands) {
         await client.query(
@@ -141,6 +142,7 @@ export class PostgresStore implements Store {
 
   async deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     const { rowCount } =
       who.teamId === undefined
         ? await this.#query('DELETE FROM tokens WHERE user_id = $1', [who.userId])
@@ -180,6 +182,7 @@ export class PostgresStore implements Store {
 
   async setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     await this.#query(
       `INSERT INTO service_identities (team_id, user_id, service_user, authsource, source, linked_at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (team_id, user_id) DO UPDATE SET service_user = excluded.service_user, authsource = excluded.authsource,
@@ -190,6 +193,7 @@ export class PostgresStore implements Store {
 
   async deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     const { rowCount } =
       who.teamId === undefined
         ? await this.#query('DELETE FROM service_identities WHERE user_id = $1', [who.userId])

@@ -202,6 +202,14 @@ export class SqliteStore implements Store {
   readonly #sql: ReturnType<typeof prepare>;
   readonly #outcomes = new OutcomeThrottle();
   readonly #pruning = new SignaturePruning();
+  /** Signatures waiting for the next write, with whom to tell whether each was new. */
+  readonly #signatures: Array<{
+    signature: string;
+    until: Date;
+    now: Date;
+    resolve: (fresh: boolean) => void;
+    reject: (error: unknown) => void;
+  }> = [];
 
   constructor(path: string, key: Secret, previousKey?: Secret) {
     if (path !== ':memory:') createOwnerOnly(path);
@@ -265,6 +273,7 @@ export class SqliteStore implements Store {
   async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
     const upsert = this.#sql.upsertToken;
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     this.#db.transaction(() => {
       for (const command of commands) {
         upsert.run(
@@ -282,6 +291,7 @@ export class SqliteStore implements Store {
 
   async deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     if (who.teamId === undefined) return this.#sql.deleteAllTokens.run(who.userId).changes;
     return this.#sql.deleteServingTokens.run(who.userId, who.teamId).changes;
   }
@@ -303,11 +313,13 @@ export class SqliteStore implements Store {
 
   async setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
   }
 
   async deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
     this.#outcomes.forget();
+    this.#keys.forgetDecrypted();
     if (who.teamId === undefined) return this.#sql.deleteAllIdentities.run(who.userId).changes;
     return this.#sql.deleteServingIdentities.run(who.userId, who.teamId).changes;
   }
@@ -481,12 +493,34 @@ export class SqliteStore implements Store {
     return keyUsageOf(groups, this.#keys);
   }
 
-  async rememberSignature(signature: string, until: Date, now: Date): Promise<boolean> {
-    // A row still in force makes the upsert change nothing: that is the replay. One past its time
-    // (not pruned yet) is taken over.
-    const fresh = this.#sql.rememberSignature.run(signature, until.getTime(), now.getTime()).changes === 1;
-    if (this.#pruning.due(now)) this.#sql.pruneSignatures.run(now.getTime());
-    return fresh;
+  rememberSignature(signature: string, until: Date, now: Date): Promise<boolean> {
+    // Written with the others that arrive in the same turn of the event loop, in one transaction:
+    // every request writes one, and a commit costs several times what an insert does.
+    return new Promise((resolve, reject) => {
+      this.#signatures.push({ signature, until, now, resolve, reject });
+      if (this.#signatures.length === 1) setImmediate(() => this.#writeSignatures());
+    });
+  }
+
+  #writeSignatures(): void {
+    const batch = this.#signatures.splice(0);
+    if (batch.length === 0) return;
+    let fresh: boolean[];
+    try {
+      fresh = this.#db.transaction(() =>
+        batch.map(({ signature, until, now }) => {
+          // A row still in force makes the upsert change nothing: that is the replay. One past its
+          // time (not pruned yet) is taken over. In order, so the second of two alike is the replay.
+          const changed = this.#sql.rememberSignature.run(signature, until.getTime(), now.getTime()).changes === 1;
+          if (this.#pruning.due(now)) this.#sql.pruneSignatures.run(now.getTime());
+          return changed;
+        }),
+      )();
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+      return;
+    }
+    for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
   }
 
   async ping(): Promise<void> {
@@ -494,6 +528,9 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    if (this.#db.open) {
+      this.#writeSignatures();
+      this.#db.close();
+    }
   }
 }

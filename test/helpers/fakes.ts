@@ -121,6 +121,7 @@ export function fakeService(script: ServiceScript = {}) {
       return { items: [], received: 0, count: 0, total: undefined, workItemId: '', requestId: '', requestStatus: '' };
     },
     offers: (command) => script.offers?.(command) ?? true,
+    withLogFields: () => service,
     close: async () => {},
   };
   return { service, calls, events };

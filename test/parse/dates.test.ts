@@ -1,5 +1,7 @@
+import { differenceInCalendarDays } from 'date-fns';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseDateInput, todayIn } from '../../src/parse/dates.js';
+import { daysFromToday, parseDateInput, todayIn } from '../../src/parse/dates.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
 const value = (input: string) => {
@@ -49,5 +51,25 @@ describe('todayIn', () => {
   it('falls back to UTC for an unknown or missing zone', () => {
     expect(todayIn('Mars/Olympus_Mons', now)).toEqual({ year: 2026, month: 11, day: 22 });
     expect(todayIn(undefined, now)).toEqual({ year: 2026, month: 11, day: 22 });
+  });
+});
+
+describe('daysFromToday', () => {
+  it('counts calendar days as date-fns does for local midnights, across DST changes and leap days', () => {
+    const day = fc.date({ min: new Date(1901, 0, 1), max: new Date(2199, 11, 31), noInvalidDate: true });
+    fc.assert(
+      fc.property(day, day, (due, now) => {
+        const stamp = `${due.getFullYear()}-${String(due.getMonth() + 1).padStart(2, '0')}-${String(due.getDate()).padStart(2, '0')} 10:00:00.0`;
+        const today = { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate() };
+        const expected = differenceInCalendarDays(
+          new Date(due.getFullYear(), due.getMonth(), due.getDate()),
+          new Date(today.year, today.month - 1, today.day),
+        );
+        expect(daysFromToday(stamp, today)).toBe(expected);
+      }),
+      { numRuns: 5_000 },
+    );
+    expect(daysFromToday('2026-03-29 10:00:00.0', { year: 2026, month: 3, day: 28 })).toBe(1);
+    expect(daysFromToday('not a date', { year: 2026, month: 3, day: 28 })).toBeUndefined();
   });
 });

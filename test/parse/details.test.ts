@@ -3,6 +3,7 @@
  * strictly as anything typed, since it comes back through Slack.
  */
 
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalsCommand } from '../../src/parse/approvals.js';
 import {
@@ -10,6 +11,7 @@ import {
   decodeDetailsMetadata,
   decodeDetailsSelect,
   decodeDetailsState,
+  isCarriableApprovalId,
   parseApprovalId,
 } from '../../src/parse/details.js';
 import { detailsSelect, encodeDetailsMetadata, encodeDetailsValue } from '../../src/render/details-controls.js';
@@ -161,5 +163,32 @@ describe('what Details controls carry', () => {
     expect(decodeDetailsSelect(crowded?.block_id, '2:A:1')).toEqual({ approvalId: '2:A:1', origin: { kind: 'page' } });
     expect(decodeDetailsSelect('details|{not json', '2:A:1')).toEqual({ approvalId: '2:A:1', origin: { kind: 'page' } });
     expect(decodeDetailsSelect(block?.block_id, 'nope')).toBeUndefined();
+  });
+});
+
+describe('the shortcuts of a page of Details buttons', () => {
+  it('carries an id exactly when parseApprovalId gives it back as it is', () => {
+    const id = fc.oneof(
+      fc.tuple(fc.nat(), fc.string({ minLength: 1, maxLength: 70 }), fc.nat()).map(([a, b, c]) => `${a}:${b}:${c}`),
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom(' 1:A:1', '1:A:1 ', '`1:A:1`', '1:A\u202e:1', '1: :1', '1:A:1\n'),
+    );
+    fc.assert(
+      fc.property(id, (text) => {
+        expect(isCarriableApprovalId(text)).toBe(parseApprovalId(text) === text);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('writes a value as JSON.stringify writes the whole, whatever the id, for the origin made once per page', () => {
+    const origin = {
+      kind: 'page' as const,
+      owner: 'UADA',
+      query: { state: 'completed' as const, 'entitlement-name': 'Ünïcode "quoted" \\' },
+    };
+    for (const id of ['1:A:1', '10198:WPDS:1', '1:"é\\x":2'])
+      expect(encodeDetailsValue(id, origin)).toBe(JSON.stringify({ a: id, o: 'p', u: 'UADA', q: origin.query }));
+    expect(encodeDetailsValue('1:A:1', { kind: 'home' })).toBe('{"a":"1:A:1","o":"h"}');
   });
 });

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { collectBody, findApprovalsBody, loginBody, runStatusBody, toRunStatus } from '../../src/service/schemas.js';
+import { collectBody, findApprovalsBody, loginBody, readApprovalsPage, runStatusBody, toRunStatus } from '../../src/service/schemas.js';
 
 const record = (id: string, extra: Record<string, unknown> = {}) => ({
   WorkItemName: 'Manager Approval',
@@ -103,5 +104,90 @@ describe('getRunStatus and loginUser bodies', () => {
     expect(loginBody.parse({ data: { type: 'loginUser', token: 'ws1:-2:3' } })).toBe('ws1:-2:3');
     expect(loginBody.parse({ token: 'app-token' })).toBe('app-token');
     expect(loginBody.safeParse({ data: { type: 'loginUser' } }).success).toBe(false);
+  });
+});
+
+describe('readApprovalsPage, findApprovals read without zod', () => {
+  const scalar = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.constant(''),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant(undefined),
+    fc.constant([]),
+    fc.constant({}),
+  );
+  const key = fc.oneof(
+    fc.constantFrom(
+      'WorkItemName',
+      'WorkItemId',
+      'RequestName',
+      'WorkItemCompletedDate',
+      'WorkItemDueDate',
+      'RequestedByName',
+      'constructor',
+      'toString',
+    ),
+    fc.string({ maxLength: 6 }),
+  );
+  const record = fc.oneof(
+    fc.record({
+      WorkItemId: fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.integer()),
+      WorkItemName: scalar,
+      WorkItemDueDate: scalar,
+    }),
+    fc.dictionary(key, scalar, { maxKeys: 8 }),
+    scalar,
+  );
+  const answer = fc.oneof(
+    fc.record(
+      {
+        findApprovals: fc.oneof(
+          fc.record(
+            {
+              Approval: fc.oneof(fc.array(record, { maxLength: 4 }), record),
+              NumApprovals: fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.constantFrom('3', ' 3 ', 'x')),
+            },
+            { requiredKeys: [] },
+          ),
+          fc.constant(''),
+          scalar,
+        ),
+      },
+      { requiredKeys: [] },
+    ),
+    scalar,
+  );
+
+  it('gives what the schema gives, or leaves the answer to it, never accepting what it refuses', () => {
+    fc.assert(
+      fc.property(answer, (tree) => {
+        // As JSON.parse would give it: no undefined values, no NaN.
+        const parsed = JSON.parse(JSON.stringify(tree) ?? 'null');
+        const quick = readApprovalsPage(parsed);
+        const zod = findApprovalsBody.safeParse(parsed);
+        if (quick !== undefined) {
+          expect(zod.success).toBe(true);
+          expect(quick).toEqual(zod.data);
+          quick.approvals.forEach((a, i) => {
+            expect(Object.keys(a.fields)).toEqual(Object.keys(zod.data?.approvals[i]?.fields ?? {}));
+          });
+        }
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('reads the service’s usual answer itself', () => {
+    const answer = {
+      findApprovals: {
+        NumApprovals: 2,
+        Approval: [{ WorkItemId: '1:A:1', WorkItemName: 'Step', RequestedByName: 'Ada' }, { WorkItemId: 2 }],
+      },
+    };
+    expect(readApprovalsPage(answer)).toEqual(findApprovalsBody.parse(answer));
+    expect(readApprovalsPage({ findApprovals: { Approval: { WorkItemId: '1:A:1' } } })?.approvals).toHaveLength(1);
   });
 });

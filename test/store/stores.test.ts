@@ -170,6 +170,26 @@ for (const [name, backend] of Object.entries(backends)) {
       await again.close();
     });
 
+    it('refuses a row copied to another user, and a tampered one, even right after reading the token (decrypted tokens are kept by row and ciphertext)', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe(TOKEN.reveal());
+      await db.raw(
+        "INSERT INTO tokens SELECT team_id, 'UEVE', command, ciphertext, key_id, source, linked_at, NULL, NULL FROM tokens WHERE user_id = 'UADA'",
+      );
+      await expect(store.getToken({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals')).rejects.toThrow(/failed authentication/);
+      const overwrite =
+        name === 'sqlite'
+          ? "substr(ciphertext, 1, 29) || 'AAAA' || substr(ciphertext, 34)"
+          : "overlay(ciphertext placing 'AAAA' from 30 for 4)";
+      await db.raw(`UPDATE tokens SET ciphertext = ${overwrite} WHERE user_id = 'UADA'`);
+      await expect(store.getToken(ADA, 'findApprovals')).rejects.toThrow(DecryptError);
+      await store.deleteTokens({ userId: 'UADA' });
+      expect(await store.getToken(ADA, 'findApprovals')).toBeUndefined();
+      await store.close();
+    });
+
     it('detects a tampered ciphertext', async () => {
       const db = await backend.database();
       const store = await db.open(KEY);
@@ -643,6 +663,18 @@ for (const [name, backend] of Object.entries(backends)) {
       expect(await stores[0].rememberSignature('v0=aaaa', new Date(later.getTime() + 300_000), later)).toBe(true);
       expect(await stores[1].rememberSignature('v0=aaaa', new Date(later.getTime() + 300_000), later)).toBe(false);
       for (const s of stores) await s.close();
+    });
+
+    it('answers each of the signatures sent at once on its own, the second of two alike as a replay, and writes them before closing', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const until = new Date(at.getTime() + 300_000);
+      const sent = ['v0=one', 'v0=two', 'v0=one', 'v0=three'].map((s) => store.rememberSignature(s, until, at));
+      // SQLite writes them together, later in the turn: a close before then writes them first.
+      const closing = name === 'sqlite' ? store.close() : undefined;
+      expect(await Promise.all(sent)).toEqual([true, true, false, true]);
+      await (closing ?? store.close());
+      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures')).toBe(3);
     });
 
     it('prunes signatures past their time, and keeps the ones in force', async () => {

@@ -1,14 +1,14 @@
 /**
- * One middleware before every listener: every line logged while serving a request, after the ack
- * too, carries its id, user and name; the request is counted in the metrics once its work has
- * ended; and a command, click or modal submission past the in-flight limit or the user's rate
- * limit is acked and answered kindly at once, with nothing else done.
+ * One middleware before every listener: it gives the request its own deps (requestDeps), whose
+ * logger writes the request's id, user and name on every line, after the ack too, and whose metrics
+ * count the request once its work has ended; and a command, click or modal submission past the
+ * in-flight limit or the user's rate limit is acked and answered kindly at once, with nothing else done.
  */
 
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import { parseApprovalsCommand } from '../../parse/approvals.js';
 import { parseCollectCommand } from '../../parse/collect.js';
-import { todayIn } from '../../parse/dates.js';
+import type { CalendarDay } from '../../parse/dates.js';
 import type { SlackDeps } from '../deps.js';
 import { RateLimiter } from '../rate-limit.js';
 
@@ -31,6 +31,9 @@ export function describeRequest(body: Record<string, unknown>): { type: string; 
   return { type: b.type ?? 'unknown', name: 'unknown', user };
 }
 
+/** What kind a command is does not depend on the day its dates are counted from. */
+const ANY_DAY: CalendarDay = { year: 2000, month: 1, day: 1 };
+
 /** What is counted against a user's limit, and how a refusal reaches them. */
 type Counted = 'command' | 'click' | 'submission';
 
@@ -40,7 +43,7 @@ type Counted = 'command' | 'click' | 'submission';
  * bounded, so asking them costs microseconds.
  */
 function reachesService(command: string, text: string): boolean {
-  if (command === '/approvals') return ['query', 'logout'].includes(parseApprovalsCommand(text, todayIn(undefined, new Date(0))).kind);
+  if (command === '/approvals') return ['query', 'logout'].includes(parseApprovalsCommand(text, ANY_DAY).kind);
   if (command === '/collect') return ['run', 'logout'].includes(parseCollectCommand(text).kind);
   return true;
 }
@@ -52,6 +55,22 @@ function countedKind(body: Record<string, unknown>): Counted | undefined {
   return undefined;
 }
 
+/** Where the middleware leaves the request's deps for its listener. */
+const REQUEST_DEPS = 'countersignDeps';
+
+/** The request's own deps, as the middleware made them; the app's when there are none (a listener called on its own). */
+export function requestDeps(context: Record<string, unknown>, deps: SlackDeps): SlackDeps {
+  return (context[REQUEST_DEPS] as SlackDeps | undefined) ?? deps;
+}
+
+/** A listener made per request, from the request's deps. */
+export function perRequest<A extends { context: Record<string, unknown> }>(
+  deps: SlackDeps,
+  make: (deps: SlackDeps) => (args: A) => Promise<void>,
+): (args: A) => Promise<void> {
+  return (args) => make(requestDeps(args.context, deps))(args);
+}
+
 export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs> {
   // Commands, and clicks with submissions, each have their own bucket of the same size: paging
   // through a long list does not use up the commands a minute, nor the other way round.
@@ -61,30 +80,46 @@ export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs
     const body = args.body as Record<string, unknown> & { command?: string; user_id?: string };
     const { type, name, user } = describeRequest(body);
     const fields = { request: deps.newId().slice(0, 12), ...(user ? { user } : {}), [type === 'command' ? 'slash' : type]: name };
-    await deps.logger.withContext(fields, () =>
-      deps.metrics.track(type, name, async () => {
-        const ack = (args as unknown as { ack?: (r?: unknown) => Promise<void> }).ack;
-        const kind = countedKind(body);
-        if (kind !== undefined && ack !== undefined) {
-          if (deps.background.size >= deps.maxInFlight) {
-            deps.metrics.outcome('busy');
-            deps.logger.warn({ inFlight: deps.background.size }, `${kind} turned away: too much work in flight`);
-            const text = `countersign is very busy right now and did not take this ${kind}, so that it can still answer the ones it has. Please try again in a minute.`;
-            return refuse(deps, body, kind, ack, text);
-          }
-          const limiter = kind === 'command' ? commands : interactions;
-          const waitMs = user === undefined ? 0 : limiter.take(user, deps.now().getTime());
-          if (waitMs > 0) {
-            deps.metrics.outcome('rate_limited');
-            deps.logger.info({ waitMs }, `${kind} refused: rate limit`);
-            const what = kind === 'command' ? 'commands' : 'clicks and form submissions';
-            const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} ${what} a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
-            return refuse(deps, body, kind, ack, text);
-          }
+    const metrics = deps.metrics.forRequest(type, name);
+    const logger = deps.logger.child(fields);
+    const request: SlackDeps = {
+      ...deps,
+      logger,
+      metrics,
+      background: deps.background.forRequest(logger, metrics),
+      service: deps.service.withLogFields(fields),
+    };
+    (args.context as Record<string, unknown>)[REQUEST_DEPS] = request;
+    let failed = true;
+    try {
+      const ack = (args as unknown as { ack?: (r?: unknown) => Promise<void> }).ack;
+      const kind = countedKind(body);
+      if (kind !== undefined && ack !== undefined) {
+        if (request.background.size >= deps.maxInFlight) {
+          metrics.outcome('busy');
+          logger.warn({ inFlight: request.background.size }, `${kind} turned away: too much work in flight`);
+          const text = `countersign is very busy right now and did not take this ${kind}, so that it can still answer the ones it has. Please try again in a minute.`;
+          await refuse(request, body, kind, ack, text);
+          failed = false;
+          return;
         }
-        await args.next();
-      }),
-    );
+        const limiter = kind === 'command' ? commands : interactions;
+        const waitMs = user === undefined ? 0 : limiter.take(user, deps.now().getTime());
+        if (waitMs > 0) {
+          metrics.outcome('rate_limited');
+          logger.info({ waitMs }, `${kind} refused: rate limit`);
+          const what = kind === 'command' ? 'commands' : 'clicks and form submissions';
+          const text = `Easy there: countersign takes up to ${deps.commandsPerMinute} ${what} a minute from one person, so that the Command Service is not swamped. Try again in ${Math.ceil(waitMs / 1000)} s.`;
+          await refuse(request, body, kind, ack, text);
+          failed = false;
+          return;
+        }
+      }
+      await args.next();
+      failed = false;
+    } finally {
+      metrics.end(failed);
+    }
   };
 }
 

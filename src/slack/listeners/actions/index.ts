@@ -1,4 +1,4 @@
-import type { App } from '@slack/bolt';
+import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { OPEN_ACTION, PAGE_ACTIONS } from '../../../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../../render/collect.js';
 import { DETAILS_ACTIONS } from '../../../render/details-controls.js';
@@ -6,28 +6,47 @@ import { HOME_ACTIONS } from '../../../render/home.js';
 import { RELINK_ACTION } from '../../../render/link.js';
 import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
+import { requestDeps } from '../middleware.js';
 import { confirmAction } from './confirm.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
 import { homePageAction, homeUnlinkAction } from './home.js';
 import { pagingAction } from './paging.js';
 import { relinkAction } from './relink.js';
 
-export function registerActions(app: App, deps: SlackDeps): void {
-  app.action(PAGE_ACTIONS.next, pagingAction(deps));
-  app.action(PAGE_ACTIONS.previous, pagingAction(deps));
-  app.action(DIGEST_ACTIONS.fullList, pagingAction(deps, 'new'));
+type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
+type Make = (deps: SlackDeps) => (args: ActionArgs) => Promise<void>;
+
+/** Each action id and the listener it reaches. */
+function actionRoutes(): ReadonlyMap<string, Make> {
+  const routes = new Map<string, Make>();
+  // Each listener names the kind of element it is for (a button, a select): the id says which it is.
+  const on = (ids: readonly string[], make: (deps: SlackDeps) => (args: never) => Promise<void>) => {
+    for (const id of ids) routes.set(id, make as unknown as Make);
+  };
+  on([PAGE_ACTIONS.next, PAGE_ACTIONS.previous], pagingAction);
+  on([DIGEST_ACTIONS.fullList], (deps) => pagingAction(deps, 'new'));
   // "Open" is a link: Slack opens the page itself and still sends the click, which only needs an ack.
-  app.action(OPEN_ACTION, async ({ ack }) => {
+  on([OPEN_ACTION], () => async ({ ack }: ActionArgs) => {
     await ack();
   });
-  app.action(CONFIRM_ACTIONS.run, confirmAction(deps, 'run'));
-  app.action(CONFIRM_ACTIONS.cancel, confirmAction(deps, 'cancel'));
-  app.action(RELINK_ACTION, relinkAction(deps));
-  for (const id of [HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous]) app.action(id, homePageAction(deps));
-  app.action(HOME_ACTIONS.unlink, homeUnlinkAction(deps));
-  app.action(DETAILS_ACTIONS.open, detailsButtonAction(deps));
-  app.action(DETAILS_ACTIONS.select, detailsSelectAction(deps));
-  for (const id of [DETAILS_ACTIONS.next, DETAILS_ACTIONS.previous, DETAILS_ACTIONS.retry]) app.action(id, detailsPageAction(deps));
-  app.action(DETAILS_ACTIONS.refresh, detailsRefreshAction(deps));
-  app.action(DETAILS_ACTIONS.relink, detailsRelinkAction(deps));
+  on([CONFIRM_ACTIONS.run], (deps) => confirmAction(deps, 'run'));
+  on([CONFIRM_ACTIONS.cancel], (deps) => confirmAction(deps, 'cancel'));
+  on([RELINK_ACTION], relinkAction);
+  on([HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous], homePageAction);
+  on([HOME_ACTIONS.unlink], homeUnlinkAction);
+  on([DETAILS_ACTIONS.open], detailsButtonAction);
+  on([DETAILS_ACTIONS.select], detailsSelectAction);
+  on([DETAILS_ACTIONS.next, DETAILS_ACTIONS.previous, DETAILS_ACTIONS.retry], detailsPageAction);
+  on([DETAILS_ACTIONS.refresh], detailsRefreshAction);
+  on([DETAILS_ACTIONS.relink], detailsRelinkAction);
+  return routes;
+}
+
+/** One listener for every block action, routing by action id: Bolt runs the matching of every listener it has for every request. */
+export function registerActions(app: App, deps: SlackDeps): void {
+  const routes = actionRoutes();
+  app.action<BlockAction>({ type: 'block_actions' }, async (args) => {
+    const make = routes.get(args.action.action_id);
+    if (make !== undefined) await make(requestDeps(args.context, deps))(args);
+  });
 }

@@ -29,11 +29,14 @@ export function approvalsCommand(deps: SlackDeps) {
       '/approvals',
       async () => {
         // login and show must open their modals within the trigger's 3 seconds: before any other I/O.
-        const early = parseApprovalsCommand(text, todayIn(undefined, deps.now()));
+        const utcToday = todayIn(undefined, deps.now());
+        const early = parseApprovalsCommand(text, utcToday);
         if (early.kind === 'login') return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
         if (early.kind === 'show') return openShown(deps, client, command.trigger_id, who, early.approvalId, respond);
         const { zone, today } = await clockOf(deps, who.userId);
-        const parsed = parseApprovalsCommand(text, today);
+        // The grammar is pure: on the same day, the same text reads the same.
+        const sameDay = today.year === utcToday.year && today.month === utcToday.month && today.day === utcToday.day;
+        const parsed = sameDay ? early : parseApprovalsCommand(text, today);
         switch (parsed.kind) {
           case 'help':
             return void (await respond(ephemeral(renderApprovalsHelp())));

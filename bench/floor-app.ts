@@ -1,0 +1,143 @@
+/**
+ * One app under the floor benchmark, in its own process (bench/floor.ts starts it):
+ *   `floor`: the same work as countersign's plain /approvals and nothing else, on countersign's own
+ *     receiver: ack; one findApprovals (format=json, page-size 10) with a fixed token over an undici
+ *     Pool; a plain page of one section per approval; one POST to response_url over kept-alive
+ *     connections. No store, no logs, no metrics, no checks of the answer.
+ *   `countersign`: the real app as main.ts starts it, compiled from the checkout to measure (its build
+ *     in BENCH_BUILD, so that another checkout can be measured against this one in the same run),
+ *     logging at info to stderr, its store seeded first with BENCH_SEED_USERS linked to BENCH_SEED_TOKEN.
+ * Both run as compiled JavaScript, as `npm start` runs the app (see bench/build.ts).
+ * Prints "READY <port>" when listening. Reads commands on stdin, one a line:
+ *   `usage` → "USAGE <cpu µs> <rss bytes> <max rss bytes>": this process's own CPU time and memory;
+ *   `profile-start` / `profile-stop <file>` → a CPU profile of just that stretch (no start-up, no
+ *     warm-up), written as a .cpuprofile; answers "PROFILED".
+ */
+
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { App, LogLevel } from '@slack/bolt';
+import { Agent, Pool, request } from 'undici';
+import { silentLogger } from '../src/runtime/logger.js';
+import { Metrics } from '../src/runtime/metrics.js';
+import { Secret } from '../src/runtime/secret.js';
+import { SlackReceiver } from '../src/slack/receiver.js';
+import { ReplayGuard } from '../src/slack/replay.js';
+
+const kind = process.argv[2];
+const env = process.env;
+let port: number;
+let stop: () => Promise<void>;
+
+if (kind === 'floor') {
+  const serviceUrl = new URL(env.COMMAND_SERVICE_URL ?? '');
+  const token = env.BENCH_SEED_TOKEN ?? '';
+  // What countersign sends for a plain `/approvals`, so that both get the same answer from the service.
+  const path = `${serviceUrl.pathname.replace(/\/$/, '')}/command.submit?cmd=findApprovals&format=json&page-size=10`;
+  const service = new Pool(serviceUrl.origin, { connections: 32 });
+  const responses = new Agent({ connections: 64 });
+  const receiver = new SlackReceiver({
+    signingSecret: new Secret(env.SLACK_SIGNING_SECRET ?? ''),
+    logger: silentLogger,
+    metrics: new Metrics({ defaultMetrics: false }),
+    // The receiver's own replay check, held in memory only: the floor has no store.
+    replay: new ReplayGuard({ rememberSignature: async () => true }, silentLogger),
+    routes: new Map(),
+    port: 0,
+    host: '127.0.0.1',
+  });
+  const app = new App({
+    token: env.SLACK_BOT_TOKEN ?? '',
+    receiver,
+    logLevel: LogLevel.ERROR,
+    clientOptions: { slackApiUrl: env.SLACK_API_URL ?? '' },
+    convoStore: false,
+  });
+  const answer = async (responseUrl: string) => {
+    const res = await service.request({
+      path,
+      method: 'GET',
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 200) throw new Error(`service answered ${res.statusCode}`);
+    const found = JSON.parse(text).findApprovals?.Approval ?? [];
+    const approvals: Array<Record<string, string>> = Array.isArray(found) ? found : [found];
+    const blocks = approvals.map((a) => ({
+      type: 'section',
+      text: { type: 'mrkdwn', text: `*${a.WorkItemName}*\n${a.RequestName} · due ${a.WorkItemDueDate} · ${a.WorkItemId}` },
+    }));
+    const posted = await request(responseUrl, {
+      method: 'POST',
+      dispatcher: responses,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ response_type: 'ephemeral', text: `${approvals.length} approvals`, blocks }),
+    });
+    await posted.body.dump();
+  };
+  app.command('/approvals', async ({ ack, command }) => {
+    await ack();
+    answer(command.response_url).catch((error: unknown) => process.stderr.write(`floor: ${(error as Error).message}\n`));
+  });
+  port = ((await receiver.start()).address() as AddressInfo).port;
+  stop = async () => {
+    await app.stop();
+    await service.close();
+    await responses.close();
+  };
+} else if (kind === 'countersign') {
+  // Loaded from the build of the checkout measured: its own main, config, logger and store.
+  const build = env.BENCH_BUILD ?? '';
+  const from = (file: string) => import(pathToFileURL(join(build, file)).href);
+  const { loadSlackConfig } = await from('src/config.js');
+  const { startCountersign } = await from('src/main.js');
+  const { createLogger } = await from('src/runtime/logger.js');
+  const { SqliteStore } = await from('src/store/sqlite.js');
+  const { Secret: TreeSecret } = await from('src/runtime/secret.js');
+  const config = loadSlackConfig(env);
+  const dbPath = String(env.DATABASE_URL).replace(/^sqlite:/, '');
+  const seed = new SqliteStore(dbPath, new TreeSecret(env.TOKEN_ENCRYPTION_KEY ?? ''));
+  for (const userId of (env.BENCH_SEED_USERS ?? '').split(',').filter(Boolean))
+    await seed.setToken({ teamId: 'T0001', userId }, ['findApprovals'], new TreeSecret(env.BENCH_SEED_TOKEN ?? ''), 'admin', new Date());
+  await seed.close();
+  const running = await startCountersign(config, { logger: createLogger({ level: 'info' }), host: '127.0.0.1' });
+  port = running.port;
+  stop = () => running.shutdown();
+} else {
+  throw new Error(`unknown app kind ${kind}: floor or countersign`);
+}
+
+process.stdout.write(`READY ${port}\n`);
+
+let profiler: Session | undefined;
+createInterface({ input: process.stdin }).on('line', (line) => {
+  const [command, arg] = line.trim().split(' ');
+  if (command === 'usage') {
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`USAGE ${user + system} ${process.memoryUsage().rss} ${process.resourceUsage().maxRSS * 1024}\n`);
+  } else if (command === 'profile-start') {
+    profiler = new Session();
+    profiler.connect();
+    void (async () => {
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.setSamplingInterval', { interval: 250 });
+      await profiler.post('Profiler.start');
+      process.stdout.write('PROFILING\n');
+    })();
+  } else if (command === 'profile-stop' && profiler !== undefined && arg !== undefined) {
+    const session = profiler;
+    void (async () => {
+      const { profile } = await session.post('Profiler.stop');
+      writeFileSync(arg, JSON.stringify(profile));
+      session.disconnect();
+      process.stdout.write('PROFILED\n');
+    })();
+  }
+});
+process.once('SIGTERM', () => {
+  void stop().then(() => process.exit(0));
+});

@@ -1,0 +1,389 @@
+/**
+ * `npm run bench -- floor`: countersign against the floor, a minimal Bolt app on the same receiver
+ * doing the same work for a plain /approvals and nothing else (bench/floor-app.ts). Each app runs in
+ * its own process, against the same reference service (its own process) and the same stand-in for
+ * Slack (this process). Closed loop: 16 commands in flight, each worker sending its next command
+ * once the answer to the last has arrived at its response_url, so that no backlog carries over.
+ * Rounds alternate between the apps; the figure is answered commands per CPU-second of the app's
+ * own process (its process.cpuUsage), which does not depend on how the two shared cores are split.
+ *
+ * BENCH_BASELINE=<checkout>: that checkout's countersign takes part in the rounds too, to show what
+ * a change bought. BENCH_CPU_PROFILE=<dir>: a CPU profile of this checkout's countersign over its
+ * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor). BENCH_FLOOR_ROUNDS (5) and BENCH_FLOOR_SECONDS (4) change the rounds.
+ */
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Pool } from 'undici';
+import { signSlackRequest } from '../src/playground/sign.js';
+import { buildTree } from './build.js';
+import { fmt, median, ROOT, startChildService } from './lib.js';
+import { summarize } from './profile.js';
+
+const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
+const KEY = Buffer.alloc(32, 4).toString('base64');
+/** Enough users that the per-user limit (on, at its highest) never refuses a command. */
+const USERS = Array.from({ length: 500 }, (_, i) => `UFLOOR${String(i).padStart(4, '0')}`);
+const CONCURRENCY = 16;
+const ANSWER_TIMEOUT_MS = 10_000;
+
+interface Sink {
+  url: string;
+  /** Resolves when the answer posted to `<url>/response/<id>` arrives, with its size in bytes. */
+  answer(id: number): Promise<number>;
+  firstBody(prefix: string): string | undefined;
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/** Slack's side: the two Web API methods the apps call at start and per new user, and response_url. */
+async function startSink(): Promise<Sink> {
+  const waiting = new Map<number, (bytes: number) => void>();
+  const first = new Map<string, string>();
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = req.url ?? '';
+      const id = /^\/response\/(\w+)-(\d+)$/.exec(url);
+      if (id) {
+        const bytes = chunks.reduce((n, c) => n + c.length, 0);
+        if (!first.has(id[1] as string)) first.set(id[1] as string, Buffer.concat(chunks).toString('utf8'));
+        const done = waiting.get(Number(id[2]));
+        waiting.delete(Number(id[2]));
+        done?.(bytes);
+      }
+      const body = url.includes('auth.test')
+        ? '{"ok":true,"user_id":"UBOT","bot_id":"BBOT","team_id":"T0001"}'
+        : url.includes('users.info')
+          ? '{"ok":true,"user":{"tz":"Europe/Berlin"}}'
+          : 'ok';
+      res.writeHead(200, { 'content-type': body === 'ok' ? 'text/plain' : 'application/json' });
+      res.end(body);
+    });
+  });
+  // Connections opened to Slack's side: a client that reused none would open one per answer.
+  let connections = 0;
+  server.on('connection', () => connections++);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    answer: (id) =>
+      new Promise((resolveAnswer, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error('no answer'));
+        }, ANSWER_TIMEOUT_MS);
+        waiting.set(id, (bytes) => {
+          clearTimeout(timer);
+          resolveAnswer(bytes);
+        });
+      }),
+    firstBody: (prefix) => first.get(prefix),
+    connections: () => connections,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+interface Usage {
+  cpuUs: number;
+  rss: number;
+}
+
+interface Contender {
+  label: string;
+  /** The sink's name for its answers. */
+  tag: string;
+  child: ChildProcess;
+  pool: Pool;
+  logFile?: string;
+  usage(): Promise<Usage>;
+  ask(line: string, answerPrefix: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+async function startContender(
+  launcherBuild: string,
+  label: string,
+  tag: string,
+  kind: 'floor' | 'countersign',
+  env: NodeJS.ProcessEnv,
+  logFile?: string,
+): Promise<Contender> {
+  const stderr = logFile === undefined ? 'inherit' : openSync(logFile, 'w');
+  const child = spawn(process.execPath, [join(launcherBuild, 'bench', 'floor-app.js'), kind], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', stderr],
+  });
+  if (typeof stderr === 'number') closeSync(stderr);
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const waiters: Array<{ prefix: string; resolve: (line: string) => void; reject: (error: Error) => void }> = [];
+  lines.on('line', (line) => {
+    const at = waiters.findIndex((w) => line.startsWith(w.prefix));
+    if (at >= 0) waiters.splice(at, 1)[0]?.resolve(line);
+  });
+  child.once('exit', (code) => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`${label} exited with ${code}`));
+  });
+  const next = (prefix: string) =>
+    new Promise<string>((resolveLine, reject) => {
+      waiters.push({ prefix, resolve: resolveLine, reject });
+    });
+  const ask = (line: string, prefix: string) => {
+    const answer = next(prefix);
+    child.stdin?.write(`${line}\n`);
+    return answer;
+  };
+  const port = Number((await next('READY')).split(' ')[1]);
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONCURRENCY });
+  return {
+    label,
+    tag,
+    child,
+    pool,
+    ...(logFile === undefined ? {} : { logFile }),
+    usage: async () => {
+      const [, cpu, rss] = (await ask('usage', 'USAGE')).split(' ');
+      return { cpuUs: Number(cpu), rss: Number(rss) };
+    },
+    ask,
+    stop: async () => {
+      await pool.close();
+      await new Promise<void>((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      });
+    },
+  };
+}
+
+let sequence = 0;
+
+/** Sends one signed /approvals and waits for its ack, then for its answer at response_url. */
+async function once(app: Contender, sink: Sink): Promise<number> {
+  const id = ++sequence;
+  const answered = sink.answer(id);
+  const body = new URLSearchParams({
+    team_id: 'T0001',
+    channel_id: 'C0FLOOR',
+    user_id: USERS[id % USERS.length] as string,
+    command: '/approvals',
+    text: '',
+    response_url: `${sink.url}/response/${app.tag}-${id}`,
+    trigger_id: `t.${id}`,
+  }).toString();
+  const res = await app.pool.request({
+    path: '/slack/events',
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...signSlackRequest(body, SIGNING_SECRET, Math.floor(Date.now() / 1000)),
+    },
+    body,
+  });
+  await res.body.dump();
+  if (res.statusCode !== 200) {
+    answered.catch(() => undefined);
+    throw new Error(`status ${res.statusCode}`);
+  }
+  return answered;
+}
+
+interface Round {
+  perSecond: number;
+  cpuMsEach: number;
+  perCpuSecond: number;
+  rssMb: number;
+  errors: number;
+  bytesEach: number;
+}
+
+/** `CONCURRENCY` workers, each with one command in flight, for `seconds`; the round ends when the last answer is in. */
+async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): Promise<Round> {
+  const before = await app.usage();
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
+  let answered = 0;
+  let errors = 0;
+  let bytes = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (performance.now() < deadline || answered + errors < atLeast) {
+        try {
+          const size = await once(app, sink);
+          bytes += size;
+          answered++;
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const after = await app.usage();
+  const cpuS = (after.cpuUs - before.cpuUs) / 1e6;
+  return {
+    perSecond: answered / elapsed,
+    cpuMsEach: (1000 * cpuS) / answered,
+    perCpuSecond: answered / cpuS,
+    rssMb: after.rss / 1e6,
+    errors,
+    bytesEach: bytes / answered,
+  };
+}
+
+const describe = (r: Round) =>
+  `${fmt(r.perSecond, 0).padStart(5)} answered/s, ${fmt(r.cpuMsEach, 3)} ms CPU each (${fmt(r.perCpuSecond, 0)}/CPU-s), RSS ${fmt(r.rssMb, 0)} MB${r.errors ? `, ${r.errors} errors` : ''}`;
+
+export async function floorSuite(): Promise<void> {
+  const ROUNDS = Number(process.env.BENCH_FLOOR_ROUNDS ?? 5);
+  const SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 4);
+  const baseline = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
+  const profileDir = process.env.BENCH_CPU_PROFILE ? resolve(process.env.BENCH_CPU_PROFILE) : undefined;
+  console.log(
+    `\n## The floor: countersign vs a minimal Bolt app doing the same work (${CONCURRENCY} in flight, closed loop on answers, ${ROUNDS} rounds × ${SECONDS} s, alternating)`,
+  );
+  // Both apps run as compiled JavaScript, as `npm start` runs countersign.
+  const oursBuild = buildTree(ROOT, 'floor-ours', ['bench/floor-app.ts', 'src/main.ts']);
+  const baseBuild = baseline === undefined ? undefined : buildTree(baseline, 'floor-baseline', ['src/main.ts']);
+  const dir = mkdtempSync(join(tmpdir(), 'countersign-floor-'));
+  const service = await startChildService();
+  const sink = await startSink();
+  const token = service.tokens.get('approver') ?? '';
+  const common = {
+    SLACK_BOT_TOKEN: 'xoxb-0000-1111-benchbench',
+    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    SLACK_API_URL: `${sink.url}/api/`,
+    COMMAND_SERVICE_URL: service.url,
+    TOKEN_ENCRYPTION_KEY: KEY,
+    PORT: '0',
+    LOG_LEVEL: 'info',
+    // On, at its highest: 500 users sharing the load never reach it.
+    COMMANDS_PER_MINUTE: '1000',
+    BENCH_SEED_USERS: USERS.join(','),
+    BENCH_SEED_TOKEN: token,
+  };
+  const apps: Contender[] = [];
+  try {
+    apps.push(await startContender(oursBuild, 'floor', 'floor', 'floor', common));
+    apps.push(
+      await startContender(
+        oursBuild,
+        'countersign',
+        'ours',
+        'countersign',
+        { ...common, DATABASE_URL: `sqlite:${join(dir, 'ours.db')}`, BENCH_BUILD: oursBuild },
+        join(dir, 'ours.log'),
+      ),
+    );
+    if (baseline !== undefined)
+      apps.push(
+        await startContender(
+          oursBuild,
+          'baseline',
+          'base',
+          'countersign',
+          { ...common, DATABASE_URL: `sqlite:${join(dir, 'base.db')}`, BENCH_BUILD: baseBuild as string },
+          join(dir, 'base.log'),
+        ),
+      );
+    console.log(
+      `apps: floor; countersign (this checkout, logs at info, metrics, SQLite store, replay check, rate limit)${baseline ? `; baseline (${baseline})` : ''}`,
+    );
+    // Warm-up: JIT, connections, and every user's time zone looked up (each user twice at least).
+    for (const app of apps) await round(app, sink, 4, 2 * USERS.length);
+    // BENCH_CPU_PROFILE_APP=floor profiles the floor instead, to compare where the two spend.
+    const profiled = (process.env.BENCH_CPU_PROFILE_APP === 'floor' ? apps[0] : apps[1]) as Contender;
+    if (profileDir !== undefined) {
+      mkdirSync(profileDir, { recursive: true });
+      await profiled.ask('profile-start', 'PROFILING');
+      console.log(`(profiling ${profiled.label}: its figures below include the profiler’s overhead)`);
+    }
+    const results = new Map<string, Round[]>(apps.map((a) => [a.label, []]));
+    for (let r = 0; r < ROUNDS; r++) {
+      // Each round starts with the next app, so that none always runs first or last.
+      const order = apps.map((_, i) => apps[(i + r) % apps.length] as Contender);
+      const line: string[] = [];
+      for (const app of order) {
+        const result = await round(app, sink, SECONDS);
+        results.get(app.label)?.push(result);
+      }
+      for (const app of apps) line.push(`${app.label} ${describe(results.get(app.label)?.[r] as Round)}`);
+      const floorR = results.get('floor')?.[r] as Round;
+      const oursR = results.get('countersign')?.[r] as Round;
+      console.log(
+        `round ${r + 1}: ${line.join(' | ')} | countersign/floor per CPU-s ${fmt((100 * oursR.perCpuSecond) / floorR.perCpuSecond)} %`,
+      );
+    }
+    const ratios = (a: string, b: string) =>
+      (results.get(a) ?? []).map((x, i) => x.perCpuSecond / ((results.get(b) ?? [])[i] as Round).perCpuSecond);
+    const med = (label: string, pick: (r: Round) => number) => median((results.get(label) ?? []).map(pick));
+    for (const app of apps)
+      console.log(
+        `${app.label.padEnd(11)} median: ${fmt(
+          med(app.label, (r) => r.perSecond),
+          0,
+        )} answered/s, ${fmt(
+          med(app.label, (r) => r.cpuMsEach),
+          3,
+        )} ms CPU each, RSS ${fmt(
+          med(app.label, (r) => r.rssMb),
+          0,
+        )} MB; answer ${fmt(
+          med(app.label, (r) => r.bytesEach),
+          0,
+        )} bytes`,
+      );
+    console.log(
+      `countersign's answered commands per CPU-second = ${fmt(100 * median(ratios('countersign', 'floor')))} % of the floor's (median of the rounds' ratios; goal ≥ 70 %)`,
+    );
+    if (baseline !== undefined) {
+      console.log(`baseline's = ${fmt(100 * median(ratios('baseline', 'floor')))} % of the floor's`);
+      console.log(
+        `this checkout / baseline, answered per CPU-second: ${fmt(100 * median(ratios('countersign', 'baseline')))} % (median of the rounds' ratios)`,
+      );
+    }
+    for (const app of apps.filter((a) => a.logFile !== undefined)) {
+      const log = readFileSync(app.logFile as string, 'utf8')
+        .split('\n')
+        .filter(Boolean);
+      const bad = log.filter((l) => /"level":"(warn|error)"/.test(l));
+      console.log(
+        `${app.label} logged ${fmt(log.length, 0)} lines at info and above${bad.length ? `, ${bad.length} warn/error, first: ${bad[0]?.slice(0, 300)}` : ', none warn or error'}`,
+      );
+    }
+    console.log(
+      `connections opened to the Slack stand-in (Web API and response_url, all apps): ${fmt(sink.connections(), 0)} for ${fmt(sequence, 0)} commands sent`,
+    );
+    // What each answered with, block types counted: the same approvals, shown as users see them or plainly.
+    const shape = (body: string | undefined) => {
+      const counts = new Map<string, number>();
+      for (const b of (JSON.parse(body ?? '{}') as { blocks?: Array<{ type: string }> }).blocks ?? [])
+        counts.set(b.type, (counts.get(b.type) ?? 0) + 1);
+      return [...counts].map(([type, n]) => `${n} ${type}`).join(', ');
+    };
+    if (process.env.BENCH_SHOW_ANSWER) console.log(sink.firstBody('ours'), sink.firstBody('floor'));
+    console.log(`countersign's answer: ${shape(sink.firstBody('ours'))}; the floor's: ${shape(sink.firstBody('floor'))}`);
+    if (profileDir !== undefined) {
+      const file = join(profileDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+      await profiled.ask(`profile-stop ${file}`, 'PROFILED');
+      console.log(summarize(file, 30));
+    }
+  } finally {
+    for (const app of apps) await app.stop();
+    await sink.close();
+    await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
