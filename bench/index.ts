@@ -4,8 +4,9 @@
  * latency over 1,000,000 approvals), slack (ack latency at 200 commands/s, throughput against a
  * bare Bolt app, own time per /approvals), pipeline (the full pipeline at 200, 500 and 1000
  * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that),
- * details (a Details click to the views.update carrying the approval's details, p50/p99).
- * With no suite named, all run.
+ * details (a Details click to the views.update carrying the approval's details, p50/p99),
+ * digests (10,000 approvers' 09:00 digests against a slow service and Slack's rate limits; about
+ * half an hour, so it runs only when named). With no suite named, all the others run.
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { loadBulkData } from '../src/reference-service/demo.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { detailsSuite } from './details.js';
+import { digestsSuite } from './digests.js';
 import { closedLoop, fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { pipelineSuite, slackSuite } from './slack.js';
 
@@ -25,7 +27,10 @@ const suites: Record<string, () => Promise<void>> = {
   slack: slackSuite,
   pipeline: pipelineSuite,
   details: detailsSuite,
+  digests: digestsSuite,
 };
+/** Run only when named: they take long. */
+const ON_REQUEST = new Set(['digests']);
 
 async function clientSuite(): Promise<void> {
   const CONCURRENCY = 16;
@@ -153,4 +158,5 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 console.log(`countersign bench — node ${process.version}, ${new Date().toISOString()}`);
-for (const name of requested.length > 0 ? requested : Object.keys(suites)) await (suites[name] as () => Promise<void>)();
+for (const name of requested.length > 0 ? requested : Object.keys(suites).filter((s) => !ON_REQUEST.has(s)))
+  await (suites[name] as () => Promise<void>)();
