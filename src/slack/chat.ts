@@ -28,7 +28,8 @@ export function slackClients(credentials: SlackCredentials): { lookups: WebClien
   const base = credentials.apiUrl === undefined ? {} : { slackApiUrl: credentials.apiUrl };
   const token = credentials.botToken.reveal();
   return {
-    lookups: new WebClient(token, { ...base, timeout: 2_000, retryConfig: { retries: 0 } }),
+    // A 429 is answered at once (rejectRateLimitedCalls), not waited out: see slackTimeZones.
+    lookups: new WebClient(token, { ...base, timeout: 2_000, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true }),
     // On a 429 the client waits for Retry-After and tries again; a few tries, then the message is given up.
     messages: new WebClient(token, { ...base, retryConfig: { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 30_000 } }),
   };
