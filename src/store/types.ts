@@ -235,6 +235,18 @@ export interface Store {
   releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean>;
 
   /**
+   * Leases one of the service-call slots numbered below `limit` to `owner` until `until`: the
+   * reminders' calls to the service, counted on every instance that shares this store. Undefined
+   * when each is held by someone whose lease has not run out. Slots are made as needed, so
+   * instances configured with different limits share the lower-numbered ones.
+   */
+  takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined>;
+  /** Gives a slot back (only its owner can), to be taken again at once. */
+  releaseServiceSlot(owner: string, slot: number): Promise<void>;
+  /** Extends every slot `owner` holds to `until`; returns how many. */
+  renewServiceSlots(owner: string, until: Date): Promise<number>;
+
+  /**
    * Records an attempt; recording one with the same id again completes its line (when, outcome,
    * detail, runs), so that a question and the click that answers it are one line, not two.
    */
