@@ -80,6 +80,8 @@ export interface ReferenceService {
   readonly calls: ReadonlyMap<string, number>;
   /** Requests being answered now, and the most there have been at once (counted from arrival to the answer's last byte). */
   readonly load: { readonly inFlight: number; readonly maxInFlight: number };
+  /** Starts the most-at-once count again from the requests in flight now (a test measuring one stretch). */
+  resetLoad(): void;
   /** The trusted application loginTrustedApp accepts. */
   readonly trustedApp: TrustedApp;
   /** Every call an application token made for a user, in order. */
@@ -151,6 +153,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     setQuirks: handler.setQuirks,
     calls: handler.calls,
     load: handler.load,
+    resetLoad: handler.resetLoad,
     trustedApp,
     actedFor: handler.actedFor,
     async close() {
@@ -354,6 +357,9 @@ export function createReferenceHandler(deps: HandlerDeps) {
     handle,
     calls: calls as ReadonlyMap<string, number>,
     load: load as { readonly inFlight: number; readonly maxInFlight: number },
+    resetLoad: () => {
+      load.maxInFlight = load.inFlight;
+    },
     actedFor: actedFor as readonly ActedFor[],
     setQuirks: (q: Quirks) => {
       quirks = { ...q };

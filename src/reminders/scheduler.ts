@@ -3,12 +3,17 @@
  * taken by one of them. A digest is fetched with the user's credentials, sent as a DM, and the
  * reminder moved to its next occurrence. Crashing before the DM is handed to Slack means another
  * instance takes it over when the lease runs out; after that point it is never sent twice.
+ *
+ * Calls to the service are bounded by `concurrency` on all instances together (ServiceSlots): a
+ * digest takes a slot, then its reminder, and gives the slot back as soon as the service has
+ * answered, so that the store's writes and Slack (rate limits, 429 waits) never hold the service
+ * back. While reminders are due they are taken one after another, not once per tick.
  */
 
 import { parseDateInput, todayIn } from '../parse/dates.js';
 import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
-import { eachLimited, Ticker } from '../runtime/ticker.js';
+import { Ticker } from '../runtime/ticker.js';
 import { type CredentialSource, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceClient } from '../service/index.js';
@@ -16,6 +21,7 @@ import type { Principal, Reminder, ReminderRelease, Store } from '../store/index
 import { buildDigest, type Digest } from './digest.js';
 import type { ReminderPlanner } from './remind.js';
 import { nextOccurrence, reminderPaused, spreadDelayMs } from './schedule.js';
+import { type HeldSlot, ServiceSlots, SlotsStoppedError } from './slots.js';
 
 /**
  * Why a digest could not be fetched, for the one message that asks the user to link: their token
@@ -49,9 +55,13 @@ export interface SchedulerOptions {
   /** This instance's name in leases. */
   owner: string;
   windowDays: number;
-  /** How often the store is asked for due reminders. */
+  /** How often the store is asked for due reminders when none were (while some are, they are taken one after another). */
   tickMs?: number;
-  /** Each user's digest comes at a fixed delay within this, so that 09:00 is not one burst at the service. */
+  /**
+   * Each user's digest is due at a fixed delay within this after their time, the same every day:
+   * those who chose the same minute are taken in the same order each day. The service is
+   * protected by `concurrency`, not by this: a long delay would only make digests late.
+   */
   spreadMs?: number;
   /** How long a taken reminder is held before another instance may take it over. */
   leaseMs?: number;
@@ -59,10 +69,15 @@ export interface SchedulerOptions {
   retryMs?: number;
   /** …until the digest is this late, then skip to the next occurrence: a 09:00 digest at 17:00 helps no one. */
   giveUpAfterMs?: number;
-  /** Service calls in flight at once from this instance. */
+  /** Digests' calls to the service in flight at once, on all instances sharing the store (REMINDER_CONCURRENCY). */
   concurrency?: number;
-  /** Reminders taken per store call. */
-  batch?: number;
+  /**
+   * Digests this instance works on at once: more than `concurrency`, so that while some wait for
+   * the store or Slack, others use the service. Twice `concurrency` unless set.
+   */
+  workers?: number;
+  /** How long a service slot is leased (renewed while held): how soon the slots of an instance that died come free. */
+  slotLeaseMs?: number;
 }
 
 export interface TickReport {
@@ -81,19 +96,31 @@ export const DIGEST_FETCH = 100;
 export class ReminderScheduler implements ReminderPlanner {
   readonly #o: Required<SchedulerOptions>;
   readonly #ticker: Ticker<TickReport>;
+  readonly #slots: ServiceSlots;
 
   constructor(options: SchedulerOptions) {
+    // REMINDER_CONCURRENCY's default, for a scheduler built without configuration (tests).
+    const concurrency = options.concurrency ?? 4;
     this.#o = {
-      tickMs: 30_000,
-      spreadMs: 5 * 60_000,
+      tickMs: 5_000,
+      spreadMs: 1_000,
       leaseMs: 5 * 60_000,
       retryMs: 10 * 60_000,
       giveUpAfterMs: 4 * 3_600_000,
-      concurrency: 4,
-      batch: 50,
+      workers: 2 * concurrency,
+      slotLeaseMs: 60_000,
       ...options,
+      concurrency,
     };
     this.#ticker = new Ticker(this.#o.tickMs, () => this.#tick());
+    this.#slots = new ServiceSlots({
+      store: this.#o.store,
+      owner: this.#o.owner,
+      limit: concurrency,
+      now: this.#o.now,
+      logger: this.#o.logger,
+      leaseMs: this.#o.slotLeaseMs,
+    });
   }
 
   get windowDays(): number {
@@ -111,6 +138,7 @@ export class ReminderScheduler implements ReminderPlanner {
   }
 
   async stop(): Promise<void> {
+    this.#slots.stop();
     await this.#ticker.stop();
   }
 
@@ -121,32 +149,67 @@ export class ReminderScheduler implements ReminderPlanner {
 
   async #tick(): Promise<TickReport> {
     const report: TickReport = { taken: 0, sent: 0, quiet: 0, relinkAsked: 0, retried: 0, skipped: 0, failed: 0 };
-    // Bounded per tick, so that one tick cannot run for ever when the clock jumps.
-    for (let round = 0; round < 20 && !this.#ticker.stopped; round++) {
-      const now = this.#o.now();
-      let taken: Reminder[];
-      try {
-        taken = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), this.#o.batch);
-      } catch (error) {
-        this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
-        report.failed++;
-        break;
-      }
-      report.taken += taken.length;
-      await eachLimited(taken, this.#o.concurrency, async (r) => {
-        const outcome = await this.#handle(r).catch((error: unknown) => {
+    const started = performance.now();
+    let progressAt = started;
+    let more = true;
+    let joined: Promise<void>[] = [];
+    // Each digest: a service slot, then a reminder (one claim), then its work. A digest that waits
+    // for a slot holds no reminder, so no lease runs out while another instance uses the slots.
+    const work = async (): Promise<void> => {
+      while (more && !this.#ticker.stopped) {
+        let slot: HeldSlot;
+        let r: Reminder | undefined;
+        try {
+          slot = await this.#slots.acquire();
+        } catch (error) {
+          more = false;
+          if (error instanceof SlotsStoppedError) return;
+          this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
+          report.failed++;
+          return;
+        }
+        try {
+          const now = this.#o.now();
+          [r] = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), 1);
+        } catch (error) {
+          await slot.release();
+          this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
+          report.failed++;
+          more = false;
+          return;
+        }
+        if (r === undefined) {
+          more = false;
+          await slot.release();
+          return;
+        }
+        report.taken++;
+        // An idle tick costs one slot and one claim; the other workers join once something is due.
+        if (joined.length === 0 && this.#o.workers > 1) joined = Array.from({ length: this.#o.workers - 1 }, work);
+        let outcome: Exclude<keyof TickReport, 'taken'>;
+        try {
+          outcome = await this.#handle(r, slot);
+        } catch (error) {
           this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
-          return 'failed' as const;
-        });
+          outcome = 'failed';
+        } finally {
+          await slot.release();
+        }
         report[outcome]++;
-      });
-      if (taken.length < this.#o.batch) break;
-    }
+        if (performance.now() - progressAt > 60_000) {
+          progressAt = performance.now();
+          this.#o.logger.info({ ...report, seconds: Math.round((progressAt - started) / 1000) }, 'reminders: still handling');
+        }
+      }
+    };
+    await work();
+    await Promise.all(joined);
     if (report.taken > 0) this.#o.logger.info({ ...report }, 'reminders handled');
     return report;
   }
 
-  async #handle(r: Reminder): Promise<Exclude<keyof TickReport, 'taken'>> {
+  /** `slot` is given back as soon as the service has answered (or not been asked), before the store and Slack are. */
+  async #handle(r: Reminder, slot: HeldSlot): Promise<Exclude<keyof TickReport, 'taken'>> {
     const { store, logger } = this.#o;
     const now = this.#o.now();
     const who: Principal = { teamId: r.teamId, userId: r.userId };
@@ -188,7 +251,13 @@ export class ReminderScheduler implements ReminderPlanner {
     };
     let approvals: Awaited<ReturnType<ServiceClient['findApprovals']>>['approvals'];
     try {
-      approvals = (await linked.call((token, options) => this.#o.service.findApprovals(query, token, options))).approvals;
+      let answer: Awaited<ReturnType<ServiceClient['findApprovals']>>;
+      try {
+        answer = await linked.call((token, options) => this.#o.service.findApprovals(query, token, options));
+      } finally {
+        await slot.release();
+      }
+      approvals = answer.approvals;
       await store.recordOutcome(who, 'findApprovals', 'ok', now);
     } catch (error) {
       if (isServiceError(error) && error.kind === 'invalid-token') {
