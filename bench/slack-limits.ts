@@ -104,8 +104,8 @@ export interface LimitedSlack {
   /** Calls answered by method (429s included). */
   calls: Map<string, number>;
   report(): LimitReport;
-  /** Forgets what was posted and limited (the buckets carry on). */
-  reset(): void;
+  /** Forgets what was posted and limited; with limits, starts full buckets of them. */
+  reset(limits?: SlackLimits): void;
   close(): Promise<void>;
 }
 
@@ -120,8 +120,15 @@ const IN_FLIGHT_GRACE_MS = 50;
 
 export async function startLimitedSlack(limits: SlackLimits, timeZone = 'Europe/Berlin'): Promise<LimitedSlack> {
   const start = performance.now();
-  const workspacePosts = limits.postsPerMinute > 0 ? new Bucket(limits.postsPerMinute / 60, limits.postBurst, start) : undefined;
-  const lookups = limits.lookupsPerMinute > 0 ? new Bucket(limits.lookupsPerMinute / 60, limits.lookupBurst, start) : undefined;
+  let workspacePosts: Bucket | undefined;
+  let lookups: Bucket | undefined;
+  let channelBurst = limits.channelBurst;
+  const setLimits = (l: SlackLimits, now: number) => {
+    workspacePosts = l.postsPerMinute > 0 ? new Bucket(l.postsPerMinute / 60, l.postBurst, now) : undefined;
+    lookups = l.lookupsPerMinute > 0 ? new Bucket(l.lookupsPerMinute / 60, l.lookupBurst, now) : undefined;
+    channelBurst = l.channelBurst;
+  };
+  setLimits(limits, start);
   const channels = new Map<string, Bucket>();
   let posted: Posted[] = [];
   let limited: Limited[] = [];
@@ -171,7 +178,7 @@ export async function startLimitedSlack(limits: SlackLimits, timeZone = 'Europe/
       if (method === 'chat.postMessage') {
         let bucket = channels.get(channel);
         if (bucket === undefined) {
-          bucket = new Bucket(1, limits.channelBurst, now);
+          bucket = new Bucket(1, channelBurst, now);
           channels.set(channel, bucket);
         }
         // A refused call spends nothing: Slack counts what it accepts.
@@ -210,7 +217,11 @@ export async function startLimitedSlack(limits: SlackLimits, timeZone = 'Europe/
       }
       return { limited: byMethod, honoured, early, neverRetried, callsDuringWait, maxRetryAfterS };
     },
-    reset() {
+    reset(next) {
+      if (next !== undefined) {
+        setLimits(next, performance.now());
+        channels.clear();
+      }
       posted = [];
       limited = [];
       awaitingRetry.clear();
