@@ -16,6 +16,9 @@ export function slackTimeZones(client: WebClient, logger: Logger, now: () => Dat
   const cache = new Map<string, { zone: string | undefined; until: number }>();
   /** Until when Slack asked not to be asked (its last 429's Retry-After). */
   let quietUntil = 0;
+  // A burst of digests meets a 429 every second or so: said once a minute, with how many, not each time.
+  let limitedSaidAt = Number.NEGATIVE_INFINITY;
+  let limitedUnsaid = 0;
   return {
     async lookup(userId) {
       const at = now().getTime();
@@ -31,7 +34,15 @@ export function slackTimeZones(client: WebClient, logger: Logger, now: () => Dat
         if (limited.code === 'slack_webapi_rate_limited_error') {
           const seconds = Math.max(1, limited.retryAfter ?? 1);
           quietUntil = now().getTime() + seconds * 1000;
-          logger.warn({ userId, retryAfterSeconds: seconds }, 'users.info rate limited; zones not asked for until Retry-After has passed');
+          limitedUnsaid++;
+          if (quietUntil - limitedSaidAt >= 60_000) {
+            logger.warn(
+              { retryAfterSeconds: seconds, timesSinceLastSaid: limitedUnsaid },
+              'users.info rate limited; zones not asked for until Retry-After has passed (the stored zone, or UTC, meanwhile)',
+            );
+            limitedSaidAt = quietUntil;
+            limitedUnsaid = 0;
+          }
         } else {
           logger.warn({ userId, error: (error as Error).message }, 'users.info failed; using UTC');
         }

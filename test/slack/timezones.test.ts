@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/runtime/logger.js';
+import { createLogger, silentLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { slackClients } from '../../src/slack/chat.js';
 import { slackTimeZones } from '../../src/slack/timezones.js';
@@ -55,5 +55,24 @@ describe('slackTimeZones', () => {
     expect(await zones.lookup('UTHREE')).toBe('Europe/Paris');
     expect(await zones.lookup('UTWO')).toBe('America/Chicago');
     expect(lookupsOf() - before).toBe(3);
+  });
+
+  it('says it is rate limited once a minute, with how many times, not at every 429 of a burst', async () => {
+    const clock = new TestClock('2026-11-23T08:00:00Z');
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', write: (line) => lines.push(line) });
+    const clients = slackClients({ botToken: new Secret('xoxb-0000-1111-zones'), signingSecret: new Secret('x'), apiUrl: slack.apiUrl });
+    const zones = slackTimeZones(clients.lookups, logger, clock.now);
+    for (let i = 0; i < 5; i++) {
+      slack.rateLimit('users.info', 2);
+      expect(await zones.lookup(`UBURST${i}`)).toBeUndefined();
+      clock.advance(2_000);
+    }
+    expect(lines).toHaveLength(1);
+    clock.advance(60_000);
+    slack.rateLimit('users.info', 2);
+    await zones.lookup('UBURSTX');
+    expect(lines).toHaveLength(2);
+    expect(JSON.parse(lines[1] as string)).toMatchObject({ level: 'warn', timesSinceLastSaid: 5, retryAfterSeconds: 2 });
   });
 });
