@@ -5,9 +5,9 @@
  * instance takes it over when the lease runs out; after that point it is never sent twice.
  *
  * Calls to the service are bounded by `concurrency` on all instances together (ServiceSlots): a
- * digest takes a slot, then its reminder, and gives the slot back as soon as the service has
- * answered, so that the store's writes and Slack (rate limits, 429 waits) never hold the service
- * back. While reminders are due they are taken one after another, not once per tick.
+ * digest holds a slot for its service call alone, so that Slack (its latency, rate limits, 429
+ * waits), the store and the zone lookup never hold the service back. While reminders are due they
+ * are taken one after another, not once per tick.
  */
 
 import { parseDateInput, todayIn } from '../parse/dates.js';
@@ -73,7 +73,8 @@ export interface SchedulerOptions {
   concurrency?: number;
   /**
    * Digests this instance works on at once: more than `concurrency`, so that while some wait for
-   * the store or Slack, others use the service. Twice `concurrency` unless set.
+   * Slack, the zone lookup or the store (each a round trip that may take as long as the service
+   * call), others use the service. Four times `concurrency` unless set.
    */
   workers?: number;
   /** How long a service slot is leased (renewed while held): how soon the slots of an instance that died come free. */
@@ -107,7 +108,7 @@ export class ReminderScheduler implements ReminderPlanner {
       leaseMs: 5 * 60_000,
       retryMs: 10 * 60_000,
       giveUpAfterMs: 4 * 3_600_000,
-      workers: 2 * concurrency,
+      workers: 4 * concurrency,
       slotLeaseMs: 60_000,
       ...options,
       concurrency,
@@ -153,26 +154,17 @@ export class ReminderScheduler implements ReminderPlanner {
     let progressAt = started;
     let more = true;
     let joined: Promise<void>[] = [];
-    // Each digest: a service slot, then a reminder (one claim), then its work. A digest that waits
-    // for a slot holds no reminder, so no lease runs out while another instance uses the slots.
+    let renewal: NodeJS.Timeout | undefined;
+    // Each worker takes one due reminder at a time. A digest waiting its turn at the service keeps
+    // its reminder: the leases this instance holds are renewed while the tick runs, so none runs
+    // out under a long queue (and an instance that dies lets its reminders go when they do).
     const work = async (): Promise<void> => {
       while (more && !this.#ticker.stopped) {
-        let slot: HeldSlot;
         let r: Reminder | undefined;
-        try {
-          slot = await this.#slots.acquire();
-        } catch (error) {
-          more = false;
-          if (error instanceof SlotsStoppedError) return;
-          this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
-          report.failed++;
-          return;
-        }
         try {
           const now = this.#o.now();
           [r] = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), 1);
         } catch (error) {
-          await slot.release();
           this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
           report.failed++;
           more = false;
@@ -180,20 +172,26 @@ export class ReminderScheduler implements ReminderPlanner {
         }
         if (r === undefined) {
           more = false;
-          await slot.release();
           return;
         }
         report.taken++;
-        // An idle tick costs one slot and one claim; the other workers join once something is due.
-        if (joined.length === 0 && this.#o.workers > 1) joined = Array.from({ length: this.#o.workers - 1 }, work);
+        // An idle tick costs one claim; the other workers join once something is due.
+        if (joined.length === 0) {
+          joined = Array.from({ length: this.#o.workers - 1 }, work);
+          renewal = setInterval(() => {
+            const until = new Date(this.#o.now().getTime() + this.#o.leaseMs);
+            void this.#o.store.renewReminderLeases(this.#o.owner, until).catch((error: unknown) => {
+              this.#o.logger.warn({ error: (error as Error).message }, 'reminders: could not renew their leases');
+            });
+          }, this.#o.leaseMs / 3);
+          renewal.unref();
+        }
         let outcome: Exclude<keyof TickReport, 'taken'>;
         try {
-          outcome = await this.#handle(r, slot);
+          outcome = await this.#handle(r);
         } catch (error) {
           this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
           outcome = 'failed';
-        } finally {
-          await slot.release();
         }
         report[outcome]++;
         if (performance.now() - progressAt > 60_000) {
@@ -202,14 +200,21 @@ export class ReminderScheduler implements ReminderPlanner {
         }
       }
     };
-    await work();
-    await Promise.all(joined);
+    try {
+      await work();
+      await Promise.all(joined);
+    } finally {
+      if (renewal !== undefined) clearInterval(renewal);
+    }
     if (report.taken > 0) this.#o.logger.info({ ...report }, 'reminders handled');
     return report;
   }
 
-  /** `slot` is given back as soon as the service has answered (or not been asked), before the store and Slack are. */
-  async #handle(r: Reminder, slot: HeldSlot): Promise<Exclude<keyof TickReport, 'taken'>> {
+  /**
+   * Everything but the service call is done without a service slot: the zone, the credentials and
+   * the checks before it, the store and Slack after it. The slot is held for the call alone.
+   */
+  async #handle(r: Reminder): Promise<Exclude<keyof TickReport, 'taken'>> {
     const { store, logger } = this.#o;
     const now = this.#o.now();
     const who: Principal = { teamId: r.teamId, userId: r.userId };
@@ -249,6 +254,15 @@ export class ReminderScheduler implements ReminderPlanner {
       'page-size': DIGEST_FETCH,
       ...(dueBefore.ok ? { 'due-before': dueBefore.value } : {}),
     };
+    let slot: HeldSlot;
+    try {
+      slot = await this.#slots.acquire();
+    } catch (error) {
+      // Stopping (or the store not answering): the reminder goes back as it was, for whoever comes next.
+      await release({ nextAt: r.nextAt, dueAt: r.dueAt, timeZone: r.timeZone });
+      if (error instanceof SlotsStoppedError) return 'retried';
+      throw error;
+    }
     let approvals: Awaited<ReturnType<ServiceClient['findApprovals']>>['approvals'];
     try {
       let answer: Awaited<ReturnType<ServiceClient['findApprovals']>>;

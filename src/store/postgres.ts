@@ -307,6 +307,10 @@ export class PostgresStore implements Store {
     return result.rowCount === 1;
   }
 
+  async renewReminderLeases(owner: string, until: Date): Promise<number> {
+    return (await this.#query('UPDATE reminders SET lease_until = $1 WHERE lease_owner = $2', [until.getTime(), owner])).rowCount ?? 0;
+  }
+
   async takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined> {
     if (limit > this.#slotsMade) {
       await this.#query('INSERT INTO service_slots (slot) SELECT generate_series(0, $1::INTEGER - 1) ON CONFLICT DO NOTHING', [limit]);

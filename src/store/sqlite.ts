@@ -127,6 +127,7 @@ function prepare(db: Database.Database) {
     ),
     releaseSlot: db.prepare<[number, string]>('UPDATE service_slots SET owner = NULL, until = NULL WHERE slot = ? AND owner = ?'),
     renewSlots: db.prepare<[number, string]>('UPDATE service_slots SET until = ? WHERE owner = ?'),
+    renewReminderLeases: db.prepare<[number, string]>('UPDATE reminders SET lease_until = ? WHERE lease_owner = ?'),
     claimReminders: db.prepare<[string, number, number, number, number], ReminderRow>(
       `UPDATE reminders SET lease_owner = ?, lease_until = ?
        WHERE rowid IN (SELECT rowid FROM reminders WHERE due_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY due_at LIMIT ?)
@@ -365,6 +366,10 @@ export class SqliteStore implements Store {
   async claimDueReminders(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<Reminder[]> {
     // One statement: SQLite runs writers one at a time, so two instances cannot lease the same row.
     return this.#sql.claimReminders.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(reminderOf);
+  }
+
+  async renewReminderLeases(owner: string, until: Date): Promise<number> {
+    return this.#sql.renewReminderLeases.run(until.getTime(), owner).changes;
   }
 
   async takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined> {

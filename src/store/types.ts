@@ -233,6 +233,8 @@ export interface Store {
   markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean>;
   /** Moves the reminder on and lets go of the lease. False when it was changed or deleted meanwhile (nothing is written). */
   releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean>;
+  /** Extends every lease `owner` holds on reminders to `until` (a digest waiting its turn at the service keeps its reminder); returns how many. */
+  renewReminderLeases(owner: string, until: Date): Promise<number>;
 
   /**
    * Leases one of the service-call slots numbered below `limit` to `owner` until `until`: the

@@ -128,8 +128,9 @@ describe('ReminderScheduler under load', () => {
     } as unknown as ServiceClient;
     const dms: string[] = [];
     let gate: Promise<void> = Promise.resolve();
-    const scheduler = (owner: string, concurrency: number) =>
+    const scheduler = (owner: string, concurrency: number, leaseMs = 5 * 60_000) =>
       new ReminderScheduler({
+        leaseMs,
         store,
         service,
         credentials: storedTokens(store),
@@ -158,6 +159,7 @@ describe('ReminderScheduler under load', () => {
       clock.advance(3_600_000 + 2_000);
     };
     return {
+      clock,
       store,
       load,
       dms,
@@ -184,7 +186,7 @@ describe('ReminderScheduler under load', () => {
     expect(t.load.max).toBe(3);
     expect(new Set(t.dms).size).toBe(30);
     expect(t.dms).toHaveLength(30);
-    // Every slot was given back: another tick can use all three.
+    // Every slot was given back, and every lease: another tick can use all three.
     expect(await t.store.takeServiceSlot('check', 3, new Date('2026-11-23T09:00:02Z'), new Date('2026-11-23T09:01:00Z'))).toBe(0);
   });
 
@@ -194,17 +196,17 @@ describe('ReminderScheduler under load', () => {
     const open = t.closeGate();
     const scheduler = t.scheduler('instance-a', 2);
     const tick = scheduler.tick();
-    // Slack takes nothing: four digests wait on it (twice the concurrency work at once) while the
-    // service has answered four, more than the two slots could have held.
-    while (t.dms.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
-    expect(t.load.calls).toBe(4);
+    // Slack takes nothing: all eight digests wait on it, the service has answered all eight, and
+    // nothing is in flight there: the two slots were not held while Slack was.
+    while (t.dms.length < 8) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(t.load.calls).toBe(8);
     expect(t.load.inFlight).toBe(0);
     open();
     expect(await tick).toMatchObject({ taken: 8, sent: 8 });
     expect(t.load.max).toBeLessThanOrEqual(2);
   });
 
-  it('asks the store once on a tick with nothing due, and takes due reminders one after another until none is left', async () => {
+  it('asks the store once on a tick with nothing due (no slot), and takes due reminders one after another until none is left', async () => {
     const t = many(12, 1);
     await t.setUp();
     const scheduler = t.scheduler('instance-a', 2);
@@ -216,6 +218,25 @@ describe('ReminderScheduler under load', () => {
     const slots = vi.spyOn(t.store, 'takeServiceSlot');
     expect(await scheduler.tick()).toMatchObject({ taken: 0 });
     expect(claims).toHaveBeenCalledTimes(1);
-    expect(slots).toHaveBeenCalledTimes(1);
+    expect(slots).not.toHaveBeenCalled();
+  });
+
+  it('keeps the lease of a reminder whose digest waits its turn at the service, however long the wait', async () => {
+    const t = many(1, 1);
+    await t.setUp();
+    // Another instance holds the only slot.
+    const now = t.clock.now();
+    expect(await t.store.takeServiceSlot('busy', 1, now, new Date(now.getTime() + 3_600_000))).toBe(0);
+    const waiting = t.scheduler('instance-a', 1, 300);
+    const tick = waiting.tick();
+    // Well past its first lease, in steps shorter than one, each followed by a renewal (every 100 ms).
+    for (let i = 0; i < 5; i++) {
+      t.clock.advance(250);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(await t.scheduler('instance-b', 1, 300).tick()).toMatchObject({ taken: 0 });
+    await t.store.releaseServiceSlot('busy', 0);
+    expect(await tick).toMatchObject({ taken: 1, sent: 1 });
+    expect(t.dms).toHaveLength(1);
   });
 });

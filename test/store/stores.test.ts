@@ -657,6 +657,21 @@ for (const [name, backend] of Object.entries(backends)) {
       for (const s of stores) await s.close();
     });
 
+    it('renews the leases an owner holds on reminders, and no one else’s', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      for (const u of ['UONE', 'UTWO', 'UTHREE']) await store.setReminder(reminder(u, at));
+      const lease = new Date(at.getTime() + 1000);
+      expect(await store.claimDueReminders(at, 'a', lease, 2)).toHaveLength(2);
+      expect(await store.claimDueReminders(at, 'b', lease, 2)).toHaveLength(1);
+      expect(await store.renewReminderLeases('a', new Date(at.getTime() + 60_000))).toBe(2);
+      // Past the first lease: b's has run out and is taken again; a's are still a's.
+      const later = new Date(at.getTime() + 2000);
+      const retaken = await store.claimDueReminders(later, 'c', new Date(later.getTime() + 1000), 10);
+      expect(retaken).toHaveLength(1);
+      await store.close();
+    });
+
     it('remembers a Slack signature once: of many concurrent tries on two instances one wins, until it expires', async () => {
       const db = await backend.database();
       const stores = [await db.open(KEY), await db.open(KEY)] as const;
