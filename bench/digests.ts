@@ -108,6 +108,12 @@ export async function digestsSuite(): Promise<void> {
   const { file, tokens } = referenceData(n);
   const usePostgres = await postgresAvailable('digests benchmark (two instances)');
   const schema = usePostgres ? await freshSchema() : undefined;
+  // Ctrl-C stops the processes of this run (they share its process group); the schema is dropped here.
+  const interrupted = () => {
+    console.log('\ninterrupted: dropping the schema of this run');
+    void (schema?.drop() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
   const dir = mkdtempSync(join(tmpdir(), 'countersign-bench-digests-'));
   const logDir = join(ROOT, 'data', 'bench', `digests-logs-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(logDir, { recursive: true });
@@ -170,6 +176,7 @@ export async function digestsSuite(): Promise<void> {
   try {
     for (const phase of phases) await runPhase(phase);
   } finally {
+    process.off('SIGINT', interrupted);
     await remindersDue.close();
     await slack.close();
     await schema?.drop();
