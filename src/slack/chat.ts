@@ -3,11 +3,11 @@
  * when runs abort, reminder digests), rendered here and sent through one WebClient. Writes to one
  * channel are paced to one a second, as Slack asks. A 429 is waited out here, as its Retry-After
  * says, for every message of that method, not only the refused one (Slack: wait "before calling
- * the method again with any token"), and the refused message is tried again for as long as Slack
- * keeps refusing it, up to RATE_LIMIT_PATIENCE_MS: a 429 means it was not posted, so trying again
- * cannot post it twice, and a digest of 10,000 at 09:00 meets many. User-group members are cached
- * briefly, so that an allow-list by group costs one call per group every few minutes, not one per
- * command.
+ * the method again with any token"), then calls go one at a time for a while (RateGate), and the
+ * refused message is tried again for as long as Slack keeps refusing it, up to
+ * RATE_LIMIT_PATIENCE_MS: a 429 means it was not posted, so trying again cannot post it twice, and
+ * 10,000 digests at 09:00 meet many. User-group members are cached briefly, so that an allow-list
+ * by group costs one call per group every few minutes, not one per command.
  */
 
 import { WebClient } from '@slack/web-api';
@@ -20,6 +20,7 @@ import { renderCollectFailedDm, renderCollectStatus } from '../render/collect.js
 import { renderDigest, renderReminderRelink } from '../render/reminders.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Metrics } from '../runtime/metrics.js';
+import { RateGate } from './rate-gate.js';
 
 /** How long a message is tried again while Slack answers 429; past it, it is given up. */
 export const RATE_LIMIT_PATIENCE_MS = 15 * 60_000;
@@ -72,27 +73,29 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
     if (slot > at) await new Promise((resolve) => setTimeout(resolve, slot - at));
     return call();
   };
-  /** Until when each method must not be called (performance.now()), from its last 429. */
-  const quietUntil = new Map<string, number>();
+  const gates = new Map<string, RateGate>();
   let limitedSaidAt = Number.NEGATIVE_INFINITY;
   let limitedUnsaid = 0;
   /**
    * Counts a failed call by method and Slack's error code (a 429 as slack_webapi_rate_limited_error),
-   * waits out Retry-After and tries again, and passes any other error on.
+   * waits out Retry-After (RateGate) and tries again, and passes any other error on.
    */
   const counted = async <T>(method: string, call: () => Promise<T>, patienceMs = RATE_LIMIT_PATIENCE_MS): Promise<T> => {
     const giveUpAt = performance.now() + patienceMs;
+    let gate = gates.get(method);
+    if (gate === undefined) {
+      gate = new RateGate();
+      gates.set(method, gate);
+    }
     for (;;) {
-      const wait = (quietUntil.get(method) ?? 0) - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      await gate.enter();
       try {
         return await call();
       } catch (error) {
         const e = error as { data?: { error?: string }; code?: string; retryAfter?: number };
         metrics.slackError(method, e.data?.error ?? e.code ?? 'error');
         if (e.code !== 'slack_webapi_rate_limited_error') throw error;
-        const until = performance.now() + Math.max(1, e.retryAfter ?? 1) * 1000;
-        quietUntil.set(method, Math.max(quietUntil.get(method) ?? 0, until));
+        const until = gate.limited(e.retryAfter ?? 1);
         if (until > giveUpAt) throw error;
         // A burst meets a 429 every second or so: said once a minute, with how many.
         limitedUnsaid++;
@@ -104,6 +107,8 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
           limitedSaidAt = until;
           limitedUnsaid = 0;
         }
+      } finally {
+        gate.leave();
       }
     }
   };

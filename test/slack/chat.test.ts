@@ -75,6 +75,41 @@ describe('createChat', () => {
   });
 });
 
+describe('createChat after a 429', () => {
+  it('sends messages of that method one at a time for a while, not all at once when Retry-After ends', async () => {
+    let inFlight = 0;
+    const seen: Array<{ inFlight: number; limitedBefore: boolean }> = [];
+    let limited = false;
+    const client = {
+      chat: {
+        postMessage: async () => {
+          inFlight++;
+          seen.push({ inFlight, limitedBefore: limited });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          inFlight--;
+          if (!limited) {
+            limited = true;
+            throw Object.assign(new Error('rate limited'), { code: 'slack_webapi_rate_limited_error', retryAfter: 1 });
+          }
+          return { ok: true, ts: '1.1' };
+        },
+      },
+    } as unknown as WebClient;
+    const chat = chatWith(client, new Metrics({ defaultMetrics: false }));
+    const first = chat.relink('U0', 'expired');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Five more while the first is out: they go at once (nothing was refused yet)...
+    const before = Array.from({ length: 5 }, (_, i) => chat.relink(`UB${i}`, 'expired'));
+    await Promise.all([first, ...before]);
+    expect(Math.max(...seen.filter((s) => !s.limitedBefore).map((s) => s.inFlight))).toBeGreaterThan(1);
+    // ...and after the 429 (and its second of quiet), one at a time.
+    const after = Array.from({ length: 6 }, (_, i) => chat.relink(`UA${i}`, 'expired'));
+    await Promise.all(after);
+    expect(seen.filter((s) => s.limitedBefore).every((s) => s.inFlight === 1)).toBe(true);
+    expect(seen.filter((s) => s.limitedBefore).length).toBeGreaterThanOrEqual(6);
+  });
+});
+
 describe('createChat against Slack’s rate limits (a real WebClient, a stand-in Slack)', () => {
   let slack: FakeSlack;
   beforeAll(async () => {
