@@ -6,8 +6,9 @@
  * /approvals), pipeline (the full pipeline at 200, 500 and 1000
  * commands/s for 30 s each against a bare Bolt app; BENCH_SECONDS and BENCH_RATES change that),
  * details (a Details click to the views.update carrying the approval's details, p50/p99),
- * memory (RSS and heap after GC idle, after 100,000 requests and at 200/s, with a leak check).
- * With no suite named, all run.
+ * memory (RSS and heap after GC idle, after 100,000 requests and at 200/s, with a leak check),
+ * digests (10,000 approvers' 09:00 digests against a slow service and Slack's rate limits; about
+ * half an hour, so it runs only when named). With no suite named, all the others run.
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { openReferenceDb } from '../src/reference-service/db.js';
 import { loadBulkData } from '../src/reference-service/demo.js';
 import { clientSuite } from './client.js';
 import { detailsSuite } from './details.js';
+import { digestsSuite } from './digests.js';
 import { floorSuite } from './floor.js';
 import { fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { memorySuite } from './memory.js';
@@ -30,7 +32,10 @@ const suites: Record<string, () => Promise<void>> = {
   details: detailsSuite,
   floor: floorSuite,
   memory: memorySuite,
+  digests: digestsSuite,
 };
+/** Run only when named: they take long. */
+const ON_REQUEST = new Set(['digests']);
 
 async function referenceSuite(): Promise<void> {
   const TOTAL = 1_000_000;
@@ -107,4 +112,5 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 console.log(`countersign bench — node ${process.version}, ${new Date().toISOString()}`);
-for (const name of requested.length > 0 ? requested : Object.keys(suites)) await (suites[name] as () => Promise<void>)();
+for (const name of requested.length > 0 ? requested : Object.keys(suites).filter((s) => !ON_REQUEST.has(s)))
+  await (suites[name] as () => Promise<void>)();

@@ -9,6 +9,8 @@ export interface ChildService {
   url: string;
   tokens: Map<string, string>;
   child: ChildProcess;
+  /** What the service saw so far (`countersign service` answers SIGUSR2): calls by command, the most in flight at once. */
+  report(): Promise<{ calls: Map<string, number>; maxInFlight: number }>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,24 @@ export async function startChildService(args: string[] = []): Promise<ChildServi
     url,
     tokens,
     child,
+    report: () =>
+      new Promise((resolve) => {
+        let said = '';
+        const onData = (c: Buffer) => {
+          said += c.toString();
+          const m = /Calls answered: \d+(?: \(([^)]*)\))?; at most (\d+) in flight at once\./.exec(said);
+          if (!m) return;
+          child.stdout?.off('data', onData);
+          const calls = new Map<string, number>();
+          for (const part of (m[1] ?? '').split(', ').filter(Boolean)) {
+            const [command, n] = part.split(' ');
+            calls.set(command as string, Number(n));
+          }
+          resolve({ calls, maxInFlight: Number(m[2]) });
+        };
+        child.stdout?.on('data', onData);
+        child.kill('SIGUSR2');
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());

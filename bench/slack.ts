@@ -5,7 +5,7 @@
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -79,13 +79,16 @@ export interface AppProcess {
   stop(): Promise<void>;
 }
 
-export async function startApp(kind: 'countersign' | 'bare', env: NodeJS.ProcessEnv): Promise<AppProcess> {
+/** `logFile`: where the app's log (its stderr) goes, instead of this terminal. */
+export async function startApp(kind: 'countersign' | 'bare', env: NodeJS.ProcessEnv, logFile?: string): Promise<AppProcess> {
   const profile = process.env.BENCH_CPU_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE}`] : [];
+  const log = logFile === undefined ? 'inherit' : openSync(logFile, 'a');
   const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/app-process.ts', kind], {
     cwd: ROOT,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', log],
   });
+  if (typeof log === 'number') closeSync(log);
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (c: Buffer) => {

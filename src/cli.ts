@@ -41,13 +41,16 @@ Commands:
       Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
       TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
   service [--port N] [--host H] [--data demo|<file.db>] [--approvals N] [--client-id ID] [--client-secret S]
-          [--disable <command,…>]
+          [--disable <command,…>] [--latency <200ms|1s>]
       Run the reference Command Service alone. --data demo (the default) keeps a fresh
       demo data set in memory; a file path keeps the data in that SQLite file (created and
       filled with demo data when new; with --approvals N, N generated approvals as well).
       loginTrustedApp accepts the client id and secret given, or ones made up and printed.
       --disable switches commands off as an administrator would (e.g. getApprovalDetails):
       they answer 404 with the command's name as the reason phrase.
+      --latency makes every call wait that long before it is answered, as a slow service
+      would (0 to 60s; e.g. 200ms, 1.5s). The calls answered and the most in flight at once
+      are printed when it stops, and on SIGUSR2 (kill -USR2 <pid>) while it runs.
   audit [--since 7d|24h|2026-11-01] [--channel <ChannelId>] [--team <TeamId>] [--limit N] [--json]
       Every attempt to start a collection, oldest first: when, workspace, channel, user, what
       was asked, how it ended (runs and their last known state, or why it was refused or failed).
@@ -61,6 +64,7 @@ Examples:
   countersign audit --since 7d --json > collections.jsonl
   countersign service --port 4000
   countersign service --data ./data/reference.db --approvals 1000000
+  countersign service --latency 200ms
 `;
 
 class UsageError extends Error {}
@@ -567,6 +571,16 @@ function positiveInt(value: string | undefined, flag: string, min: number, max: 
   return n;
 }
 
+/** `--latency`: `200ms`, `1.5s`, `1s` or `0`, up to a minute. */
+function latencyMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{1,5}(?:\.\d{1,3})?)(ms|s)$|^0$/.exec(value.trim());
+  const ms = m === null ? Number.NaN : m[0] === '0' ? 0 : Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1));
+  if (!Number.isFinite(ms) || ms > 60_000)
+    throw new UsageError(`--latency takes a duration from 0 to 60s, like 200ms or 1.5s, not '${value}'`);
+  return ms;
+}
+
 async function serviceCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -579,9 +593,11 @@ async function serviceCommand(args: string[]): Promise<number> {
       'client-id': { type: 'string' },
       'client-secret': { type: 'string' },
       disable: { type: 'string' },
+      latency: { type: 'string' },
     },
   });
   const port = positiveInt(values.port, '--port', 0, 65_535) ?? 4000;
+  const delayMs = latencyMs(values.latency) ?? 0;
   // A test service's made-up credentials: on the command line, unlike anything countersign itself holds.
   const made = newTrustedApp();
   const trustedApp = { clientId: values['client-id'] ?? made.clientId, clientSecret: values['client-secret'] ?? made.clientSecret };
@@ -613,12 +629,26 @@ async function serviceCommand(args: string[]): Promise<number> {
     }
   }
 
-  const service = await startReferenceService({ db, port, host: values.host, trustedApp, quirks: { disabledCommands: disabled } });
+  const service = await startReferenceService({
+    db,
+    port,
+    host: values.host,
+    trustedApp,
+    quirks: { disabledCommands: disabled },
+    delayMs,
+  });
   // Listen for signals before saying "listening": a supervisor may stop us the moment it reads that line.
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  const report = () => {
+    const byCommand = [...service.calls].map(([command, n]) => `${command} ${n}`).join(', ');
+    const total = [...service.calls.values()].reduce((a, b) => a + b, 0);
+    return `Calls answered: ${total}${total > 0 ? ` (${byCommand})` : ''}; at most ${service.load.maxInFlight} in flight at once.\n`;
+  };
+  // For whoever watches a run under load (a benchmark): what the server itself saw, so far.
+  process.on('SIGUSR2', () => process.stdout.write(report()));
   const count = (sql: string) => (service.db.prepare(sql).get() as { n: number }).n;
   process.stdout.write(
     [
@@ -626,6 +656,7 @@ async function serviceCommand(args: string[]): Promise<number> {
       `  ${count('SELECT count(*) AS n FROM approvals')} approvals, ${count('SELECT count(*) AS n FROM collectors')} collectors; ` +
         `runs stay New ${DEFAULT_RUN_TIMINGS.queuedMs / 1000} s, then Running ${DEFAULT_RUN_TIMINGS.runningMs / 1000} s.`,
       ...(disabled.length > 0 ? [`  Switched off: ${disabled.join(', ')} (404 with the command's name as the reason phrase).`] : []),
+      ...(delayMs > 0 ? [`  Every call waits ${delayMs} ms before it is answered (--latency).`] : []),
       '',
       'Demo tokens (valid 24 hours):',
       ...formatTokens(service.demoTokens),
@@ -648,7 +679,7 @@ async function serviceCommand(args: string[]): Promise<number> {
   await stopped;
   await service.close();
   db?.close();
-  process.stderr.write('Reference Command Service stopped.\n');
+  process.stderr.write(`Reference Command Service stopped. ${report()}`);
   return 0;
 }
 

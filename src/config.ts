@@ -26,6 +26,8 @@ interface CommonConfig {
   readonly approvalUrlTemplate: string | undefined;
   /** Reminders list approvals overdue or due within this many days. */
   readonly remindWindowDays: number;
+  /** Digests' calls to the Command Service in flight at once, on all instances sharing the store together. */
+  readonly reminderConcurrency: number;
   readonly collect: CollectPolicy;
   /** Slash commands one user may send a minute (per instance); 0 turns the limit off. */
   readonly commandsPerMinute: number;
@@ -123,6 +125,9 @@ export class ConfigError extends Error {
 export type Env = Readonly<Record<string, string | undefined>>;
 
 const DEFAULT_DATABASE_URL = 'sqlite:./data/countersign.db';
+
+/** REMINDER_CONCURRENCY's default: what an on-premises service answers alongside its own users without notice. */
+export const DEFAULT_REMINDER_CONCURRENCY = 4;
 
 interface Rule<T> {
   variable: string;
@@ -350,6 +355,20 @@ export function loadConfig(env: Env): Config {
       .optional(),
   });
 
+  const reminderConcurrency = read(env, {
+    variable: 'REMINDER_CONCURRENCY',
+    example: '4',
+    schema: z
+      .string()
+      .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 256: digest queries in flight at once, on all instances together')
+      .transform(Number)
+      .refine(
+        (n) => n >= 1 && n <= 256,
+        'must be a whole number from 1 to 256: digest queries in flight at once, on all instances together',
+      )
+      .optional(),
+  });
+
   const commandsPerMinute = read(env, {
     variable: 'COMMANDS_PER_MINUTE',
     example: '20',
@@ -415,6 +434,7 @@ export function loadConfig(env: Env): Config {
     logLevel: logLevel ?? 'info',
     approvalUrlTemplate,
     remindWindowDays: remindWindowDays ?? 3,
+    reminderConcurrency: reminderConcurrency ?? DEFAULT_REMINDER_CONCURRENCY,
     collect,
     commandsPerMinute: commandsPerMinute ?? 20,
     serviceTimeoutMs: serviceTimeoutMs ?? 20_000,

@@ -122,6 +122,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     timeZones,
     owner,
     windowDays: config.remindWindowDays,
+    concurrency: config.reminderConcurrency,
     outbox: chat,
     ...overrides.reminders,
   });

@@ -78,6 +78,38 @@ describe('countersign service', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('answers each call after --latency, and reports the calls and the most in flight at once', async () => {
+    const cli = spawnCli(['service', '--port', '0', '--latency', '300ms']);
+    const [, url] = await cli.waitFor(/listening on (http:\/\/\S+)/);
+    await cli.waitFor(/Every call waits 300 ms before it is answered/);
+    const [, token] = await cli.waitFor(/^ {2}approver +ada\.lovelace +(\S+)/m);
+    const client = createServiceClient({ baseUrl: url ?? '' });
+    const started = performance.now();
+    const pages = await Promise.all([1, 2, 3].map(() => client.findApprovals({ 'page-size': 2 }, new Secret(token ?? ''))));
+    // A lower bound only: the wait is the service's, whatever this machine's speed.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    expect(pages.map((p) => p.count)).toEqual([2, 2, 2]);
+    await client.close();
+    cli.child.kill('SIGUSR2');
+    await cli.waitFor(/Calls answered: 3 \(findApprovals 3\); at most 3 in flight at once\./);
+    cli.child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+    expect(cli.stderr()).toContain('stopped. Calls answered: 3 (findApprovals 3); at most 3 in flight at once.');
+  });
+
+  it('refuses a --latency that is not a duration up to a minute, saying the right form', async () => {
+    for (const value of ['200', 'fast', '2m', '61s', '-1s']) {
+      const cli = spawnCli(['service', '--port', '0', `--latency=${value}`]);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr()).toContain(`--latency takes a duration from 0 to 60s, like 200ms or 1.5s, not '${value}'`);
+    }
+    const zero = spawnCli(['service', '--port', '0', '--latency', '0']);
+    await zero.waitFor(/listening on/);
+    expect(zero.stdout()).not.toContain('Every call waits');
+    zero.child.kill('SIGTERM');
+    expect(await zero.exited).toBe(0);
+  });
+
   it('exits 2 with the usage for a wrong command or option', async () => {
     for (const args of [
       ['nope'],

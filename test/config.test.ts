@@ -90,6 +90,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ APPROVAL_URL_TEMPLATE: template }).approvalUrlTemplate).toBe(template);
   });
 
+  it('reads the digests’ concurrency at the service, 4 unless REMINDER_CONCURRENCY says, from 1 to 256', () => {
+    expect(loadConfig({}).reminderConcurrency).toBe(4);
+    expect(loadConfig({ REMINDER_CONCURRENCY: '12' }).reminderConcurrency).toBe(12);
+    expect(loadConfig({ REMINDER_CONCURRENCY: ' 1 ' }).reminderConcurrency).toBe(1);
+    expect(loadConfig({ REMINDER_CONCURRENCY: '256' }).reminderConcurrency).toBe(256);
+  });
+
   it('reads the deadline of a service call, 20 s unless SERVICE_TIMEOUT says, from 1 s to 15 min', () => {
     expect(loadConfig({}).serviceTimeoutMs).toBe(20_000);
     expect(loadConfig({ SERVICE_TIMEOUT: '45s' }).serviceTimeoutMs).toBe(45_000);
@@ -192,6 +199,14 @@ describe('loadConfig', () => {
     ],
     ['a reminder window of zero', { REMIND_WINDOW: '0d' }, /^REMIND_WINDOW must be a number of days from 1 to 30/],
     ['a reminder window too long', { REMIND_WINDOW: '45' }, /^REMIND_WINDOW must be a number of days from 1 to 30/],
+    [
+      'no digest concurrency at all',
+      { REMINDER_CONCURRENCY: '0' },
+      /^REMINDER_CONCURRENCY must be a whole number from 1 to 256: digest queries in flight at once, on all instances together\. Example: REMINDER_CONCURRENCY=4$/,
+    ],
+    ['a digest concurrency past 256', { REMINDER_CONCURRENCY: '1000' }, /^REMINDER_CONCURRENCY must be a whole number from 1 to 256/],
+    ['a digest concurrency in words', { REMINDER_CONCURRENCY: 'four' }, /^REMINDER_CONCURRENCY must be a whole number from 1 to 256/],
+    ['a digest concurrency with a fraction', { REMINDER_CONCURRENCY: '2.5' }, /^REMINDER_CONCURRENCY must be a whole number from 1 to 256/],
   ];
   for (const [name, env, message] of bad) {
     it(`stops on ${name}, naming the variable and showing an example`, () => {

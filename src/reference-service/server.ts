@@ -78,6 +78,10 @@ export interface ReferenceService {
   setQuirks(quirks: Quirks): void;
   /** Requests answered so far, by command: lets tests prove that bad input never arrived. */
   readonly calls: ReadonlyMap<string, number>;
+  /** Requests being answered now, and the most there have been at once (counted from arrival to the answer's last byte). */
+  readonly load: { readonly inFlight: number; readonly maxInFlight: number };
+  /** Starts the most-at-once count again from the requests in flight now (a test measuring one stretch). */
+  resetLoad(): void;
   /** The trusted application loginTrustedApp accepts. */
   readonly trustedApp: TrustedApp;
   /** Every call an application token made for a user, in order. */
@@ -148,6 +152,8 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     setDelay: handler.setDelay,
     setQuirks: handler.setQuirks,
     calls: handler.calls,
+    load: handler.load,
+    resetLoad: handler.resetLoad,
     trustedApp,
     actedFor: handler.actedFor,
     async close() {
@@ -218,6 +224,8 @@ export function createReferenceHandler(deps: HandlerDeps) {
   const actedFor: ActedFor[] = [];
   let quirks: Quirks = {};
   let delayMs = 0;
+  // What an operator's server would show: how many requests it holds at once, the wait of a slow service included.
+  const load = { inFlight: 0, maxInFlight: 0 };
 
   async function answer(req: IncomingMessage, url: URL): Promise<Answer> {
     const params = url.searchParams;
@@ -319,6 +327,15 @@ export function createReferenceHandler(deps: HandlerDeps) {
   }
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    load.inFlight++;
+    if (load.inFlight > load.maxInFlight) load.maxInFlight = load.inFlight;
+    let counted = true;
+    const done = () => {
+      if (counted) load.inFlight--;
+      counted = false;
+    };
+    res.once('finish', done);
+    res.once('close', done);
     const url = new URL(req.url ?? '/', 'http://reference.invalid');
     const rawQuery = (req.url ?? '').split('?')[1] ?? '';
     const respond = async () => {
@@ -339,6 +356,10 @@ export function createReferenceHandler(deps: HandlerDeps) {
   return {
     handle,
     calls: calls as ReadonlyMap<string, number>,
+    load: load as { readonly inFlight: number; readonly maxInFlight: number },
+    resetLoad: () => {
+      load.maxInFlight = load.inFlight;
+    },
     actedFor: actedFor as readonly ActedFor[],
     setQuirks: (q: Quirks) => {
       quirks = { ...q };

@@ -3,12 +3,17 @@
  * taken by one of them. A digest is fetched with the user's credentials, sent as a DM, and the
  * reminder moved to its next occurrence. Crashing before the DM is handed to Slack means another
  * instance takes it over when the lease runs out; after that point it is never sent twice.
+ *
+ * Calls to the service are bounded by `concurrency` on all instances together (ServiceSlots): a
+ * digest holds a slot for its service call alone, so that Slack (its latency, rate limits, 429
+ * waits), the store and the zone lookup never hold the service back. While reminders are due they
+ * are taken one after another, not once per tick.
  */
 
 import { parseDateInput, todayIn } from '../parse/dates.js';
 import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
-import { eachLimited, Ticker } from '../runtime/ticker.js';
+import { Ticker } from '../runtime/ticker.js';
 import { type CredentialSource, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ServiceClient } from '../service/index.js';
@@ -16,6 +21,7 @@ import type { Principal, Reminder, ReminderRelease, Store } from '../store/index
 import { buildDigest, type Digest } from './digest.js';
 import type { ReminderPlanner } from './remind.js';
 import { nextOccurrence, reminderPaused, spreadDelayMs } from './schedule.js';
+import { type HeldSlot, ServiceSlots, SlotsStoppedError } from './slots.js';
 
 /**
  * Why a digest could not be fetched, for the one message that asks the user to link: their token
@@ -49,9 +55,13 @@ export interface SchedulerOptions {
   /** This instance's name in leases. */
   owner: string;
   windowDays: number;
-  /** How often the store is asked for due reminders. */
+  /** How often the store is asked for due reminders when none were (while some are, they are taken one after another). */
   tickMs?: number;
-  /** Each user's digest comes at a fixed delay within this, so that 09:00 is not one burst at the service. */
+  /**
+   * Each user's digest is due at a fixed delay within this after their time, the same every day:
+   * those who chose the same minute are taken in the same order each day. The service is
+   * protected by `concurrency`, not by this: a long delay would only make digests late.
+   */
   spreadMs?: number;
   /** How long a taken reminder is held before another instance may take it over. */
   leaseMs?: number;
@@ -59,10 +69,16 @@ export interface SchedulerOptions {
   retryMs?: number;
   /** …until the digest is this late, then skip to the next occurrence: a 09:00 digest at 17:00 helps no one. */
   giveUpAfterMs?: number;
-  /** Service calls in flight at once from this instance. */
+  /** Digests' calls to the service in flight at once, on all instances sharing the store (REMINDER_CONCURRENCY). */
   concurrency?: number;
-  /** Reminders taken per store call. */
-  batch?: number;
+  /**
+   * Digests this instance works on at once: more than `concurrency`, so that while some wait for
+   * Slack, the zone lookup or the store (each a round trip that may take as long as the service
+   * call), others use the service. Four times `concurrency` unless set.
+   */
+  workers?: number;
+  /** How long a service slot is leased (renewed while held): how soon the slots of an instance that died come free. */
+  slotLeaseMs?: number;
 }
 
 export interface TickReport {
@@ -81,19 +97,31 @@ export const DIGEST_FETCH = 100;
 export class ReminderScheduler implements ReminderPlanner {
   readonly #o: Required<SchedulerOptions>;
   readonly #ticker: Ticker<TickReport>;
+  readonly #slots: ServiceSlots;
 
   constructor(options: SchedulerOptions) {
+    // REMINDER_CONCURRENCY's default, for a scheduler built without configuration (tests).
+    const concurrency = options.concurrency ?? 4;
     this.#o = {
-      tickMs: 30_000,
-      spreadMs: 5 * 60_000,
+      tickMs: 5_000,
+      spreadMs: 1_000,
       leaseMs: 5 * 60_000,
       retryMs: 10 * 60_000,
       giveUpAfterMs: 4 * 3_600_000,
-      concurrency: 4,
-      batch: 50,
+      workers: 4 * concurrency,
+      slotLeaseMs: 60_000,
       ...options,
+      concurrency,
     };
     this.#ticker = new Ticker(this.#o.tickMs, () => this.#tick());
+    this.#slots = new ServiceSlots({
+      store: this.#o.store,
+      owner: this.#o.owner,
+      limit: concurrency,
+      now: this.#o.now,
+      logger: this.#o.logger,
+      leaseMs: this.#o.slotLeaseMs,
+    });
   }
 
   get windowDays(): number {
@@ -111,6 +139,7 @@ export class ReminderScheduler implements ReminderPlanner {
   }
 
   async stop(): Promise<void> {
+    this.#slots.stop();
     await this.#ticker.stop();
   }
 
@@ -121,31 +150,70 @@ export class ReminderScheduler implements ReminderPlanner {
 
   async #tick(): Promise<TickReport> {
     const report: TickReport = { taken: 0, sent: 0, quiet: 0, relinkAsked: 0, retried: 0, skipped: 0, failed: 0 };
-    // Bounded per tick, so that one tick cannot run for ever when the clock jumps.
-    for (let round = 0; round < 20 && !this.#ticker.stopped; round++) {
-      const now = this.#o.now();
-      let taken: Reminder[];
-      try {
-        taken = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), this.#o.batch);
-      } catch (error) {
-        this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
-        report.failed++;
-        break;
-      }
-      report.taken += taken.length;
-      await eachLimited(taken, this.#o.concurrency, async (r) => {
-        const outcome = await this.#handle(r).catch((error: unknown) => {
+    const started = performance.now();
+    let progressAt = started;
+    let more = true;
+    let joined: Promise<void>[] = [];
+    let renewal: NodeJS.Timeout | undefined;
+    // Each worker takes one due reminder at a time. A digest waiting its turn at the service keeps
+    // its reminder: the leases this instance holds are renewed while the tick runs, so none runs
+    // out under a long queue (and an instance that dies lets its reminders go when they do).
+    const work = async (): Promise<void> => {
+      while (more && !this.#ticker.stopped) {
+        let r: Reminder | undefined;
+        try {
+          const now = this.#o.now();
+          [r] = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), 1);
+        } catch (error) {
+          this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
+          report.failed++;
+          more = false;
+          return;
+        }
+        if (r === undefined) {
+          more = false;
+          return;
+        }
+        report.taken++;
+        // An idle tick costs one claim; the other workers join once something is due.
+        if (joined.length === 0) {
+          joined = Array.from({ length: this.#o.workers - 1 }, work);
+          renewal = setInterval(() => {
+            const until = new Date(this.#o.now().getTime() + this.#o.leaseMs);
+            void this.#o.store.renewReminderLeases(this.#o.owner, until).catch((error: unknown) => {
+              this.#o.logger.warn({ error: (error as Error).message }, 'reminders: could not renew their leases');
+            });
+          }, this.#o.leaseMs / 3);
+          renewal.unref();
+        }
+        let outcome: Exclude<keyof TickReport, 'taken'>;
+        try {
+          outcome = await this.#handle(r);
+        } catch (error) {
           this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
-          return 'failed' as const;
-        });
+          outcome = 'failed';
+        }
         report[outcome]++;
-      });
-      if (taken.length < this.#o.batch) break;
+        if (performance.now() - progressAt > 60_000) {
+          progressAt = performance.now();
+          this.#o.logger.info({ ...report, seconds: Math.round((progressAt - started) / 1000) }, 'reminders: still handling');
+        }
+      }
+    };
+    try {
+      await work();
+      await Promise.all(joined);
+    } finally {
+      if (renewal !== undefined) clearInterval(renewal);
     }
     if (report.taken > 0) this.#o.logger.info({ ...report }, 'reminders handled');
     return report;
   }
 
+  /**
+   * Everything but the service call is done without a service slot: the zone, the credentials and
+   * the checks before it, the store and Slack after it. The slot is held for the call alone.
+   */
   async #handle(r: Reminder): Promise<Exclude<keyof TickReport, 'taken'>> {
     const { store, logger } = this.#o;
     const now = this.#o.now();
@@ -186,9 +254,24 @@ export class ReminderScheduler implements ReminderPlanner {
       'page-size': DIGEST_FETCH,
       ...(dueBefore.ok ? { 'due-before': dueBefore.value } : {}),
     };
+    let slot: HeldSlot;
+    try {
+      slot = await this.#slots.acquire();
+    } catch (error) {
+      // Stopping (or the store not answering): the reminder goes back as it was, for whoever comes next.
+      await release({ nextAt: r.nextAt, dueAt: r.dueAt, timeZone: r.timeZone });
+      if (error instanceof SlotsStoppedError) return 'retried';
+      throw error;
+    }
     let approvals: Awaited<ReturnType<ServiceClient['findApprovals']>>['approvals'];
     try {
-      approvals = (await linked.call((token, options) => this.#o.service.findApprovals(query, token, options))).approvals;
+      let answer: Awaited<ReturnType<ServiceClient['findApprovals']>>;
+      try {
+        answer = await linked.call((token, options) => this.#o.service.findApprovals(query, token, options));
+      } finally {
+        await slot.release();
+      }
+      approvals = answer.approvals;
       await store.recordOutcome(who, 'findApprovals', 'ok', now);
     } catch (error) {
       if (isServiceError(error) && error.kind === 'invalid-token') {

@@ -1,9 +1,13 @@
 /**
  * What the app says outside a request (a collection's channel message and its updates, the DM
- * when runs abort, reminder digests), rendered here and sent through one WebClient, which waits
- * out 429s as their Retry-After says. Writes to one channel are paced to one a second, as Slack
- * asks. User-group members are cached briefly, so that an allow-list by group costs one call per
- * group every few minutes, not one per command.
+ * when runs abort, reminder digests), rendered here and sent through one WebClient. Writes to one
+ * channel are paced to one a second, as Slack asks. A 429 is waited out here, as its Retry-After
+ * says, for every message of that method, not only the refused one (Slack: wait "before calling
+ * the method again with any token"), then calls go one at a time for a while (RateGate), and the
+ * refused message is tried again for as long as Slack keeps refusing it, up to
+ * RATE_LIMIT_PATIENCE_MS: a 429 means it was not posted, so trying again cannot post it twice, and
+ * 10,000 digests at 09:00 meet many. User-group members are cached briefly, so that an allow-list
+ * by group costs one call per group every few minutes, not one per command.
  */
 
 import { WebClient } from '@slack/web-api';
@@ -16,6 +20,10 @@ import { renderCollectFailedDm, renderCollectStatus } from '../render/collect.js
 import { renderDigest, renderReminderRelink } from '../render/reminders.js';
 import type { Logger } from '../runtime/logger.js';
 import type { Metrics } from '../runtime/metrics.js';
+import { RateGate } from './rate-gate.js';
+
+/** How long a message is tried again while Slack answers 429; past it, it is given up. */
+export const RATE_LIMIT_PATIENCE_MS = 15 * 60_000;
 
 /** Slack errors that mean the message cannot be updated again. */
 const MESSAGE_GONE = /message_not_found|channel_not_found|is_archived|cant_update_message|not_in_channel/;
@@ -28,9 +36,14 @@ export function slackClients(credentials: SlackCredentials): { lookups: WebClien
   const base = credentials.apiUrl === undefined ? {} : { slackApiUrl: credentials.apiUrl };
   const token = credentials.botToken.reveal();
   return {
-    lookups: new WebClient(token, { ...base, timeout: 2_000, retryConfig: { retries: 0 } }),
-    // On a 429 the client waits for Retry-After and tries again; a few tries, then the message is given up.
-    messages: new WebClient(token, { ...base, retryConfig: { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 30_000 } }),
+    // A 429 is answered at once (rejectRateLimitedCalls), not waited out: see slackTimeZones.
+    lookups: new WebClient(token, { ...base, timeout: 2_000, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true }),
+    // A 429 comes back at once (createChat waits it out); other failures (the network) are tried a few times.
+    messages: new WebClient(token, {
+      ...base,
+      retryConfig: { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 30_000 },
+      rejectRateLimitedCalls: true,
+    }),
   };
 }
 
@@ -60,16 +73,43 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
     if (slot > at) await new Promise((resolve) => setTimeout(resolve, slot - at));
     return call();
   };
-  /** Counts a failed call by method and Slack's error code, and passes the error on. */
-  const counted = async <T>(method: string, call: () => Promise<T>): Promise<T> => {
-    try {
-      return await call();
-    } catch (error) {
-      metrics.slackError(
-        method,
-        (error as { data?: { error?: string }; code?: string }).data?.error ?? (error as { code?: string }).code ?? 'error',
-      );
-      throw error;
+  const gates = new Map<string, RateGate>();
+  let limitedSaidAt = Number.NEGATIVE_INFINITY;
+  let limitedUnsaid = 0;
+  /**
+   * Counts a failed call by method and Slack's error code (a 429 as slack_webapi_rate_limited_error),
+   * waits out Retry-After (RateGate) and tries again, and passes any other error on.
+   */
+  const counted = async <T>(method: string, call: () => Promise<T>, patienceMs = RATE_LIMIT_PATIENCE_MS): Promise<T> => {
+    const giveUpAt = performance.now() + patienceMs;
+    let gate = gates.get(method);
+    if (gate === undefined) {
+      gate = new RateGate();
+      gates.set(method, gate);
+    }
+    for (;;) {
+      await gate.enter();
+      try {
+        return await call();
+      } catch (error) {
+        const e = error as { data?: { error?: string }; code?: string; retryAfter?: number };
+        metrics.slackError(method, e.data?.error ?? e.code ?? 'error');
+        if (e.code !== 'slack_webapi_rate_limited_error') throw error;
+        const until = gate.limited(e.retryAfter ?? 1);
+        if (until > giveUpAt) throw error;
+        // A burst meets a 429 every second or so: said once a minute, with how many.
+        limitedUnsaid++;
+        if (until - limitedSaidAt >= 60_000) {
+          logger.info(
+            { method, retryAfterSeconds: e.retryAfter, timesSinceLastSaid: limitedUnsaid },
+            'Slack rate limited; waiting as Retry-After says',
+          );
+          limitedSaidAt = until;
+          limitedUnsaid = 0;
+        }
+      } finally {
+        gate.leave();
+      }
     }
   };
   /** A bot may post to a user id: Slack delivers it in the app's Messages tab. */
@@ -106,7 +146,8 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
       const hit = groups.get(groupId);
       if (hit && hit.until > now().getTime()) return hit.members;
       try {
-        const res = await counted('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }));
+        // A command waits on this: a 429 is not waited out (the group admits nobody for now).
+        const res = await counted('usergroups.users.list', () => client.usergroups.users.list({ usergroup: groupId }), 0);
         const members = res.users ?? [];
         groups.set(groupId, { members, until: now().getTime() + groupTtlMs });
         return members;

@@ -83,6 +83,8 @@ export class PostgresStore implements Store {
   readonly #keys: Keyring;
   readonly #outcomes = new OutcomeThrottle();
   readonly #pruning = new SignaturePruning();
+  /** Service-call slots known to exist: made once per process, up to the largest limit asked for. */
+  #slotsMade = 0;
 
   private constructor(pool: pg.Pool, keys: Keyring) {
     this.#pool = pool;
@@ -307,6 +309,36 @@ export class PostgresStore implements Store {
       ],
     );
     return result.rowCount === 1;
+  }
+
+  async renewReminderLeases(owner: string, until: Date): Promise<number> {
+    return (await this.#query('UPDATE reminders SET lease_until = $1 WHERE lease_owner = $2', [until.getTime(), owner])).rowCount ?? 0;
+  }
+
+  async takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined> {
+    if (limit > this.#slotsMade) {
+      await this.#query('INSERT INTO service_slots (slot) SELECT generate_series(0, $1::INTEGER - 1) ON CONFLICT DO NOTHING', [limit]);
+      this.#slotsMade = limit;
+    }
+    // SKIP LOCKED: instances asking at the same moment each get a different slot instead of queueing.
+    const { rows } = await this.#query<{ slot: number }>(
+      `UPDATE service_slots SET owner = $1, until = $2
+       WHERE slot = (
+         SELECT slot FROM service_slots WHERE slot < $3 AND (owner IS NULL OR until <= $4)
+         ORDER BY slot LIMIT 1 FOR UPDATE SKIP LOCKED)
+       AND (owner IS NULL OR until <= $4)
+       RETURNING slot`,
+      [owner, until.getTime(), limit, now.getTime()],
+    );
+    return rows[0]?.slot;
+  }
+
+  async releaseServiceSlot(owner: string, slot: number): Promise<void> {
+    await this.#query('UPDATE service_slots SET owner = NULL, until = NULL WHERE slot = $1 AND owner = $2', [slot, owner]);
+  }
+
+  async renewServiceSlots(owner: string, until: Date): Promise<number> {
+    return (await this.#query('UPDATE service_slots SET until = $1 WHERE owner = $2', [until.getTime(), owner])).rowCount ?? 0;
   }
 
   async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {

@@ -143,6 +143,17 @@ export const MIGRATIONS: readonly Migration[] = [
      );
      CREATE INDEX service_identities_user ON service_identities (user_id);`,
   },
+  {
+    version: 6,
+    name: 'service-call slots for reminders',
+    // REMINDER_CONCURRENCY rows, leased one per call to the service, so that the limit holds
+    // across every instance on this database (an owner's lease runs out if it dies).
+    sql: `CREATE TABLE service_slots (
+       slot  INTEGER PRIMARY KEY,
+       owner TEXT,
+       until BIGINT
+     );`,
+  },
 ];
 
 /** Run first, every start: a no-op once the table exists, whichever release created it. */

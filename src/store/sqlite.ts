@@ -119,6 +119,15 @@ function prepare(db: Database.Database) {
     getReminder: db.prepare<[string, string], ReminderRow>('SELECT * FROM reminders WHERE team_id = ? AND user_id = ?'),
     deleteReminder: db.prepare<[string, string]>('DELETE FROM reminders WHERE team_id = ? AND user_id = ?'),
     pauseReminder: db.prepare<[number, string, string]>('UPDATE reminders SET paused_at = ? WHERE team_id = ? AND user_id = ?'),
+    makeSlot: db.prepare<[number]>('INSERT OR IGNORE INTO service_slots (slot) VALUES (?)'),
+    takeSlot: db.prepare<[string, number, number, number], { slot: number }>(
+      `UPDATE service_slots SET owner = ?, until = ?
+       WHERE slot = (SELECT slot FROM service_slots WHERE slot < ? AND (owner IS NULL OR until <= ?) ORDER BY slot LIMIT 1)
+       RETURNING slot`,
+    ),
+    releaseSlot: db.prepare<[number, string]>('UPDATE service_slots SET owner = NULL, until = NULL WHERE slot = ? AND owner = ?'),
+    renewSlots: db.prepare<[number, string]>('UPDATE service_slots SET until = ? WHERE owner = ?'),
+    renewReminderLeases: db.prepare<[number, string]>('UPDATE reminders SET lease_until = ? WHERE lease_owner = ?'),
     claimReminders: db.prepare<[string, number, number, number, number], ReminderRow>(
       `UPDATE reminders SET lease_owner = ?, lease_until = ?
        WHERE rowid IN (SELECT rowid FROM reminders WHERE due_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY due_at LIMIT ?)
@@ -210,6 +219,8 @@ export class SqliteStore implements Store {
     resolve: (fresh: boolean) => void;
     reject: (error: unknown) => void;
   }> = [];
+  /** Service-call slots known to exist: made once per process, up to the largest limit asked for. */
+  #slotsMade = 0;
 
   constructor(path: string, key: Secret, previousKey?: Secret) {
     if (path !== ':memory:') createOwnerOnly(path);
@@ -367,6 +378,29 @@ export class SqliteStore implements Store {
   async claimDueReminders(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<Reminder[]> {
     // One statement: SQLite runs writers one at a time, so two instances cannot lease the same row.
     return this.#sql.claimReminders.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(reminderOf);
+  }
+
+  async renewReminderLeases(owner: string, until: Date): Promise<number> {
+    return this.#sql.renewReminderLeases.run(until.getTime(), owner).changes;
+  }
+
+  async takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined> {
+    if (limit > this.#slotsMade) {
+      this.#db.transaction(() => {
+        for (let slot = this.#slotsMade; slot < limit; slot++) this.#sql.makeSlot.run(slot);
+      })();
+      this.#slotsMade = limit;
+    }
+    // One statement: SQLite runs writers one at a time, so two takers never get the same slot.
+    return this.#sql.takeSlot.get(owner, until.getTime(), limit, now.getTime())?.slot;
+  }
+
+  async releaseServiceSlot(owner: string, slot: number): Promise<void> {
+    this.#sql.releaseSlot.run(slot, owner);
+  }
+
+  async renewServiceSlots(owner: string, until: Date): Promise<number> {
+    return this.#sql.renewSlots.run(until.getTime(), owner).changes;
   }
 
   async markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean> {

@@ -233,6 +233,20 @@ export interface Store {
   markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean>;
   /** Moves the reminder on and lets go of the lease. False when it was changed or deleted meanwhile (nothing is written). */
   releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean>;
+  /** Extends every lease `owner` holds on reminders to `until` (a digest waiting its turn at the service keeps its reminder); returns how many. */
+  renewReminderLeases(owner: string, until: Date): Promise<number>;
+
+  /**
+   * Leases one of the service-call slots numbered below `limit` to `owner` until `until`: the
+   * reminders' calls to the service, counted on every instance that shares this store. Undefined
+   * when each is held by someone whose lease has not run out. Slots are made as needed, so
+   * instances configured with different limits share the lower-numbered ones.
+   */
+  takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined>;
+  /** Gives a slot back (only its owner can), to be taken again at once. */
+  releaseServiceSlot(owner: string, slot: number): Promise<void>;
+  /** Extends every slot `owner` holds to `until`; returns how many. */
+  renewServiceSlots(owner: string, until: Date): Promise<number>;
 
   /**
    * Records an attempt; recording one with the same id again completes its line (when, outcome,

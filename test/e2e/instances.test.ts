@@ -39,6 +39,7 @@ beforeAll(async () => {
     TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 8).toString('base64'),
     DATABASE_URL: schema.url,
     PORT: '0',
+    REMINDER_CONCURRENCY: '2',
   });
   for (let i = 0; i < 2; i++)
     apps.push(
@@ -151,6 +152,36 @@ describe.skipIf(!available)('two instances on one PostgreSQL', () => {
     }
     // Per user: exactly two, one each day.
     for (const userId of users) expect(digests().filter((d) => d.channel === userId)).toHaveLength(2);
+  });
+
+  it('keep the digests’ calls to the service within REMINDER_CONCURRENCY on both together, each digest sent once', async () => {
+    const [a, b] = apps as [Running, Running];
+    const users = Array.from({ length: 16 }, (_, i) => `UCON${String(i).padStart(2, '0')}`);
+    const token = new Secret(service.demoTokens.find((t) => t.label === 'approver')?.token ?? '');
+    for (const userId of users) {
+      const who = { teamId: TEAM, userId };
+      await a.deps.store.setToken(who, ['findApprovals'], token, 'admin', clock.now());
+      const schedule = { days: 'daily' as const, minuteOfDay: 17 * 60, timeZone: 'UTC' };
+      await b.deps.store.setReminder({ ...who, ...schedule, ...b.deps.reminders.plan(who, schedule, clock.now()) });
+    }
+    const five = new Date(clock.now());
+    five.setUTCHours(17, 1, 30, 0);
+    if (five <= clock.now()) five.setUTCDate(five.getUTCDate() + 1);
+    clock.advance(five.getTime() - clock.now().getTime());
+    // A slow service: each call is in flight long enough for every worker of both to ask at once.
+    service.setDelay(40);
+    service.resetLoad();
+    const callsBefore = service.calls.get('findApprovals') ?? 0;
+    try {
+      const reports = await Promise.all([a.reminders.tick(), b.reminders.tick()]);
+      expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(users.length);
+    } finally {
+      service.setDelay(0);
+    }
+    expect((service.calls.get('findApprovals') ?? 0) - callsBefore).toBe(users.length);
+    // Measured at the service: two at once, on the two instances together.
+    expect(service.load.maxInFlight).toBe(2);
+    for (const userId of users) expect(slack.posted().filter((p) => p.channel === userId)).toHaveLength(1);
   });
 
   it('refuse a signed request replayed to the other instance, as to the first', async () => {

@@ -22,7 +22,8 @@ export interface FakeSlack {
   url: string;
   apiUrl: string;
   /** Web API calls by method, bodies as sent (form-encoded). */
-  apiCalls: Array<{ method: string; body: string }>;
+  /** Every Web API call, 429s included; `at` is performance.now() when it arrived. */
+  apiCalls: Array<{ method: string; body: string; at: number }>;
   /** A fresh response_url. */
   responseUrl(): { id: string; url: string };
   responses(id: string): ResponseBody[];
@@ -69,7 +70,7 @@ function payloadProblems(method: string, params: URLSearchParams): string[] {
 export async function startFakeSlack(): Promise<FakeSlack> {
   const refused: string[] = [];
   const responses = new Map<string, ResponseBody[]>();
-  const apiCalls: Array<{ method: string; body: string }> = [];
+  const apiCalls: Array<{ method: string; body: string; at: number }> = [];
   const events = new EventEmitter();
   const timeZones = new Map<string, string>();
   const userGroups = new Map<string, string[]>();
@@ -105,7 +106,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const api = /^\/api\/([\w.]+)$/.exec(url.pathname);
       if (api) {
         const method = api[1] as string;
-        apiCalls.push({ method, body });
+        apiCalls.push({ method, body, at: performance.now() });
         const params = new URLSearchParams(body);
         const problems = payloadProblems(method, params);
         if (problems.length > 0) {

@@ -3,7 +3,7 @@
  * memory): what is retried, what is given up, what is sent, and that the query is the digest's.
  */
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { storedTokens } from '../../src/accounts/credentials.js';
 import type { Digest } from '../../src/reminders/digest.js';
 import { ReminderScheduler } from '../../src/reminders/scheduler.js';
@@ -108,5 +108,135 @@ describe('ReminderScheduler', () => {
     expect(await t.scheduler.tick()).toMatchObject({ taken: 1, skipped: 1 });
     expect(t.dms).toHaveLength(0);
     expect((await t.store.getReminder(WHO))?.nextAt.toISOString()).toBe('2026-11-24T09:00:00.000Z');
+  });
+});
+
+describe('ReminderScheduler under load', () => {
+  /** `users` reminders at 09:00 London on one store; schedulers made by `scheduler()` share it, as instances share a database. */
+  function many(users: number, serviceMs: number) {
+    const clock = new TestClock('2026-11-23T08:00:00Z');
+    const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64')));
+    const load = { inFlight: 0, max: 0, calls: 0 };
+    const service = {
+      findApprovals: async () => {
+        load.calls++;
+        load.max = Math.max(load.max, ++load.inFlight);
+        await new Promise((resolve) => setTimeout(resolve, serviceMs));
+        load.inFlight--;
+        return { approvals: [approval('2026-11-22', 1)], count: 1 };
+      },
+    } as unknown as ServiceClient;
+    const dms: string[] = [];
+    let gate: Promise<void> = Promise.resolve();
+    const scheduler = (owner: string, concurrency: number, leaseMs = 5 * 60_000) =>
+      new ReminderScheduler({
+        leaseMs,
+        store,
+        service,
+        credentials: storedTokens(store),
+        logger: createLogger({ level: 'error', write: () => {} }),
+        now: clock.now,
+        timeZones: { lookup: async () => 'Europe/London' },
+        outbox: {
+          digest: async (userId) => {
+            dms.push(userId);
+            await gate;
+          },
+          relink: async () => {},
+        },
+        owner,
+        windowDays: 3,
+        concurrency,
+      });
+    const setUp = async () => {
+      const planner = scheduler('setup', 1);
+      for (let i = 0; i < users; i++) {
+        const who = { teamId: 'T1', userId: `U${String(i).padStart(3, '0')}` };
+        await store.setToken(who, ['findApprovals'], new Secret(`tok-${i}`), 'admin', clock.now());
+        const schedule = { days: 'daily' as const, minuteOfDay: 540, timeZone: 'Europe/London' };
+        await store.setReminder({ ...who, ...schedule, ...planner.plan(who, schedule, clock.now()) });
+      }
+      clock.advance(3_600_000 + 2_000);
+    };
+    return {
+      clock,
+      store,
+      load,
+      dms,
+      scheduler,
+      setUp,
+      closeGate: () => {
+        let open = () => {};
+        gate = new Promise<void>((resolve) => {
+          open = resolve;
+        });
+        return open;
+      },
+    };
+  }
+
+  it('keeps the service calls of two instances within the one concurrency they share, and sends each digest once', async () => {
+    const t = many(30, 15);
+    await t.setUp();
+    const [a, b] = [t.scheduler('instance-a', 3), t.scheduler('instance-b', 3)];
+    const reports = await Promise.all([a.tick(), b.tick()]);
+    expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(30);
+    expect(t.load.calls).toBe(30);
+    // Three at once, on both together: not six (three each), and not fewer than asked for.
+    expect(t.load.max).toBe(3);
+    expect(new Set(t.dms).size).toBe(30);
+    expect(t.dms).toHaveLength(30);
+    // Every slot was given back, and every lease: another tick can use all three.
+    expect(await t.store.takeServiceSlot('check', 3, new Date('2026-11-23T09:00:02Z'), new Date('2026-11-23T09:01:00Z'))).toBe(0);
+  });
+
+  it('gives the service slot back before the digest goes to Slack, so a slow Slack does not idle the service', async () => {
+    const t = many(8, 1);
+    await t.setUp();
+    const open = t.closeGate();
+    const scheduler = t.scheduler('instance-a', 2);
+    const tick = scheduler.tick();
+    // Slack takes nothing: all eight digests wait on it, the service has answered all eight, and
+    // nothing is in flight there: the two slots were not held while Slack was.
+    while (t.dms.length < 8) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(t.load.calls).toBe(8);
+    expect(t.load.inFlight).toBe(0);
+    open();
+    expect(await tick).toMatchObject({ taken: 8, sent: 8 });
+    expect(t.load.max).toBeLessThanOrEqual(2);
+  });
+
+  it('asks the store once on a tick with nothing due (no slot), and takes due reminders one after another until none is left', async () => {
+    const t = many(12, 1);
+    await t.setUp();
+    const scheduler = t.scheduler('instance-a', 2);
+    const claims = vi.spyOn(t.store, 'claimDueReminders');
+    expect(await scheduler.tick()).toMatchObject({ taken: 12, sent: 12 });
+    // One claim per reminder, and one for each worker that found nothing more.
+    expect(claims.mock.calls.length).toBeGreaterThanOrEqual(13);
+    claims.mockClear();
+    const slots = vi.spyOn(t.store, 'takeServiceSlot');
+    expect(await scheduler.tick()).toMatchObject({ taken: 0 });
+    expect(claims).toHaveBeenCalledTimes(1);
+    expect(slots).not.toHaveBeenCalled();
+  });
+
+  it('keeps the lease of a reminder whose digest waits its turn at the service, however long the wait', async () => {
+    const t = many(1, 1);
+    await t.setUp();
+    // Another instance holds the only slot.
+    const now = t.clock.now();
+    expect(await t.store.takeServiceSlot('busy', 1, now, new Date(now.getTime() + 3_600_000))).toBe(0);
+    const waiting = t.scheduler('instance-a', 1, 300);
+    const tick = waiting.tick();
+    // Well past its first lease, in steps shorter than one, each followed by a renewal (every 100 ms).
+    for (let i = 0; i < 5; i++) {
+      t.clock.advance(250);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    expect(await t.scheduler('instance-b', 1, 300).tick()).toMatchObject({ taken: 0 });
+    await t.store.releaseServiceSlot('busy', 0);
+    expect(await tick).toMatchObject({ taken: 1, sent: 1 });
+    expect(t.dms).toHaveLength(1);
   });
 });

@@ -1,9 +1,11 @@
 import type { WebClient } from '@slack/web-api';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CollectStatus } from '../../src/collections/runs.js';
 import { silentLogger } from '../../src/runtime/logger.js';
 import { Metrics } from '../../src/runtime/metrics.js';
-import { createChat } from '../../src/slack/chat.js';
+import { Secret } from '../../src/runtime/secret.js';
+import { createChat, slackClients } from '../../src/slack/chat.js';
+import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 
 function fakeClient(fail?: string) {
   const calls: Array<{ method: string; channel: string; at: number }> = [];
@@ -71,4 +73,91 @@ describe('createChat', () => {
     await expect(chatWith(fakeClient('ratelimited').client, metrics).updateStatus('C1', '1.1', STATUS)).rejects.toThrow('ratelimited');
     expect(await chatWith(fakeClient().client, metrics).updateStatus('C1', '1.1', STATUS)).toBe('updated');
   });
+});
+
+describe('createChat after a 429', () => {
+  it('sends messages of that method one at a time for a while, not all at once when Retry-After ends', async () => {
+    let inFlight = 0;
+    const seen: Array<{ inFlight: number; limitedBefore: boolean }> = [];
+    let limited = false;
+    const client = {
+      chat: {
+        postMessage: async () => {
+          inFlight++;
+          seen.push({ inFlight, limitedBefore: limited });
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          inFlight--;
+          if (!limited) {
+            limited = true;
+            throw Object.assign(new Error('rate limited'), { code: 'slack_webapi_rate_limited_error', retryAfter: 1 });
+          }
+          return { ok: true, ts: '1.1' };
+        },
+      },
+    } as unknown as WebClient;
+    const chat = chatWith(client, new Metrics({ defaultMetrics: false }));
+    const first = chat.relink('U0', 'expired');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // Five more while the first is out: they go at once (nothing was refused yet)...
+    const before = Array.from({ length: 5 }, (_, i) => chat.relink(`UB${i}`, 'expired'));
+    await Promise.all([first, ...before]);
+    expect(Math.max(...seen.filter((s) => !s.limitedBefore).map((s) => s.inFlight))).toBeGreaterThan(1);
+    // ...and after the 429 (and its second of quiet), one at a time.
+    const after = Array.from({ length: 6 }, (_, i) => chat.relink(`UA${i}`, 'expired'));
+    await Promise.all(after);
+    expect(seen.filter((s) => s.limitedBefore).every((s) => s.inFlight === 1)).toBe(true);
+    expect(seen.filter((s) => s.limitedBefore).length).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('createChat against Slack’s rate limits (a real WebClient, a stand-in Slack)', () => {
+  let slack: FakeSlack;
+  beforeAll(async () => {
+    slack = await startFakeSlack();
+  });
+  afterAll(async () => {
+    await slack.close();
+  });
+  const chat = () =>
+    createChat(
+      slackClients({ botToken: new Secret('xoxb-0000-1111-ratelimits'), signingSecret: new Secret('x'), apiUrl: slack.apiUrl }).messages,
+      {
+        logger: silentLogger,
+        now: () => new Date(),
+        metrics: new Metrics({ defaultMetrics: false }),
+        approvalLinks: undefined,
+        perChannelMs: 0,
+      },
+    );
+  const postsTo = (channel: string) =>
+    slack.apiCalls.filter((c) => c.method === 'chat.postMessage' && new URLSearchParams(c.body).get('channel') === channel);
+
+  it('keeps trying a message Slack keeps refusing with 429 (it was not posted, so trying again cannot post it twice)', async () => {
+    // Five 429s in a row: more than the client's own retries, which used to give the digest up.
+    slack.rateLimit('chat.postMessage', 1, 5);
+    const started = performance.now();
+    await chat().relink('UPATIENT', 'expired');
+    const calls = postsTo('UPATIENT');
+    expect(calls).toHaveLength(6);
+    expect(slack.posted().filter((p) => p.channel === 'UPATIENT')).toHaveLength(1);
+    // Each retry came no sooner than the Retry-After before it.
+    for (let i = 1; i < calls.length; i++) expect((calls[i]?.at ?? 0) - (calls[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(990);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(4_950);
+  }, 20_000);
+
+  it('after a 429, sends no message at all until its Retry-After has passed, then sends them all', async () => {
+    const c = chat();
+    slack.rateLimit('chat.postMessage', 2, 1);
+    const first = c.relink('UFIRST', 'expired');
+    while (postsTo('UFIRST').length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const others = ['USECOND', 'UTHIRD'].map((u) => c.relink(u, 'expired'));
+    await Promise.all([first, ...others]);
+    const limitedAt = postsTo('UFIRST')[0]?.at ?? 0;
+    for (const u of ['USECOND', 'UTHIRD']) {
+      expect(postsTo(u)).toHaveLength(1);
+      expect((postsTo(u)[0]?.at ?? 0) - limitedAt).toBeGreaterThanOrEqual(1_990);
+    }
+    expect(postsTo('UFIRST')).toHaveLength(2);
+  }, 20_000);
 });

@@ -647,6 +647,51 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    it('leases at most `limit` service slots across two instances, gives back what is released or has run out, and renews', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      const until = new Date(at.getTime() + 60_000);
+      const takes = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (stores[i % 2] as Store).takeServiceSlot(`owner-${i % 2}`, 4, at, until)),
+      );
+      const held = takes.filter((s) => s !== undefined);
+      expect(held.sort()).toEqual([0, 1, 2, 3]);
+      // Another instance set to a higher limit shares the same four, and has more of its own.
+      expect(await stores[1].takeServiceSlot('owner-big', 6, at, until)).toBe(4);
+      expect(await stores[0].takeServiceSlot('owner-0', 4, at, until)).toBeUndefined();
+      // Only its owner can give a slot back.
+      const [one, ownerOfOne] = takes.flatMap((s, i) => (s === undefined ? [] : [[s, `owner-${i % 2}`] as const]))[0] ?? [0, ''];
+      const other = ownerOfOne === 'owner-0' ? 'owner-1' : 'owner-0';
+      await stores[0].releaseServiceSlot(other, one);
+      expect(await stores[1].takeServiceSlot(other, 4, at, until)).toBeUndefined();
+      await stores[0].releaseServiceSlot(ownerOfOne, one);
+      expect(await stores[1].takeServiceSlot(other, 4, at, until)).toBe(one);
+      // A lease renewed holds past its first time; one not renewed runs out and is taken again.
+      const held0 = takes.filter((s, i) => s !== undefined && s !== one && `owner-${i % 2}` === 'owner-0').length;
+      const held1 = 4 - 1 - held0;
+      expect(await stores[1].renewServiceSlots('owner-1', new Date(until.getTime() + 60_000))).toBe(held1 + (other === 'owner-1' ? 1 : 0));
+      const late = async () => stores[0].takeServiceSlot('owner-late', 4, until, new Date(until.getTime() + 1000));
+      const expired = held0 + (other === 'owner-0' ? 1 : 0);
+      for (let i = 0; i < expired; i++) expect(await late()).toBeTypeOf('number');
+      expect(await late()).toBeUndefined();
+      for (const s of stores) await s.close();
+    });
+
+    it('renews the leases an owner holds on reminders, and no one else’s', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      for (const u of ['UONE', 'UTWO', 'UTHREE']) await store.setReminder(reminder(u, at));
+      const lease = new Date(at.getTime() + 1000);
+      expect(await store.claimDueReminders(at, 'a', lease, 2)).toHaveLength(2);
+      expect(await store.claimDueReminders(at, 'b', lease, 2)).toHaveLength(1);
+      expect(await store.renewReminderLeases('a', new Date(at.getTime() + 60_000))).toBe(2);
+      // Past the first lease: b's has run out and is taken again; a's are still a's.
+      const later = new Date(at.getTime() + 2000);
+      const retaken = await store.claimDueReminders(later, 'c', new Date(later.getTime() + 1000), 10);
+      expect(retaken).toHaveLength(1);
+      await store.close();
+    });
+
     it('remembers a Slack signature once: of many concurrent tries on two instances one wins, until it expires', async () => {
       const db = await backend.database();
       const stores = [await db.open(KEY), await db.open(KEY)] as const;
