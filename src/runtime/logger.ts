@@ -132,3 +132,22 @@ export const silentLogger: Logger = {
   error: () => {},
   child: () => silentLogger,
 };
+
+/**
+ * For an event that comes in bursts (Slack's 429s at 09:00): it is said at most once a minute,
+ * with how many times it happened since it was last said, instead of a line each time.
+ */
+export class SaidOncePerMinute {
+  #saidAt = Number.NEGATIVE_INFINITY;
+  #unsaid = 0;
+
+  /** Counts one at `at` (ms, on any one clock): how many to say now, this one included, or undefined within a minute of the last said. */
+  count(at: number): number | undefined {
+    this.#unsaid++;
+    if (at - this.#saidAt < 60_000) return undefined;
+    const times = this.#unsaid;
+    this.#saidAt = at;
+    this.#unsaid = 0;
+    return times;
+  }
+}

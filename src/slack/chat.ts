@@ -18,7 +18,7 @@ import type { ApprovalLinks } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
 import { renderCollectFailedDm, renderCollectStatus } from '../render/collect.js';
 import { renderDigest, renderReminderRelink } from '../render/reminders.js';
-import type { Logger } from '../runtime/logger.js';
+import { type Logger, SaidOncePerMinute } from '../runtime/logger.js';
 import type { Metrics } from '../runtime/metrics.js';
 import { RateGate } from './rate-gate.js';
 
@@ -74,8 +74,7 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
     return call();
   };
   const gates = new Map<string, RateGate>();
-  let limitedSaidAt = Number.NEGATIVE_INFINITY;
-  let limitedUnsaid = 0;
+  const limitedSaid = new SaidOncePerMinute();
   /**
    * Counts a failed call by method and Slack's error code (a 429 as slack_webapi_rate_limited_error),
    * waits out Retry-After (RateGate) and tries again, and passes any other error on.
@@ -97,15 +96,13 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
         if (e.code !== 'slack_webapi_rate_limited_error') throw error;
         const until = gate.limited(e.retryAfter ?? 1);
         if (until > giveUpAt) throw error;
-        // A burst meets a 429 every second or so: said once a minute, with how many.
-        limitedUnsaid++;
-        if (until - limitedSaidAt >= 60_000) {
+        // A burst meets a 429 every second or so.
+        const times = limitedSaid.count(until);
+        if (times !== undefined) {
           logger.info(
-            { method, retryAfterSeconds: e.retryAfter, timesSinceLastSaid: limitedUnsaid },
+            { method, retryAfterSeconds: e.retryAfter, timesSinceLastSaid: times },
             'Slack rate limited; waiting as Retry-After says',
           );
-          limitedSaidAt = until;
-          limitedUnsaid = 0;
         }
       } finally {
         gate.leave();

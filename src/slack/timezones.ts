@@ -10,15 +10,14 @@
 
 import type { WebClient } from '@slack/web-api';
 import type { TimeZones } from '../runtime/deps.js';
-import type { Logger } from '../runtime/logger.js';
+import { type Logger, SaidOncePerMinute } from '../runtime/logger.js';
 
 export function slackTimeZones(client: WebClient, logger: Logger, now: () => Date, ttlMs = 3_600_000, maxEntries = 10_000): TimeZones {
   const cache = new Map<string, { zone: string | undefined; until: number }>();
   /** Until when Slack asked not to be asked (its last 429's Retry-After). */
   let quietUntil = 0;
-  // A burst of digests meets a 429 every second or so: said once a minute, with how many, not each time.
-  let limitedSaidAt = Number.NEGATIVE_INFINITY;
-  let limitedUnsaid = 0;
+  // A burst of digests meets a 429 every second or so.
+  const limitedSaid = new SaidOncePerMinute();
   return {
     async lookup(userId) {
       const at = now().getTime();
@@ -34,14 +33,12 @@ export function slackTimeZones(client: WebClient, logger: Logger, now: () => Dat
         if (limited.code === 'slack_webapi_rate_limited_error') {
           const seconds = Math.max(1, limited.retryAfter ?? 1);
           quietUntil = now().getTime() + seconds * 1000;
-          limitedUnsaid++;
-          if (quietUntil - limitedSaidAt >= 60_000) {
+          const times = limitedSaid.count(quietUntil);
+          if (times !== undefined) {
             logger.warn(
-              { retryAfterSeconds: seconds, timesSinceLastSaid: limitedUnsaid },
+              { retryAfterSeconds: seconds, timesSinceLastSaid: times },
               'users.info rate limited; zones not asked for until Retry-After has passed (the stored zone, or UTC, meanwhile)',
             );
-            limitedSaidAt = quietUntil;
-            limitedUnsaid = 0;
           }
         } else {
           logger.warn({ userId, error: (error as Error).message }, 'users.info failed; using UTC');

@@ -1,6 +1,6 @@
 /** The logger's own redaction of response_url, through the real logger at debug (as Bolt's debug lines reach it). */
 import { describe, expect, it } from 'vitest';
-import { createLogger, redactResponseUrls } from '../../src/runtime/logger.js';
+import { createLogger, redactResponseUrls, SaidOncePerMinute } from '../../src/runtime/logger.js';
 
 const HOOK = 'https://hooks.slack.com/actions/T0001/1234567890/AbCdEfGhIjKlMnOp';
 const SECRET_PART = 'AbCdEfGhIjKlMnOp';
@@ -60,5 +60,17 @@ describe('response_url redaction', () => {
     const { lines, logger } = debugLogger();
     logger.info({ service: 'https://igl.example.com/aveksa' }, 'countersign is running');
     expect(JSON.parse(lines[0] as string)).toMatchObject({ service: 'https://igl.example.com/aveksa', msg: 'countersign is running' });
+  });
+});
+
+describe('SaidOncePerMinute', () => {
+  it('says the first at once, then once a minute with how many came since', () => {
+    const said = new SaidOncePerMinute();
+    expect(said.count(0)).toBe(1);
+    expect(said.count(1_000)).toBeUndefined();
+    expect(said.count(59_999)).toBeUndefined();
+    expect(said.count(60_000)).toBe(3);
+    expect(said.count(60_001)).toBeUndefined();
+    expect(said.count(200_000)).toBe(2);
   });
 });
