@@ -94,6 +94,8 @@ export const sign = signSlackRequest;
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'countersign-e2e-'));
+  // What the harness stamps (links, maps) is stamped on the app's clock, never the machine's.
+  const now = options.now ?? (() => new Date());
   const slack = await startFakeSlack();
   const service = await startReferenceService(options.reference);
   const logs: string[] = [];
@@ -192,10 +194,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     logs,
     demoToken,
     async link(userId, label, commands = ['findApprovals', 'collectEntitlements']) {
-      await app.deps.store.setToken({ teamId: TEAM, userId }, commands, new Secret(demoToken(label)), 'admin', new Date());
+      await app.deps.store.setToken({ teamId: TEAM, userId }, commands, new Secret(demoToken(label)), 'admin', now());
     },
     async map(userId, serviceUser) {
-      await app.deps.store.setIdentity({ teamId: TEAM, userId }, { serviceUser, authsource: undefined }, 'admin', new Date());
+      await app.deps.store.setIdentity({ teamId: TEAM, userId }, { serviceUser, authsource: undefined }, 'admin', now());
     },
     async command(userId, command, text, opts = {}) {
       const response = opts.responseUrl ?? slack.responseUrl();
