@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
-import { ROOT, spawnCli } from './helpers/spawn.js';
+import { cli as countersign } from './helpers/cli.js';
+import { childEnv, ROOT, spawnCli } from './helpers/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -25,7 +26,7 @@ describe('countersign service', () => {
   });
 
   it('prints the trusted application loginTrustedApp accepts, made up or as given, and it signs in', async () => {
-    const made = spawnCli(['service', '--port', '0']);
+    const made = countersign(['service', '--port', '0']);
     const [, url] = await made.waitFor(/listening on (http:\/\/\S+)/);
     const [, id, secret] = await made.waitFor(/COMMAND_SERVICE_CLIENT_ID=(\S+)\n {2}COMMAND_SERVICE_CLIENT_SECRET=(\S+)/);
     expect(id).toBe('countersign');
@@ -33,15 +34,15 @@ describe('countersign service', () => {
     const app = await client.loginTrustedApp({ clientId: id ?? '', clientSecret: new Secret(secret ?? '') });
     expect((await client.findApprovals({ 'page-size': 2 }, app, { onBehalfOf: 'ada.lovelace' })).count).toBe(2);
     await client.close();
-    made.child.kill('SIGTERM');
+    made.signal('SIGTERM');
     expect(await made.exited).toBe(0);
 
-    const given = spawnCli(['service', '--port', '0', '--client-id', 'my-app', '--client-secret', 'my-secret-123']);
+    const given = countersign(['service', '--port', '0', '--client-id', 'my-app', '--client-secret', 'my-secret-123']);
     await given.waitFor(/COMMAND_SERVICE_CLIENT_ID=my-app\n {2}COMMAND_SERVICE_CLIENT_SECRET=my-secret-123\n/);
-    given.child.kill('SIGTERM');
+    given.signal('SIGTERM');
     expect(await given.exited).toBe(0);
 
-    const bad = spawnCli(['service', '--port', '0', '--client-secret', 'with space']);
+    const bad = countersign(['service', '--port', '0', '--client-secret', 'with space']);
     expect(await bad.exited).toBe(2);
     expect(bad.stderr()).toContain('--client-secret takes 1 to 256 visible characters');
   });
@@ -49,16 +50,16 @@ describe('countersign service', () => {
   it('keeps data in a file across restarts', async () => {
     const file = join(dir, 'reference.db');
     for (const expectFill of [true, false]) {
-      const cli = spawnCli(['service', '--port', '0', '--data', file]);
+      const cli = countersign(['service', '--port', '0', '--data', file]);
       await cli.waitFor(/420 approvals, 7 collectors/);
       expect(cli.stderr().includes('Filling')).toBe(expectFill);
-      cli.child.kill('SIGTERM');
+      cli.signal('SIGTERM');
       expect(await cli.exited).toBe(0);
     }
   });
 
   it('switches commands off with --disable, as an administrator would', async () => {
-    const cli = spawnCli(['service', '--port', '0', '--disable', 'getApprovalDetails']);
+    const cli = countersign(['service', '--port', '0', '--disable', 'getApprovalDetails']);
     const [, url] = await cli.waitFor(/listening on (http:\/\/\S+)/);
     await cli.waitFor(/Switched off: getApprovalDetails/);
     const [, token] = await cli.waitFor(/^ {2}approver +ada\.lovelace +(\S+)/m);
@@ -74,12 +75,12 @@ describe('countersign service', () => {
     );
     expect(items.items.length).toBeGreaterThan(0);
     await client.close();
-    cli.child.kill('SIGTERM');
+    cli.signal('SIGTERM');
     expect(await cli.exited).toBe(0);
   });
 
   it('answers each call after --latency, and reports the calls and the most in flight at once', async () => {
-    const cli = spawnCli(['service', '--port', '0', '--latency', '300ms']);
+    const cli = countersign(['service', '--port', '0', '--latency', '300ms']);
     const [, url] = await cli.waitFor(/listening on (http:\/\/\S+)/);
     await cli.waitFor(/Every call waits 300 ms before it is answered/);
     const [, token] = await cli.waitFor(/^ {2}approver +ada\.lovelace +(\S+)/m);
@@ -90,23 +91,23 @@ describe('countersign service', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     expect(pages.map((p) => p.count)).toEqual([2, 2, 2]);
     await client.close();
-    cli.child.kill('SIGUSR2');
+    cli.signal('SIGUSR2');
     await cli.waitFor(/Calls answered: 3 \(findApprovals 3\); at most 3 in flight at once\./);
-    cli.child.kill('SIGTERM');
+    cli.signal('SIGTERM');
     expect(await cli.exited).toBe(0);
     expect(cli.stderr()).toContain('stopped. Calls answered: 3 (findApprovals 3); at most 3 in flight at once.');
   });
 
   it('refuses a --latency that is not a duration up to a minute, saying the right form', async () => {
     for (const value of ['200', 'fast', '2m', '61s', '-1s']) {
-      const cli = spawnCli(['service', '--port', '0', `--latency=${value}`]);
+      const cli = countersign(['service', '--port', '0', `--latency=${value}`]);
       expect(await cli.exited).toBe(2);
       expect(cli.stderr()).toContain(`--latency takes a duration from 0 to 60s, like 200ms or 1.5s, not '${value}'`);
     }
-    const zero = spawnCli(['service', '--port', '0', '--latency', '0']);
+    const zero = countersign(['service', '--port', '0', '--latency', '0']);
     await zero.waitFor(/listening on/);
     expect(zero.stdout()).not.toContain('Every call waits');
-    zero.child.kill('SIGTERM');
+    zero.signal('SIGTERM');
     expect(await zero.exited).toBe(0);
   });
 
@@ -118,7 +119,7 @@ describe('countersign service', () => {
       ['service', '--approvals', '10'],
       ['service', '--disable', 'get details'],
     ]) {
-      const cli = spawnCli(args);
+      const cli = countersign(args);
       expect(await cli.exited).toBe(2);
       expect(cli.stderr()).toMatch(/^countersign: .+\n\nUsage: countersign/);
     }
@@ -130,22 +131,22 @@ describe('countersign service', () => {
       [['tokens', 'set', '-h'], /^Usage: countersign tokens …\n\n {2}tokens set --user[\s\S]+ {2}tokens delete/],
       [['audit', '--help'], /^Usage: countersign audit …\n\n {2}audit \[--since/],
     ] as const) {
-      const cli = spawnCli([...args]);
+      const cli = countersign([...args]);
       expect(await cli.exited).toBe(0);
       expect(cli.stdout()).toMatch(says);
       expect(cli.stdout()).not.toContain('keys rotate');
     }
-    const unknown = spawnCli(['nope', '--help']);
+    const unknown = countersign(['nope', '--help']);
     expect(await unknown.exited).toBe(2);
   });
 
   it('exits 1 when the port is taken', async () => {
-    const first = spawnCli(['service', '--port', '0']);
+    const first = countersign(['service', '--port', '0']);
     const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
-    const second = spawnCli(['service', '--port', port ?? '']);
+    const second = countersign(['service', '--port', port ?? '']);
     expect(await second.exited).toBe(1);
     expect(second.stderr()).toMatch(/EADDRINUSE/);
-    first.child.kill('SIGTERM');
+    first.signal('SIGTERM');
     await first.exited;
   });
 });
@@ -159,14 +160,14 @@ describe('countersign tokens', () => {
 
   it('links a token read from stdin, lists it without the token, stores it encrypted, and deletes it', async () => {
     const e = env('a');
-    const set = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], e, `${TOKEN}\n`);
+    const set = countersign(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], e, `${TOKEN}\n`);
     expect(await set.exited).toBe(0);
     expect(set.stderr()).toContain('Linked findApprovals and collectEntitlements for U012ABCDEF.');
-    const list = spawnCli(['tokens', 'list'], e);
+    const list = countersign(['tokens', 'list'], e);
     expect(await list.exited).toBe(0);
     expect(list.stdout()).toMatch(/^TEAM +USER +COMMAND +LINKED AT +SOURCE +LAST USE\n\* +U012ABCDEF +collectEntitlements +\d{4}-/);
     expect(list.stdout()).not.toContain(TOKEN);
-    const json = spawnCli(['tokens', 'list', '--json'], e);
+    const json = countersign(['tokens', 'list', '--json'], e);
     expect(await json.exited).toBe(0);
     expect(
       json
@@ -178,23 +179,23 @@ describe('countersign tokens', () => {
     for (const file of readdirSync(join(dir, 'a'))) {
       expect(readFileSync(join(dir, 'a', file)).includes(Buffer.from('28aff589'))).toBe(false);
     }
-    const del = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
+    const del = countersign(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
     expect(await del.exited).toBe(0);
     expect(del.stderr()).toContain('Forgot 2 token(s)');
-    const again = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
+    const again = countersign(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
     expect(await again.exited).toBe(1);
   });
 
   it('deletes every link that would act for the user: with --team, that workspace’s and any-workspace ones; without, all', async () => {
     const e = env('delete');
     for (const team of [[], ['--team', 'T0ONE'], ['--team', 'T0TWO']]) {
-      const set = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', ...team], e, TOKEN);
+      const set = countersign(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', ...team], e, TOKEN);
       expect(await set.exited).toBe(0);
     }
-    const inOne = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF', '--team', 'T0ONE'], e);
+    const inOne = countersign(['tokens', 'delete', '--user', 'U012ABCDEF', '--team', 'T0ONE'], e);
     expect(await inOne.exited).toBe(0);
     expect(inOne.stderr()).toContain('Forgot 4 token(s) of U012ABCDEF in T0ONE (its links and any-workspace links).');
-    const json = spawnCli(['tokens', 'list', '--json'], e);
+    const json = countersign(['tokens', 'list', '--json'], e);
     expect(await json.exited).toBe(0);
     expect(
       new Set(
@@ -205,16 +206,16 @@ describe('countersign tokens', () => {
           .map((l) => JSON.parse(l).teamId),
       ),
     ).toEqual(new Set(['T0TWO']));
-    const everywhere = spawnCli(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
+    const everywhere = countersign(['tokens', 'delete', '--user', 'U012ABCDEF'], e);
     expect(await everywhere.exited).toBe(0);
     expect(everywhere.stderr()).toContain('Forgot 2 token(s) of U012ABCDEF in any workspace.');
-    const none = spawnCli(['tokens', 'list'], e);
+    const none = countersign(['tokens', 'list'], e);
     expect(await none.exited).toBe(0);
     expect(none.stderr()).toContain('No tokens are linked.');
   });
 
   it('generates a local key, readable by its owner only, when none is configured', async () => {
-    const set = spawnCli(
+    const set = countersign(
       ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'findApprovals'],
       { DATABASE_URL: `sqlite:${join(dir, 'local', 'c.db')}` },
       TOKEN,
@@ -237,7 +238,7 @@ describe('countersign tokens', () => {
       ],
       [['tokens', 'rotate'], undefined, /tokens takes set, list or delete/],
     ] as const) {
-      const cli = spawnCli([...args], e, input);
+      const cli = countersign([...args], e, input);
       expect(await cli.exited).toBe(2);
       expect(cli.stderr()).toMatch(message);
       expect(cli.stderr()).not.toContain('28aff589');
@@ -245,7 +246,7 @@ describe('countersign tokens', () => {
   });
 
   it('exits 1 naming the variable when the configuration is bad', async () => {
-    const cli = spawnCli(['tokens', 'list'], { DATABASE_URL: 'mysql://x' });
+    const cli = countersign(['tokens', 'list'], { DATABASE_URL: 'mysql://x' });
     expect(await cli.exited).toBe(1);
     expect(cli.stderr()).toContain('DATABASE_URL must be sqlite:<path> or postgres://');
   });
@@ -260,19 +261,19 @@ describe('countersign users', () => {
 
   it('maps a Slack user to a user of the service, lists and unmaps them, by the workspace rules of tokens', async () => {
     const e = env('users');
-    const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe', '--authsource', 'corp-ldap'], e);
+    const map = countersign(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe', '--authsource', 'corp-ldap'], e);
     expect(await map.exited).toBe(0);
     expect(map.stderr()).toBe('Mapped U012ABCDEF to jdoe (corp-ldap).\n');
-    const inTeam = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'john.doe', '--team', 'T0ONE'], e);
+    const inTeam = countersign(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'john.doe', '--team', 'T0ONE'], e);
     expect(await inTeam.exited).toBe(0);
     expect(inTeam.stderr()).toContain('Mapped U012ABCDEF in T0ONE to john.doe.');
 
-    const list = spawnCli(['users', 'list'], e);
+    const list = countersign(['users', 'list'], e);
     expect(await list.exited).toBe(0);
     expect(list.stdout()).toMatch(
       /^TEAM +USER +SERVICE USER +AUTHSOURCE +LINKED AT +SOURCE +LAST USE\n\* +U012ABCDEF +jdoe +corp-ldap +\d{4}-.* admin +-\nT0ONE +U012ABCDEF +john\.doe +- /,
     );
-    const json = spawnCli(['users', 'list', '--json'], e);
+    const json = countersign(['users', 'list', '--json'], e);
     expect(await json.exited).toBe(0);
     expect(
       json
@@ -285,13 +286,13 @@ describe('countersign users', () => {
       expect.objectContaining({ teamId: 'T0ONE', serviceUser: 'john.doe', authsource: null }),
     ]);
 
-    const unmap = spawnCli(['users', 'unmap', '--user', 'U012ABCDEF', '--team', 'T0ONE'], e);
+    const unmap = countersign(['users', 'unmap', '--user', 'U012ABCDEF', '--team', 'T0ONE'], e);
     expect(await unmap.exited).toBe(0);
     expect(unmap.stderr()).toContain('Forgot 2 mapping(s) of U012ABCDEF in T0ONE (its mapping and an any-workspace one).');
-    const again = spawnCli(['users', 'unmap', '--user', 'U012ABCDEF'], e);
+    const again = countersign(['users', 'unmap', '--user', 'U012ABCDEF'], e);
     expect(await again.exited).toBe(1);
     expect(again.stderr()).toContain('U012ABCDEF had no mapping in any workspace.');
-    const none = spawnCli(['users', 'list'], e);
+    const none = countersign(['users', 'list'], e);
     expect(await none.exited).toBe(0);
     expect(none.stderr()).toContain('No users are mapped.');
   });
@@ -299,9 +300,9 @@ describe('countersign users', () => {
   it('warns that a mapping for any workspace is not used where the user has one of their own, naming it and the commands that change it', async () => {
     const e = env('users-shadowed');
     // As if the user had linked themselves in one workspace (or an admin had, for it).
-    expect(await spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'alice', '--team', 'T0ONE'], e).exited).toBe(0);
-    expect(await spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'al', '--team', 'T0TWO'], e).exited).toBe(0);
-    const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'bob'], e);
+    expect(await countersign(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'alice', '--team', 'T0ONE'], e).exited).toBe(0);
+    expect(await countersign(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'al', '--team', 'T0TWO'], e).exited).toBe(0);
+    const map = countersign(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'bob'], e);
     expect(await map.exited).toBe(0);
     const said = map.stderr();
     expect(said).toContain('Mapped U012ABCDEF to bob.');
@@ -311,19 +312,19 @@ describe('countersign users', () => {
     expect(said).toContain('countersign users unmap --user U012ABCDEF --team T0ONE');
     expect(said).toContain('countersign users map --user U012ABCDEF --team T0ONE --service-user bob');
     // A mapping for one workspace shadows nothing: no note.
-    const inTeam = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'carol', '--team', 'T0ONE'], e);
+    const inTeam = countersign(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'carol', '--team', 'T0ONE'], e);
     expect(await inTeam.exited).toBe(0);
     expect(inTeam.stderr()).not.toContain('Note:');
   });
 
   it('says when the mode that uses mappings is not configured, and never prints the client secret', async () => {
-    const map = spawnCli(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe'], env('users-off', false));
+    const map = countersign(['users', 'map', '--user', 'U012ABCDEF', '--service-user', 'jdoe'], env('users-off', false));
     expect(await map.exited).toBe(0);
     expect(map.stderr()).toContain('mappings are used only in the trusted-application mode');
-    const token = spawnCli(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], env('users-off'), 'ws3101aaaa:-1:2:-3.4');
+    const token = countersign(['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], env('users-off'), 'ws3101aaaa:-1:2:-3.4');
     expect(await token.exited).toBe(0);
     expect(token.stderr()).toContain('the token is used until it expires; `countersign users map` links for good');
-    const on = spawnCli(['users', 'list'], env('users-off'));
+    const on = countersign(['users', 'list'], env('users-off'));
     expect(await on.exited).toBe(0);
     expect(on.stdout() + on.stderr()).not.toContain('a-secret-for-the-cli');
   });
@@ -338,11 +339,11 @@ describe('countersign users', () => {
       [['users', 'unmap', '--user', 'U012ABCDEF', '--service-user', 'jdoe'], /users unmap takes no --service-user/],
       [['users', 'delete'], /users takes map, list or unmap/],
     ] as const) {
-      const cli = spawnCli([...args], e);
+      const cli = countersign([...args], e);
       expect(await cli.exited).toBe(2);
       expect(cli.stderr()).toMatch(message);
     }
-    const config = spawnCli(['users', 'list'], { ...e, COMMAND_SERVICE_CLIENT_SECRET: 'short' });
+    const config = countersign(['users', 'list'], { ...e, COMMAND_SERVICE_CLIENT_SECRET: 'short' });
     expect(await config.exited).toBe(1);
     expect(config.stderr()).toContain('COMMAND_SERVICE_CLIENT_SECRET must be the ClientSecret');
     expect(config.stderr()).not.toMatch(/COMMAND_SERVICE_CLIENT_SECRET=short/);
@@ -354,13 +355,11 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 if (!hasScript) process.stderr.write('script (util-linux) not found: skipping the tests of reading a token at a terminal\n');
 
 describe.skipIf(!hasScript)('countersign tokens set at a terminal', () => {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
+  const env = childEnv({
     SHELL: '/bin/sh',
     DATABASE_URL: `sqlite:${join(dir, 'tty', 'countersign.db')}`,
     TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
-  };
+  });
   /** Runs `tokens set` on a terminal, types `keys` once it prompts, and returns everything the terminal showed. */
   function atTerminal(keys: string): Promise<string> {
     // After the CLI, the terminal's own settings: they show whether echo came back on.
@@ -396,7 +395,7 @@ describe.skipIf(!hasScript)('countersign tokens set at a terminal', () => {
     expect(shown).toMatch(/(^|\s)echo(\s|$)/m);
     expect(shown).toMatch(/(^|\s)icanon(\s|$)/m);
     const { SqliteStore } = await import('../src/store/sqlite.js');
-    const store = new SqliteStore(env.DATABASE_URL.slice('sqlite:'.length), new Secret(env.TOKEN_ENCRYPTION_KEY));
+    const store = new SqliteStore(String(env.DATABASE_URL).slice('sqlite:'.length), new Secret(String(env.TOKEN_ENCRYPTION_KEY)));
     expect((await store.getToken({ teamId: 'T1', userId: 'U0TTY' }, 'collectEntitlements'))?.token.reveal()).toBe('ws-typed-secret-42');
     await store.close();
   });
@@ -416,25 +415,25 @@ describe('countersign keys rotate', () => {
     const db = `sqlite:${join(dir, 'rotate', 'countersign.db')}`;
     const oldKey = Buffer.alloc(32, 11).toString('base64');
     const newKey = Buffer.alloc(32, 12).toString('base64');
-    const set = spawnCli(
+    const set = countersign(
       ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'],
       { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: oldKey },
       'ws-rotate-1',
     );
     expect(await set.exited).toBe(0);
-    const without = spawnCli(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
+    const without = countersign(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
     expect(await without.exited).toBe(1);
     expect(without.stderr()).toContain('Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.');
-    const rotate = spawnCli(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey, TOKEN_ENCRYPTION_KEY_PREVIOUS: oldKey });
+    const rotate = countersign(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey, TOKEN_ENCRYPTION_KEY_PREVIOUS: oldKey });
     expect(await rotate.exited).toBe(0);
     expect(rotate.stderr()).toContain('Re-encrypted 2 token(s)');
-    const again = spawnCli(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
+    const again = countersign(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
     expect(await again.exited).toBe(0);
     expect(again.stderr()).toContain('Re-encrypted 0 token(s)');
   });
 
   it('refuses other words with exit 2', async () => {
-    const cli = spawnCli(['keys', 'delete']);
+    const cli = countersign(['keys', 'delete']);
     expect(await cli.exited).toBe(2);
     expect(cli.stderr()).toContain("keys takes rotate, not 'delete'");
   });
@@ -450,10 +449,13 @@ describe('countersign audit', () => {
     const store = new SqliteStore(db, new Secret(KEY));
     const base = { teamId: 'T1', userId: 'UOSCAR', detail: undefined, runs: [] };
     const day = 86_400_000;
+    // The CLI's clock and zone are the test's: "7d" counts back from this instant, whatever the date.
+    const NOW = Date.parse('2026-12-31T22:30:00Z');
+    const at = { now: () => new Date(NOW), timeZone: 'Asia/Kolkata' };
     await store.recordCollectAttempt({
       ...base,
       id: 'a1',
-      at: new Date(Date.now() - 10 * day),
+      at: new Date(NOW - 10 * day),
       channelId: 'C0ONE',
       query: {},
       outcome: 'cancelled',
@@ -461,7 +463,7 @@ describe('countersign audit', () => {
     await store.recordCollectAttempt({
       ...base,
       id: 'a2',
-      at: new Date(Date.now() - 2 * day),
+      at: new Date(NOW - 2 * day),
       channelId: 'C0ONE',
       query: { name: 'AD Accounts' },
       outcome: 'started',
@@ -470,7 +472,7 @@ describe('countersign audit', () => {
     await store.recordCollectAttempt({
       ...base,
       id: 'a3',
-      at: new Date(Date.now() - day),
+      at: new Date(NOW - day),
       channelId: 'C0TWO',
       query: { name: 'AWS IAM', force: true },
       outcome: 'refused',
@@ -478,19 +480,19 @@ describe('countersign audit', () => {
     });
     await store.close();
 
-    const table = spawnCli(['audit'], env);
+    const table = countersign(['audit'], env, '', at);
     expect(await table.exited).toBe(0);
     const lines = table.stdout().trim().split('\n');
     expect(lines[0]).toMatch(/^WHEN +TEAM +CHANNEL +WHO +COLLECTOR +APPLICATION +FORCE +OUTCOME +RUNS$/);
     expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['cancelled', 'started', 'refused: they may not force']);
     // In the reader's zone, with its offset: never an ISO instant with milliseconds.
-    expect(lines[1]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2} [+-]\d{2}:\d{2} /);
+    expect(lines[1]).toMatch(/^2026-12-22 04:00 \+05:30 /);
     expect(lines[1]).toContain('every collector  every application');
     expect(lines[2]).toMatch(/AD Accounts 41 started$/);
     expect(lines[3]).toMatch(/yes +refused: they may not force$/);
-    expect(table.stderr()).toContain("Times are in this machine's zone");
+    expect(table.stderr()).toContain("Times are in this machine's zone (Asia/Kolkata)");
 
-    const json = spawnCli(['audit', '--since', '7d', '--json'], env);
+    const json = countersign(['audit', '--since', '7d', '--json'], env, '', at);
     expect(await json.exited).toBe(0);
     const rows = json
       .stdout()
@@ -509,7 +511,7 @@ describe('countersign audit', () => {
     expect(rows[0].runs).toEqual([{ runId: '41', collector: 'AD Accounts', state: null }]);
     expect(rows[1]).toMatchObject({ outcome: 'refused', reason: 'they may not force', detail: 'may not force' });
 
-    const channel = spawnCli(['audit', '--channel', 'C0TWO', '--json'], env);
+    const channel = countersign(['audit', '--channel', 'C0TWO', '--json'], env, '', at);
     expect(await channel.exited).toBe(0);
     expect(channel.stdout().trim().split('\n')).toHaveLength(1);
   });
@@ -536,14 +538,14 @@ describe('countersign audit', () => {
     await store.close();
     const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-    const table = spawnCli(['audit'], hostileEnv);
+    const table = countersign(['audit'], hostileEnv);
     expect(await table.exited).toBe(0);
     expect(table.stdout()).not.toMatch(raw);
     expect(table.stdout()).toContain('AD\\u202eevil\\u0085next\\u009b2J\\u2066x\\u2069\\u200e\\u200f\\u061c\\u2028');
     expect(table.stdout()).toContain('U\\u202eOSCAR');
     expect(table.stdout()).toContain('App\\u001b[2J');
 
-    const json = spawnCli(['audit', '--json'], hostileEnv);
+    const json = countersign(['audit', '--json'], hostileEnv);
     expect(await json.exited).toBe(0);
     expect(json.stdout()).not.toMatch(raw);
     const row = JSON.parse(json.stdout());
@@ -553,7 +555,7 @@ describe('countersign audit', () => {
       ['tokens', 'list'],
       ['tokens', 'list', '--json'],
     ]) {
-      const list = spawnCli(args, hostileEnv);
+      const list = countersign(args, hostileEnv);
       expect(await list.exited).toBe(0);
       expect(list.stdout()).not.toMatch(raw);
       expect(list.stdout()).toContain('T\\u202e1');
@@ -566,7 +568,7 @@ describe('countersign audit', () => {
       ['audit', '--channel', 'general'],
       ['audit', 'now'],
     ]) {
-      const cli = spawnCli(args, env);
+      const cli = countersign(args, env);
       expect(await cli.exited).toBe(2);
       expect(cli.stderr()).toMatch(/^countersign: (--since takes|--channel takes|audit takes options only)/);
     }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from './helpers/spawn.js';
+import { childEnv, ROOT } from './helpers/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-main-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function runMain(env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

@@ -11,8 +11,11 @@ export interface BlockKitRenderer {
   blocks(blocks: unknown[]): string;
 }
 
-/** `names` maps user and channel ids to names, as Slack shows <@U123> and <#C123> by name. */
-export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRenderer {
+/**
+ * `names` maps user and channel ids to names, as Slack shows <@U123> and <#C123> by name; `zoneOf`
+ * gives the reader's IANA zone, in which <!date^…> is shown.
+ */
+export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () => string | undefined = () => 'UTC'): BlockKitRenderer {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
   /** Slack's text arrives with &amp; &lt; &gt; as the only entities; anything else raw is made inert. */
@@ -41,16 +44,21 @@ export function blockKitRenderer(names: Record<string, string> = {}): BlockKitRe
     return inertText(`<${inner}>`);
   }
 
-  /** <!date^…> as Slack shows it: in the reader's own zone (here, the browser's). */
+  /**
+   * <!date^…> as Slack shows it: in the reader's zone, the one their Slack profile names (here, the
+   * playground user's), never the zone of the machine that draws the page.
+   */
   function slackDate(seconds: number, format: string, fallback: string): string {
     const d = new Date(seconds * 1000);
     if (Number.isNaN(d.getTime())) return fallback;
-    const two = (n: number) => String(n).padStart(2, '0');
-    const time = `${two(d.getHours())}:${two(d.getMinutes())}`;
+    const zone = zoneOf();
+    const part = (options: Intl.DateTimeFormatOptions) =>
+      new Intl.DateTimeFormat('en-GB', { ...options, ...(zone ? { timeZone: zone } : {}) }).format(d);
+    const time = part({ hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
     return format
-      .replace('{time_secs}', `${time}:${two(d.getSeconds())}`)
+      .replace('{time_secs}', part({ hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }))
       .replace('{time}', time)
-      .replace(/\{date_short(_pretty)?\}/, d.toLocaleDateString('en-GB', { day: 'numeric', month: 'short' }))
+      .replace(/\{date_short(_pretty)?\}/, part({ day: 'numeric', month: 'short' }))
       .replace(/\{[a-z_]+\}/g, '');
   }
 

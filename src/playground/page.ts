@@ -40,7 +40,7 @@ form#box{border-top:1px solid #ddd;padding:12px 20px}form#box input{width:100%;p
 
 const SCRIPT = `
 var __name = function (f) { return f; };
-const BK = (${blockKitRenderer.toString()})(Object.fromEntries([...CONFIG.users.map((u) => [u.id, u.name]), [CONFIG.channel.id, CONFIG.channel.name]]));
+const BK = (${blockKitRenderer.toString()})(Object.fromEntries([...CONFIG.users.map((u) => [u.id, u.name]), [CONFIG.channel.id, CONFIG.channel.name]]), () => CONFIG.users.find((u) => u.id === state.user)?.tz);
 const state = { user: CONFIG.users[0].id, tab: 'channel', version: -1, open: new Set(), messages: [] };
 const $ = (id) => document.getElementById(id);
 async function post(path, body) {

@@ -14,7 +14,7 @@ import { Secret } from '../../src/runtime/secret.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
-import { ROOT, spawnApp } from '../helpers/spawn.js';
+import { childEnv, ROOT, spawnApp } from '../helpers/spawn.js';
 import { type StubServer, startStubServer } from '../helpers/stub-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-lifecycle-'));
@@ -41,7 +41,7 @@ const base = (database: string): Record<string, string> => ({
 function runToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

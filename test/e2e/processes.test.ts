@@ -18,7 +18,7 @@ import { PostgresStore } from '../../src/store/postgres.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
-import { ROOT } from '../helpers/spawn.js';
+import { childEnv, ROOT } from '../helpers/spawn.js';
 import { visible } from '../helpers/visible.js';
 
 const available = await postgresAvailable('the two-process test');
@@ -34,7 +34,7 @@ interface Instance {
 async function startInstance(env: Record<string, string>, entry = 'test/helpers/instance-main.ts'): Promise<Instance> {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -4,6 +4,19 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * The environment of a process a test starts: only what it is given, plus what makes it run on
+ * the same clock and in the same zone as the test. A suite run under faketime (LD_PRELOAD and
+ * FAKETIME*) or with TZ set must not start children on the real clock: they would refuse the
+ * test's signatures as stale and count days from another date.
+ */
+export function childEnv(env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const inherited: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME };
+  for (const [name, value] of Object.entries(process.env))
+    if (name === 'TZ' || name === 'LD_PRELOAD' || name.startsWith('FAKETIME') || name === 'DONT_FAKE_MONOTONIC') inherited[name] = value;
+  return { ...inherited, ...env };
+}
+
 export interface Spawned {
   child: ChildProcess;
   stdout(): string;
@@ -17,7 +30,7 @@ export interface Spawned {
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Spawned {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   if (input !== undefined) child.stdin?.end(input);
@@ -76,7 +89,7 @@ export async function spawnApp(env: Record<string, string>, options: { preload?:
   const preload = options.preload === undefined ? [] : ['--import', options.preload];
   const child = spawn(process.execPath, ['--import', 'tsx', ...preload, 'src/main.ts'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

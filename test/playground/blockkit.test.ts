@@ -20,13 +20,15 @@ describe('playground mrkdwn', () => {
     expect(bk.mrkdwn('<javascript:alert(1)|x>')).not.toContain('<a');
     expect(bk.mrkdwn('a "quote" & <img src=x onerror=alert(1)>')).not.toMatch(/<img/);
   });
-  it('shows <!date^…> in the reader’s zone, never as a mention', () => {
-    const html = bk.mrkdwn('started <!date^1795341600^{time}|2026-11-22 10:00 UTC> · <!date^1795341600^{date_short} {time_secs}|x>');
-    const d = new Date(1795341600 * 1000);
-    const hh = String(d.getHours()).padStart(2, '0');
-    expect(html).toContain(`<time>${hh}:00</time>`);
-    expect(html).toContain(`:00:00</time>`);
-    expect(html).not.toContain('mention');
+  it('shows <!date^…> in the reader’s Slack zone (not the machine’s), never as a mention', () => {
+    const text = 'started <!date^1795341600^{time}|2026-11-22 10:00 UTC> · <!date^1795341600^{date_short} {time_secs}|x>';
+    let zone = 'Asia/Kolkata';
+    const reader = blockKitRenderer({}, () => zone);
+    expect(reader.mrkdwn(text)).toBe('started <time>15:30</time> · <time>22 Nov 15:30:00</time>');
+    zone = 'America/Los_Angeles';
+    expect(reader.mrkdwn(text)).toBe('started <time>02:00</time> · <time>22 Nov 02:00:00</time>');
+    expect(bk.mrkdwn(text)).toContain('<time>10:00</time>');
+    expect(reader.mrkdwn(text)).not.toContain('mention');
   });
   it('shows a known user by name', () => {
     expect(blockKitRenderer({ U123: 'Ada Lovelace' }).mrkdwn('<@U123> started')).toBe('<span class="mention">@Ada Lovelace</span> started');

@@ -1,0 +1,731 @@
+/**
+ * The admin CLI (`countersign …`). Exit codes: 0 done, 1 failed, 2 wrong usage. Messages go to
+ * stderr, results to stdout, so that scripts can pipe the output.
+ */
+
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { explainAttempt, reasonParts } from '../collections/explain.js';
+import { loadConfig } from '../config.js';
+import { DEFAULT_RUN_TIMINGS } from '../reference-service/commands.js';
+import { openReferenceDb } from '../reference-service/db.js';
+import { loadBulkData, loadDemoData } from '../reference-service/demo.js';
+import { type DemoToken, newTrustedApp, startReferenceService } from '../reference-service/server.js';
+import { Secret } from '../runtime/secret.js';
+import { serviceUserIdSchema, UNSAFE_CHARACTERS } from '../service/query.js';
+import { type CollectAttempt, openStore, SERVICE_COMMANDS, type ServiceCommandName } from '../store/index.js';
+
+const USAGE = `Usage: countersign <command> [options]
+
+Commands:
+  tokens set --user <SlackUserId> --command <findApprovals|collectEntitlements|all> [--team <TeamId>]
+      Link a Command Service token to a Slack user. The token is read from standard input (at a
+      terminal, without echo), never from the command line (the command line is visible to every
+      user of the machine).
+  tokens list [--json]
+      Linked users, commands and when they were linked. Never the tokens.
+  tokens delete --user <SlackUserId> [--team <TeamId>]
+      Forget a user's tokens: every one of their links in every workspace; with --team, every
+      link that would act for them in that workspace (its own and any made for any workspace).
+  users map --user <SlackUserId> --service-user <name> [--team <TeamId>] [--authsource <source>]
+      Trusted-application mode: say who a Slack user is in the Command Service (the name they
+      sign in with), so that countersign acts for them without their signing in. Without --team
+      the mapping holds in any workspace but those where the user has one of their own (said).
+  users list [--json]
+      Mapped users: who they are in the service, how and when they were linked, last use.
+  users unmap --user <SlackUserId> [--team <TeamId>]
+      Forget who a Slack user is in the service: every mapping in every workspace; with --team,
+      that workspace's and any made for any workspace.
+  keys rotate
+      Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
+      TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
+  service [--port N] [--host H] [--data demo|<file.db>] [--approvals N] [--client-id ID] [--client-secret S]
+          [--disable <command,…>] [--latency <200ms|1s>]
+      Run the reference Command Service alone. --data demo (the default) keeps a fresh
+      demo data set in memory; a file path keeps the data in that SQLite file (created and
+      filled with demo data when new; with --approvals N, N generated approvals as well).
+      loginTrustedApp accepts the client id and secret given, or ones made up and printed.
+      --disable switches commands off as an administrator would (e.g. getApprovalDetails):
+      they answer 404 with the command's name as the reason phrase.
+      --latency makes every call wait that long before it is answered, as a slow service
+      would (0 to 60s; e.g. 200ms, 1.5s). The calls answered and the most in flight at once
+      are printed when it stops, and on SIGUSR2 (kill -USR2 <pid>) while it runs.
+  audit [--since 7d|24h|2026-11-01] [--channel <ChannelId>] [--team <TeamId>] [--limit N] [--json]
+      Every attempt to start a collection, oldest first: when, workspace, channel, user, what
+      was asked, how it ended (runs and their last known state, or why it was refused or failed).
+      --json prints one JSON object per line. Never a token.
+  help
+      Show this text.
+
+Examples:
+  countersign tokens set --user U012ABCDEF --command all < token.txt
+  countersign users map --user U012ABCDEF --service-user jdoe --authsource corp-ldap
+  countersign audit --since 7d --json > collections.jsonl
+  countersign service --port 4000
+  countersign service --data ./data/reference.db --approvals 1000000
+  countersign service --latency 200ms
+`;
+
+/**
+ * Everything the CLI takes from its process, passed in: the tests run it in process with their own
+ * clock, zone, input and output, and src/cli.ts wires it to the real ones.
+ */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdin: NodeJS.ReadableStream;
+  /** Where a token is typed without echo: the process's terminal, when standard input is one. */
+  terminal?: NodeJS.WriteStream | undefined;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  now(): Date;
+  /** The zone the audit's table is shown in: the reader's, i.e. the machine's for a person at a terminal. */
+  timeZone: string;
+  /**
+   * From this call on, a request to stop (SIGINT, SIGTERM) settles the promise instead of ending
+   * the process: `service` calls it before it says it is listening, and runs until then.
+   */
+  untilStopped(): Promise<void>;
+  /** Calls `report` whenever asked for figures (SIGUSR2) until the returned function is called. */
+  onReport(report: () => void): () => void;
+}
+
+class UsageError extends Error {}
+
+/** The person at the terminal gave up (Ctrl-C): exit 130, as a shell reports an interrupted command. */
+class Cancelled extends Error {}
+
+const COMMANDS = ['service', 'tokens', 'keys', 'users', 'audit'];
+
+/** The part of the usage that tells of one command (every line of `  tokens …` for tokens), or all of it. */
+function usageOf(command: string): string {
+  const lines = USAGE.split('\n');
+  const picked: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (/^ {2}\S/.test(line)) inside = line.startsWith(`  ${command} `) || line === `  ${command}`;
+    if (inside) picked.push(line);
+  }
+  return picked.length === 0 ? USAGE : `Usage: countersign ${command} …\n\n${picked.join('\n')}\n`;
+}
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  // `countersign service --help`, `countersign tokens set -h`: what that command takes, not an error.
+  if (command !== undefined && COMMANDS.includes(command) && rest.some((a) => a === '--help' || a === '-h')) {
+    io.stdout.write(usageOf(command));
+    return 0;
+  }
+  try {
+    switch (command) {
+      case 'service':
+        return await serviceCommand(rest, io);
+      case 'tokens':
+        return await tokensCommand(rest, io);
+      case 'keys':
+        return await keysCommand(rest, io);
+      case 'users':
+        return await usersCommand(rest, io);
+      case 'audit':
+        return await auditCommand(rest, io);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } catch (error) {
+    if (error instanceof Cancelled) {
+      io.stderr.write('countersign: cancelled; nothing was changed.\n');
+      return 130;
+    }
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr.write(`countersign: ${printable((error as Error).message)}\n\n${USAGE}`);
+      return 2;
+    }
+    io.stderr.write(`countersign: ${printable((error as Error).message)}\n`);
+    return 1;
+  }
+}
+
+/**
+ * A stored value as a terminal should get it: each control or bidirectional formatting character
+ * written as its \u escape, so that nothing in the store (a collector's name, an id, a detail) can
+ * move the cursor, clear the screen or reorder what an auditor reads.
+ */
+export function printable(text: string): string {
+  return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+}
+
+/** One JSON line; JSON escapes the C0 controls, and these escapes keep it valid for the rest. */
+function jsonLine(value: unknown): string {
+  return `${printable(JSON.stringify(value))}\n`;
+}
+
+async function keysCommand(args: string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  if (action !== 'rotate' || rest.length > 0) throw new UsageError(`keys takes rotate, not '${[action, ...rest].join(' ')}'`);
+  const config = loadConfig(io.env);
+  const store = await openStore(config);
+  try {
+    const rotated = await store.rotateKeys();
+    io.stderr.write(`Re-encrypted ${rotated} token(s) with the current key. TOKEN_ENCRYPTION_KEY_PREVIOUS can now be removed.\n`);
+    return 0;
+  } catch (error) {
+    if ((error as { name?: string }).name === 'DecryptError') {
+      io.stderr.write(
+        `countersign: ${printable((error as Error).message)}. Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.\n`,
+      );
+      return 1;
+    }
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+const USER_ID = /^[UW][A-Z0-9]{2,}$/;
+const TEAM_ID = /^[TE][A-Z0-9]{2,}$/;
+
+async function tokensCommand(args: string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    strict: true,
+    options: { user: { type: 'string' }, command: { type: 'string' }, team: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  if (action !== 'set' && action !== 'list' && action !== 'delete')
+    throw new UsageError(`tokens takes set, list or delete, not '${action ?? ''}'`);
+  if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
+    throw new UsageError(
+      `tokens ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
+    );
+  }
+  if (values.team !== undefined && !TEAM_ID.test(values.team))
+    throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
+  let commands: ServiceCommandName[] = [];
+  if (action === 'set') {
+    const c = values.command;
+    if (c !== 'all' && !(SERVICE_COMMANDS as readonly string[]).includes(c ?? '')) {
+      throw new UsageError(`tokens set needs --command findApprovals, collectEntitlements or all${c ? `, not '${c}'` : ''}`);
+    }
+    commands = c === 'all' ? [...SERVICE_COMMANDS] : [c as ServiceCommandName];
+  }
+
+  const config = loadConfig(io.env);
+  const store = await openStore(config);
+  try {
+    const who = { teamId: values.team ?? '', userId: values.user ?? '' };
+    switch (action) {
+      case 'set': {
+        const token = await readToken(io);
+        await store.setToken(who, commands, token, 'admin', io.now());
+        io.stderr.write(`Linked ${commands.join(' and ')} for ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''}.\n`);
+        if (config.serviceAuth.mode === 'trusted-app')
+          io.stderr.write(
+            'Note: this installation is in the trusted-application mode: the token is used until it expires; `countersign users map` links for good.\n',
+          );
+        return 0;
+      }
+      case 'delete': {
+        // Whatever would still act for the user must go: without --team that is every link they
+        // have; with it, that workspace's and the any-workspace ones, which serve them there too.
+        const removed = await store.deleteTokens(values.team === undefined ? { userId: who.userId } : who);
+        const where = values.team === undefined ? 'in any workspace' : `in ${values.team} (its links and any-workspace links)`;
+        io.stderr.write(
+          removed > 0 ? `Forgot ${removed} token(s) of ${who.userId} ${where}.\n` : `${who.userId} had no tokens ${where}.\n`,
+        );
+        return removed > 0 ? 0 : 1;
+      }
+      case 'list': {
+        const links = await store.listLinks();
+        if (values.json) {
+          for (const l of links)
+            io.stdout.write(jsonLine({ ...l, linkedAt: l.linkedAt.toISOString(), lastUsedAt: l.lastUsedAt?.toISOString() ?? null }));
+          return 0;
+        }
+        if (links.length === 0) {
+          io.stderr.write('No tokens are linked.\n');
+          return 0;
+        }
+        const rows = [['TEAM', 'USER', 'COMMAND', 'LINKED AT', 'SOURCE', 'LAST USE']].concat(
+          links.map((l) => [
+            l.teamId || '*',
+            l.userId,
+            l.command,
+            l.linkedAt.toISOString(),
+            l.source,
+            l.lastOutcome ? `${l.lastOutcome} ${l.lastUsedAt?.toISOString() ?? ''}` : '-',
+          ]),
+        );
+        printTable(io, rows);
+        return 0;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+/** Trusted-application mode: who each Slack user is in the service. Names, never credentials. */
+async function usersCommand(args: string[], io: CliIo): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: rest,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      user: { type: 'string' },
+      team: { type: 'string' },
+      'service-user': { type: 'string' },
+      authsource: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (action !== 'map' && action !== 'list' && action !== 'unmap')
+    throw new UsageError(`users takes map, list or unmap, not '${action ?? ''}'`);
+  if (positionals.length > 0) throw new UsageError(`users ${action} takes options only, not '${positionals.join(' ')}'`);
+  if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
+    throw new UsageError(
+      `users ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
+    );
+  }
+  if (values.team !== undefined && !TEAM_ID.test(values.team))
+    throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
+  let identity: { serviceUser: string; authsource: string | undefined } | undefined;
+  if (action === 'map') {
+    const serviceUser = values['service-user']?.trim() ?? '';
+    // Sent as auth-user-id on every call for this user: checked as the client checks what it sends.
+    if (!serviceUserIdSchema.safeParse(serviceUser).success)
+      throw new UsageError(
+        'users map needs --service-user with the name the user signs in to the Command Service with (1 to 256 characters, no control characters)',
+      );
+    const authsource = values.authsource?.trim();
+    if (authsource !== undefined && !serviceUserIdSchema.safeParse(authsource).success)
+      throw new UsageError('--authsource takes the name of an authentication source, such as corp-ldap');
+    identity = { serviceUser, authsource: authsource || undefined };
+  } else if (values['service-user'] !== undefined || values.authsource !== undefined) {
+    throw new UsageError(`users ${action} takes no --service-user or --authsource`);
+  }
+
+  const config = loadConfig(io.env);
+  const store = await openStore(config);
+  try {
+    const who = { teamId: values.team ?? '', userId: values.user ?? '' };
+    switch (action) {
+      case 'map': {
+        if (identity === undefined) throw new UsageError('users map needs --service-user');
+        await store.setIdentity(who, identity, 'admin', io.now());
+        io.stderr.write(
+          `Mapped ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''} to ${printable(identity.serviceUser)}${identity.authsource ? ` (${printable(identity.authsource)})` : ''}.\n`,
+        );
+        // A workspace's own mapping wins over one for any workspace: said, so that the admin is not misled.
+        if (who.teamId === '')
+          for (const own of (await store.listIdentities()).filter((i) => i.userId === who.userId && i.teamId !== ''))
+            io.stderr.write(
+              `Note: in ${own.teamId}, ${who.userId} has a mapping of their own (${printable(own.serviceUser)}${own.authsource ? ` (${printable(own.authsource)})` : ''}, ${own.source === 'login' ? 'by signing in' : 'by an admin'} ${own.linkedAt.toISOString().slice(0, 10)}): countersign uses it there, not this one. To use ${printable(identity.serviceUser)} there: countersign users map --user ${who.userId} --team ${own.teamId} --service-user ${printable(identity.serviceUser)}; or to forget it: countersign users unmap --user ${who.userId} --team ${own.teamId} (which forgets this mapping for any workspace too: map it again after).\n`,
+            );
+        if (config.serviceAuth.mode !== 'trusted-app')
+          io.stderr.write(
+            'Note: COMMAND_SERVICE_CLIENT_ID and COMMAND_SERVICE_CLIENT_SECRET are not set here; mappings are used only in the trusted-application mode.\n',
+          );
+        return 0;
+      }
+      case 'unmap': {
+        const removed = await store.deleteIdentities(values.team === undefined ? { userId: who.userId } : who);
+        const where = values.team === undefined ? 'in any workspace' : `in ${values.team} (its mapping and an any-workspace one)`;
+        io.stderr.write(
+          removed > 0 ? `Forgot ${removed} mapping(s) of ${who.userId} ${where}.\n` : `${who.userId} had no mapping ${where}.\n`,
+        );
+        return removed > 0 ? 0 : 1;
+      }
+      case 'list': {
+        const identities = await store.listIdentities();
+        if (values.json) {
+          for (const i of identities)
+            io.stdout.write(
+              jsonLine({
+                teamId: i.teamId,
+                userId: i.userId,
+                serviceUser: i.serviceUser,
+                authsource: i.authsource ?? null,
+                source: i.source,
+                linkedAt: i.linkedAt.toISOString(),
+                lastUsedAt: i.lastUsedAt?.toISOString() ?? null,
+                lastOutcome: i.lastOutcome ?? null,
+              }),
+            );
+          return 0;
+        }
+        if (identities.length === 0) {
+          io.stderr.write('No users are mapped.\n');
+          return 0;
+        }
+        printTable(
+          io,
+          [['TEAM', 'USER', 'SERVICE USER', 'AUTHSOURCE', 'LINKED AT', 'SOURCE', 'LAST USE']].concat(
+            identities.map((i) => [
+              i.teamId || '*',
+              i.userId,
+              i.serviceUser,
+              i.authsource ?? '-',
+              i.linkedAt.toISOString(),
+              i.source,
+              i.lastOutcome ? `${i.lastOutcome} ${i.lastUsedAt?.toISOString() ?? ''}` : '-',
+            ]),
+          ),
+        );
+        return 0;
+      }
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+function printTable(io: CliIo, table: string[][]): void {
+  const rows = table.map((r) => r.map(printable));
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  for (const r of rows)
+    io.stdout.write(
+      `${r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
+}
+
+/** `7d`, `24h`, `30m` ago, or a date (`2026-11-01`, or a full ISO time). */
+function parseSince(value: string, now: Date): Date {
+  const relative = /^(\d{1,5})([dhm])$/.exec(value);
+  if (relative) {
+    const unit = { d: 86_400_000, h: 3_600_000, m: 60_000 }[relative[2] as 'd' | 'h' | 'm'];
+    return new Date(now.getTime() - Number(relative[1]) * unit);
+  }
+  const at = /^\d{4}-\d{2}-\d{2}/.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(at.getTime())) throw new UsageError(`--since takes 7d, 24h, 30m or a date such as 2026-11-01, not '${value}'`);
+  return at;
+}
+
+/** Why an attempt ended so, in words, for a terminal: the user by id, the time in this machine's zone. */
+function reasonText(attempt: CollectAttempt, timeZone: string): string | undefined {
+  const reason = attempt.outcome === 'started' ? undefined : explainAttempt(attempt);
+  if (reason === undefined) return undefined;
+  return reasonParts(reason)
+    .map((part) => (typeof part === 'string' ? part : 'user' in part ? part.user : localTime(part.time, timeZone)))
+    .join('');
+}
+
+/** "2026-11-22 09:41 +01:00": in the reader's zone (the machine's, for a person at a terminal), with its offset so that the line is never ambiguous. */
+function localTime(at: Date, timeZone: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'longOffset',
+    })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  // "GMT" alone is UTC itself; otherwise "GMT+05:30".
+  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : String(parts.timeZoneName).replace('GMT', '');
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
+}
+
+async function auditCommand(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    strict: true,
+    allowPositionals: true,
+    options: {
+      since: { type: 'string' },
+      channel: { type: 'string' },
+      team: { type: 'string' },
+      limit: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  if (positionals.length > 0) throw new UsageError(`audit takes options only, not '${positionals.join(' ')}'`);
+  const since = values.since === undefined ? undefined : parseSince(values.since, io.now());
+  if (values.channel !== undefined && !/^[CGD][A-Z0-9]{2,}$/.test(values.channel))
+    throw new UsageError(`--channel takes a Slack channel id such as C012ABCDEF, not '${values.channel}'`);
+  if (values.team !== undefined && !TEAM_ID.test(values.team))
+    throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
+  const limit = positiveInt(values.limit, '--limit', 1, 100_000) ?? 10_000;
+
+  const store = await openStore(loadConfig(io.env));
+  try {
+    const attempts = (
+      await store.listCollectAttempts({
+        limit,
+        since,
+        channelId: values.channel,
+        teamId: values.team,
+      })
+    ).reverse();
+    if (values.json) {
+      for (const a of attempts) {
+        const line = {
+          id: a.id,
+          at: a.at.toISOString(),
+          team: a.teamId,
+          channel: a.channelId,
+          user: a.userId,
+          name: a.query.name ?? null,
+          application: a.query.application ?? null,
+          force: a.query.force === true,
+          outcome: a.outcome,
+          reason: reasonText(a, 'UTC') ?? null,
+          detail: a.detail ?? null,
+          runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
+          liveStatus: a.watch ? (a.watch.done ? (a.watch.note ?? 'done') : 'watching') : null,
+        };
+        io.stdout.write(jsonLine(line));
+      }
+      return 0;
+    }
+    if (attempts.length === 0) {
+      io.stderr.write('No collection attempts recorded for that period.\n');
+      return 0;
+    }
+    printTable(
+      io,
+      [['WHEN', 'TEAM', 'CHANNEL', 'WHO', 'COLLECTOR', 'APPLICATION', 'FORCE', 'OUTCOME', 'RUNS']].concat(
+        attempts.map((a) => {
+          const reason = reasonText(a, io.timeZone);
+          return [
+            localTime(a.at, io.timeZone),
+            a.teamId,
+            a.channelId,
+            a.userId,
+            a.query.name ?? 'every collector',
+            a.query.application ?? (a.query.name === undefined ? 'every application' : '-'),
+            a.query.force ? 'yes' : '-',
+            reason ? `${a.outcome}: ${reason}` : a.outcome,
+            a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${(r.state ?? 'started').toLowerCase()}`).join(', '),
+          ];
+        }),
+      ),
+    );
+    io.stderr.write(
+      `Times are in this machine's zone (${io.timeZone}); --json gives them in UTC.\n`,
+    );
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+const MAX_TOKEN_BYTES = 8192;
+
+function isTerminal(input: NodeJS.ReadableStream): input is NodeJS.ReadStream {
+  return (input as NodeJS.ReadStream).isTTY === true;
+}
+
+/** The token, from standard input only: typed or pasted without echo at a terminal, or piped in. */
+async function readToken(io: CliIo): Promise<Secret> {
+  const stdin = io.stdin;
+  const token = (isTerminal(stdin) && io.terminal !== undefined ? await readHidden(stdin, io.terminal) : await readPiped(stdin)).trim();
+  if (token === '')
+    throw new UsageError('no token on standard input; pipe it in, e.g. countersign tokens set --user U012ABCDEF --command all < token.txt');
+  if (/\s|[\u0000-\u001f\u007f]/.test(token))
+    throw new UsageError('the token on standard input contains spaces or control characters; give exactly one token');
+  return new Secret(token);
+}
+
+async function readPiped(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_TOKEN_BYTES) throw new UsageError('standard input is larger than any token (8 KiB)');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * One line from a terminal with its echo off (raw mode), as a password prompt reads: the token
+ * never shows on screen or in the scrollback. Enter ends it, Backspace deletes, Ctrl-C cancels,
+ * Ctrl-D ends it (or cancels an empty one). The terminal gets its mode back however this ends: a
+ * line, a cancel, an error, a signal from elsewhere, or the process exiting.
+ */
+function readHidden(input: NodeJS.ReadStream, prompt: NodeJS.WriteStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const restore = () => {
+      input.off('data', onData);
+      input.off('error', onError);
+      for (const signal of Object.keys(SIGNAL_EXIT)) process.off(signal, onSignal);
+      process.off('exit', restoreMode);
+      restoreMode();
+      input.pause();
+      prompt.write('\n');
+    };
+    const restoreMode = () => {
+      if (input.isRaw) input.setRawMode(false);
+    };
+    const finish = (outcome: () => void) => {
+      restore();
+      outcome();
+    };
+    const onSignal = (signal: NodeJS.Signals) => {
+      restore();
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    };
+    const onError = (error: Error) => finish(() => reject(error));
+    const onData = (chunk: Buffer | string) => {
+      for (const c of chunk.toString()) {
+        if (c === '\r' || c === '\n') return finish(() => resolve(text));
+        if (c === '\u0003') return finish(() => reject(new Cancelled()));
+        if (c === '\u0004') return finish(() => (text === '' ? reject(new Cancelled()) : resolve(text)));
+        if (c === '\u007f' || c === '\b') text = text.slice(0, -1);
+        else text += c;
+        if (text.length > MAX_TOKEN_BYTES) return finish(() => reject(new UsageError('that is larger than any token (8 KiB)')));
+      }
+    };
+    // Echo goes off before the prompt shows, so nothing typed after the prompt can be echoed.
+    input.setRawMode(true);
+    process.on('exit', restoreMode);
+    for (const signal of Object.keys(SIGNAL_EXIT)) process.on(signal, onSignal);
+    input.on('data', onData);
+    input.on('error', onError);
+    input.resume();
+    prompt.write('Paste or type the token, then press Enter (it is not shown): ');
+  });
+}
+
+function positiveInt(value: string | undefined, flag: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new UsageError(`${flag} takes a whole number from ${min} to ${max}, not '${value}'`);
+  return n;
+}
+
+/** `--latency`: `200ms`, `1.5s`, `1s` or `0`, up to a minute. */
+function latencyMs(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d{1,5}(?:\.\d{1,3})?)(ms|s)$|^0$/.exec(value.trim());
+  const ms = m === null ? Number.NaN : m[0] === '0' ? 0 : Math.round(Number(m[1]) * (m[2] === 's' ? 1000 : 1));
+  if (!Number.isFinite(ms) || ms > 60_000)
+    throw new UsageError(`--latency takes a duration from 0 to 60s, like 200ms or 1.5s, not '${value}'`);
+  return ms;
+}
+
+async function serviceCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      data: { type: 'string', default: 'demo' },
+      approvals: { type: 'string' },
+      'client-id': { type: 'string' },
+      'client-secret': { type: 'string' },
+      disable: { type: 'string' },
+      latency: { type: 'string' },
+    },
+  });
+  const port = positiveInt(values.port, '--port', 0, 65_535) ?? 4000;
+  const delayMs = latencyMs(values.latency) ?? 0;
+  // A test service's made-up credentials: on the command line, unlike anything countersign itself holds.
+  const made = newTrustedApp();
+  const trustedApp = { clientId: values['client-id'] ?? made.clientId, clientSecret: values['client-secret'] ?? made.clientSecret };
+  for (const [flag, value] of [
+    ['--client-id', trustedApp.clientId],
+    ['--client-secret', trustedApp.clientSecret],
+  ] as const) {
+    if (!/^[\x21-\x7e]{1,256}$/.test(value)) throw new UsageError(`${flag} takes 1 to 256 visible characters, without spaces`);
+  }
+  const disabled = values.disable === undefined ? [] : values.disable.split(',').map((c) => c.trim());
+  if (disabled.some((c) => !/^[A-Za-z]{1,64}$/.test(c)))
+    throw new UsageError('--disable takes command names separated by commas, e.g. --disable getApprovalDetails,getRequestItems');
+  const approvals = positiveInt(values.approvals, '--approvals', 1, 50_000_000);
+  const inMemory = values.data === 'demo';
+  if (inMemory && approvals !== undefined)
+    throw new UsageError('--approvals needs --data <file.db>: a large data set is built once and kept');
+
+  let db: ReturnType<typeof openReferenceDb> | undefined;
+  if (!inMemory) {
+    const isNew = !existsSync(values.data);
+    db = openReferenceDb(values.data);
+    const empty = (db.prepare('SELECT count(*) AS n FROM users').get() as { n: number }).n === 0;
+    if (isNew || empty) {
+      const started = performance.now();
+      io.stderr.write(`Filling ${values.data} with ${approvals === undefined ? 'the demo data set' : `${approvals} approvals`}…\n`);
+      if (approvals === undefined) loadDemoData(db, io.now());
+      else loadBulkData(db, io.now(), approvals);
+      io.stderr.write(`Done in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`);
+    }
+  }
+
+  // Listened for before saying "listening": a supervisor may stop us the moment it reads that line.
+  const stopped = io.untilStopped();
+  const service = await startReferenceService({
+    db,
+    port,
+    host: values.host,
+    trustedApp,
+    quirks: { disabledCommands: disabled },
+    delayMs,
+    now: io.now,
+  });
+  const report = () => {
+    const byCommand = [...service.calls].map(([command, n]) => `${command} ${n}`).join(', ');
+    const total = [...service.calls.values()].reduce((a, b) => a + b, 0);
+    return `Calls answered: ${total}${total > 0 ? ` (${byCommand})` : ''}; at most ${service.load.maxInFlight} in flight at once.\n`;
+  };
+  // For whoever watches a run under load (a benchmark): what the server itself saw, so far.
+  const stopReporting = io.onReport(() => io.stdout.write(report()));
+  const count = (sql: string) => (service.db.prepare(sql).get() as { n: number }).n;
+  io.stdout.write(
+    [
+      `Reference Command Service listening on ${service.url}`,
+      `  ${count('SELECT count(*) AS n FROM approvals')} approvals, ${count('SELECT count(*) AS n FROM collectors')} collectors; ` +
+        `runs stay New ${DEFAULT_RUN_TIMINGS.queuedMs / 1000} s, then Running ${DEFAULT_RUN_TIMINGS.runningMs / 1000} s.`,
+      ...(disabled.length > 0 ? [`  Switched off: ${disabled.join(', ')} (404 with the command's name as the reason phrase).`] : []),
+      ...(delayMs > 0 ? [`  Every call waits ${delayMs} ms before it is answered (--latency).`] : []),
+      '',
+      'Demo tokens (valid 24 hours):',
+      ...formatTokens(service.demoTokens),
+      '',
+      'Demo logins (loginUser): ada.lovelace, grace.hopper, oscar.ops with password "demo";',
+      '  katherine.johnson with password "demo" and authsource corp-ldap.',
+      '',
+      'Trusted application (loginTrustedApp; its tokens act for the user named by auth-user-id):',
+      `  COMMAND_SERVICE_CLIENT_ID=${service.trustedApp.clientId}`,
+      `  COMMAND_SERVICE_CLIENT_SECRET=${service.trustedApp.clientSecret}`,
+      '',
+      'Try:',
+      `  curl -H "Authorization: Bearer $TOKEN" '${service.url}/command.submit?cmd=findApprovals&format=json&page-size=2'`,
+      '',
+      'Stop with Ctrl-C.',
+      '',
+    ].join('\n'),
+  );
+
+  await stopped;
+  stopReporting();
+  await service.close();
+  db?.close();
+  io.stderr.write(`Reference Command Service stopped. ${report()}`);
+  return 0;
+}
+
+function formatTokens(tokens: readonly DemoToken[]): string[] {
+  const width = (f: (t: DemoToken) => string) => Math.max(...tokens.map((t) => f(t).length));
+  const w1 = width((t) => t.label);
+  const w2 = width((t) => t.userId);
+  return tokens.map((t) => `  ${t.label.padEnd(w1)}  ${t.userId.padEnd(w2)}  ${t.token}  (${t.note})`);
+}
