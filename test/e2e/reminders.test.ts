@@ -4,7 +4,7 @@
  * stand-in (which can answer 429 with Retry-After, as Slack does).
  */
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { OPEN_ACTION } from '../../src/render/approvals.js';
 import { DIGEST_ACTIONS } from '../../src/render/reminders.js';
 import { Secret } from '../../src/runtime/secret.js';
@@ -12,11 +12,13 @@ import { TestClock } from '../helpers/clock.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
 
-// Sunday 22 November 2026, 12:00 UTC.
-const clock = new TestClock('2026-11-22T12:00:00Z');
+// Each test starts its own app on its own clock, with its own users: what one test leaves behind (a
+// reminder, a paused user, a moved clock) cannot reach the next, and one failure cannot cascade.
+let clock: TestClock;
 let h: Harness;
 
-beforeAll(async () => {
+async function start(at: string, zones: Record<string, string>): Promise<void> {
+  clock = new TestClock(at);
   h = await startHarness({
     now: clock.now,
     reference: { now: clock.now, demoTokenLifetimeMs: 30 * 86_400_000 },
@@ -24,13 +26,10 @@ beforeAll(async () => {
     reminders: { spreadMs: 0 },
     startScheduler: false,
   });
-  h.slack.timeZones.set('UADA', 'Europe/London');
-  h.slack.timeZones.set('UNYC', 'America/New_York');
-  h.slack.timeZones.set('UOLD', 'Europe/London');
-  h.slack.timeZones.set('UNONE', 'Europe/London');
-});
-afterAll(async () => {
-  await h.close();
+  for (const [user, zone] of Object.entries(zones)) h.slack.timeZones.set(user, zone);
+}
+afterEach(async () => {
+  await h?.close();
 });
 
 async function answer(userId: string, text: string): Promise<string> {
@@ -43,8 +42,18 @@ async function answer(userId: string, text: string): Promise<string> {
 const dmsTo = (userId: string) => h.slack.posted().filter((p) => p.channel === userId);
 const setClock = (iso: string) => clock.advance(new Date(iso).getTime() - clock.now().getTime());
 
+/** Sunday 22 November 2026, 12:00 UTC: Ada (London) has set a weekday digest at 09:00, sent on Monday. */
+async function adaHasHerMondayDigest(): Promise<void> {
+  await start('2026-11-22T12:00:00Z', { UADA: 'Europe/London' });
+  await h.link('UADA', 'approver', ['findApprovals']);
+  await answer('UADA', 'remind weekdays 09:00');
+  setClock('2026-11-23T09:00:30Z');
+  expect(await h.app.reminders.tick()).toMatchObject({ taken: 1, sent: 1 });
+}
+
 describe('reminders', () => {
   it('answers remind, remind show and bad forms in the user’s own zone', async () => {
+    await start('2026-11-22T12:00:00Z', { UADA: 'Europe/London' });
     await h.link('UADA', 'approver', ['findApprovals']);
     const set = await answer('UADA', 'remind weekdays 09:00');
     expect(set).toContain('every weekday at 09:00 (Europe/London)');
@@ -58,6 +67,9 @@ describe('reminders', () => {
   });
 
   it('sends nothing before the time, one digest at the time in each user’s zone, and never twice', async () => {
+    await start('2026-11-22T12:00:00Z', { UADA: 'Europe/London', UNYC: 'America/New_York' });
+    await h.link('UADA', 'approver', ['findApprovals']);
+    await answer('UADA', 'remind weekdays 09:00');
     await h.link('UNYC', 'approver+ops', ['findApprovals']);
     // 06:00 in New York is 11:00 UTC: Sunday's has passed, so Monday's is next.
     expect(await answer('UNYC', 'remind daily 6am')).toContain('every day at 06:00 (America/New_York)');
@@ -79,6 +91,7 @@ describe('reminders', () => {
   });
 
   it('groups the digest: overdue, due today, due soon, each with an Open button and a full-list button', async () => {
+    await adaHasHerMondayDigest();
     const digest = dmsTo('UADA')[0];
     const text = JSON.stringify(digest?.blocks);
     expect(digest?.text).toMatch(/^\d+\+? approvals need you: \d+ overdue, \d+ due today, \d+ due soon$/);
@@ -109,6 +122,7 @@ describe('reminders', () => {
   });
 
   it('on an expired token sends one “link again” DM, then stays quiet until the user links again', async () => {
+    await start('2026-11-23T12:00:00Z', { UOLD: 'Europe/London' });
     await h.link('UOLD', 'expired', ['findApprovals']);
     await answer('UOLD', 'remind daily 10:00');
     setClock('2026-11-24T10:00:05Z');
@@ -138,6 +152,9 @@ describe('reminders', () => {
   });
 
   it('tells a user with nothing linked once, and after logout says nothing at all', async () => {
+    await start('2026-11-25T12:00:00Z', { UNONE: 'Europe/London', UNYC: 'America/New_York' });
+    await h.link('UNYC', 'approver+ops', ['findApprovals']);
+    await answer('UNYC', 'remind daily 6am');
     const reply = await answer('UNONE', 'remind daily 11:00');
     expect(reply).toContain('Your account is not linked yet');
     setClock('2026-11-26T11:00:05Z');
@@ -148,6 +165,7 @@ describe('reminders', () => {
     expect(dmsTo('UNONE')).toHaveLength(1);
 
     const before = dmsTo('UNYC').length;
+    expect(before).toBeGreaterThan(0);
     await answer('UNYC', 'logout');
     setClock('2026-11-28T11:00:05Z');
     await h.app.reminders.tick();
@@ -156,8 +174,8 @@ describe('reminders', () => {
   });
 
   it('waits out Slack’s 429 Retry-After and delivers the digest once', async () => {
+    await start('2026-11-28T12:00:00Z', { URATE: 'UTC' });
     await h.link('URATE', 'approver', ['findApprovals']);
-    h.slack.timeZones.set('URATE', 'UTC');
     await answer('URATE', 'remind daily 15:00');
     h.slack.rateLimit('chat.postMessage', 1);
     setClock('2026-11-28T15:00:05Z');
@@ -172,8 +190,8 @@ describe('reminders', () => {
   });
 
   it('takes over a digest whose taker died before sending it, once its lease runs out', async () => {
+    await start('2026-11-28T12:00:00Z', { UCRASH: 'UTC' });
     await h.link('UCRASH', 'approver', ['findApprovals']);
-    h.slack.timeZones.set('UCRASH', 'UTC');
     await answer('UCRASH', 'remind daily 16:00');
     setClock('2026-11-28T16:00:05Z');
     // Another instance took it and died: its lease holds for five minutes.
@@ -186,6 +204,7 @@ describe('reminders', () => {
   });
 
   it('stops with remind off', async () => {
+    await adaHasHerMondayDigest();
     const before = dmsTo('UADA').length;
     expect(await answer('UADA', 'remind off')).toContain('no more reminders');
     expect(await answer('UADA', 'remind off')).toContain('You had no reminder to stop');
