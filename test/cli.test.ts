@@ -424,7 +424,11 @@ describe('countersign keys rotate', () => {
     const without = countersign(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
     expect(await without.exited).toBe(1);
     expect(without.stderr()).toContain('Set TOKEN_ENCRYPTION_KEY_PREVIOUS to the key those tokens were written with; nothing was changed.');
-    const rotate = countersign(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey, TOKEN_ENCRYPTION_KEY_PREVIOUS: oldKey });
+    const rotate = countersign(['keys', 'rotate'], {
+      DATABASE_URL: db,
+      TOKEN_ENCRYPTION_KEY: newKey,
+      TOKEN_ENCRYPTION_KEY_PREVIOUS: oldKey,
+    });
     expect(await rotate.exited).toBe(0);
     expect(rotate.stderr()).toContain('Re-encrypted 2 token(s)');
     const again = countersign(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });

@@ -514,9 +514,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
         }),
       ),
     );
-    io.stderr.write(
-      `Times are in this machine's zone (${io.timeZone}); --json gives them in UTC.\n`,
-    );
+    io.stderr.write(`Times are in this machine's zone (${io.timeZone}); --json gives them in UTC.\n`);
     return 0;
   } finally {
     await store.close();

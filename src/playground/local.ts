@@ -51,6 +51,8 @@ export interface LocalApp {
 
 export interface LocalOverrides {
   logger?: Logger;
+  /** The one clock of local mode: the embedded service's, the stand-in's and the app's. */
+  now?: () => Date;
   host?: string;
   reminders?: { spreadMs?: number; tickMs?: number };
 }
@@ -66,10 +68,13 @@ export interface Local {
 
 export async function startLocal(config: LocalConfig, start: StartApp, overrides: LocalOverrides = {}): Promise<Local> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
+  // One clock for the embedded service, the Slack stand-in and the app.
+  const now = overrides.now ?? (() => new Date());
   const auth = config.serviceAuth;
   // In the trusted mode the embedded service trusts the application the configuration names.
   const reference = await startReferenceService({
     host: '127.0.0.1',
+    now,
     ...(auth.mode === 'trusted-app' ? { trustedApp: { clientId: auth.clientId, clientSecret: auth.clientSecret.reveal() } } : {}),
   });
   const signingSecret = randomBytes(16).toString('hex');
@@ -85,6 +90,7 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
     suggestions: LOCAL_SUGGESTIONS,
     usage: { '/approvals': APPROVALS_USAGE.replace(/^\/approvals /, ''), '/collect': COLLECT_USAGE.replace(/^\/collect /, '') },
     logger: logger.child({ component: 'playground' }),
+    now,
   });
   const appConfig: HttpConfig = {
     ...config,
@@ -99,6 +105,7 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
     reminders: { spreadMs: 0, tickMs: 10_000 },
     ...overrides,
     logger,
+    now,
     host: '127.0.0.1',
   });
   playground.setAppUrl(`http://127.0.0.1:${running.port}/slack/events`);
@@ -108,8 +115,8 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
     if (demo === undefined) continue;
     const who = { teamId: LOCAL_TEAM, userId };
     if (auth.mode === 'trusted-app')
-      await running.deps.store.setIdentity(who, { serviceUser: demo.userId, authsource: undefined }, 'admin', new Date());
-    else await running.deps.store.setToken(who, commands, new Secret(demo.token), 'admin', new Date());
+      await running.deps.store.setIdentity(who, { serviceUser: demo.userId, authsource: undefined }, 'admin', now());
+    else await running.deps.store.setToken(who, commands, new Secret(demo.token), 'admin', now());
   }
   return {
     url: playground.url,

@@ -55,6 +55,8 @@ export interface PlaygroundOptions {
   /** Each command's usage hint, shown while it is typed, as Slack shows the manifest's. */
   usage: Readonly<Record<string, string>>;
   logger: Logger;
+  /** The app's clock: message timestamps and signatures are on it. */
+  now?: () => Date;
 }
 
 export interface Playground {
@@ -67,6 +69,7 @@ export interface Playground {
 const MAX_MESSAGES = 300;
 
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
+  const nowMs = () => (options.now ?? (() => new Date()))().getTime();
   let appUrl = '';
   let nextId = 0;
   let version = 0;
@@ -83,7 +86,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   const changed = () => {
     version++;
   };
-  const ts = () => `${Math.floor(Date.now() / 1000)}.${String(++nextId).padStart(6, '0')}`;
+  const ts = () => `${Math.floor(nowMs() / 1000)}.${String(++nextId).padStart(6, '0')}`;
   const add = (m: Omit<PlaygroundMessage, 'id' | 'ts'>) => {
     const stamp = ts(); // advances nextId, which then doubles as the message's id
     const message = { ...m, id: nextId, ts: stamp };
@@ -98,7 +101,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     return `${base}/response/${id}`;
   };
   const newTrigger = (userId: string) => {
-    const id = `${Date.now()}.${randomBytes(6).toString('hex')}`;
+    const id = `${nowMs()}.${randomBytes(6).toString('hex')}`;
     triggers.set(id, userId);
     return id;
   };
@@ -108,7 +111,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     if (!appUrl) return { status: 503, body: 'the app is not running yet' };
     const res = await request(appUrl, {
       method: 'POST',
-      headers: { 'content-type': contentType, ...signSlackRequest(body, options.signingSecret, Math.floor(Date.now() / 1000)) },
+      headers: { 'content-type': contentType, ...signSlackRequest(body, options.signingSecret, Math.floor(nowMs() / 1000)) },
       body,
     });
     return { status: res.statusCode, body: await res.body.text() };
@@ -515,7 +518,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
           api_app_id: 'A0PLAYGROUND',
           type: 'event_callback',
           event_id: `Ev${randomBytes(6).toString('hex')}`,
-          event_time: Math.floor(Date.now() / 1000),
+          event_time: Math.floor(nowMs() / 1000),
           event: { type: 'app_home_opened', user: userId, channel: `D${userId.slice(1)}`, tab: 'home', event_ts: ts() },
         };
         return json(200, { status: (await forward(JSON.stringify(event), 'application/json')).status });

@@ -92,6 +92,8 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
       routes,
       port: options.port,
       host: options.host,
+      // Signatures are judged on the app's clock, as every other time is.
+      nowMs: () => deps.now().getTime(),
     });
   }
   // No conversation store: nothing here uses it, and it costs a lookup on every request.

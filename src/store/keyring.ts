@@ -36,7 +36,8 @@ export class Keyring {
   decrypt(value: string, who: Principal, command: string): Secret {
     const associated = associatedData(who, command);
     const recentKey = `${associated}\u0000${value}`;
-    const now = Date.now();
+    // How long a decrypted token is kept is a duration, not a date: the monotonic clock measures it.
+    const now = performance.now();
     const recent = this.#recent.get(recentKey);
     if (recent !== undefined && recent.until > now) return recent.token;
     const keyId = value.split(':')[1];

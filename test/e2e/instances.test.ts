@@ -70,7 +70,10 @@ afterAll(async () => {
 async function post(app: Running, form: string) {
   const res = await request(`http://127.0.0.1:${app.port}/slack/events`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(form, SIGNING_SECRET, Math.floor(Date.now() / 1000)) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...sign(form, SIGNING_SECRET, Math.floor(clock.now().getTime() / 1000)),
+    },
     body: form,
   });
   await res.body.dump();
@@ -195,7 +198,10 @@ describe.skipIf(!available)('two instances on one PostgreSQL', () => {
       response_url: asked.url,
       trigger_id: 'replayed',
     }).toString();
-    const headers = { 'content-type': 'application/x-www-form-urlencoded', ...sign(form, SIGNING_SECRET, Math.floor(Date.now() / 1000)) };
+    const headers = {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...sign(form, SIGNING_SECRET, Math.floor(clock.now().getTime() / 1000)),
+    };
     const send = async (app: Running) => {
       const res = await request(`http://127.0.0.1:${app.port}/slack/events`, { method: 'POST', headers, body: form });
       await res.body.dump();

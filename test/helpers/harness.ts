@@ -135,10 +135,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // Slack's trigger ids and event ids are unique per request; so are these, so that two requests
   // alike in all else are not the same signed request (which the app refuses as a replay).
   let sequence = 0;
-  const unique = () => `${Date.now()}.${++sequence}`;
+  const unique = () => `${now().getTime()}.${++sequence}`;
 
   async function post(form: string, opts: SignOptions, responseId: string): Promise<Sent> {
-    const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
+    const timestamp = opts.timestamp ?? Math.floor(now().getTime() / 1000);
     const started = performance.now();
     const res = await request(`${url}/slack/events`, {
       method: 'POST',
@@ -285,13 +285,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         api_app_id: 'A0COUNTERSIGN',
         type: 'event_callback',
         event_id: `Ev${unique()}`,
-        event_time: Math.floor(Date.now() / 1000),
+        event_time: Math.floor(now().getTime() / 1000),
         event: { user: userId, ...event },
       });
       const started = performance.now();
       const res = await request(`${url}/slack/events`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...sign(body, SIGNING_SECRET, Math.floor(Date.now() / 1000)) },
+        headers: { 'content-type': 'application/json', ...sign(body, SIGNING_SECRET, Math.floor(now().getTime() / 1000)) },
         body,
       });
       return { status: res.statusCode, ackMs: performance.now() - started, body: await res.body.text(), responseId: '' };
