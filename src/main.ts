@@ -42,6 +42,8 @@ export interface Overrides {
   maxInFlight?: number;
   /** False: reminders and run status only move when a test calls their tick(). */
   startScheduler?: boolean;
+  /** How long a /collect waits for Slack to take its channel message before answering through the command (5 s). */
+  announceWithinMs?: number;
   /** Trusted mode: how long a failed sign-in waits before the next (tests: to count attempts on a clock they move). */
   appSignInBackoff?: Partial<Backoff>;
 }
@@ -153,6 +155,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     approvalLinks,
     chat,
     firstPollMs: runWatcher.firstPollMs,
+    announceWithinMs: overrides.announceWithinMs ?? 5_000,
     collectPolicy: config.collect,
     commandsPerMinute: config.commandsPerMinute,
     maxInFlight: overrides.maxInFlight ?? 2000,

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
+import { SLACK_CALL_TIMEOUT_MS } from './chat.js';
 import type { SlackDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
 import { probeRoutes } from './probes.js';
@@ -42,7 +43,8 @@ export interface SlackApp {
 export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): SlackApp {
   let draining = false;
   const logger = boltLogger(deps.logger.child({ component: 'bolt' }));
-  const clientOptions = options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl };
+  // The client Bolt hands listeners (views.open, views.update…): each call has a deadline, as chat's do.
+  const clientOptions = { timeout: SLACK_CALL_TIMEOUT_MS, ...(options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl }) };
   const routes = probeRoutes({
     store: deps.store,
     metrics: deps.metrics,

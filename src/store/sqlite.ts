@@ -203,6 +203,7 @@ function prepare(db: Database.Database) {
     keyGroups: db.prepare<[], { key_id: string; tokens: number }>('SELECT key_id, COUNT(*) AS tokens FROM tokens GROUP BY key_id'),
     keySample: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id = ? ORDER BY user_id LIMIT 3'),
     ping: db.prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1'),
+    setWatchMessage: db.prepare<[string, string]>("UPDATE collect_watches SET message_ts = ? WHERE attempt_id = ? AND message_ts = ''"),
     saveWatch: db.prepare<[string, number, number, number | null, string | null, string, string]>(
       `UPDATE collect_watches SET runs = ?, next_poll_at = ?, interval_ms = ?, done_at = ?, note = ?, lease_owner = NULL, lease_until = NULL
        WHERE attempt_id = ? AND lease_owner = ?`,
@@ -570,6 +571,12 @@ export class SqliteStore implements Store {
   claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]> {
     return this.#patiently(() => {
       return this.#sql.claimWatches.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(watchOf);
+    });
+  }
+
+  setWatchMessage(attemptId: string, messageTs: string): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.setWatchMessage.run(messageTs, attemptId);
     });
   }
 

@@ -82,5 +82,4 @@ describe('while another process holds the SQLite write lock', () => {
       if (!released) release();
     }
   });
-
 });
