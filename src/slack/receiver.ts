@@ -27,11 +27,17 @@ import type { ReplayGuard } from './replay.js';
  */
 export const BODY_LIMIT = 1024 * 1024;
 /**
- * What all requests together may hold in memory while their bodies arrive: 64 bodies at the limit,
- * thousands of real ones. Past it a request is turned away (503, Slack retries) instead of the
- * process growing without end under many large requests carrying a plausible timestamp.
+ * Bodies are read before their signature can be checked, so anyone can send them; what all of them
+ * together may hold in memory is bounded, in two parts so that a flood of large bodies cannot turn
+ * Slack away. Slack's bodies are small: a command, most clicks and submissions fit in SMALL_BODY.
+ * Each request's first SMALL_BODY bytes count against SMALL_BUDGET (hundreds of Slack's requests at
+ * once); whatever a body has beyond that counts against LARGE_BUDGET. A request that finds its part
+ * spent is turned away with 503 (Slack does not retry commands and clicks: that is why the large
+ * bodies, the rare ones, are the ones that wait).
  */
-export const BODY_BUDGET = 64 * 1024 * 1024;
+export const SMALL_BODY = 128 * 1024;
+export const SMALL_BUDGET = 64 * 1024 * 1024;
+export const LARGE_BUDGET = 32 * 1024 * 1024;
 /** An unsigned request is read only to recognise Slack's certificate check (`ssl_check=1&token=…`). */
 const UNSIGNED_LIMIT = 4 * 1024;
 /** Slack's window: a request signed more than 5 minutes ago is stale. */
@@ -70,7 +76,9 @@ export class SlackReceiver implements Receiver {
   readonly #quiet = new Map<string, { at: number; count: number }>();
   #app: App | undefined;
   #server: Server | undefined;
-  #buffered = 0;
+  /** Bytes held now by bodies being read: their first SMALL_BODY bytes, and the rest. */
+  #small = 0;
+  #large = 0;
 
   constructor(options: SlackReceiverOptions) {
     this.#o = options;
@@ -219,7 +227,9 @@ export class SlackReceiver implements Receiver {
       const finish = (result: { body: Buffer } | Refusal) => {
         if (done) return;
         done = true;
-        this.#buffered -= size;
+        const small = Math.min(size, SMALL_BODY);
+        this.#small -= small;
+        this.#large -= size - small;
         req.off('data', onData);
         req.off('end', onEnd);
         req.off('error', onError);
@@ -228,9 +238,12 @@ export class SlackReceiver implements Receiver {
       };
       const onData = (chunk: Buffer) => {
         if (size + chunk.length > limit) return finish({ status: 413, reason: 'too-large' });
-        if (this.#buffered + chunk.length > BODY_BUDGET) return finish({ status: 503, reason: 'busy' });
+        const small = Math.min(size + chunk.length, SMALL_BODY) - Math.min(size, SMALL_BODY);
+        const large = chunk.length - small;
+        if (this.#small + small > SMALL_BUDGET || this.#large + large > LARGE_BUDGET) return finish({ status: 503, reason: 'busy' });
         size += chunk.length;
-        this.#buffered += chunk.length;
+        this.#small += small;
+        this.#large += large;
         chunks.push(chunk);
       };
       const onEnd = () => finish({ body: Buffer.concat(chunks, size) });
