@@ -315,13 +315,17 @@ export class SlackReceiver implements Receiver {
   /**
    * A request answered before its body was all read: Node reads the rest and drops it (nothing is
    * kept), so that the client, still sending, receives the answer rather than a reset. A client
-   * that keeps sending is cut off after a moment.
+   * that keeps sending is cut off after a moment; one whose body ends in time keeps its connection,
+   * for the next request on it may be anyone's (a proxy pools its connections to us).
    */
   #linger(req: IncomingMessage): void {
     if (req.complete) return;
     const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
     timer.unref();
-    req.socket.once('close', () => clearTimeout(timer));
+    const done = () => clearTimeout(timer);
+    req.once('end', done);
+    req.once('close', done);
+    req.socket.once('close', done);
   }
 
   #refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
