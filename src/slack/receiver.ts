@@ -60,6 +60,8 @@ export interface SlackReceiverOptions {
   host?: string | undefined;
   /** The wall clock, as Slack's timestamps are (tests of the window inject theirs). */
   nowMs?: () => number;
+  /** True once the app is stopping: new events are turned away, while health checks are still answered. */
+  draining?: () => boolean;
   endpoint?: string;
 }
 
@@ -156,6 +158,9 @@ export class SlackReceiver implements Receiver {
       if (route) return route(req, res);
     }
     if (req.method !== 'POST' || path !== this.#endpoint) return this.#send(req, res, 404, { ok: false });
+    // Stopping: what was acknowledged is being finished; nothing new is taken (the load balancer has
+    // heard 503 from /healthz and sends it elsewhere).
+    if (this.#o.draining?.() === true) return this.#refuse(req, res, { status: 503, reason: 'draining' });
     const refusal = await this.#event(req, res);
     if (refusal !== undefined) this.#refuse(req, res, refusal);
   }
@@ -331,7 +336,8 @@ export class SlackReceiver implements Receiver {
   #refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
     this.#refused.inc({ status: String(refusal.status), reason: refusal.reason });
     this.#note(refusal, req.socket.remoteAddress);
-    const headers: Record<string, string> = refusal.status === 503 ? { 'retry-after': '1' } : {};
+    const headers: Record<string, string> =
+      refusal.reason === 'draining' ? { connection: 'close' } : refusal.status === 503 ? { 'retry-after': '1' } : {};
     if (res.headersSent) return;
     res.writeHead(refusal.status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify({ ok: false, error: refusal.reason }));
