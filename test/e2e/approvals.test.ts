@@ -64,7 +64,7 @@ describe('/approvals', () => {
     const [refusal] = await h.slack.waitForResponses(click.responseId, 1);
     expect(refusal?.replace_original).toBe(false);
     expect(refusal?.response_type).toBe('ephemeral');
-    expect(textOf(refusal)).toContain('These results belong to <@UADA>');
+    expect(textOf(refusal)).toContain('Only <@UADA> can page through these approvals');
     expect(calls()).toBe(before);
   });
 
