@@ -42,6 +42,8 @@ export interface Overrides {
   maxInFlight?: number;
   /** False: reminders and run status only move when a test calls their tick(). */
   startScheduler?: boolean;
+  /** How long a /collect waits for Slack to take its channel message before answering through the command (5 s). */
+  announceWithinMs?: number;
   /** Trusted mode: how long a failed sign-in waits before the next (tests: to count attempts on a clock they move). */
   appSignInBackoff?: Partial<Backoff>;
 }
@@ -153,6 +155,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     approvalLinks,
     chat,
     firstPollMs: runWatcher.firstPollMs,
+    announceWithinMs: overrides.announceWithinMs ?? 5_000,
     collectPolicy: config.collect,
     commandsPerMinute: config.commandsPerMinute,
     maxInFlight: overrides.maxInFlight ?? 2000,
@@ -189,7 +192,6 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     },
     shutdown() {
       stopping ??= (async () => {
-        slack.beginDraining();
         logger.info({ inFlight: background.size }, 'shutting down: no new requests, finishing in-flight work');
         const waitingFor = new Set<string>();
         // Each part stops on its own: one that fails is logged, and the next is still stopped.
@@ -203,11 +205,14 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
             waitingFor.delete(what);
           }
         };
+        // The listener stays open to the end, so that health checks hear 503 (draining) rather than a
+        // closed port while the work already taken is finished.
         const graceful = (async () => {
-          await step('the HTTP server', () => slack.stop());
+          await step('taking new requests', () => slack.beginDraining());
           await step('the reminder scheduler', () => reminders.stop());
           await step('the run-status watcher', () => runWatcher.stop());
           await step('work in flight', () => background.drain());
+          await step('the HTTP server', () => slack.stop());
         })();
         const finished = await within(config.shutdownTimeoutMs, graceful);
         abandoned = finished ? 0 : background.size;

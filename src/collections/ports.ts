@@ -23,4 +23,9 @@ export interface CollectDeps extends Deps {
   confirmationTtlMs: number;
   /** How soon the run-status watcher first looks at a new collection. */
   firstPollMs: number;
+  /**
+   * How long a start waits for the channel message to be posted before it answers the starter
+   * through the command instead: the runs have started, and they must hear of it within Slack's patience.
+   */
+  announceWithinMs: number;
 }

@@ -10,8 +10,11 @@ export type LiveStatus =
   /** The service cannot tell us (no getRunStatus, a 401, an unreadable answer); `why` is its answer. */
   | { kind: 'unavailable'; why: string }
   | { kind: 'timeout'; limitMs: number }
-  /** Not followed: the bot may not post in the channel, or the starter unlinked their account. */
-  | { kind: 'off'; reason: 'not-in-channel' | 'unlinked' };
+  /**
+   * No live message: the bot may not post in the channel, Slack did not take the message in time
+   * (`slack-slow`), or the starter unlinked their account.
+   */
+  | { kind: 'off'; reason: 'not-in-channel' | 'slack-slow' | 'unlinked' };
 
 export interface CollectStatus {
   /** The starter. */

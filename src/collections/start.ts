@@ -345,8 +345,11 @@ export async function createConfirmation(
 
 /**
  * Posts the runs to the channel as the bot, so that the message can be updated as they go, and
- * asks the watcher to follow them. Where the bot may not post (a private channel it was not
- * invited to), the outcome says so and the adapter answers through the command instead.
+ * asks the watcher to follow them. The watch is stored first: whatever happens to the post (Slack
+ * slow or down, a restart), the runs are followed, their cooldown goes back if they abort, and the
+ * starter hears of an abort. Where the bot may not post (a private channel it was not invited to),
+ * or Slack does not take the message within announceWithinMs, the outcome says so and the adapter
+ * answers through the command instead; a message Slack takes late is still followed.
  */
 async function announce(
   deps: CollectDeps,
@@ -356,23 +359,13 @@ async function announce(
   runs: WatchedRun[],
 ): Promise<{ kind: 'started'; status: CollectStatus; posted: boolean }> {
   const base = { userId: req.who.userId, query: req.query, runs, startedAt: at, now: at };
-  let ts: string;
-  try {
-    ({ ts } = await deps.chat.postStatus(req.channelId, { ...base, live: { kind: 'watching', checkedAt: at } }));
-  } catch (error) {
-    deps.logger.info(
-      { channel: req.channelId, error: (error as Error).message },
-      'could not post as the bot; answering through the command',
-    );
-    return { kind: 'started', status: { ...base, live: { kind: 'off', reason: 'not-in-channel' } }, posted: false };
-  }
   const watched = await deps.store
     .createWatch({
       attemptId,
       teamId: req.who.teamId,
       userId: req.who.userId,
       channelId: req.channelId,
-      messageTs: ts,
+      messageTs: '',
       query: req.query,
       runs,
       startedAt: at,
@@ -385,7 +378,7 @@ async function announce(
     .then(
       () => true,
       (error: unknown) => {
-        // The runs did start and the channel has its message; it will only not move on by itself.
+        // The runs did start; the channel still hears of them, only the message will not move on by itself.
         deps.logger.error(
           { attempt: attemptId, error: (error as Error).message },
           'could not record the watch; the message will not update',
@@ -393,6 +386,48 @@ async function announce(
         return false;
       },
     );
+  const follow = (ts: string) =>
+    watched
+      ? deps.store
+          .setWatchMessage(attemptId, ts)
+          .catch((error: unknown) =>
+            deps.logger.error(
+              { attempt: attemptId, error: (error as Error).message },
+              'could not record the channel message; it will not update',
+            ),
+          )
+      : Promise.resolve();
+  const posting = deps.chat.postStatus(req.channelId, { ...base, live: { kind: 'watching', checkedAt: at } });
+  const posted = await within(deps.announceWithinMs, posting).catch((error: unknown) => {
+    deps.logger.info(
+      { channel: req.channelId, error: (error as Error).message },
+      'could not post as the bot; answering through the command',
+    );
+    return 'refused' as const;
+  });
+  if (posted === 'refused') return { kind: 'started', status: { ...base, live: { kind: 'off', reason: 'not-in-channel' } }, posted: false };
+  if (posted === 'late') {
+    deps.logger.warn(
+      { channel: req.channelId, attempt: attemptId, waitedMs: deps.announceWithinMs },
+      'Slack did not take the channel message in time; answering through the command',
+    );
+    posting.then(({ ts }) => follow(ts)).catch(() => undefined);
+    return { kind: 'started', status: { ...base, live: { kind: 'off', reason: 'slack-slow' } }, posted: false };
+  }
+  await follow(posted.ts);
   const live = watched ? { kind: 'watching' as const, checkedAt: at } : undefined;
   return { kind: 'started', status: { ...base, live }, posted: true };
+}
+
+/** The work's result, or 'late' when it has not settled within `ms` (it goes on; a rejection within `ms` is passed on). */
+async function within<T>(ms: number, work: Promise<T>): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

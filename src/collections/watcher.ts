@@ -179,6 +179,8 @@ export class RunWatcher {
 
   /** Updates the channel's message; true when it can never be updated again. */
   async #show(watch: RunWatch, live: LiveStatus): Promise<boolean> {
+    // No channel message (the bot may not post there, or Slack has not taken it): nothing to update.
+    if (watch.messageTs === '') return false;
     const now = this.#o.now();
     const status = { userId: watch.userId, query: watch.query, runs: watch.runs, startedAt: watch.startedAt, now, live };
     try {

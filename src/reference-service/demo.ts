@@ -133,12 +133,14 @@ export const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: s
 /** Steps of three workflows: approvals (Accepted / Rejected), a review (Approved / Rejected / Needs Info), an activity (Completed / Canceled). */
 const WORK_ITEM_NAMES = ['Manager Approval', 'Entitlement Owner Approval', 'Fulfillment Activity', 'Security Review'];
 
-/** Names that a careless renderer would turn into pings, links or markup. */
+/** Names that a careless renderer would turn into pings, links or markup, or that reorder themselves on screen. */
 export const HOSTILE_REQUEST_NAMES: readonly string[] = [
   '<!channel> urgent: Add Access for Bobby Tables',
   'Add Access for <b>Mallory</b> & friends',
   'Add Access for *bold* _italic_ ~strike~ `code`',
   'Add Access for Smith, John',
+  // A right-to-left override: shown as written, it reads "Invoice exe.jpg".
+  'Invoice \u202Egpj.exe',
 ];
 
 /** mulberry32: small, fast, and the same sequence on every machine. */

@@ -41,6 +41,21 @@ export interface Message {
   blocks: KnownBlock[];
 }
 
+/**
+ * Characters that would act on the text around them rather than show: C0 and C1 controls (line
+ * breaks and tabs aside), DEL, the line and paragraph separators, and the bidirectional marks,
+ * embeddings, overrides and isolates ("Invoice U+202E gpj.exe" reads "Invoice exe.jpg"). User input
+ * with them is refused; text from the service cannot be, so it is shown with each one as a visible mark.
+ */
+const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const HIDDEN_ALL = new RegExp(HIDDEN.source, 'g');
+
+/** The text with each hidden character written as a mark, `[U+202E]`; the text itself when it has none (most). */
+export function revealHidden(text: string): string {
+  if (!HIDDEN.test(text)) return text;
+  return text.replace(HIDDEN_ALL, (c) => `[U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}]`);
+}
+
 /** Makes any text inert in mrkdwn: no pings (<!channel>), no links, no entity tricks. */
 export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -127,7 +142,7 @@ export function singleLine(text: string, max: number): string {
 
 /** Truncates, then escapes: escaping can lengthen text, so callers budget for the escaped form. */
 export function inert(text: string, max: number): string {
-  return escapeMrkdwn(singleLine(text, max));
+  return escapeMrkdwn(singleLine(revealHidden(text), max));
 }
 
 /** Inline code that cannot be broken out of: backticks inside would end the span. */
@@ -136,7 +151,7 @@ export function code(text: string, max = 80): string {
 }
 
 export function header(text: string): HeaderBlock {
-  return { type: 'header', text: { type: 'plain_text', text: truncate(text, LIMITS.headerText), emoji: true } };
+  return { type: 'header', text: { type: 'plain_text', text: truncate(revealHidden(text), LIMITS.headerText), emoji: true } };
 }
 
 /**
@@ -154,7 +169,7 @@ export function section(mrkdwn: string, accessory?: Button): SectionBlock {
 
 /** Plain text for Slack: shown exactly, never formatted; emoji codes stay words. */
 export function plain(text: string, max: number): { type: 'plain_text'; text: string; emoji: false } {
-  return { type: 'plain_text', text: truncate(text === '' ? ' ' : text, max), emoji: false };
+  return { type: 'plain_text', text: truncate(text === '' ? ' ' : revealHidden(text), max), emoji: false };
 }
 
 /** A button that opens a page: Slack opens the URL and also sends the click, which must be acked. */
@@ -164,7 +179,7 @@ export function linkButton(options: { actionId: string; text: string; url: strin
   return {
     type: 'button',
     action_id: options.actionId,
-    text: { type: 'plain_text', text: truncate(options.text, LIMITS.buttonText), emoji: true },
+    text: { type: 'plain_text', text: truncate(revealHidden(options.text), LIMITS.buttonText), emoji: true },
     url: options.url,
   };
 }
@@ -204,7 +219,7 @@ export function button(options: {
   return {
     type: 'button',
     action_id: options.actionId,
-    text: { type: 'plain_text', text: truncate(options.text, LIMITS.buttonText), emoji: true },
+    text: { type: 'plain_text', text: truncate(revealHidden(options.text), LIMITS.buttonText), emoji: true },
     ...(options.value === undefined ? {} : { value: options.value }),
     ...(options.style === undefined ? {} : { style: options.style }),
     ...(options.confirm === undefined
@@ -226,5 +241,5 @@ export function actions(blockId: string, elements: Button[]): ActionsBlock {
 }
 
 export function fallback(text: string): string {
-  return escapeMrkdwn(truncate(text, LIMITS.fallbackText));
+  return escapeMrkdwn(truncate(revealHidden(text), LIMITS.fallbackText));
 }

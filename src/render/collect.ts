@@ -145,7 +145,11 @@ export function renderCollectStatus(input: CollectStatus): Message {
       status =
         input.live.reason === 'unlinked'
           ? ['Live status stopped: ', user(input.userId), ' unlinked their account.']
-          : ['No live status here: invite countersign to this channel (', code('/invite @countersign'), ') to see the runs update.'];
+          : input.live.reason === 'slack-slow'
+            ? [
+                'Slack did not take the live message in time, so this one will not update; if the live message appears later, it updates there.',
+              ]
+            : ['No live status here: invite countersign to this channel (', code('/invite @countersign'), ') to see the runs update.'];
       break;
     case undefined:
       break;

@@ -58,8 +58,19 @@ export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' |
   ]);
 }
 
-export function renderNotYours(ownerId: string, slash: Slash): Message {
-  return message([md(`These results belong to <@${ownerId}>, so only they can page through them. Type \`${slash}\` to see your own.`)]);
+/** The controls that only the person they were made for may use, by what each does. */
+export type OwnedControl = 'page' | 'full-list' | 'confirm' | 'cancel';
+
+const OWNED: Record<OwnedControl, (owner: string) => string> = {
+  page: (owner) => `Only ${owner} can page through these approvals: they are ${owner}’s. Type \`/approvals\` to see your own.`,
+  'full-list': (owner) => `Only ${owner} can open this list: it is ${owner}’s digest. Type \`/approvals\` to see your own approvals.`,
+  confirm: (owner) => `Only ${owner} can confirm this collection: ${owner} asked for it. Type \`/collect\` to start one yourself.`,
+  cancel: (owner) => `Only ${owner} can cancel this collection: ${owner} asked for it.`,
+};
+
+/** Someone pressed a control that was made for another person: what it does, and whose it is. Nothing was done. */
+export function renderNotYours(ownerId: string, control: OwnedControl): Message {
+  return message([md(OWNED[control](`<@${ownerId}>`))]);
 }
 
 export function renderUnreadableButton(slash: Slash): Message {

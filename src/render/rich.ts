@@ -7,7 +7,7 @@
  */
 
 import type { KnownBlock, RichTextBlock, RichTextElement, RichTextSection } from '@slack/types';
-import { escapeMrkdwn, LIMITS, type Message, singleLine, truncate } from './blocks.js';
+import { escapeMrkdwn, LIMITS, type Message, revealHidden, singleLine, truncate } from './blocks.js';
 
 export interface Style {
   bold?: true;
@@ -62,9 +62,18 @@ function element(run: Run): RichTextElement | undefined {
 
 /** A run cut to `room` characters of text; runs that are not text cost a fixed few. */
 function fitRun(run: Run, room: number): { run: Run; cost: number } {
-  if (typeof run === 'string') return { run: truncate(run, room), cost: Math.min(run.length, room) };
-  if ('style' in run) return { run: { ...run, text: truncate(run.text, room) }, cost: Math.min(run.text.length, room) };
-  if ('link' in run) return { run: { ...run, text: truncate(run.text, room) }, cost: Math.min(run.text.length, room) + 20 };
+  if (typeof run === 'string') {
+    const text = revealHidden(run);
+    return { run: truncate(text, room), cost: Math.min(text.length, room) };
+  }
+  if ('style' in run) {
+    const text = revealHidden(run.text);
+    return { run: { ...run, text: truncate(text, room) }, cost: Math.min(text.length, room) };
+  }
+  if ('link' in run) {
+    const text = revealHidden(run.text);
+    return { run: { ...run, text: truncate(text, room) }, cost: Math.min(text.length, room) + 20 };
+  }
   return { run, cost: 20 };
 }
 
@@ -115,13 +124,13 @@ export function plainOf(paragraphs: readonly Paragraph[]): string {
   const lines = paragraphs.map((paragraph) =>
     paragraph
       .map((run) => {
-        if (typeof run === 'string') return escapeMrkdwn(run);
-        if ('style' in run) return escapeMrkdwn(run.text);
+        if (typeof run === 'string') return escapeMrkdwn(revealHidden(run));
+        if ('style' in run) return escapeMrkdwn(revealHidden(run.text));
         if ('emoji' in run) return '';
         if ('user' in run) return `<@${run.user}>`;
         if ('channel' in run) return `<#${run.channel}>`;
         if ('usergroup' in run) return `<!subteam^${run.usergroup}>`;
-        if ('link' in run) return escapeMrkdwn(run.text);
+        if ('link' in run) return escapeMrkdwn(revealHidden(run.text));
         return `<!date^${Math.floor(run.date.getTime() / 1000)}^${run.format}|${run.fallback}>`;
       })
       .join('')

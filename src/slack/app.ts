@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { App, type Logger as BoltLogger, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { Logger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
+import { SLACK_CALL_TIMEOUT_MS } from './chat.js';
 import type { SlackDeps } from './deps.js';
 import { registerListeners } from './listeners/index.js';
 import { probeRoutes } from './probes.js';
@@ -32,8 +33,12 @@ export interface SlackApp {
   app: App;
   /** Starts listening; resolves with the HTTP port (in Socket Mode, the port of /healthz and /metrics). */
   start(): Promise<number>;
-  /** /healthz answers 503 from now on, so that a load balancer stops sending traffic. */
-  beginDraining(): void;
+  /**
+   * From now on /healthz answers 503 (a load balancer stops sending traffic) and no new event is
+   * taken: HTTP events get 503, Socket Mode's WebSocket is closed. /healthz keeps answering until stop().
+   */
+  beginDraining(): Promise<void>;
+  /** Closes the listener: once the work taken before draining is done. */
   stop(): Promise<void>;
   /** Cuts the connections still open: for a stop that has run out of time. */
   abandon(): void;
@@ -42,7 +47,8 @@ export interface SlackApp {
 export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): SlackApp {
   let draining = false;
   const logger = boltLogger(deps.logger.child({ component: 'bolt' }));
-  const clientOptions = options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl };
+  // The client Bolt hands listeners (views.open, views.update…): each call has a deadline, as chat's do.
+  const clientOptions = { timeout: SLACK_CALL_TIMEOUT_MS, ...(options.apiUrl === undefined ? {} : { slackApiUrl: options.apiUrl }) };
   const routes = probeRoutes({
     store: deps.store,
     metrics: deps.metrics,
@@ -94,6 +100,7 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
       host: options.host,
       // Signatures are judged on the app's clock, as every other time is.
       nowMs: () => deps.now().getTime(),
+      draining: () => draining,
     });
   }
   // No conversation store: nothing here uses it, and it costs a lookup on every request.
@@ -124,22 +131,20 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
       const server = (await receiver.start()) as Server;
       return (server.address() as AddressInfo).port;
     },
-    beginDraining() {
+    async beginDraining() {
       draining = true;
-    },
-    async stop() {
-      if (!(receiver instanceof SocketModeReceiver)) return void (await app.stop());
-      // Bolt's stop starts the close handshake and returns at once; stopped means the WebSocket is closed.
+      if (!(receiver instanceof SocketModeReceiver)) return;
+      // Bolt's stop starts the close handshake and returns at once; no new event comes once the WebSocket is closed.
       const client = receiver.client;
       const disconnected = new Promise<void>((resolve) => client.once('disconnected', () => resolve()));
       await app.stop();
+      await disconnected;
+    },
+    async stop() {
+      if (!(receiver instanceof SocketModeReceiver)) return void (await app.stop());
+      if (!draining) await this.beginDraining();
       const server = probes;
-      await Promise.all([
-        disconnected,
-        server?.listening
-          ? new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
-          : undefined,
-      ]);
+      if (server?.listening) await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },
     abandon() {
       if (receiver instanceof SlackReceiver) receiver.closeAllConnections();

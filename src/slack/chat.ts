@@ -25,6 +25,13 @@ import { RateGate } from './rate-gate.js';
 /** How long a message is tried again while Slack answers 429; past it, it is given up. */
 export const RATE_LIMIT_PATIENCE_MS = 15 * 60_000;
 
+/**
+ * Every Web API call has a deadline: a call Slack never answers would otherwise hold what waits on
+ * it (a /collect task, a digest) for ever. Slack answers in well under a second; a call that takes
+ * this long is given up (and, for messages, tried again by the client's retry policy).
+ */
+export const SLACK_CALL_TIMEOUT_MS = 10_000;
+
 /** Slack errors that mean the message cannot be updated again. */
 const MESSAGE_GONE = /message_not_found|channel_not_found|is_archived|cant_update_message|not_in_channel/;
 
@@ -41,6 +48,7 @@ export function slackClients(credentials: SlackCredentials): { lookups: WebClien
     // A 429 comes back at once (createChat waits it out); other failures (the network) are tried a few times.
     messages: new WebClient(token, {
       ...base,
+      timeout: SLACK_CALL_TIMEOUT_MS,
       retryConfig: { retries: 4, factor: 2, minTimeout: 1_000, maxTimeout: 30_000 },
       rejectRateLimitedCalls: true,
     }),

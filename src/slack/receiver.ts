@@ -27,11 +27,17 @@ import type { ReplayGuard } from './replay.js';
  */
 export const BODY_LIMIT = 1024 * 1024;
 /**
- * What all requests together may hold in memory while their bodies arrive: 64 bodies at the limit,
- * thousands of real ones. Past it a request is turned away (503, Slack retries) instead of the
- * process growing without end under many large requests carrying a plausible timestamp.
+ * Bodies are read before their signature can be checked, so anyone can send them; what all of them
+ * together may hold in memory is bounded, in two parts so that a flood of large bodies cannot turn
+ * Slack away. Slack's bodies are small: a command, most clicks and submissions fit in SMALL_BODY.
+ * Each request's first SMALL_BODY bytes count against SMALL_BUDGET (hundreds of Slack's requests at
+ * once); whatever a body has beyond that counts against LARGE_BUDGET. A request that finds its part
+ * spent is turned away with 503 (Slack does not retry commands and clicks: that is why the large
+ * bodies, the rare ones, are the ones that wait).
  */
-export const BODY_BUDGET = 64 * 1024 * 1024;
+export const SMALL_BODY = 128 * 1024;
+export const SMALL_BUDGET = 64 * 1024 * 1024;
+export const LARGE_BUDGET = 32 * 1024 * 1024;
 /** An unsigned request is read only to recognise Slack's certificate check (`ssl_check=1&token=…`). */
 const UNSIGNED_LIMIT = 4 * 1024;
 /** Slack's window: a request signed more than 5 minutes ago is stale. */
@@ -54,6 +60,8 @@ export interface SlackReceiverOptions {
   host?: string | undefined;
   /** The wall clock, as Slack's timestamps are (tests of the window inject theirs). */
   nowMs?: () => number;
+  /** True once the app is stopping: new events are turned away, while health checks are still answered. */
+  draining?: () => boolean;
   endpoint?: string;
 }
 
@@ -70,7 +78,9 @@ export class SlackReceiver implements Receiver {
   readonly #quiet = new Map<string, { at: number; count: number }>();
   #app: App | undefined;
   #server: Server | undefined;
-  #buffered = 0;
+  /** Bytes held now by bodies being read: their first SMALL_BODY bytes, and the rest. */
+  #small = 0;
+  #large = 0;
 
   constructor(options: SlackReceiverOptions) {
     this.#o = options;
@@ -148,6 +158,9 @@ export class SlackReceiver implements Receiver {
       if (route) return route(req, res);
     }
     if (req.method !== 'POST' || path !== this.#endpoint) return this.#send(req, res, 404, { ok: false });
+    // Stopping: what was acknowledged is being finished; nothing new is taken (the load balancer has
+    // heard 503 from /healthz and sends it elsewhere).
+    if (this.#o.draining?.() === true) return this.#refuse(req, res, { status: 503, reason: 'draining' });
     const refusal = await this.#event(req, res);
     if (refusal !== undefined) this.#refuse(req, res, refusal);
   }
@@ -219,7 +232,9 @@ export class SlackReceiver implements Receiver {
       const finish = (result: { body: Buffer } | Refusal) => {
         if (done) return;
         done = true;
-        this.#buffered -= size;
+        const small = Math.min(size, SMALL_BODY);
+        this.#small -= small;
+        this.#large -= size - small;
         req.off('data', onData);
         req.off('end', onEnd);
         req.off('error', onError);
@@ -228,9 +243,12 @@ export class SlackReceiver implements Receiver {
       };
       const onData = (chunk: Buffer) => {
         if (size + chunk.length > limit) return finish({ status: 413, reason: 'too-large' });
-        if (this.#buffered + chunk.length > BODY_BUDGET) return finish({ status: 503, reason: 'busy' });
+        const small = Math.min(size + chunk.length, SMALL_BODY) - Math.min(size, SMALL_BODY);
+        const large = chunk.length - small;
+        if (this.#small + small > SMALL_BUDGET || this.#large + large > LARGE_BUDGET) return finish({ status: 503, reason: 'busy' });
         size += chunk.length;
-        this.#buffered += chunk.length;
+        this.#small += small;
+        this.#large += large;
         chunks.push(chunk);
       };
       const onEnd = () => finish({ body: Buffer.concat(chunks, size) });
@@ -302,19 +320,24 @@ export class SlackReceiver implements Receiver {
   /**
    * A request answered before its body was all read: Node reads the rest and drops it (nothing is
    * kept), so that the client, still sending, receives the answer rather than a reset. A client
-   * that keeps sending is cut off after a moment.
+   * that keeps sending is cut off after a moment; one whose body ends in time keeps its connection,
+   * for the next request on it may be anyone's (a proxy pools its connections to us).
    */
   #linger(req: IncomingMessage): void {
     if (req.complete) return;
     const timer = setTimeout(() => req.socket.destroy(), LINGER_MS);
     timer.unref();
-    req.socket.once('close', () => clearTimeout(timer));
+    const done = () => clearTimeout(timer);
+    req.once('end', done);
+    req.once('close', done);
+    req.socket.once('close', done);
   }
 
   #refuse(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
     this.#refused.inc({ status: String(refusal.status), reason: refusal.reason });
     this.#note(refusal, req.socket.remoteAddress);
-    const headers: Record<string, string> = refusal.status === 503 ? { 'retry-after': '1' } : {};
+    const headers: Record<string, string> =
+      refusal.reason === 'draining' ? { connection: 'close' } : refusal.status === 503 ? { 'retry-after': '1' } : {};
     if (res.headersSent) return;
     res.writeHead(refusal.status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify({ ok: false, error: refusal.reason }));

@@ -429,6 +429,10 @@ export class PostgresStore implements Store {
     return rows.map(watchOf);
   }
 
+  async setWatchMessage(attemptId: string, messageTs: string): Promise<void> {
+    await this.#query("UPDATE collect_watches SET message_ts = $1 WHERE attempt_id = $2 AND message_ts = ''", [messageTs, attemptId]);
+  }
+
   async saveWatch(w: RunWatch, owner: string): Promise<boolean> {
     const result = await this.#query(
       `UPDATE collect_watches SET runs = $1, next_poll_at = $2, interval_ms = $3, done_at = $4, note = $5, lease_owner = NULL, lease_until = NULL

@@ -64,6 +64,21 @@ import type {
 /** The outcome throttle's name for an identity's calls, apart from any command's. */
 const IDENTITY_OUTCOME = 'service-identity';
 
+/**
+ * better-sqlite3 is synchronous: while another process holds the write lock (the CLI linking a
+ * token, a key rotation, a backup), SQLite's own busy wait would hold the whole event loop, acks
+ * and health checks included. So SQLite waits only this long in one attempt, and the store tries
+ * again on a timer, the loop serving everyone else in between.
+ */
+export const BUSY_WAIT_MS = 5;
+/** How long an operation keeps trying before it fails with SQLite's busy error. */
+export const BUSY_PATIENCE_MS = 10_000;
+/** How long opening the file (and migrating it) may wait for another process: nothing is served yet. */
+const OPEN_BUSY_WAIT_MS = 5_000;
+
+const isBusy = (error: unknown) => /^SQLITE_(BUSY|LOCKED)/.test(String((error as { code?: unknown }).code));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** Every statement, prepared once: preparing costs more than running these. */
 function prepare(db: Database.Database) {
   return {
@@ -188,6 +203,7 @@ function prepare(db: Database.Database) {
     keyGroups: db.prepare<[], { key_id: string; tokens: number }>('SELECT key_id, COUNT(*) AS tokens FROM tokens GROUP BY key_id'),
     keySample: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id = ? ORDER BY user_id LIMIT 3'),
     ping: db.prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1'),
+    setWatchMessage: db.prepare<[string, string]>("UPDATE collect_watches SET message_ts = ? WHERE attempt_id = ? AND message_ts = ''"),
     saveWatch: db.prepare<[string, number, number, number | null, string | null, string, string]>(
       `UPDATE collect_watches SET runs = ?, next_poll_at = ?, interval_ms = ?, done_at = ?, note = ?, lease_owner = NULL, lease_until = NULL
        WHERE attempt_id = ? AND lease_owner = ?`,
@@ -219,6 +235,8 @@ export class SqliteStore implements Store {
     resolve: (fresh: boolean) => void;
     reject: (error: unknown) => void;
   }> = [];
+  /** The write of signatures under way, if any. */
+  #signatureWrite: Promise<void> | undefined;
   /** Service-call slots known to exist: made once per process, up to the largest limit asked for. */
   #slotsMade = 0;
 
@@ -232,7 +250,7 @@ export class SqliteStore implements Store {
       // With WAL, NORMAL cannot corrupt the database; a power cut may lose the last commits, which
       // for this data (a re-linkable token, a usage timestamp) is the right trade for not syncing per call.
       db.pragma('synchronous = NORMAL');
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${OPEN_BUSY_WAIT_MS}`);
       this.#db = db;
       this.#migrate();
       // Once, at open: a damaged page anywhere is found now, not by the first user whose row is on it.
@@ -245,6 +263,7 @@ export class SqliteStore implements Store {
         throw Object.assign(new Error(`integrity check failed: ${first ?? 'damaged'}`), { code: 'SQLITE_CORRUPT' });
       }
       this.#sql = prepare(db);
+      db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
     } catch (error) {
       db.close();
       // A file that is not a database, or a damaged one: the operator must hear which file and what to do.
@@ -275,256 +294,330 @@ export class SqliteStore implements Store {
     while (more) more = applyNext.immediate();
   }
 
-  async getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
-    // A workspace-specific link wins over one made for any workspace (team '').
-    const row = this.#sql.getToken.get(who.userId, command, who.teamId);
-    return row === undefined ? undefined : linkedTokenOf(row, this.#keys);
+  getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
+    return this.#patiently(() => {
+      // A workspace-specific link wins over one made for any workspace (team '').
+      const row = this.#sql.getToken.get(who.userId, command, who.teamId);
+      return row === undefined ? undefined : linkedTokenOf(row, this.#keys);
+    });
   }
 
-  async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
-    const upsert = this.#sql.upsertToken;
-    this.#outcomes.forget();
-    this.#keys.forgetDecrypted();
-    this.#db.transaction(() => {
-      for (const command of commands) {
-        upsert.run(
+  setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
+    return this.#patiently(() => {
+      const upsert = this.#sql.upsertToken;
+      this.#outcomes.forget();
+      this.#keys.forgetDecrypted();
+      this.#db.transaction(() => {
+        for (const command of commands) {
+          upsert.run(
+            who.teamId,
+            who.userId,
+            command,
+            this.#keys.encrypt(token, who, command),
+            this.#keys.current.keyId,
+            source,
+            at.getTime(),
+          );
+        }
+      })();
+    });
+  }
+
+  deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
+    return this.#patiently(() => {
+      this.#outcomes.forget();
+      this.#keys.forgetDecrypted();
+      if (who.teamId === undefined) return this.#sql.deleteAllTokens.run(who.userId).changes;
+      return this.#sql.deleteServingTokens.run(who.userId, who.teamId).changes;
+    });
+  }
+
+  listLinks(who?: Principal): Promise<LinkSummary[]> {
+    return this.#patiently(() => {
+      const rows = who === undefined ? this.#sql.allLinks.all() : this.#sql.linksOf.all(who.userId, who.teamId);
+      return rows.map(linkOf);
+    });
+  }
+
+  recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
+    if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return Promise.resolve();
+    return this.#patiently(() => {
+      this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.userId, command, who.teamId);
+    });
+  }
+
+  getIdentity(who: Principal): Promise<IdentityLink | undefined> {
+    return this.#patiently(() => {
+      const row = this.#sql.getIdentity.get(who.userId, who.teamId);
+      return row === undefined ? undefined : identityOf(row);
+    });
+  }
+
+  setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
+    return this.#patiently(() => {
+      this.#outcomes.forget();
+      this.#keys.forgetDecrypted();
+      this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
+    });
+  }
+
+  deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
+    return this.#patiently(() => {
+      this.#outcomes.forget();
+      this.#keys.forgetDecrypted();
+      if (who.teamId === undefined) return this.#sql.deleteAllIdentities.run(who.userId).changes;
+      return this.#sql.deleteServingIdentities.run(who.userId, who.teamId).changes;
+    });
+  }
+
+  listIdentities(who?: Principal): Promise<IdentityLink[]> {
+    return this.#patiently(() => {
+      const rows = who === undefined ? this.#sql.allIdentities.all() : this.#sql.identitiesOf.all(who.userId, who.teamId);
+      return rows.map(identityOf);
+    });
+  }
+
+  recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
+    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, outcome, at)) return Promise.resolve();
+    return this.#patiently(() => {
+      this.#sql.recordIdentityOutcome.run(at.getTime(), outcome, who.userId, who.userId, who.teamId);
+    });
+  }
+
+  createConfirmation(c: PendingConfirmation): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.insertConfirmation.run(c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime());
+      this.#sql.pruneConfirmations.run(confirmationPruneHorizon(c.createdAt));
+    });
+  }
+
+  claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
+    return this.#patiently(() => {
+      const row = this.#sql.getConfirmation.get(id);
+      const verdict = judgeClaim(row === undefined ? undefined : confirmationOf(row), userId, at);
+      if (verdict.status !== 'claimable') return verdict;
+      // The conditional update is the claim: only one caller can move used_at from NULL.
+      return claimOutcome(verdict.confirmation, this.#sql.claimConfirmation.run(at.getTime(), id).changes === 1);
+    });
+  }
+
+  setReminder(r: NewReminder): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.upsertReminder.run(r.teamId, r.userId, r.days, r.minuteOfDay, r.timeZone, r.nextAt.getTime(), r.dueAt.getTime());
+    });
+  }
+
+  getReminder(who: Principal): Promise<Reminder | undefined> {
+    return this.#patiently(() => {
+      const row = this.#sql.getReminder.get(who.teamId, who.userId);
+      return row === undefined ? undefined : reminderOf(row);
+    });
+  }
+
+  deleteReminder(who: Principal): Promise<boolean> {
+    return this.#patiently(() => {
+      return this.#sql.deleteReminder.run(who.teamId, who.userId).changes === 1;
+    });
+  }
+
+  pauseReminder(who: Principal, at: Date): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.pauseReminder.run(at.getTime(), who.teamId, who.userId);
+    });
+  }
+
+  claimDueReminders(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<Reminder[]> {
+    return this.#patiently(() => {
+      // One statement: SQLite runs writers one at a time, so two instances cannot lease the same row.
+      return this.#sql.claimReminders.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(reminderOf);
+    });
+  }
+
+  renewReminderLeases(owner: string, until: Date): Promise<number> {
+    return this.#patiently(() => {
+      return this.#sql.renewReminderLeases.run(until.getTime(), owner).changes;
+    });
+  }
+
+  takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined> {
+    return this.#patiently(() => {
+      if (limit > this.#slotsMade) {
+        this.#db.transaction(() => {
+          for (let slot = this.#slotsMade; slot < limit; slot++) this.#sql.makeSlot.run(slot);
+        })();
+        this.#slotsMade = limit;
+      }
+      // One statement: SQLite runs writers one at a time, so two takers never get the same slot.
+      return this.#sql.takeSlot.get(owner, until.getTime(), limit, now.getTime())?.slot;
+    });
+  }
+
+  releaseServiceSlot(owner: string, slot: number): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.releaseSlot.run(slot, owner);
+    });
+  }
+
+  renewServiceSlots(owner: string, until: Date): Promise<number> {
+    return this.#patiently(() => {
+      return this.#sql.renewSlots.run(until.getTime(), owner).changes;
+    });
+  }
+
+  markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean> {
+    return this.#patiently(() => {
+      return this.#sql.markSending.run(who.teamId, who.userId, owner, nextAt.getTime()).changes === 1;
+    });
+  }
+
+  releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean> {
+    return this.#patiently(() => {
+      const pause = pauseChange(next.pausedAt);
+      return (
+        this.#sql.releaseReminder.run(
+          next.nextAt.getTime(),
+          next.dueAt.getTime(),
+          next.timeZone,
+          pause.write ? 1 : 0,
+          pause.value,
           who.teamId,
           who.userId,
-          command,
-          this.#keys.encrypt(token, who, command),
-          this.#keys.current.keyId,
-          source,
-          at.getTime(),
-        );
-      }
-    })();
+          owner,
+          claimedNextAt.getTime(),
+        ).changes === 1
+      );
+    });
   }
 
-  async deleteTokens(who: Parameters<Store['deleteTokens']>[0]): Promise<number> {
-    this.#outcomes.forget();
-    this.#keys.forgetDecrypted();
-    if (who.teamId === undefined) return this.#sql.deleteAllTokens.run(who.userId).changes;
-    return this.#sql.deleteServingTokens.run(who.userId, who.teamId).changes;
+  recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.insertAttempt.run(
+        a.id,
+        a.at.getTime(),
+        a.teamId,
+        a.channelId,
+        a.userId,
+        JSON.stringify(a.query),
+        a.outcome,
+        a.detail ?? null,
+        JSON.stringify(a.runs),
+      );
+    });
   }
 
-  async listLinks(who?: Principal): Promise<LinkSummary[]> {
-    const rows = who === undefined ? this.#sql.allLinks.all() : this.#sql.linksOf.all(who.userId, who.teamId);
-    return rows.map(linkOf);
+  listCollectAttempts(f: AuditFilter): Promise<CollectAttempt[]> {
+    return this.#patiently(() => {
+      const team = f.teamId ?? null;
+      const channel = f.channelId ?? null;
+      const since = f.since?.getTime() ?? null;
+      return this.#sql.listAttempts.all(team, team, channel, channel, since, since, f.limit).map(attemptOf);
+    });
   }
 
-  async recordOutcome(who: Principal, command: ServiceCommandName, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
-    if (!this.#outcomes.shouldWrite(who, command, outcome, at)) return;
-    this.#sql.recordOutcome.run(at.getTime(), outcome, who.userId, command, who.userId, command, who.teamId);
+  claimCooldown(c: Parameters<Store['claimCooldown']>[0]): Promise<CooldownClaim> {
+    return this.#patiently(() => {
+      const won = this.#sql.claimCooldown.get(
+        c.teamId,
+        c.target,
+        c.userId,
+        c.channelId,
+        c.attemptId,
+        c.at.getTime(),
+        cooldownHorizon(c.at, c.cooldownMs),
+      );
+      if (won !== undefined) return cooldownOutcome(true);
+      const holder = this.#sql.cooldownHolder.get(c.teamId, c.target);
+      return cooldownOutcome(false, holder === undefined ? undefined : cooldownHolderOf(holder));
+    });
   }
 
-  async getIdentity(who: Principal): Promise<IdentityLink | undefined> {
-    const row = this.#sql.getIdentity.get(who.userId, who.teamId);
-    return row === undefined ? undefined : identityOf(row);
+  peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined> {
+    return this.#patiently(() => {
+      const row = this.#sql.cooldownHolder.get(teamId, target);
+      return heldBy(row === undefined ? undefined : cooldownHolderOf(row), at, cooldownMs);
+    });
   }
 
-  async setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
-    this.#outcomes.forget();
-    this.#keys.forgetDecrypted();
-    this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
+  releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.releaseCooldown.run(teamId, target, attemptId);
+    });
   }
 
-  async deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
-    this.#outcomes.forget();
-    this.#keys.forgetDecrypted();
-    if (who.teamId === undefined) return this.#sql.deleteAllIdentities.run(who.userId).changes;
-    return this.#sql.deleteServingIdentities.run(who.userId, who.teamId).changes;
+  releaseCooldownsOf(teamId: string, attemptId: string): Promise<number> {
+    return this.#patiently(() => {
+      return this.#sql.releaseCooldownsOf.run(teamId, attemptId).changes;
+    });
   }
 
-  async listIdentities(who?: Principal): Promise<IdentityLink[]> {
-    const rows = who === undefined ? this.#sql.allIdentities.all() : this.#sql.identitiesOf.all(who.userId, who.teamId);
-    return rows.map(identityOf);
-  }
-
-  async recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
-    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, outcome, at)) return;
-    this.#sql.recordIdentityOutcome.run(at.getTime(), outcome, who.userId, who.userId, who.teamId);
-  }
-
-  async createConfirmation(c: PendingConfirmation): Promise<void> {
-    this.#sql.insertConfirmation.run(c.id, c.teamId, c.channelId, c.userId, c.payload, c.createdAt.getTime(), c.expiresAt.getTime());
-    this.#sql.pruneConfirmations.run(confirmationPruneHorizon(c.createdAt));
-  }
-
-  async claimConfirmation(id: string, userId: string, at: Date): Promise<ClaimResult> {
-    const row = this.#sql.getConfirmation.get(id);
-    const verdict = judgeClaim(row === undefined ? undefined : confirmationOf(row), userId, at);
-    if (verdict.status !== 'claimable') return verdict;
-    // The conditional update is the claim: only one caller can move used_at from NULL.
-    return claimOutcome(verdict.confirmation, this.#sql.claimConfirmation.run(at.getTime(), id).changes === 1);
-  }
-
-  async setReminder(r: NewReminder): Promise<void> {
-    this.#sql.upsertReminder.run(r.teamId, r.userId, r.days, r.minuteOfDay, r.timeZone, r.nextAt.getTime(), r.dueAt.getTime());
-  }
-
-  async getReminder(who: Principal): Promise<Reminder | undefined> {
-    const row = this.#sql.getReminder.get(who.teamId, who.userId);
-    return row === undefined ? undefined : reminderOf(row);
-  }
-
-  async deleteReminder(who: Principal): Promise<boolean> {
-    return this.#sql.deleteReminder.run(who.teamId, who.userId).changes === 1;
-  }
-
-  async pauseReminder(who: Principal, at: Date): Promise<void> {
-    this.#sql.pauseReminder.run(at.getTime(), who.teamId, who.userId);
-  }
-
-  async claimDueReminders(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<Reminder[]> {
-    // One statement: SQLite runs writers one at a time, so two instances cannot lease the same row.
-    return this.#sql.claimReminders.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(reminderOf);
-  }
-
-  async renewReminderLeases(owner: string, until: Date): Promise<number> {
-    return this.#sql.renewReminderLeases.run(until.getTime(), owner).changes;
-  }
-
-  async takeServiceSlot(owner: string, limit: number, now: Date, until: Date): Promise<number | undefined> {
-    if (limit > this.#slotsMade) {
-      this.#db.transaction(() => {
-        for (let slot = this.#slotsMade; slot < limit; slot++) this.#sql.makeSlot.run(slot);
-      })();
-      this.#slotsMade = limit;
-    }
-    // One statement: SQLite runs writers one at a time, so two takers never get the same slot.
-    return this.#sql.takeSlot.get(owner, until.getTime(), limit, now.getTime())?.slot;
-  }
-
-  async releaseServiceSlot(owner: string, slot: number): Promise<void> {
-    this.#sql.releaseSlot.run(slot, owner);
-  }
-
-  async renewServiceSlots(owner: string, until: Date): Promise<number> {
-    return this.#sql.renewSlots.run(until.getTime(), owner).changes;
-  }
-
-  async markReminderSending(who: Principal, owner: string, nextAt: Date): Promise<boolean> {
-    return this.#sql.markSending.run(who.teamId, who.userId, owner, nextAt.getTime()).changes === 1;
-  }
-
-  async releaseReminder(who: Principal, owner: string, claimedNextAt: Date, next: ReminderRelease): Promise<boolean> {
-    const pause = pauseChange(next.pausedAt);
-    return (
-      this.#sql.releaseReminder.run(
-        next.nextAt.getTime(),
-        next.dueAt.getTime(),
-        next.timeZone,
-        pause.write ? 1 : 0,
-        pause.value,
-        who.teamId,
-        who.userId,
-        owner,
-        claimedNextAt.getTime(),
-      ).changes === 1
-    );
-  }
-
-  async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
-    this.#sql.insertAttempt.run(
-      a.id,
-      a.at.getTime(),
-      a.teamId,
-      a.channelId,
-      a.userId,
-      JSON.stringify(a.query),
-      a.outcome,
-      a.detail ?? null,
-      JSON.stringify(a.runs),
-    );
-  }
-
-  async listCollectAttempts(f: AuditFilter): Promise<CollectAttempt[]> {
-    const team = f.teamId ?? null;
-    const channel = f.channelId ?? null;
-    const since = f.since?.getTime() ?? null;
-    return this.#sql.listAttempts.all(team, team, channel, channel, since, since, f.limit).map(attemptOf);
-  }
-
-  async claimCooldown(c: Parameters<Store['claimCooldown']>[0]): Promise<CooldownClaim> {
-    const won = this.#sql.claimCooldown.get(
-      c.teamId,
-      c.target,
-      c.userId,
-      c.channelId,
-      c.attemptId,
-      c.at.getTime(),
-      cooldownHorizon(c.at, c.cooldownMs),
-    );
-    if (won !== undefined) return cooldownOutcome(true);
-    const holder = this.#sql.cooldownHolder.get(c.teamId, c.target);
-    return cooldownOutcome(false, holder === undefined ? undefined : cooldownHolderOf(holder));
-  }
-
-  async peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined> {
-    const row = this.#sql.cooldownHolder.get(teamId, target);
-    return heldBy(row === undefined ? undefined : cooldownHolderOf(row), at, cooldownMs);
-  }
-
-  async releaseCooldown(teamId: string, target: string, attemptId: string): Promise<void> {
-    this.#sql.releaseCooldown.run(teamId, target, attemptId);
-  }
-
-  async releaseCooldownsOf(teamId: string, attemptId: string): Promise<number> {
-    return this.#sql.releaseCooldownsOf.run(teamId, attemptId).changes;
-  }
-
-  async createWatch(w: RunWatch): Promise<void> {
-    this.#sql.insertWatch.run(
-      w.attemptId,
-      w.teamId,
-      w.userId,
-      w.channelId,
-      w.messageTs,
-      JSON.stringify(w.query),
-      JSON.stringify(w.runs),
-      w.startedAt.getTime(),
-      w.deadline.getTime(),
-      w.nextPollAt.getTime(),
-      w.intervalMs,
-    );
-  }
-
-  async claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]> {
-    return this.#sql.claimWatches.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(watchOf);
-  }
-
-  async saveWatch(w: RunWatch, owner: string): Promise<boolean> {
-    return (
-      this.#sql.saveWatch.run(
+  createWatch(w: RunWatch): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.insertWatch.run(
+        w.attemptId,
+        w.teamId,
+        w.userId,
+        w.channelId,
+        w.messageTs,
+        JSON.stringify(w.query),
         JSON.stringify(w.runs),
+        w.startedAt.getTime(),
+        w.deadline.getTime(),
         w.nextPollAt.getTime(),
         w.intervalMs,
-        w.doneAt?.getTime() ?? null,
-        w.note ?? null,
-        w.attemptId,
-        owner,
-      ).changes === 1
-    );
+      );
+    });
   }
 
-  async rotateKeys(): Promise<number> {
-    const stale = this.#db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id <> ?').all(this.#keys.current.keyId);
-    const rewrite = this.#db.prepare<[string, string, string, string, string]>(
-      'UPDATE tokens SET ciphertext = ?, key_id = ? WHERE team_id = ? AND user_id = ? AND command = ?',
-    );
-    // Decrypt everything first: a row the keys cannot read stops the rotation before any write.
-    const rewritten = stale.map((r) => ({ r, value: reencrypted(r, this.#keys) }));
-    this.#db.transaction(() => {
-      for (const { r, value } of rewritten) rewrite.run(value, this.#keys.current.keyId, r.team_id, r.user_id, r.command);
-    })();
-    return rewritten.length;
+  claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]> {
+    return this.#patiently(() => {
+      return this.#sql.claimWatches.all(owner, leaseUntil.getTime(), now.getTime(), now.getTime(), limit).map(watchOf);
+    });
   }
 
-  async keyUsage(): Promise<KeyUsage[]> {
-    const groups: KeyGroup[] = this.#sql.keyGroups
-      .all()
-      .map((g) => ({ keyId: g.key_id, tokens: Number(g.tokens), sample: this.#sql.keySample.all(g.key_id) }));
-    return keyUsageOf(groups, this.#keys);
+  setWatchMessage(attemptId: string, messageTs: string): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.setWatchMessage.run(messageTs, attemptId);
+    });
+  }
+
+  saveWatch(w: RunWatch, owner: string): Promise<boolean> {
+    return this.#patiently(() => {
+      return (
+        this.#sql.saveWatch.run(
+          JSON.stringify(w.runs),
+          w.nextPollAt.getTime(),
+          w.intervalMs,
+          w.doneAt?.getTime() ?? null,
+          w.note ?? null,
+          w.attemptId,
+          owner,
+        ).changes === 1
+      );
+    });
+  }
+
+  rotateKeys(): Promise<number> {
+    return this.#patiently(() => {
+      const stale = this.#db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id <> ?').all(this.#keys.current.keyId);
+      const rewrite = this.#db.prepare<[string, string, string, string, string]>(
+        'UPDATE tokens SET ciphertext = ?, key_id = ? WHERE team_id = ? AND user_id = ? AND command = ?',
+      );
+      // Decrypt everything first: a row the keys cannot read stops the rotation before any write.
+      const rewritten = stale.map((r) => ({ r, value: reencrypted(r, this.#keys) }));
+      this.#db.transaction(() => {
+        for (const { r, value } of rewritten) rewrite.run(value, this.#keys.current.keyId, r.team_id, r.user_id, r.command);
+      })();
+      return rewritten.length;
+    });
+  }
+
+  keyUsage(): Promise<KeyUsage[]> {
+    return this.#patiently(() => {
+      const groups: KeyGroup[] = this.#sql.keyGroups
+        .all()
+        .map((g) => ({ keyId: g.key_id, tokens: Number(g.tokens), sample: this.#sql.keySample.all(g.key_id) }));
+      return keyUsageOf(groups, this.#keys);
+    });
   }
 
   rememberSignature(signature: string, until: Date, now: Date): Promise<boolean> {
@@ -532,16 +625,16 @@ export class SqliteStore implements Store {
     // every request writes one, and a commit costs several times what an insert does.
     return new Promise((resolve, reject) => {
       this.#signatures.push({ signature, until, now, resolve, reject });
-      if (this.#signatures.length === 1) setImmediate(() => this.#writeSignatures());
+      if (this.#signatures.length === 1 && this.#signatureWrite === undefined) setImmediate(() => this.#writeSignatures());
     });
   }
 
-  #writeSignatures(): void {
+  /** Writes what has queued; what queues while a write waits for the lock goes in the next one. */
+  #writeSignatures(): Promise<void> {
     const batch = this.#signatures.splice(0);
-    if (batch.length === 0) return;
-    let fresh: boolean[];
-    try {
-      fresh = this.#db.transaction(() =>
+    if (batch.length === 0 || !this.#db.open) return Promise.resolve();
+    const write = this.#patiently(() =>
+      this.#db.transaction(() =>
         batch.map(({ signature, until, now }) => {
           // A row still in force makes the upsert change nothing: that is the replay. One past its
           // time (not pruned yet) is taken over. In order, so the second of two alike is the replay.
@@ -549,22 +642,48 @@ export class SqliteStore implements Store {
           if (this.#pruning.due(now)) this.#sql.pruneSignatures.run(now.getTime());
           return changed;
         }),
-      )();
-    } catch (error) {
-      for (const entry of batch) entry.reject(error);
-      return;
-    }
-    for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
+      )(),
+    ).then(
+      (fresh) => {
+        for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
+      },
+      (error: unknown) => {
+        for (const entry of batch) entry.reject(error);
+      },
+    );
+    this.#signatureWrite = write.finally(() => {
+      this.#signatureWrite = undefined;
+      if (this.#signatures.length > 0) setImmediate(() => this.#writeSignatures());
+    });
+    return this.#signatureWrite;
   }
 
-  async ping(): Promise<void> {
-    this.#sql.ping.get();
+  /**
+   * One operation, tried again on a timer while another process holds the lock (see BUSY_WAIT_MS).
+   * Without contention it runs at once, as a plain call would.
+   */
+  async #patiently<T>(work: () => T): Promise<T> {
+    const started = performance.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return work();
+      } catch (error) {
+        if (!isBusy(error) || performance.now() - started > BUSY_PATIENCE_MS) throw error;
+      }
+      await sleep(Math.min(100, 5 * 2 ** attempt));
+    }
+  }
+
+  ping(): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.ping.get();
+    });
   }
 
   async close(): Promise<void> {
-    if (this.#db.open) {
-      this.#writeSignatures();
-      this.#db.close();
-    }
+    if (!this.#db.open) return;
+    await this.#signatureWrite;
+    await this.#writeSignatures();
+    if (this.#db.open) this.#db.close();
   }
 }

@@ -275,7 +275,10 @@ export interface Store {
   /** Who holds the cooldown of a target at `at`, without taking it: for asking one question instead of two. */
   peekCooldown(teamId: string, target: string, at: Date, cooldownMs: number): Promise<CooldownHolderOf | undefined>;
 
+  /** Stores a watch; its messageTs may be '' while the channel message is not posted yet (or never is). */
   createWatch(watch: RunWatch): Promise<void>;
+  /** The channel message of a watch stored before it was posted: set once, whoever holds the lease. */
+  setWatchMessage(attemptId: string, messageTs: string): Promise<void>;
   /** Leases watches whose next poll has come, as claimDueReminders does. */
   claimDueWatches(now: Date, owner: string, leaseUntil: Date, limit: number): Promise<RunWatch[]>;
   /** Saves what a poll learnt and lets go of the lease; false when `owner` no longer holds it. */

@@ -356,7 +356,7 @@ describe('startCollection: announcing the runs', () => {
     expect((await t.deps.store.listLinks(ADA)).find((l) => l.command === 'collectEntitlements')?.lastOutcome).toBe('ok');
   });
 
-  it('still says started when the bot may not post there, with live status off and nothing to follow', async () => {
+  it('still says started when the bot may not post there, with live status off, and follows the runs without a message', async () => {
     const t = build({ postFails: 'not_in_channel' });
     await t.link();
     expect(await startCollection(t.deps, req())).toEqual({
@@ -375,8 +375,27 @@ describe('startCollection: announcing the runs', () => {
       cooldownMs: 0,
     });
     expect(t.posted).toEqual([]);
-    expect(await t.watchesDue(new Date(NOW.getTime() + 86_400_000))).toEqual([]);
+    // Followed all the same (a cooldown given back when they abort, a DM to the starter), with no message to update.
+    expect((await t.watchesDue(new Date(NOW.getTime() + 86_400_000))).map((w) => [w.attemptId, w.messageTs])).toEqual([['id-000001', '']]);
     expect((await t.attempts()).map((a) => a.outcome)).toEqual(['started']);
+  });
+
+  it('stores the watch before posting, and answers through the command when Slack does not take the message in time', async () => {
+    const t = build({ postTakesMs: 300, announceWithinMs: 50 });
+    await t.link();
+    const outcome = await startCollection(t.deps, req());
+    expect(outcome).toMatchObject({ kind: 'started', posted: false, status: { live: { kind: 'off', reason: 'slack-slow' } } });
+    // The watch was there before the post, so a restart now would still follow the runs.
+    expect((await t.watchesDue(new Date(NOW.getTime() + 86_400_000))).map((w) => w.messageTs)).toEqual(['']);
+  });
+
+  it('follows the channel message Slack takes late: the watch learns its ts', async () => {
+    const t = build({ postTakesMs: 100, announceWithinMs: 20 });
+    await t.link();
+    expect(await startCollection(t.deps, req())).toMatchObject({ posted: false });
+    await expect.poll(() => t.posted.length, { timeout: 2000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await t.watchesDue(new Date(NOW.getTime() + 86_400_000))).map((w) => w.messageTs)).toEqual(['1700000000.000001']);
   });
 });
 

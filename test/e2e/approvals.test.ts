@@ -64,7 +64,7 @@ describe('/approvals', () => {
     const [refusal] = await h.slack.waitForResponses(click.responseId, 1);
     expect(refusal?.replace_original).toBe(false);
     expect(refusal?.response_type).toBe('ephemeral');
-    expect(textOf(refusal)).toContain('These results belong to <@UADA>');
+    expect(textOf(refusal)).toContain('Only <@UADA> can page through these approvals');
     expect(calls()).toBe(before);
   });
 
@@ -136,6 +136,9 @@ describe('/approvals', () => {
     expect(mrkdwnTexts(blocks).join('\n')).not.toMatch(/<!channel>|Mallory|\*bold\*/);
     // The notification pings no one either.
     expect(answers.map((a) => a.text).join('\n')).not.toContain('<!channel>');
+    // A bidirectional override from the service is shown as a mark, never obeyed: not "Invoice exe.jpg".
+    expect(shownExactly(blocks, 'Invoice [U+202E]gpj.exe')).toBe(true);
+    expect(JSON.stringify(answers)).not.toMatch(/\u202e|\\u202e/i);
   });
 
   it('answers in the user’s Slack time zone', async () => {

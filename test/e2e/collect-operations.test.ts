@@ -121,7 +121,7 @@ describe('cooldown', () => {
     expect(collects()).toBe(before + 1);
     // Someone else's "Start anyway" is not theirs to click.
     const stolen = await h.click('UOSCAR', CONFIRM_ACTIONS.run, anyway?.value);
-    expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('belong to <@UGRACE>');
+    expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('Only <@UGRACE> can confirm this collection');
   });
 
   it('lets the same collection start again once the cooldown has passed', async () => {

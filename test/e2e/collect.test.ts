@@ -120,12 +120,15 @@ describe('/collect', () => {
   });
 
   it('lets only the asker confirm, without using up the confirmation', async () => {
-    const { run } = await confirmation('UOSCAR', '');
+    const { run, cancel } = await confirmation('UOSCAR', '');
     const before = collects();
     await queueEmpty();
     const other = await h.click('UGRACE', CONFIRM_ACTIONS.run, run?.value);
     const [refusal] = await h.slack.waitForResponses(other.responseId, 1);
-    expect(textOf(refusal)).toContain('belong to <@UOSCAR>');
+    expect(textOf(refusal)).toContain('Only <@UOSCAR> can confirm this collection: <@UOSCAR> asked for it.');
+    expect(textOf(refusal)).not.toContain('page through');
+    const otherCancel = await h.click('UGRACE', CONFIRM_ACTIONS.cancel, cancel?.value);
+    expect(textOf((await h.slack.waitForResponses(otherCancel.responseId, 1))[0])).toContain('Only <@UOSCAR> can cancel this collection');
     expect(collects()).toBe(before);
     const posted = nextPost();
     const own = await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);

@@ -126,11 +126,17 @@ describe('health and shutdown', () => {
     h.service.setDelay(1_000);
     const sent = await h.command('UADA', '/approvals', '');
     expect(sent.status).toBe(200);
-    h.app.slack.beginDraining();
+    const stopping = h.app.shutdown();
+    // While the acked command is still being answered, health checks are answered, with 503: the
+    // load balancer hears the instance is going, rather than finding its port closed.
     const draining = await request(`${h.url}/healthz`);
     expect(draining.statusCode).toBe(503);
-    await draining.body.dump();
-    await h.app.shutdown();
+    expect(await draining.body.json()).toEqual({ ok: false, draining: true });
+    // A new request is not taken, and says why.
+    const late = await h.command('UADA', '/approvals', '');
+    expect(late.status).toBe(503);
+    expect(JSON.parse(late.body)).toEqual({ ok: false, error: 'draining' });
+    await stopping;
     // The command acked before shutdown still got its answer.
     expect(textOf(h.slack.responses(sent.responseId)[0])).toContain('Pending approvals');
     await expect(request(`${h.url}/healthz`)).rejects.toThrow();

@@ -111,7 +111,7 @@ describe.skipIf(!pgAvailable)('/healthz and the store', () => {
     }
     expect(up).toMatchObject({ status: 200, body: '{"ok":true}' });
     // Draining still wins: a stopping instance says so whatever the store does.
-    h.app.slack.beginDraining();
+    await h.app.slack.beginDraining();
     expect(await get(`${h.url}/healthz`)).toMatchObject({ status: 503, body: '{"ok":false,"draining":true}' });
   }, 40_000);
 });

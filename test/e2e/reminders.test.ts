@@ -116,7 +116,7 @@ describe('reminders', () => {
     expect(textOf(list)).toMatch(/due before “\d{2}-[a-z]{3}-2026”/);
     // Someone else cannot use Ada's button to see her list.
     const stolen = await h.click('UEVE', DIGEST_ACTIONS.fullList, full?.value);
-    expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('belong to <@UADA>');
+    expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('Only <@UADA> can open this list');
     // The Open button's click is acked and nothing else.
     expect((await h.click('UADA', OPEN_ACTION, undefined)).status).toBe(200);
   });

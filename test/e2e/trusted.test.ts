@@ -279,11 +279,13 @@ function behaviour() {
 
       // Ada's button clicked by Grace: refused, it is Ada's.
       const stolen = await h.click('UGRACE', PAGE_ACTIONS.next, next?.value);
-      expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('belong to <@UADA>');
+      expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('Only <@UADA> can page through these approvals');
 
       // Grace's user id claimed in the button, clicked by Ada: refused too.
       const claimed = await h.click('UADA', PAGE_ACTIONS.next, JSON.stringify({ ...state, u: 'UGRACE' }));
-      expect(textOf((await h.slack.waitForResponses(claimed.responseId, 1))[0])).toContain('belong to <@UGRACE>');
+      expect(textOf((await h.slack.waitForResponses(claimed.responseId, 1))[0])).toContain(
+        'Only <@UGRACE> can page through these approvals',
+      );
 
       // user-id is a filter of the spec (who placed the request): allowed, and the call is still Ada's.
       const filtered = await h.click('UADA', PAGE_ACTIONS.next, JSON.stringify({ ...state, q: { ...state.q, 'user-id': 'grace.hopper' } }));

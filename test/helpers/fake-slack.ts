@@ -46,6 +46,8 @@ export interface FakeSlack {
   refused: string[];
   /** The messages the app changed with chat.update, in order. */
   updates(): Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }>;
+  /** The next `times` calls of a Web API method are never answered (Slack stalling); they end when the stand-in closes. */
+  stall(method: string, times?: number): void;
   /** Answers a Web API method with this handler from now on, e.g. apps.connections.open for a Socket Mode stand-in. */
   handle(method: string, handler: ApiHandler): void;
   close(): Promise<void>;
@@ -76,6 +78,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const userGroups = new Map<string, string[]>();
   const closedChannels = new Set<string>();
   const limits = new Map<string, { retryAfter: number; times: number }>();
+  const stalls = new Map<string, number>();
   const posts: Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }> = [];
   const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
   const handlers = new Map<string, ApiHandler>();
@@ -113,6 +116,11 @@ export async function startFakeSlack(): Promise<FakeSlack> {
           refused.push(`${method}: ${problems.join('; ')}`);
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ ok: false, error: 'invalid_blocks', response_metadata: { messages: problems } }));
+        }
+        const stalled = stalls.get(method) ?? 0;
+        if (stalled > 0) {
+          stalls.set(method, stalled - 1);
+          return;
         }
         const limit = limits.get(method);
         if (limit && limit.times > 0) {
@@ -185,6 +193,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     closedChannels,
     rateLimit(method, retryAfter, times = 1) {
       limits.set(method, { retryAfter, times });
+    },
+    stall(method, times = 1) {
+      stalls.set(method, times);
     },
     posted: () => posts,
     updates: () => updated,

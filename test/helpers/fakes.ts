@@ -135,6 +135,9 @@ export interface FakeDepsOptions {
   groups?: Record<string, string[]>;
   /** postStatus rejects with this Slack error (the bot is not in the channel, say). */
   postFails?: string;
+  /** chat.postMessage takes this long before it answers (Slack being slow). */
+  postTakesMs?: number;
+  announceWithinMs?: number;
   /** The trusted-application mode, signing in with the scripted service's loginTrustedApp. */
   trusted?: boolean;
 }
@@ -183,6 +186,7 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     responder: { to: () => respond, close: async () => {} },
     confirmationTtlMs: 60_000,
     firstPollMs: 3000,
+    announceWithinMs: options.announceWithinMs ?? 1000,
     reminders: {
       windowDays: 3,
       plan: (_who, schedule, after) => {
@@ -193,6 +197,7 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     approvalLinks: undefined,
     chat: {
       postStatus: async (channel, status) => {
+        if (options.postTakesMs !== undefined) await new Promise((resolve) => setTimeout(resolve, options.postTakesMs));
         if (options.postFails) throw new Error(`An API error occurred: ${options.postFails}`);
         posted.push({ channel, status });
         return { ts: `1700000000.${String(posted.length).padStart(6, '0')}` };

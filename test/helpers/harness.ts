@@ -87,6 +87,7 @@ export interface HarnessOptions {
   /** The trusted-application mode, with the reference service's client credentials (or this secret instead of its own). */
   trusted?: { clientSecret?: string } | undefined;
   appSignInBackoff?: Overrides['appSignInBackoff'];
+  announceWithinMs?: number;
 }
 
 /** Signs as Slack does: the same code the playground signs with. */
@@ -128,6 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
       ...(options.appSignInBackoff ? { appSignInBackoff: options.appSignInBackoff } : {}),
+      ...(options.announceWithinMs === undefined ? {} : { announceWithinMs: options.announceWithinMs }),
     });
   let app = await start();
   let url = `http://127.0.0.1:${app.port}`;

@@ -180,7 +180,7 @@ const cases: Array<[string, Message]> = [
     ),
   ],
   ['not linked', renderNotLinked(ctx)],
-  ['not yours', renderNotYours('U0ADA', '/approvals')],
+  ['not yours', renderNotYours('U0ADA', 'page')],
   ['an old button', renderUnreadableButton('/approvals')],
   ['help for /approvals', renderApprovalsHelp()],
   ['help for /collect', renderCollectHelp()],

@@ -145,7 +145,7 @@ describe('pagingAction', () => {
     await pagingAction(t.deps)(t.clickArgs('approvals:next', JSON.stringify({ u: 'UADA', q: { 'start-page': 2 } }), 'UEVE'));
     await t.deps.background.drain();
     expect(t.fake.calls).toEqual([]);
-    expect(texts(t.responses)).toContain('belong to <@UADA>');
+    expect(texts(t.responses)).toContain('Only <@UADA> can page through these approvals');
   });
 
   it('re-issues the carried query for the asker and replaces the message', async () => {

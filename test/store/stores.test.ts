@@ -480,6 +480,36 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    it('stores a watch before its channel message, and learns the message once, whoever holds the lease', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const watch: RunWatch = {
+        attemptId: 'w-early',
+        teamId: 'T1',
+        userId: 'UOPS',
+        channelId: 'C1',
+        messageTs: '',
+        query: { name: 'AD Accounts' },
+        runs: [{ runId: '8', collector: 'AD Accounts', state: undefined }],
+        startedAt: at,
+        deadline: new Date(at.getTime() + 3_600_000),
+        nextPollAt: at,
+        intervalMs: 1000,
+        doneAt: undefined,
+        note: undefined,
+      };
+      await store.createWatch(watch);
+      const [leased] = await store.claimDueWatches(at, 'w1', new Date(at.getTime() + 60_000), 10);
+      expect(leased?.messageTs).toBe('');
+      await store.setWatchMessage('w-early', '1700000000.000042');
+      // Set once: a second post (one that came late) does not move the watch to another message.
+      await store.setWatchMessage('w-early', '1700000000.000043');
+      expect(await store.saveWatch({ ...(leased as RunWatch), nextPollAt: at }, 'w1')).toBe(true);
+      const [again] = await store.claimDueWatches(at, 'w2', new Date(at.getTime() + 60_000), 10);
+      expect(again?.messageTs).toBe('1700000000.000042');
+      await store.close();
+    });
+
     it('keeps one line per attempt: recording the same attempt again completes its line (a question, then its answer)', async () => {
       const db = await backend.database();
       const store = await db.open(KEY);

@@ -27,7 +27,7 @@ export function confirmAction(deps: SlackDeps, decision: 'run' | 'cancel') {
         const decided = await decideConfirmation(deps, who, action.value ?? '', decision);
         switch (decided.kind) {
           case 'not-yours':
-            return void (await respond(ephemeral(renderNotYours(decided.ownerId, '/collect'))));
+            return void (await respond(ephemeral(renderNotYours(decided.ownerId, decision === 'run' ? 'confirm' : 'cancel'))));
           case 'unreadable':
             return void (await respond(ephemeral(renderUnreadableButton('/collect'))));
           case 'already-used':

@@ -28,7 +28,7 @@ export function pagingAction(deps: SlackDeps, how: 'replace' | 'new' = 'replace'
         }
         if (state.user !== who.userId) {
           deps.logger.info({ user: who.userId, owner: state.user }, 'paging refused: not the asker');
-          return void (await respond(ephemeral(renderNotYours(state.user, '/approvals'))));
+          return void (await respond(ephemeral(renderNotYours(state.user, how === 'replace' ? 'page' : 'full-list'))));
         }
         const { today } = await clockOf(deps, who.userId);
         const outcome = await searchApprovals(deps, who, state.query);
