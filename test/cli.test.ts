@@ -451,36 +451,32 @@ describe('countersign audit', () => {
   it('prints every attempt oldest first, as a table or JSON lines, filtered by time and channel', async () => {
     const { SqliteStore } = await import('../src/store/sqlite.js');
     const store = new SqliteStore(db, new Secret(KEY));
-    const base = { teamId: 'T1', userId: 'UOSCAR', detail: undefined, runs: [] };
+    const base = { teamId: 'T1', userId: 'UOSCAR' };
     const day = 86_400_000;
     // The CLI's clock and zone are the test's: "7d" counts back from this instant, whatever the date.
     const NOW = Date.parse('2026-12-31T22:30:00Z');
     const at = { now: () => new Date(NOW), timeZone: 'Asia/Kolkata' };
-    await store.recordCollectAttempt({
-      ...base,
-      id: 'a1',
-      at: new Date(NOW - 10 * day),
-      channelId: 'C0ONE',
-      query: {},
-      outcome: 'cancelled',
-    });
-    await store.recordCollectAttempt({
-      ...base,
-      id: 'a2',
+    const asked = { ...base, attemptId: 'a1', channelId: 'C0ONE', query: {} };
+    await store.recordCollectStep({ ...asked, at: new Date(NOW - 10 * day), step: 'asked' });
+    await store.recordCollectStep({ ...asked, at: new Date(NOW - 10 * day + 60_000), step: 'cancelled', reason: { kind: 'cancelled' } });
+    const started = { ...base, attemptId: 'a2', channelId: 'C0ONE', query: { name: 'AD Accounts' } };
+    await store.recordCollectStep({ ...started, at: new Date(NOW - 2 * day), step: 'sent' });
+    await store.recordCollectStep({
+      ...started,
       at: new Date(NOW - 2 * day),
-      channelId: 'C0ONE',
-      query: { name: 'AD Accounts' },
-      outcome: 'started',
+      step: 'answered',
       runs: [{ runId: '41', collector: 'AD Accounts', state: undefined }],
+      leftOut: [],
+      ranAgain: [],
     });
-    await store.recordCollectAttempt({
+    await store.recordCollectStep({
       ...base,
-      id: 'a3',
+      attemptId: 'a3',
       at: new Date(NOW - day),
       channelId: 'C0TWO',
       query: { name: 'AWS IAM', force: true },
-      outcome: 'refused',
-      detail: 'may not force',
+      step: 'refused',
+      reason: { kind: 'force' },
     });
     await store.close();
 
@@ -488,7 +484,11 @@ describe('countersign audit', () => {
     expect(await table.exited).toBe(0);
     const lines = table.stdout().trim().split('\n');
     expect(lines[0]).toMatch(/^WHEN +TEAM +CHANNEL +WHO +COLLECTOR +APPLICATION +FORCE +OUTCOME +RUNS$/);
-    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['cancelled', 'started', 'refused: they may not force']);
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual([
+      'cancelled: cancelled at the confirmation',
+      'started',
+      'refused: they may not force',
+    ]);
     // In the reader's zone, with its offset: never an ISO instant with milliseconds.
     expect(lines[1]).toMatch(/^2026-12-22 04:00 \+05:30 /);
     expect(lines[1]).toContain('every collector  every application');
@@ -513,7 +513,12 @@ describe('countersign audit', () => {
       outcome: 'started',
     });
     expect(rows[0].runs).toEqual([{ runId: '41', collector: 'AD Accounts', state: null }]);
-    expect(rows[1]).toMatchObject({ outcome: 'refused', reason: 'they may not force', detail: 'may not force' });
+    expect(rows[1]).toMatchObject({ outcome: 'refused', reason: 'they may not force', detail: { kind: 'force' } });
+    // Every step, with its own time: the question's time is not lost when it is answered.
+    expect(rows[0].steps).toEqual([
+      { step: 'sent', at: new Date(NOW - 2 * day).toISOString() },
+      { step: 'answered', at: new Date(NOW - 2 * day).toISOString() },
+    ]);
 
     const channel = countersign(['audit', '--channel', 'C0TWO', '--json'], env, '', at);
     expect(await channel.exited).toBe(0);
@@ -527,16 +532,16 @@ describe('countersign audit', () => {
     const store = new SqliteStore(hostileDb, new Secret(KEY));
     // As a value stored before input was checked, or written into the database by hand, would be.
     const name = 'AD\u202eevil\u0085next\u009b2J\u2066x\u2069\u200e\u200f\u061c\u2028';
-    await store.recordCollectAttempt({
-      id: 'h1',
+    await store.recordCollectStep({
+      attemptId: 'h1',
       at: new Date(),
       teamId: 'T1',
       channelId: 'C0ONE',
       userId: 'U\u202eOSCAR',
       query: { name, application: 'App\u001b[2J' },
-      outcome: 'failed',
-      detail: 'service said \u001b]0;title\u0007 and \u009b31m',
-      runs: [],
+      step: 'failed',
+      reason: { kind: 'other', text: 'service said \u001b]0;title\u0007 and \u009b31m' },
+      maybeStarted: false,
     });
     await store.setToken({ teamId: 'T\u202e1', userId: 'U012ABCDEF' }, ['findApprovals'], new Secret('t'), 'admin', new Date());
     await store.close();

@@ -411,11 +411,17 @@ function parseSince(value: string, now: Date): Date {
 
 /** Why an attempt ended so, in words, for a terminal: the user by id, the time in this machine's zone. */
 function reasonText(attempt: CollectAttempt, timeZone: string): string | undefined {
-  const reason = attempt.outcome === 'started' ? undefined : explainAttempt(attempt);
+  const reason = explainAttempt(attempt);
   if (reason === undefined) return undefined;
   return reasonParts(reason)
     .map((part) => (typeof part === 'string' ? part : 'user' in part ? part.user : localTime(part.time, timeZone)))
     .join('');
+}
+
+/** How an attempt ended, in the table's OUTCOME column: the one place that words an outcome. */
+function outcomeText(attempt: CollectAttempt, timeZone: string): string {
+  const reason = reasonText(attempt, timeZone);
+  return reason ? `${attempt.outcome}: ${reason}` : attempt.outcome;
 }
 
 /** "2026-11-22 09:41 +01:00": in the reader's zone (the machine's, for a person at a terminal), with its offset so that the line is never ambiguous. */
@@ -483,7 +489,9 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
           force: a.query.force === true,
           outcome: a.outcome,
           reason: reasonText(a, 'UTC') ?? null,
-          detail: a.detail ?? null,
+          // The reason's fields as the trail holds them, and every step with its time.
+          detail: a.reason ?? null,
+          steps: a.steps.map((s) => ({ step: s.step, at: s.at.toISOString() })),
           runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
           liveStatus: a.watch ? (a.watch.done ? (a.watch.note ?? 'done') : 'watching') : null,
         };
@@ -499,7 +507,6 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
       io,
       [['WHEN', 'TEAM', 'CHANNEL', 'WHO', 'COLLECTOR', 'APPLICATION', 'FORCE', 'OUTCOME', 'RUNS']].concat(
         attempts.map((a) => {
-          const reason = reasonText(a, io.timeZone);
           return [
             localTime(a.at, io.timeZone),
             a.teamId,
@@ -508,7 +515,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
             a.query.name ?? 'every collector',
             a.query.application ?? (a.query.name === undefined ? 'every application' : '-'),
             a.query.force ? 'yes' : '-',
-            reason ? `${a.outcome}: ${reason}` : a.outcome,
+            outcomeText(a, io.timeZone),
             a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${(r.state ?? 'started').toLowerCase()}`).join(', '),
           ];
         }),

@@ -366,6 +366,8 @@ const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
   failed: 'failed',
   cancelled: 'cancelled',
   unanswered: 'asked to confirm, no answer',
+  confirmed: 'confirmed, not started yet',
+  sent: 'sent to the service, no answer recorded',
 };
 
 /** Why an attempt ended so, in words; who and when as a mention and a date each reader sees in their own zone. */

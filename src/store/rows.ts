@@ -7,8 +7,6 @@ import type { CollectQuery } from '../service/index.js';
 import type { Keyring } from './keyring.js';
 import type { CooldownHolder, StoredConfirmation } from './rules.js';
 import type {
-  CollectAttempt,
-  CollectOutcome,
   IdentityLink,
   IdentitySource,
   LinkedToken,
@@ -144,38 +142,6 @@ export function reminderOf(r: ReminderRow): Reminder {
     dueAt: dateOf(r.due_at),
     pausedAt: optionalDateOf(r.paused_at),
     sentFor: optionalDateOf(r.sent_for),
-  };
-}
-
-export interface AttemptRow {
-  id: string;
-  at: Millis;
-  team_id: string;
-  channel_id: string;
-  user_id: string;
-  query: string;
-  outcome: CollectOutcome;
-  detail: string | null;
-  runs: string;
-  watch_runs?: string | null;
-  watch_note?: string | null;
-  watch_done?: Millis | null;
-  watch_id?: string | null;
-}
-
-export function attemptOf(r: AttemptRow): CollectAttempt {
-  return {
-    id: r.id,
-    at: dateOf(r.at),
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    userId: r.user_id,
-    query: JSON.parse(r.query) as CollectQuery,
-    outcome: r.outcome,
-    detail: r.detail ?? undefined,
-    // The watch holds the runs' latest states; the attempt, the runs as they were started.
-    runs: JSON.parse(r.watch_runs ?? r.runs) as WatchedRun[],
-    watch: r.watch_id ? { note: r.watch_note ?? undefined, done: r.watch_done !== null && r.watch_done !== undefined } : undefined,
   };
 }
 

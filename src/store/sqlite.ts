@@ -7,11 +7,10 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Secret } from '../runtime/secret.js';
+import { AuditIds, type AuditValues, type CollectRow, collectValues, foldAttempts, INSERT_AUDIT } from './audit.js';
 import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import {
-  type AttemptRow,
-  attemptOf,
   type ConfirmationRow,
   type CooldownHolderRow,
   confirmationOf,
@@ -42,6 +41,7 @@ import type {
   AuditFilter,
   ClaimResult,
   CollectAttempt,
+  CollectEvent,
   CooldownClaim,
   CooldownHolderOf,
   IdentityLink,
@@ -157,19 +157,19 @@ function prepare(db: Database.Database) {
          lease_owner = NULL, lease_until = NULL
        WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ?`,
     ),
-    insertAttempt: db.prepare<[string, number, string, string, string, string, string, string | null, string]>(
-      `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET at = excluded.at, outcome = excluded.outcome, detail = excluded.detail, runs = excluded.runs`,
-    ),
+    // Only ever INSERT: the trail is evidence, and nothing here updates or deletes its rows.
+    insertAudit: db.prepare<AuditValues>(INSERT_AUDIT),
     listAttempts: db.prepare<
       [string | null, string | null, string | null, string | null, number | null, number | null, number],
-      AttemptRow
+      CollectRow
     >(
-      `SELECT a.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
-       FROM collect_attempts a LEFT JOIN collect_watches w ON w.attempt_id = a.id
-       WHERE (? IS NULL OR a.team_id = ?) AND (? IS NULL OR a.channel_id = ?) AND (? IS NULL OR a.at >= ?)
-       ORDER BY a.at DESC, a.rowid DESC LIMIT ?`,
+      `SELECT e.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
+       FROM audit_events e LEFT JOIN collect_watches w ON w.attempt_id = e.subject
+       WHERE e.kind = 'collection' AND e.subject IN (
+         SELECT subject FROM audit_events
+         WHERE kind = 'collection' AND (? IS NULL OR team_id = ?) AND (? IS NULL OR channel_id = ?)
+         GROUP BY subject HAVING (? IS NULL OR MAX(at) >= ?)
+         ORDER BY MAX(id) DESC LIMIT ?)`,
     ),
     claimCooldown: db.prepare<[string, string, string, string, string, number, number], { attempt_id: string }>(
       `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES (?, ?, ?, ?, ?, ?)
@@ -226,6 +226,7 @@ export class SqliteStore implements Store {
   readonly #keys: Keyring;
   readonly #sql: ReturnType<typeof prepare>;
   readonly #outcomes = new OutcomeThrottle();
+  readonly #auditIds = new AuditIds();
   readonly #pruning = new SignaturePruning();
   /** Signatures waiting for the next write, with whom to tell whether each was new. */
   readonly #signatures: Array<{
@@ -287,6 +288,11 @@ export class SqliteStore implements Store {
       const [next] = pendingMigrations(applied.all().map((r) => r.version));
       if (next === undefined) return false;
       this.#db.exec(next.sql);
+      if (next.carry) {
+        const insert = this.#db.prepare<AuditValues>(INSERT_AUDIT);
+        for (const row of this.#db.prepare<[], Record<string, unknown>>(next.carry.select).all())
+          for (const values of next.carry.rows(row)) insert.run(...values);
+      }
       record.run(next.version, Date.now());
       return true;
     });
@@ -489,19 +495,9 @@ export class SqliteStore implements Store {
     });
   }
 
-  recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
+  recordCollectStep(e: CollectEvent): Promise<void> {
     return this.#patiently(() => {
-      this.#sql.insertAttempt.run(
-        a.id,
-        a.at.getTime(),
-        a.teamId,
-        a.channelId,
-        a.userId,
-        JSON.stringify(a.query),
-        a.outcome,
-        a.detail ?? null,
-        JSON.stringify(a.runs),
-      );
+      this.#sql.insertAudit.run(...collectValues(this.#auditIds.next(e.at), e));
     });
   }
 
@@ -510,7 +506,7 @@ export class SqliteStore implements Store {
       const team = f.teamId ?? null;
       const channel = f.channelId ?? null;
       const since = f.since?.getTime() ?? null;
-      return this.#sql.listAttempts.all(team, team, channel, channel, since, since, f.limit).map(attemptOf);
+      return foldAttempts(this.#sql.listAttempts.all(team, team, channel, channel, since, since, f.limit));
     });
   }
 

@@ -108,8 +108,13 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** How an attempt ended; 'unanswered': a confirmation was asked for, and neither Run nor Cancel has been clicked. */
-export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled' | 'unanswered';
+/**
+ * How an attempt ended, as its last step says. 'unanswered': a confirmation was asked for, and
+ * neither Run nor Cancel has been clicked; 'confirmed': Run was clicked and nothing followed (yet);
+ * 'sent': the service was asked and no answer was recorded (the process stopped meanwhile, or it
+ * is under way).
+ */
+export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled' | 'unanswered' | 'confirmed' | 'sent';
 
 /** A run as the audit trail and the live message know it. */
 export interface WatchedRun {
@@ -123,18 +128,69 @@ export interface WatchedRun {
   endedAt?: number;
 }
 
-/** One attempt to start a collection: who, where, what, and how it ended. Never a token. */
-export interface CollectAttempt {
-  id: string;
+/** Why a collection was refused, cancelled or failed: fields, not a sentence, so that every reader words it its own way. */
+export type AttemptReason =
+  | { kind: 'channel'; allowedChannels: string[] }
+  | { kind: 'user' }
+  | { kind: 'force' }
+  | { kind: 'not-linked' }
+  /** `offered`: the asker was offered "Start anyway" and did not take it (taking it is a step of its own). */
+  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean }
+  /** The service's own error, by kind (ServiceError kinds), with what it said. */
+  | { kind: 'service'; error: string; message: string }
+  | { kind: 'internal' }
+  | { kind: 'cancelled' }
+  | { kind: 'not-again' }
+  /** What a row carried over from before the structured trail held and nothing here recognises: as it was written. */
+  | { kind: 'other'; text: string };
+
+/** The steps an audited action goes through; each is one row of the trail, appended, never changed. */
+export type AuditStep = 'asked' | 'refused' | 'confirmed' | 'cancelled' | 'sent' | 'answered' | 'failed';
+
+/** One step of a collection attempt, with the fields that step has. */
+export type CollectStep =
+  /** A confirmation (Run / Cancel, or "Start anyway") was offered. */
+  | { step: 'asked' }
+  | { step: 'refused'; reason: AttemptReason }
+  | { step: 'confirmed' }
+  | { step: 'cancelled'; reason: AttemptReason }
+  | { step: 'sent' }
+  /** The service answered the start: the runs it began (none: nothing matched), and the collectors left out or run again within the cooldown. */
+  | { step: 'answered'; runs: WatchedRun[]; leftOut: string[]; ranAgain: string[] }
+  /** `maybeStarted`: the request may have reached the service, so runs may have begun. */
+  | { step: 'failed'; reason: AttemptReason; maybeStarted: boolean };
+
+/** A step of a collection attempt as it is recorded: who, where, what, and the step. Never a token. */
+export type CollectEvent = CollectStep & {
+  /** The attempt it belongs to: every step of one attempt has its id. */
+  attemptId: string;
   at: Date;
   teamId: string;
   channelId: string;
   userId: string;
   query: CollectQuery;
+};
+
+/** One attempt to start a collection, read back from its steps: who, where, what, and how it ended. */
+export interface CollectAttempt {
+  id: string;
+  /** When it began: the question asked, or the start typed. */
+  at: Date;
+  /** Its latest step. */
+  lastAt: Date;
+  teamId: string;
+  channelId: string;
+  userId: string;
+  query: CollectQuery;
   outcome: CollectOutcome;
-  /** Why it was refused, or the service's error; plain words. */
-  detail: string | undefined;
+  /** Why it was refused, cancelled or failed. */
+  reason: AttemptReason | undefined;
+  /** Started: collectors of the target left out, or run again, within the cooldown. */
+  leftOut: string[];
+  ranAgain: string[];
   runs: WatchedRun[];
+  /** Every step, oldest first. */
+  steps: Array<{ step: AuditStep; at: Date }>;
   /** Where the live status stands: watching, finished, timed out, unavailable… (from the watch, when there is one). */
   watch?: { note: string | undefined; done: boolean } | undefined;
 }
@@ -248,12 +304,9 @@ export interface Store {
   /** Extends every slot `owner` holds to `until`; returns how many. */
   renewServiceSlots(owner: string, until: Date): Promise<number>;
 
-  /**
-   * Records an attempt; recording one with the same id again completes its line (when, outcome,
-   * detail, runs), so that a question and the click that answers it are one line, not two.
-   */
-  recordCollectAttempt(attempt: Omit<CollectAttempt, 'watch'>): Promise<void>;
-  /** Newest first, with the live state of their runs. */
+  /** Appends a step of a collection attempt to the audit trail: rows are only ever added, never changed or removed. */
+  recordCollectStep(event: CollectEvent): Promise<void>;
+  /** Attempts, latest activity first, each read back from its steps, with the live state of their runs. */
   listCollectAttempts(filter: AuditFilter): Promise<CollectAttempt[]>;
   /**
    * Takes the cooldown for a collection target in a workspace, atomically: of two starts of the

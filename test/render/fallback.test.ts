@@ -41,6 +41,7 @@ import {
   UnexpectedResponseError,
 } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/schemas.js';
+import { attemptOf } from '../helpers/attempts.js';
 import { visible } from '../helpers/visible.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
@@ -147,15 +148,9 @@ const cases: Array<[string, Message]> = [
     renderHistory(
       [
         {
-          id: 'a',
-          at: AT,
-          teamId: 'T1',
-          channelId: 'C0OPS',
-          userId: 'U0ADA',
-          query: {},
+          ...attemptOf({ id: 'a', at: AT }),
           outcome: 'cancelled',
-          detail: 'cancelled at the confirmation',
-          runs: [],
+          reason: { kind: 'cancelled' },
         },
       ],
       10,

@@ -301,29 +301,40 @@ async function expectReadable(store: Store): Promise<void> {
   });
   expect(await store.claimDueReminders(new Date(ms(37_000)), 'new-instance', new Date(ms(5 * MINUTE)), 10)).toEqual([ada]);
 
+  // Migration 7: the one row each attempt had is the step it last recorded, its sentence read into fields.
   const attempt = { teamId: 'T1', channelId: 'C1', userId: 'UOPS' };
+  const noneLeftOut = { leftOut: [], ranAgain: [] };
   expect(await store.listCollectAttempts({ limit: 10 })).toEqual([
     {
       id: 'a2',
       at: new Date(ms(-4 * MINUTE)),
+      lastAt: new Date(ms(-4 * MINUTE)),
       ...attempt,
+      ...noneLeftOut,
       query: { name: 'AD Accounts', force: true },
       outcome: 'refused',
-      detail: 'may not force',
+      reason: { kind: 'force' },
       runs: [],
+      steps: [{ step: 'refused', at: new Date(ms(-4 * MINUTE)) }],
       watch: undefined,
     },
     {
       id: 'a1',
       at: new Date(ms(-5 * MINUTE)),
+      lastAt: new Date(ms(-5 * MINUTE)),
       ...attempt,
+      ...noneLeftOut,
       query: { name: 'AD Accounts' },
       outcome: 'started',
-      detail: undefined,
+      reason: undefined,
       runs: [{ runId: '7', collector: 'AD Accounts', state: 'Running' }],
+      steps: [{ step: 'answered', at: new Date(ms(-5 * MINUTE)) }],
       watch: { note: 'watching', done: false },
     },
   ]);
+  // And the trail goes on from them: a new step of a carried attempt joins it.
+  await store.recordCollectStep({ ...attempt, attemptId: 'a2', at, query: { name: 'AD Accounts', force: true }, step: 'asked' });
+  expect((await store.listCollectAttempts({ limit: 1 }))[0]?.steps.map((s) => s.step)).toEqual(['refused', 'asked']);
   expect(
     await store.claimCooldown({
       teamId: 'T1',

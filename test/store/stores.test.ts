@@ -430,20 +430,21 @@ for (const [name, backend] of Object.entries(backends)) {
     it('keeps the collection trail, newest first, filtered, with the runs’ latest states from the watch', async () => {
       const db = await backend.database();
       const store = await db.open(KEY);
-      const attempt = (id: string, minutes: number, channelId: string, outcome: 'started' | 'refused') => ({
-        id,
-        at: new Date(at.getTime() + minutes * 60_000),
-        teamId: 'T1',
-        channelId,
-        userId: 'UOPS',
-        query: { name: 'AD Accounts', force: outcome === 'refused' },
-        outcome,
-        detail: outcome === 'refused' ? 'may not force' : undefined,
-        runs: outcome === 'started' ? [{ runId: '7', collector: 'AD Accounts', state: undefined }] : [],
-      });
-      await store.recordCollectAttempt(attempt('a1', 0, 'C1', 'started'));
-      await store.recordCollectAttempt(attempt('a2', 1, 'C1', 'refused'));
-      await store.recordCollectAttempt(attempt('a3', 2, 'C2', 'started'));
+      const attempt = (attemptId: string, minutes: number, channelId: string, outcome: 'started' | 'refused') =>
+        store.recordCollectStep({
+          attemptId,
+          at: new Date(at.getTime() + minutes * 60_000),
+          teamId: 'T1',
+          channelId,
+          userId: 'UOPS',
+          query: { name: 'AD Accounts', force: outcome === 'refused' },
+          ...(outcome === 'refused'
+            ? { step: 'refused', reason: { kind: 'force' } }
+            : { step: 'answered', runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }], leftOut: [], ranAgain: [] }),
+        });
+      await attempt('a1', 0, 'C1', 'started');
+      await attempt('a2', 1, 'C1', 'refused');
+      await attempt('a3', 2, 'C2', 'started');
       await store.createWatch({
         attemptId: 'a1',
         teamId: 'T1',
@@ -510,35 +511,53 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
-    it('keeps one line per attempt: recording the same attempt again completes its line (a question, then its answer)', async () => {
+    it('appends a row per step, never rewriting one: a question and its answer keep their own times, on two instances', async () => {
       const db = await backend.database();
-      const store = await db.open(KEY);
-      const asked = {
-        id: 'a1',
-        at,
-        teamId: 'T1',
-        channelId: 'C1',
-        userId: 'UOPS',
-        query: {},
-        outcome: 'unanswered' as const,
-        detail: undefined,
-        runs: [],
-      };
-      await store.recordCollectAttempt(asked);
-      await store.recordCollectAttempt({ ...asked, id: 'a2', at: new Date(at.getTime() + 1_000) });
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      const asked = { attemptId: 'a1', teamId: 'T1', channelId: 'C1', userId: 'UOPS', query: {} };
+      await stores[0].recordCollectStep({ ...asked, at, step: 'asked' });
+      await stores[0].recordCollectStep({ ...asked, attemptId: 'a2', at: new Date(at.getTime() + 1_000), step: 'asked' });
       const answered = new Date(at.getTime() + 30_000);
-      await store.recordCollectAttempt({
+      // The click that answers it lands on the other instance; its steps, in one millisecond, keep their order.
+      await stores[1].recordCollectStep({ ...asked, at: answered, step: 'confirmed' });
+      await stores[1].recordCollectStep({ ...asked, at: answered, step: 'sent' });
+      await stores[1].recordCollectStep({
         ...asked,
         at: answered,
-        outcome: 'started',
+        step: 'answered',
         runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }],
+        leftOut: [],
+        ranAgain: [],
       });
-      const rows = await store.listCollectAttempts({ limit: 10 });
-      expect(rows.map((a) => [a.id, a.outcome, a.at.getTime()])).toEqual([
-        ['a1', 'started', answered.getTime()],
-        ['a2', 'unanswered', at.getTime() + 1_000],
-      ]);
-      expect(rows[0]?.runs).toEqual([{ runId: '7', collector: 'AD Accounts' }]);
+      for (const store of stores) {
+        const rows = await store.listCollectAttempts({ limit: 10 });
+        expect(rows.map((a) => [a.id, a.outcome, a.at.getTime(), a.lastAt.getTime()])).toEqual([
+          ['a1', 'started', at.getTime(), answered.getTime()],
+          ['a2', 'unanswered', at.getTime() + 1_000, at.getTime() + 1_000],
+        ]);
+        expect(rows[0]?.steps).toEqual([
+          { step: 'asked', at },
+          { step: 'confirmed', at: answered },
+          { step: 'sent', at: answered },
+          { step: 'answered', at: answered },
+        ]);
+        expect(rows[0]?.runs).toEqual([{ runId: '7', collector: 'AD Accounts' }]);
+      }
+      expect(await db.count('SELECT COUNT(*) AS n FROM audit_events')).toBe(5);
+      for (const store of stores) await store.close();
+    });
+
+    it('reads a step it does not know (a newer release wrote it) without failing, and keeps its time', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.recordCollectStep({ attemptId: 'a1', at, teamId: 'T1', channelId: 'C1', userId: 'UOPS', query: {}, step: 'asked' });
+      await db.raw(
+        `INSERT INTO audit_events (id, at, kind, subject, step, team_id, user_id, channel_id, approval_id, data)
+         VALUES ('zz-newer', ${at.getTime() + 5_000}, 'collection', 'a1', 'escalated', 'T1', 'UOPS', 'C1', '', 'not json')`,
+      );
+      const [attempt] = await store.listCollectAttempts({ limit: 10 });
+      expect(attempt).toMatchObject({ id: 'a1', query: {}, lastAt: new Date(at.getTime() + 5_000) });
+      expect(attempt?.steps.map((s) => s.step)).toEqual(['asked', 'escalated']);
       await store.close();
     });
 
