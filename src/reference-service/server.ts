@@ -14,6 +14,7 @@ import {
   ApprovalFinder,
   collectEntitlements,
   DEFAULT_RUN_TIMINGS,
+  type DecisionFields,
   errorAnswer,
   formatParam,
   getRunStatus,
@@ -99,6 +100,7 @@ const COMMANDS_NEEDING_TOKEN = new Set([
   'logoutUser',
   'getApprovalDetails',
   'getRequestItems',
+  'performWorkItem',
 ]);
 
 /** What an application's token may run, always for a user named by auth-user-id: every command that acts for someone. */
@@ -274,6 +276,13 @@ export function createReferenceHandler(deps: HandlerDeps) {
         return requests.details(userId, params, quirks);
       case 'getRequestItems':
         return requests.items(userId, params, quirks);
+      case 'performWorkItem': {
+        const answer = requests.decide(userId, await decisionFields(req, params), params, now);
+        const late = quirks.lateAnswers?.performWorkItem;
+        // Done, and then slow to say so: the caller's deadline passes with the decision made.
+        if (late !== undefined && late > 0) await sleep(late);
+        return answer;
+      }
       default:
         return withParameterChecks(() => {
           const format = formatParam(params);
@@ -368,6 +377,38 @@ export function createReferenceHandler(deps: HandlerDeps) {
       delayMs = ms;
     },
   };
+}
+
+/**
+ * performWorkItem's fields: from the query, or from a POSTed body, as XML elements
+ * (<workitem-id>…</workitem-id>), a JSON object or a form; the query's win where both say.
+ */
+async function decisionFields(req: IncomingMessage, params: URLSearchParams): Promise<DecisionFields> {
+  const fields: Record<string, string | undefined> = {
+    'workitem-id': params.get('workitem-id') ?? undefined,
+    action: params.get('action') ?? undefined,
+    comment: params.get('comment') ?? undefined,
+  };
+  if (req.method === 'POST') {
+    const body = (await readBody(req, 64 * 1024)).trim();
+    const fromBody = (name: string): string | undefined => {
+      if (body.startsWith('<')) {
+        const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body);
+        return m?.[1] === undefined ? undefined : decodeXmlText(m[1]);
+      }
+      if (body.startsWith('{')) {
+        try {
+          const value = (JSON.parse(body) as Record<string, unknown>)[name];
+          return typeof value === 'string' ? value : undefined;
+        } catch {
+          return undefined;
+        }
+      }
+      return new URLSearchParams(body).get(name) ?? undefined;
+    };
+    for (const name of Object.keys(fields)) fields[name] ??= fromBody(name);
+  }
+  return { workItemId: fields['workitem-id'], action: fields.action, comment: fields.comment };
 }
 
 function write(res: ServerResponse, a: Answer, rawQuery: string): void {

@@ -19,6 +19,7 @@ import type {
   ApprovalsPage,
   CollectionResult,
   CollectQuery,
+  DecisionValues,
   OptionalCommand,
   RequestItemsPage,
   RequestItemsPageQuery,
@@ -35,7 +36,8 @@ export type Call =
   | { command: 'logoutUser'; token: string }
   | { command: 'getApprovalDetails'; approvalId: string; token: string; onBehalfOf?: string }
   | { command: 'getRequestItems'; selector: RequestItemsSelector; page: RequestItemsPageQuery; token: string; onBehalfOf?: string }
-  | { command: 'loginTrustedApp'; clientId: string };
+  | { command: 'loginTrustedApp'; clientId: string }
+  | { command: 'decide'; values: DecisionValues; token: string; onBehalfOf?: string };
 
 export interface ServiceScript {
   findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>;
@@ -44,6 +46,7 @@ export interface ServiceScript {
   loginApp?: (clientId: string, clientSecret: string) => Promise<Secret>;
   details?: (approvalId: string) => Promise<ApprovalDetails>;
   items?: (selector: RequestItemsSelector, page: RequestItemsPageQuery) => Promise<RequestItemsPage>;
+  decide?: (values: DecisionValues) => Promise<void>;
   /** What offers() answers; every command is offered when absent. */
   offers?: (command: OptionalCommand) => boolean;
 }
@@ -119,6 +122,11 @@ export function fakeService(script: ServiceScript = {}) {
       calls.push({ command: 'getRequestItems', selector, page, token: token.reveal(), ...behalf(options) });
       if (script.items) return script.items(selector, page);
       return { items: [], received: 0, count: 0, total: undefined, workItemId: '', requestId: '', requestStatus: '' };
+    },
+    async decide(_call, values, token, options) {
+      events.push('service');
+      calls.push({ command: 'decide', values, token: token.reveal(), ...behalf(options) });
+      if (script.decide) return script.decide(values);
     },
     offers: (command) => script.offers?.(command) ?? true,
     withLogFields: () => service,
