@@ -7,7 +7,20 @@
 import { randomBytes } from 'node:crypto';
 import type { CollectQuery } from '../service/index.js';
 import { dateOf, type Millis } from './rows.js';
-import type { AttemptReason, AuditStep, CollectAttempt, CollectEvent, CollectOutcome, CollectStep, WatchedRun } from './types.js';
+import type {
+  AttemptReason,
+  AuditStep,
+  CollectAttempt,
+  CollectEvent,
+  CollectOutcome,
+  CollectStep,
+  DecisionEvent,
+  DecisionRecord,
+  DecisionRefusal,
+  DecisionResult,
+  SeenState,
+  WatchedRun,
+} from './types.js';
 
 export type AuditKind = 'collection' | 'decision';
 
@@ -220,4 +233,149 @@ export function foldAttempts(rows: readonly CollectRow[]): CollectAttempt[] {
     });
   }
   return attempts.sort((a, b) => (a.lastId < b.lastId ? 1 : a.lastId > b.lastId ? -1 : 0)).map(({ lastId: _, ...a }) => a);
+}
+
+function decisionStepData(e: DecisionEvent): Record<string, unknown> {
+  switch (e.step) {
+    case 'confirmed':
+      return { comment: e.comment };
+    case 'refused':
+      return {
+        reason:
+          'at' in e.reason
+            ? { ...e.reason, at: e.reason.at.toISOString() }
+            : 'until' in e.reason
+              ? { ...e.reason, until: e.reason.until.toISOString() }
+              : e.reason,
+      };
+    case 'answered': {
+      const { step: _step, decisionId: _d, at: _at, teamId: _t, userId: _u, approvalId: _a, action: _x, requestId: _r, ...result } = e;
+      return result;
+    }
+    default:
+      return {};
+  }
+}
+
+export function decisionValues(id: string, e: DecisionEvent): AuditValues {
+  const data = { action: e.action, ...(e.requestId === undefined ? {} : { requestId: e.requestId }), ...decisionStepData(e) };
+  return [id, e.at.getTime(), 'decision', e.decisionId, e.step, e.teamId, e.userId, '', e.approvalId, JSON.stringify(data)];
+}
+
+function readDate(v: unknown): Date {
+  const d = new Date(text(v));
+  return Number.isNaN(d.getTime()) ? new Date(0) : d;
+}
+
+function readRefusal(value: unknown): DecisionRefusal | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Record<string, unknown>;
+  switch (r.kind) {
+    case 'not-linked':
+    case 'not-visible':
+    case 'line-items':
+      return { kind: r.kind };
+    case 'not-pending':
+      return { kind: 'not-pending', state: text(r.state), by: text(r.by) };
+    case 'action-not-listed':
+      return { kind: 'action-not-listed', listed: strings(r.listed) };
+    case 'already-decided':
+      return { kind: 'already-decided', userId: text(r.userId), action: text(r.action), at: readDate(r.at) };
+    case 'held':
+      return {
+        kind: 'held',
+        userId: text(r.userId),
+        action: text(r.action),
+        state: r.state === 'sending' ? 'sending' : 'unsettled',
+        until: readDate(r.until),
+      };
+    case 'not-offered':
+      return { kind: 'not-offered', command: text(r.command) };
+    case 'check-failed':
+      return { kind: 'check-failed', error: text(r.error), message: text(r.message) };
+    default:
+      return undefined;
+  }
+}
+
+function readSeen(value: unknown): SeenState | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  return { pending: v.pending === true, state: text(v.state), completedDate: text(v.completedDate), completedBy: text(v.completedBy) };
+}
+
+function readResult(data: Record<string, unknown>): DecisionResult | undefined {
+  const error = text(data.error);
+  const message = text(data.message);
+  switch (data.result) {
+    case 'done':
+      return { result: 'done', seen: readSeen(data.seen) };
+    case 'refused':
+      return { result: 'refused', error, message, status: typeof data.status === 'number' ? data.status : undefined };
+    case 'not-sent':
+      return { result: 'not-sent', error, message };
+    case 'unknown':
+      return { result: 'unknown', error, message, seen: readSeen(data.seen) };
+    default:
+      return undefined;
+  }
+}
+
+const DECISION_OUTCOMES: Record<string, DecisionRecord['outcome']> = {
+  asked: 'asked',
+  confirmed: 'confirmed',
+  refused: 'refused',
+  sent: 'sent',
+};
+
+/** Decisions from their rows, latest activity first, as foldAttempts folds attempts. */
+export function foldDecisions(rows: readonly AuditRow[]): DecisionRecord[] {
+  const bySubject = new Map<string, AuditRow[]>();
+  for (const row of rows) bySubject.set(row.subject, [...(bySubject.get(row.subject) ?? []), row]);
+  const decisions: Array<DecisionRecord & { lastId: string }> = [];
+  for (const [subject, list] of bySubject) {
+    list.sort(byTimeThenStep);
+    const first = list[0] as AuditRow;
+    const last = list[list.length - 1] as AuditRow;
+    let action = '';
+    let comment: string | undefined;
+    let refusal: DecisionRefusal | undefined;
+    let answer: DecisionResult | undefined;
+    let outcome: DecisionRecord['outcome'] = 'asked';
+    const steps: DecisionRecord['steps'] = [];
+    for (const row of list) {
+      const data = parse(row.data);
+      if (typeof data.action === 'string') action = data.action;
+      steps.push({
+        step: row.step as AuditStep,
+        at: dateOf(row.at),
+        requestId: typeof data.requestId === 'string' ? data.requestId : undefined,
+      });
+      if (row.step === 'confirmed') comment = text(data.comment);
+      if (row.step === 'refused') refusal = readRefusal(data.reason);
+      if (row.step === 'answered') answer = readResult(data);
+      // A step this release does not know leaves the outcome as the last one it does.
+      const known =
+        row.step === 'answered'
+          ? answer && { done: 'done', refused: 'not-done', 'not-sent': 'not-sent', unknown: 'unknown' }[answer.result]
+          : DECISION_OUTCOMES[row.step];
+      if (known !== undefined) outcome = known as DecisionRecord['outcome'];
+    }
+    decisions.push({
+      id: subject,
+      at: dateOf(first.at),
+      lastAt: dateOf(last.at),
+      teamId: first.team_id,
+      userId: first.user_id,
+      approvalId: first.approval_id,
+      action,
+      comment,
+      outcome,
+      refusal,
+      answer,
+      steps,
+      lastId: list.reduce((max, r) => (r.id > max ? r.id : max), ''),
+    });
+  }
+  return decisions.sort((a, b) => (a.lastId < b.lastId ? 1 : a.lastId > b.lastId ? -1 : 0)).map(({ lastId: _, ...d }) => d);
 }

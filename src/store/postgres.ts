@@ -7,7 +7,16 @@
 
 import pg from 'pg';
 import type { Secret } from '../runtime/secret.js';
-import { AuditIds, type CollectRow, collectValues, foldAttempts, INSERT_AUDIT } from './audit.js';
+import {
+  AuditIds,
+  type AuditRow,
+  type CollectRow,
+  collectValues,
+  decisionValues,
+  foldAttempts,
+  foldDecisions,
+  INSERT_AUDIT,
+} from './audit.js';
 import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import {
@@ -15,6 +24,9 @@ import {
   type CooldownHolderRow,
   confirmationOf,
   cooldownHolderOf,
+  type DecisionHoldRow,
+  decisionClaimOutcome,
+  decisionHoldOf,
   type IdentityRow,
   identityOf,
   linkedTokenOf,
@@ -44,6 +56,10 @@ import type {
   CollectEvent,
   CooldownClaim,
   CooldownHolderOf,
+  DecisionClaim,
+  DecisionEvent,
+  DecisionHold,
+  DecisionRecord,
   IdentityLink,
   IdentitySource,
   KeyUsage,
@@ -366,11 +382,72 @@ export class PostgresStore implements Store {
        WHERE e.kind = 'collection' AND e.subject IN (
          SELECT subject FROM audit_events
          WHERE kind = 'collection' AND ($1::TEXT IS NULL OR team_id = $1) AND ($2::TEXT IS NULL OR channel_id = $2)
+           AND ($5::TEXT IS NULL OR user_id = $5)
          GROUP BY subject HAVING ($3::BIGINT IS NULL OR MAX(at) >= $3)
          ORDER BY MAX(id) DESC LIMIT $4)`,
-      [f.teamId ?? null, f.channelId ?? null, f.since?.getTime() ?? null, f.limit],
+      [f.teamId ?? null, f.channelId ?? null, f.since?.getTime() ?? null, f.limit, f.userId ?? null],
     );
     return foldAttempts(rows);
+  }
+
+  async recordDecisionStep(e: DecisionEvent): Promise<void> {
+    await this.#query(INSERT_AUDIT_PG, decisionValues(this.#auditIds.next(e.at), e));
+  }
+
+  async listDecisions(f: AuditFilter): Promise<DecisionRecord[]> {
+    const { rows } = await this.#query<AuditRow>(
+      `SELECT e.* FROM audit_events e
+       WHERE e.kind = 'decision' AND e.subject IN (
+         SELECT subject FROM audit_events
+         WHERE kind = 'decision' AND ($1::TEXT IS NULL OR team_id = $1) AND ($2::TEXT IS NULL OR user_id = $2)
+         GROUP BY subject HAVING ($3::BIGINT IS NULL OR MAX(at) >= $3)
+         ORDER BY MAX(id) DESC LIMIT $4)`,
+      [f.teamId ?? null, f.userId ?? null, f.since?.getTime() ?? null, f.limit],
+    );
+    return foldDecisions(rows);
+  }
+
+  async claimDecision(c: Parameters<Store['claimDecision']>[0]): Promise<DecisionClaim> {
+    for (;;) {
+      // The conditional upsert is the claim: on any number of instances, one caller takes an approval
+      // that is free, or whose hold has given way; a hold that is done never gives way.
+      const won = await this.#query(
+        `INSERT INTO decision_claims (approval_id, decision_id, team_id, user_id, action, state, claimed_at, until)
+         VALUES ($1, $2, $3, $4, $5, 'sending', $6, $7)
+         ON CONFLICT (approval_id) DO UPDATE SET decision_id = excluded.decision_id, team_id = excluded.team_id,
+           user_id = excluded.user_id, action = excluded.action, state = 'sending', claimed_at = excluded.claimed_at,
+           until = excluded.until, settled_at = NULL
+         WHERE decision_claims.state <> 'done' AND decision_claims.until <= $6
+         RETURNING decision_id`,
+        [c.approvalId, c.decisionId, c.teamId, c.userId, c.action, c.at.getTime(), c.until.getTime()],
+      );
+      const holder =
+        won.rowCount === 1
+          ? undefined
+          : (await this.#query<DecisionHoldRow>('SELECT * FROM decision_claims WHERE approval_id = $1', [c.approvalId])).rows[0];
+      const outcome = decisionClaimOutcome(won.rowCount === 1, holder === undefined ? undefined : decisionHoldOf(holder));
+      if (outcome !== 'again') return outcome;
+    }
+  }
+
+  async settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean> {
+    const result = await this.#query(
+      'UPDATE decision_claims SET state = $1, until = $2, settled_at = $3 WHERE approval_id = $4 AND decision_id = $5',
+      [state, until.getTime(), at.getTime(), approvalId, decisionId],
+    );
+    return result.rowCount === 1;
+  }
+
+  async releaseDecision(approvalId: string, decisionId: string): Promise<void> {
+    await this.#query('DELETE FROM decision_claims WHERE approval_id = $1 AND decision_id = $2', [approvalId, decisionId]);
+  }
+
+  async decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>> {
+    if (approvalIds.length === 0) return new Map();
+    const { rows } = await this.#query<DecisionHoldRow>('SELECT * FROM decision_claims WHERE approval_id = ANY($1::TEXT[])', [
+      [...approvalIds],
+    ]);
+    return new Map(rows.map((r) => [r.approval_id, decisionHoldOf(r)]));
   }
 
   async claimCooldown(c: Parameters<Store['claimCooldown']>[0]): Promise<CooldownClaim> {

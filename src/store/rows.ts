@@ -7,6 +7,8 @@ import type { CollectQuery } from '../service/index.js';
 import type { Keyring } from './keyring.js';
 import type { CooldownHolder, StoredConfirmation } from './rules.js';
 import type {
+  DecisionClaim,
+  DecisionHold,
   IdentityLink,
   IdentitySource,
   LinkedToken,
@@ -188,4 +190,35 @@ export interface CooldownHolderRow {
 
 export function cooldownHolderOf(r: CooldownHolderRow): CooldownHolder {
   return { userId: r.user_id, channelId: r.channel_id, at: dateOf(r.at), attemptId: r.attempt_id };
+}
+
+export interface DecisionHoldRow {
+  approval_id: string;
+  decision_id: string;
+  team_id: string;
+  user_id: string;
+  action: string;
+  state: string;
+  claimed_at: Millis;
+  until: Millis;
+  settled_at: Millis | null;
+}
+
+export function decisionHoldOf(r: DecisionHoldRow): DecisionHold {
+  return {
+    decisionId: r.decision_id,
+    teamId: r.team_id,
+    userId: r.user_id,
+    action: r.action,
+    state: r.state === 'done' || r.state === 'unsettled' ? r.state : 'sending',
+    at: dateOf(r.claimed_at),
+    until: dateOf(r.until),
+    settledAt: optionalDateOf(r.settled_at),
+  };
+}
+
+/** A claim that found the approval held, and the hold went in between (released): it may be taken on a second try. */
+export function decisionClaimOutcome(won: boolean, holder: DecisionHold | undefined): DecisionClaim | 'again' {
+  if (won) return { claimed: true };
+  return holder === undefined ? 'again' : { claimed: false, holder };
 }

@@ -190,6 +190,24 @@ export const MIGRATIONS: readonly Migration[] = [
      CREATE INDEX audit_events_approval ON audit_events (approval_id);`,
     carry: { select: 'SELECT * FROM collect_attempts', rows: carryAttempts },
   },
+  {
+    version: 8,
+    name: 'decisions in chat: one hold per approval',
+    // The row is the claim that makes a decision exactly once across clicks, retries and instances;
+    // 'done' holds for good (the approval is not offered again), while 'sending' and 'unsettled'
+    // give way at `until`, so that a user is never locked out by a call whose outcome is unknown.
+    sql: `CREATE TABLE decision_claims (
+       approval_id TEXT PRIMARY KEY,
+       decision_id TEXT NOT NULL,
+       team_id     TEXT NOT NULL,
+       user_id     TEXT NOT NULL,
+       action      TEXT NOT NULL,
+       state       TEXT NOT NULL,
+       claimed_at  BIGINT NOT NULL,
+       until       BIGINT NOT NULL,
+       settled_at  BIGINT
+     );`,
+  },
 ];
 
 /** Run first, every start: a no-op once the table exists, whichever release created it. */

@@ -7,7 +7,17 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Secret } from '../runtime/secret.js';
-import { AuditIds, type AuditValues, type CollectRow, collectValues, foldAttempts, INSERT_AUDIT } from './audit.js';
+import {
+  AuditIds,
+  type AuditRow,
+  type AuditValues,
+  type CollectRow,
+  collectValues,
+  decisionValues,
+  foldAttempts,
+  foldDecisions,
+  INSERT_AUDIT,
+} from './audit.js';
 import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import {
@@ -15,6 +25,9 @@ import {
   type CooldownHolderRow,
   confirmationOf,
   cooldownHolderOf,
+  type DecisionHoldRow,
+  decisionClaimOutcome,
+  decisionHoldOf,
   type IdentityRow,
   identityOf,
   linkedTokenOf,
@@ -44,6 +57,10 @@ import type {
   CollectEvent,
   CooldownClaim,
   CooldownHolderOf,
+  DecisionClaim,
+  DecisionEvent,
+  DecisionHold,
+  DecisionRecord,
   IdentityLink,
   IdentitySource,
   KeyUsage,
@@ -160,17 +177,44 @@ function prepare(db: Database.Database) {
     // Only ever INSERT: the trail is evidence, and nothing here updates or deletes its rows.
     insertAudit: db.prepare<AuditValues>(INSERT_AUDIT),
     listAttempts: db.prepare<
-      [string | null, string | null, string | null, string | null, number | null, number | null, number],
+      [string | null, string | null, string | null, string | null, string | null, string | null, number | null, number | null, number],
       CollectRow
     >(
       `SELECT e.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
        FROM audit_events e LEFT JOIN collect_watches w ON w.attempt_id = e.subject
        WHERE e.kind = 'collection' AND e.subject IN (
          SELECT subject FROM audit_events
-         WHERE kind = 'collection' AND (? IS NULL OR team_id = ?) AND (? IS NULL OR channel_id = ?)
+         WHERE kind = 'collection' AND (? IS NULL OR team_id = ?) AND (? IS NULL OR channel_id = ?) AND (? IS NULL OR user_id = ?)
          GROUP BY subject HAVING (? IS NULL OR MAX(at) >= ?)
          ORDER BY MAX(id) DESC LIMIT ?)`,
     ),
+    listDecisions: db.prepare<[string | null, string | null, string | null, string | null, number | null, number | null, number], AuditRow>(
+      `SELECT e.* FROM audit_events e
+       WHERE e.kind = 'decision' AND e.subject IN (
+         SELECT subject FROM audit_events
+         WHERE kind = 'decision' AND (? IS NULL OR team_id = ?) AND (? IS NULL OR user_id = ?)
+         GROUP BY subject HAVING (? IS NULL OR MAX(at) >= ?)
+         ORDER BY MAX(id) DESC LIMIT ?)`,
+    ),
+    // The conditional upsert is the claim: only one caller can take an approval that is free, or
+    // whose hold has given way; a hold that is done never gives way.
+    claimDecision: db.prepare<[string, string, string, string, string, number, number, number], { decision_id: string }>(
+      `INSERT INTO decision_claims (approval_id, decision_id, team_id, user_id, action, state, claimed_at, until)
+       VALUES (?, ?, ?, ?, ?, 'sending', ?, ?)
+       ON CONFLICT (approval_id) DO UPDATE SET decision_id = excluded.decision_id, team_id = excluded.team_id,
+         user_id = excluded.user_id, action = excluded.action, state = 'sending', claimed_at = excluded.claimed_at,
+         until = excluded.until, settled_at = NULL
+       WHERE decision_claims.state <> 'done' AND decision_claims.until <= ?
+       RETURNING decision_id`,
+    ),
+    decisionHold: db.prepare<[string], DecisionHoldRow>('SELECT * FROM decision_claims WHERE approval_id = ?'),
+    decisionHolds: db.prepare<[string], DecisionHoldRow>(
+      'SELECT * FROM decision_claims WHERE approval_id IN (SELECT value FROM json_each(?))',
+    ),
+    settleDecision: db.prepare<[string, number, number, string, string]>(
+      'UPDATE decision_claims SET state = ?, until = ?, settled_at = ? WHERE approval_id = ? AND decision_id = ?',
+    ),
+    releaseDecision: db.prepare<[string, string]>('DELETE FROM decision_claims WHERE approval_id = ? AND decision_id = ?'),
     claimCooldown: db.prepare<[string, string, string, string, string, number, number], { attempt_id: string }>(
       `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (team_id, target) DO UPDATE SET user_id = excluded.user_id, channel_id = excluded.channel_id,
@@ -505,8 +549,62 @@ export class SqliteStore implements Store {
     return this.#patiently(() => {
       const team = f.teamId ?? null;
       const channel = f.channelId ?? null;
+      const user = f.userId ?? null;
       const since = f.since?.getTime() ?? null;
-      return foldAttempts(this.#sql.listAttempts.all(team, team, channel, channel, since, since, f.limit));
+      return foldAttempts(this.#sql.listAttempts.all(team, team, channel, channel, user, user, since, since, f.limit));
+    });
+  }
+
+  recordDecisionStep(e: DecisionEvent): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.insertAudit.run(...decisionValues(this.#auditIds.next(e.at), e));
+    });
+  }
+
+  listDecisions(f: AuditFilter): Promise<DecisionRecord[]> {
+    return this.#patiently(() => {
+      const team = f.teamId ?? null;
+      const user = f.userId ?? null;
+      const since = f.since?.getTime() ?? null;
+      return foldDecisions(this.#sql.listDecisions.all(team, team, user, user, since, since, f.limit));
+    });
+  }
+
+  claimDecision(c: Parameters<Store['claimDecision']>[0]): Promise<DecisionClaim> {
+    return this.#patiently(() => {
+      for (;;) {
+        const won = this.#sql.claimDecision.get(
+          c.approvalId,
+          c.decisionId,
+          c.teamId,
+          c.userId,
+          c.action,
+          c.at.getTime(),
+          c.until.getTime(),
+          c.at.getTime(),
+        );
+        const row = won === undefined ? this.#sql.decisionHold.get(c.approvalId) : undefined;
+        const outcome = decisionClaimOutcome(won !== undefined, row === undefined ? undefined : decisionHoldOf(row));
+        if (outcome !== 'again') return outcome;
+      }
+    });
+  }
+
+  settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean> {
+    return this.#patiently(() => this.#sql.settleDecision.run(state, until.getTime(), at.getTime(), approvalId, decisionId).changes === 1);
+  }
+
+  releaseDecision(approvalId: string, decisionId: string): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.releaseDecision.run(approvalId, decisionId);
+    });
+  }
+
+  decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>> {
+    return this.#patiently(() => {
+      if (approvalIds.length === 0) return new Map();
+      const rows = this.#sql.decisionHolds.all(JSON.stringify(approvalIds));
+      return new Map(rows.map((r) => [r.approval_id, decisionHoldOf(r)]));
     });
   }
 

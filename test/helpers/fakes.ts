@@ -7,7 +7,7 @@ import type { RespondArguments } from '@slack/bolt';
 import { storedTokens, trustedApplication } from '../../src/accounts/credentials.js';
 import { AppSession } from '../../src/accounts/trusted-app.js';
 import type { CollectStatus } from '../../src/collections/runs.js';
-import type { CollectPolicy } from '../../src/config.js';
+import { type CollectPolicy, readDecisions } from '../../src/config.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
 import { Background } from '../../src/runtime/background.js';
 import { createLogger } from '../../src/runtime/logger.js';
@@ -148,6 +148,9 @@ export interface FakeDepsOptions {
   announceWithinMs?: number;
   /** The trusted-application mode, signing in with the scripted service's loginTrustedApp. */
   trusted?: boolean;
+  /** DECISION_REQUEST (and its companions) as an operator would set them; unset: no decisions. */
+  decisions?: Record<string, string>;
+  decisionHoldMs?: number;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}) {
@@ -226,6 +229,8 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
       watchLimitMs: 3_600_000,
       ...options.policy,
     },
+    decisions: options.decisions === undefined ? undefined : readDecisions(options.decisions),
+    decisionHoldMs: options.decisionHoldMs ?? 90_000,
     commandsPerMinute: 20,
     maxInFlight: 1000,
   };
