@@ -8,12 +8,16 @@
 import { commentSchema, MAX_COMMENT_CHARS, unsafeCharacter } from '../service/query.js';
 import { type DetailsState, type DetailsWire, decodeDetailsWire } from './details.js';
 
-/** A Details modal's action button: the action, and what the confirmation says of the approval. */
-export interface DecisionChoice {
-  action: string;
+/** What the confirmation and the outcome say of the approval: words only, never what is sent. */
+export interface DecisionAbout {
   requestName: string;
   requestedBy: string;
   step: string;
+}
+
+/** A Details modal's action button: the action, and the approval in words. */
+export interface DecisionChoice extends DecisionAbout {
+  action: string;
 }
 
 /** Short keys: a button value holds 2,000 characters. */
@@ -55,22 +59,24 @@ export interface DecisionState {
   parentViewId: string | undefined;
   /** The Details modal's own state: the approval, and where Details was clicked (what to update in place). */
   details: DetailsState;
+  about: DecisionAbout;
 }
 
-export interface DecisionStateWire {
+export interface DecisionStateWire extends Omit<DecisionChoiceWire, 'x'> {
   d: string;
   x: string;
   v?: string;
   s: DetailsWire;
 }
 
-export function decodeDecisionState(text: string | undefined): DecisionState | undefined {
-  const wire = json(text, 3000) as Partial<Record<keyof DecisionStateWire, unknown>> | undefined;
+export function decodeDecisionState(metadata: string | undefined): DecisionState | undefined {
+  const wire = json(metadata, 3000) as Partial<Record<keyof DecisionStateWire, unknown>> | undefined;
   if (typeof wire !== 'object' || wire === null) return undefined;
   const details = decodeDetailsWire(wire.s);
   if (details === undefined || !isActionName(wire.x) || typeof wire.d !== 'string' || !/^[\w-]{8,64}$/.test(wire.d)) return undefined;
   const parent = typeof wire.v === 'string' && /^V[A-Z0-9]{1,40}$/.test(wire.v) ? wire.v : undefined;
-  return { decisionId: wire.d, action: wire.x, parentViewId: parent, details };
+  const about = { requestName: text(wire.r, 300), requestedBy: text(wire.b, 200), step: text(wire.n, 200) };
+  return { decisionId: wire.d, action: wire.x, parentViewId: parent, details, about };
 }
 
 export type CommentCheck = { ok: true; comment: string } | { ok: false; problem: string };

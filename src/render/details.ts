@@ -17,6 +17,7 @@ import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
 import { dueRelative, readableTimestamp } from './dates.js';
+import { decisionButtons, decisionNote } from './decision.js';
 import { DETAILS_ACTIONS, encodeDetailsMetadata } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
@@ -380,13 +381,9 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000, open !== undefined)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));
-  blocks.push(...buttonsBlock('details:open', [open]));
-  blocks.push(
-    context(
-      open === undefined
-        ? 'The decision is made in the Command Service itself.'
-        : 'The decision is made in the service: Open in the service.',
-    ),
-  );
+  // With decisions in chat, a button per action the service lists, beside Open; without, Open alone, as before.
+  const decision = input.outcome.kind === 'details' ? input.outcome.decision : undefined;
+  blocks.push(...decisionButtons(decision ?? { kind: 'off' }, d, open));
+  blocks.push(decisionNote(decision, input.userId, open !== undefined));
   return blocks;
 }

@@ -12,6 +12,7 @@ import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
 import { dueRelative } from './dates.js';
+import type { DecidedMark } from './decision.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
 import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
@@ -33,6 +34,10 @@ export interface HomeInput {
   approvalLinks?: ApprovalLinks | undefined;
   /** Details controls: while the service offers getApprovalDetails. */
   details?: boolean | undefined;
+  /** Approvals decided from chat, by id, and the reader's Slack id: their rows say so, with no buttons. */
+  decided?: { marks: ReadonlyMap<string, DecidedMark>; readerId: string } | undefined;
+  /** Decided from Home a moment ago, and no longer waiting: shown first, as decided. */
+  justDecided?: readonly Approval[] | undefined;
 }
 
 interface HomeApprovals {
@@ -55,7 +60,19 @@ function counts(pending: readonly Approval[], today: CalendarDay) {
   return { overdue, dueToday, thisWeek };
 }
 
-function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefined, details: boolean): KnownBlock[] {
+function approvalsBlocks(
+  listed: HomeApprovals,
+  approvalLinks: ApprovalLinks | undefined,
+  details: boolean,
+  decided: HomeInput['decided'],
+  justDecided: readonly Approval[],
+): KnownBlock[] {
+  const marked = (approval: Approval) => {
+    const mark = decided?.marks.get(approval.workItemId);
+    return mark === undefined || decided === undefined ? undefined : { mark, readerId: decided.readerId };
+  };
+  // What was decided from chat no longer waits, whatever the service's list says yet.
+  const a = { ...listed, pending: listed.pending.filter((p) => marked(p) === undefined) };
   const more = a.pending.length >= HOME_COUNT_WINDOW ? '+' : '';
   const c = counts(a.pending, a.today);
   const blocks: KnownBlock[] = [
@@ -67,6 +84,8 @@ function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefi
   ];
   const start = (a.page - 1) * HOME_PAGE_SIZE;
   const page = a.pending.slice(start, start + HOME_PAGE_SIZE);
+  for (const approval of justDecided.filter((j) => marked(j) !== undefined))
+    blocks.push(...approvalBlocks(approval, a.today, approvalLinks, undefined, marked(approval)));
   for (const approval of page) blocks.push(...approvalBlocks(approval, a.today, approvalLinks, details ? { kind: 'home' } : undefined));
   const buttons = [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: String(a.page) })];
   if (a.page > 1) buttons.unshift(button({ actionId: HOME_ACTIONS.previous, text: '← Previous', value: String(a.page - 1) }));
@@ -160,7 +179,7 @@ export function renderHome(input: HomeInput): HomeView {
     type: 'home',
     blocks: [
       header('Your approvals'),
-      ...(approvals ? approvalsBlocks(approvals, input.approvalLinks, input.details === true) : []),
+      ...(approvals ? approvalsBlocks(approvals, input.approvalLinks, input.details === true, input.decided, input.justDecided ?? []) : []),
       ...(input.problem
         ? [...input.problem.blocks, actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })])]
         : []),

@@ -163,8 +163,8 @@ export function parseDecisionCall(
   return { ok: true, value: call };
 }
 
-function fill(parts: readonly TemplatePart[], values: DecisionValues, escape: (v: string) => string): string {
-  return parts.map((p) => ('text' in p ? p.text : escape(values[p.value]))).join('');
+function fill(parts: readonly TemplatePart[], values: DecisionValues, escapeValue: (v: string) => string): string {
+  return parts.map((p) => ('text' in p ? p.text : escapeValue(values[p.value]))).join('');
 }
 
 /** `&`, `<`, `>`, both quotes: safe in element text and in attributes alike. */

@@ -109,13 +109,8 @@ describe('decide: what is sent', () => {
   });
 
   it('acts for the linked identity in the trusted mode, naming them from the store only', async () => {
-    const t = build(
-      { loginApp: async () => (await import('../../src/runtime/secret.js')).Secret.prototype.constructor.call(undefined) as never },
-      {},
-      { trusted: true },
-    );
+    const t = build({ loginApp: async () => new Secret('app-token') }, {}, { trusted: true });
     await t.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'admin', NOW);
-    t.deps.service.loginTrustedApp = async () => new (await import('../../src/runtime/secret.js')).Secret('app-token');
     expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'done' });
     expect(t.decided()).toEqual([
       { command: 'decide', values: { id: ID, action: 'Accepted', comment: '' }, token: 'app-token', onBehalfOf: 'ada.lovelace' },
