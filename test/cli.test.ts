@@ -129,7 +129,7 @@ describe('countersign service', () => {
     for (const [args, says] of [
       [['service', '--help'], /^Usage: countersign service …\n\n {2}service \[--port N\]/],
       [['tokens', 'set', '-h'], /^Usage: countersign tokens …\n\n {2}tokens set --user[\s\S]+ {2}tokens delete/],
-      [['audit', '--help'], /^Usage: countersign audit …\n\n {2}audit \[--since/],
+      [['audit', '--help'], /^Usage: countersign audit …\n\n {2}audit \[--kind collections\|decisions\] \[--since/],
     ] as const) {
       const cli = countersign([...args]);
       expect(await cli.exited).toBe(0);
@@ -571,15 +571,111 @@ describe('countersign audit', () => {
     }
   });
 
-  it('refuses a bad --since or --channel with exit 2', async () => {
+  it('refuses a bad --since, --channel, --user or --kind with exit 2', async () => {
     for (const args of [
       ['audit', '--since', 'last week'],
       ['audit', '--channel', 'general'],
+      ['audit', '--user', 'ada'],
+      ['audit', '--kind', 'everything'],
+      ['audit', '--kind', 'decisions', '--channel', 'C0ONE'],
       ['audit', 'now'],
     ]) {
       const cli = countersign(args, env);
       expect(await cli.exited).toBe(2);
-      expect(cli.stderr()).toMatch(/^countersign: (--since takes|--channel takes|audit takes options only)/);
+      expect(cli.stderr()).toMatch(
+        /^countersign: (--since takes|--channel takes|--channel is for collections|--user takes|--kind takes|audit takes options only)/,
+      );
     }
+  });
+
+  it('prints the decisions made from Slack with --kind decisions: who, which approval, the action, the comment, how it came out, every step', async () => {
+    const decisionsDb = join(dir, 'audit-decisions', 'countersign.db');
+    const decisionsEnv = { DATABASE_URL: `sqlite:${decisionsDb}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(decisionsDb, new Secret(KEY));
+    const NOW = Date.parse('2026-12-31T22:30:00Z');
+    const at = (minutes: number) => new Date(NOW - minutes * 60_000);
+    const ada = {
+      decisionId: 'd1',
+      teamId: 'T1',
+      userId: 'UADA',
+      approvalId: '10001:WPDS:1',
+      action: 'Rejected',
+      requestId: 'req00000001',
+    };
+    await store.recordDecisionStep({ ...ada, at: at(30), step: 'asked' });
+    await store.recordDecisionStep({ ...ada, at: at(29), step: 'confirmed', comment: 'Not needed\nany more \u202e' });
+    await store.recordDecisionStep({ ...ada, at: at(29), step: 'sent' });
+    await store.recordDecisionStep({
+      ...ada,
+      at: at(29),
+      step: 'answered',
+      result: 'done',
+      seen: { pending: false, state: 'Rejected', completedDate: '2026-12-31 22:01:00.0', completedBy: 'Lovelace, Ada' },
+    });
+    const eve = { ...ada, decisionId: 'd2', userId: 'UEVE', action: 'Accepted' };
+    await store.recordDecisionStep({ ...eve, at: at(10), step: 'confirmed', comment: '' });
+    await store.recordDecisionStep({
+      ...eve,
+      at: at(10),
+      step: 'refused',
+      reason: { kind: 'already-decided', userId: 'UADA', action: 'Rejected', at: at(29) },
+    });
+    await store.recordCollectStep({
+      attemptId: 'a1',
+      at: at(5),
+      teamId: 'T1',
+      channelId: 'C0ONE',
+      userId: 'UOSCAR',
+      query: {},
+      step: 'asked',
+    });
+    await store.close();
+    const clock = { now: () => new Date(NOW), timeZone: 'UTC' };
+
+    const table = countersign(['audit', '--kind', 'decisions'], decisionsEnv, '', clock);
+    expect(await table.exited).toBe(0);
+    const lines = table.stdout().trim().split('\n');
+    expect(lines[0]).toMatch(/^WHEN +TEAM +WHO +APPROVAL +ACTION +OUTCOME +COMMENT$/);
+    expect(lines[1]).toMatch(
+      /^2026-12-31 22:00 \+00:00 +T1 +UADA +10001:WPDS:1 +Rejected +done; the service then showed it Rejected +Not needed\\u000aany more \\u202e$/,
+    );
+    expect(lines[2]).toContain('refused: decided from Slack already: Rejected by UADA 2026-12-31 22:01 +00:00; nothing sent');
+    expect(lines[2]).toMatch(/\(none\)$/);
+
+    const json = countersign(['audit', '--kind', 'decisions', '--user', 'UADA', '--json'], decisionsEnv, '', clock);
+    expect(await json.exited).toBe(0);
+    const rows = json
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      kind: 'decision',
+      id: 'd1',
+      user: 'UADA',
+      approval: '10001:WPDS:1',
+      action: 'Rejected',
+      comment: 'Not needed\nany more \u202e',
+      outcome: 'done',
+      detail: { result: 'done', seen: { state: 'Rejected' } },
+    });
+    expect(rows[0].steps.map((s: { step: string; request: string }) => [s.step, s.request])).toEqual([
+      ['asked', 'req00000001'],
+      ['confirmed', 'req00000001'],
+      ['sent', 'req00000001'],
+      ['answered', 'req00000001'],
+    ]);
+    // Collections stay where they were, and the default.
+    const collections = countersign(['audit', '--json'], decisionsEnv, '', clock);
+    expect(await collections.exited).toBe(0);
+    expect(
+      collections
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['a1']);
   });
 });
