@@ -74,7 +74,7 @@ export function decodeDecisionState(metadata: string | undefined): DecisionState
   if (typeof wire !== 'object' || wire === null) return undefined;
   const details = decodeDetailsWire(wire.s);
   if (details === undefined || !isActionName(wire.x) || typeof wire.d !== 'string' || !/^[\w-]{8,64}$/.test(wire.d)) return undefined;
-  const parent = typeof wire.v === 'string' && /^V[A-Z0-9]{1,40}$/.test(wire.v) ? wire.v : undefined;
+  const parent = typeof wire.v === 'string' && /^V[A-Za-z0-9]{1,40}$/.test(wire.v) ? wire.v : undefined;
   const about = { requestName: text(wire.r, 300), requestedBy: text(wire.b, 200), step: text(wire.n, 200) };
   return { decisionId: wire.d, action: wire.x, parentViewId: parent, details, about };
 }

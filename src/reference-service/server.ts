@@ -90,6 +90,12 @@ export interface ReferenceService {
   close(): Promise<void>;
 }
 
+/**
+ * How this service's performWorkItem is called, as DECISION_REQUEST says it (its shape is this
+ * service's own: a real one shows its own under Admin > Web Services > performWorkItem > Request).
+ */
+export const PERFORM_WORK_ITEM_REQUEST = 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}';
+
 /** The path prefix the real product uses; any prefix ending in /command.submit is accepted. */
 export const BASE_PATH = '/aveksa';
 

@@ -15,6 +15,7 @@ import type { ApprovalDetails } from '../service/schemas.js';
 import type { DecisionRefusal } from '../store/types.js';
 import type { ApprovalLinks } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
+import { readableTimestamp } from './dates.js';
 import { detailsWires } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
 
@@ -180,7 +181,8 @@ export function decisionConfirmView(state: DecisionState, commentRequired: boole
         type: 'input',
         block_id: COMMENT_FIELD.block,
         optional: !commentRequired,
-        label: plain(commentRequired ? `Comment (needed for ${state.action})` : 'Comment (optional)', LIMITS.inputLabel),
+        // Slack marks an optional field "(optional)" itself.
+        label: plain(commentRequired ? `Comment (needed for ${state.action})` : 'Comment', LIMITS.inputLabel),
         element: {
           type: 'plain_text_input',
           action_id: COMMENT_FIELD.action,
@@ -219,7 +221,8 @@ function openBlock(links: ApprovalLinks | undefined, approvalId: string): KnownB
 function seenLine(d: ApprovalDetails): Run[] {
   if (d.completedDate === '') return ['It still shows it waiting for a decision.'];
   const by: Run[] = d.completedByName ? [', by ', oneLine(d.completedByName, 80)] : [];
-  return ['It shows it completed as ', bold(oneLine(d.state || 'completed', 60)), ', ', oneLine(d.completedDate, 40), ...by, '.'];
+  const done = readableTimestamp(d.completedDate) ?? oneLine(d.completedDate, 40);
+  return ['It shows it completed as ', bold(oneLine(d.state || 'completed', 60)), ', ', done, ...by, '.'];
 }
 
 function refusalLines(r: DecisionRefusal, action: string, readerId: string, hasOpen: boolean): Paragraph[] {

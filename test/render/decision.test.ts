@@ -122,7 +122,7 @@ describe('the confirmation', () => {
       element: { action_id: COMMENT_FIELD.action, multiline: true, max_length: 2000, min_length: 1 },
     });
     const optional = decisionConfirmView(state({ action: 'Accepted' }), false).blocks.find((b) => b.type === 'input');
-    expect(optional).toMatchObject({ optional: true, label: { text: 'Comment (optional)' } });
+    expect(optional).toMatchObject({ optional: true, label: { text: 'Comment' } });
     expect(view.submit).toEqual({ type: 'plain_text', text: 'Confirm' });
     expect(view.close).toEqual({ type: 'plain_text', text: 'Cancel' });
     expect(viewProblems(decisionProgressView(s))).toEqual([]);
@@ -172,7 +172,7 @@ describe('what came of it', () => {
       { kind: 'done', action: 'Rejected', at: AT, details },
       [
         'Done: the Command Service took your decision, *Rejected*, 2026-11-22 10:42 UTC.',
-        'It shows it completed as *Rejected*, 2026-11-22 10:42:05.0, by',
+        'It shows it completed as *Rejected*, Sun 22 Nov 2026, 10:42, by',
       ],
     ],
     [
