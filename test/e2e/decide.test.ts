@@ -336,28 +336,6 @@ for (const setup of SETUPS) {
       }
     });
 
-    it('a switched-off decision command: said in one sentence, nothing decided, and decisions stop being offered', async () => {
-      const { id, actions } = decidable();
-      const details = await openDetails('UADA', id);
-      const confirm = await choose('UADA', details, actions[0] as string);
-      h.service.setQuirks({ disabledCommands: ['performWorkItem'] });
-      try {
-        const { outcome } = await submit('UADA', confirm, 'switched off');
-        const text = (await outcome()).text;
-        expect(text).toContain(
-          'This Command Service does not offer decisions (`performWorkItem` is switched off there), so countersign stops offering them',
-        );
-        expect(text).toContain('Nothing was decided.');
-        expect(text).toContain('[Open in the service]');
-        expect(decisionRow(id)).toBeUndefined();
-        const later = await openDetails('UADA', decidable().id);
-        expect(actionButtons(later.view)).toEqual([]);
-        expect(later.text).toContain('The decision is made in the service: Open in the service.');
-      } finally {
-        h.service.setQuirks({});
-      }
-    });
-
     it('from Home: decided through Details, Home is published again with the row saying so', async () => {
       await h.event('UADA', { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '1.2' });
       const published = () => h.slack.apiCalls.filter((c) => c.method === 'views.publish');
@@ -392,6 +370,29 @@ for (const setup of SETUPS) {
       expect(text).toContain(`*${action}* by you`);
       expect(text).toContain(id);
       expect(decisionRow(id)?.comment).toBe('from Home');
+    });
+
+    // Last but one: once switched off, decisions are not offered again for an hour.
+    it('a switched-off decision command: said in one sentence, nothing decided, and decisions stop being offered', async () => {
+      const { id, actions } = decidable();
+      const details = await openDetails('UADA', id);
+      const confirm = await choose('UADA', details, actions[0] as string);
+      h.service.setQuirks({ disabledCommands: ['performWorkItem'] });
+      try {
+        const { outcome } = await submit('UADA', confirm, 'switched off');
+        const text = (await outcome()).text;
+        expect(text).toContain(
+          'This Command Service does not offer decisions (`performWorkItem` is switched off there), so countersign stops offering them',
+        );
+        expect(text).toContain('Nothing was decided.');
+        expect(text).toContain('[Open in the service]');
+        expect(decisionRow(id)).toBeUndefined();
+        const later = await openDetails('UADA', decidable().id);
+        expect(actionButtons(later.view)).toEqual([]);
+        expect(later.text).toContain('The decision is made in the service: Open in the service.');
+      } finally {
+        h.service.setQuirks({});
+      }
     });
 
     it('leaves no token in any log line, and no comment either', () => {
