@@ -219,6 +219,7 @@ for (const setup of SETUPS) {
       if (reject === undefined) return void expect(actions).toContain('Rejected');
       const details = await openDetails('UADA', id);
       const confirm = await choose('UADA', details, reject);
+      const calls = performed();
       expect(visible(confirm.blocks)).toContain('Comment (needed for Rejected)');
       const empty = await submit('UADA', confirm, '   ');
       expect(empty.ack).toEqual({
@@ -227,7 +228,8 @@ for (const setup of SETUPS) {
       });
       const hostile = await submit('UADA', confirm, 'see \u202Etxt.exe');
       expect(hostile.ack.response_action).toBe('errors');
-      expect(performed()).toBe(performed());
+      expect(performed()).toBe(calls);
+      expect(await h.app.deps.store.decisionHolds([id])).toEqual(new Map());
       expect(decisionRow(id)).toBeUndefined();
       const comment = 'Not needed: <!channel> *moved* to `Finance` & https://evil.example';
       const { outcome } = await submit('UADA', confirm, comment);
@@ -272,6 +274,16 @@ for (const setup of SETUPS) {
       const { outcome } = await submit('UGRACE', confirm, 'mine now');
       expect((await outcome()).text).toContain('The Command Service no longer shows this approval to you');
       expect(performed()).toBe(calls);
+      expect(decisionRow(id)).toBeUndefined();
+    });
+
+    it('answers an action button it cannot read (forged, or from another version) in the modal, and sends nothing', async () => {
+      const { id } = decidable();
+      const details = await openDetails('UADA', id);
+      const before = counts();
+      await h.clickInView('UADA', details.view, details.viewId, DECISION_ACTIONS.choose[0] as string, '{"x":"Rejected\u202e"}');
+      expect((await updateOf(details.viewId, before.update, 'no longer works')).text).toContain('This button no longer works');
+      expect(counts().push).toBe(before.push);
       expect(decisionRow(id)).toBeUndefined();
     });
 
