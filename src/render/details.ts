@@ -2,9 +2,9 @@
  * An approval's details in a modal: the step and how it stands, the request and who asked, its
  * description and notes, due date against the reader's today, each request item as a sentence
  * ("Add Wayne, Bruce to group Domain Admins (Active Directory)"), paged, and the actions the
- * service lists for the step, as words: the decision stays in the service ("Open in the
- * service"), and the modal's other states (loading, gone, not offered, not linked, failed); the
- * controls that open it are in details-controls.ts. Everything from the service is a rich text run or plain_text,
+ * service lists for the step: as words, and, with DECISION_REQUEST, a button each (decision.ts)
+ * beside "Open in the service"; and the modal's other states (loading, gone, not offered, not
+ * linked, failed). The controls that open it are in details-controls.ts. Everything from the service is a rich text run or plain_text,
  * shown exactly; within a modal's 100 blocks and 3,000 characters a block whatever it holds.
  */
 
