@@ -104,6 +104,11 @@ export interface ReferenceService {
    * invalid or expired, and signing in again gives a token that works.
    */
   revokeAppSessions(): void;
+  /**
+   * Changes how long the tokens loginTrustedApp issues from now on last, as an administrator
+   * changing the service's token settings does (`{ lifespanMs: 0 }`: each is refused as soon as issued).
+   */
+  setAppTokenPolicy(policy: TokenPolicy): void;
   close(): Promise<void>;
 }
 
@@ -176,6 +181,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     actedFor: handler.actedFor,
     forgetSessions: () => tokens.forgetAll(),
     revokeAppSessions: () => tokens.revokeAll('app'),
+    setAppTokenPolicy: handler.setAppTokenPolicy,
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -244,6 +250,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
   const actedFor: ActedFor[] = [];
   let quirks: Quirks = {};
   let delayMs = 0;
+  let appTokenPolicy = deps.appTokenPolicy;
   // What an operator's server would show: how many requests it holds at once, the wait of a slow service included.
   const load = { inFlight: 0, maxInFlight: 0 };
 
@@ -336,7 +343,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
     const secretOk = clientSecret !== undefined && sameSecret(clientSecret, known.clientSecret);
     if (!idOk || !secretOk)
       return errorAnswer(401, 'The trusted application could not be validated. The client id or client secret may be incorrect.');
-    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, deps.appTokenPolicy, 'app');
+    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, appTokenPolicy, 'app');
     return withParameterChecks(() => ({
       kind: 'object',
       status: 200,
@@ -386,6 +393,9 @@ export function createReferenceHandler(deps: HandlerDeps) {
     },
     setDelay: (ms: number) => {
       delayMs = ms;
+    },
+    setAppTokenPolicy: (policy: TokenPolicy) => {
+      appTokenPolicy = { ...policy };
     },
   };
 }

@@ -15,7 +15,7 @@ import type { Db } from './db.js';
 export type TokenKind = 'user' | 'app';
 
 export interface TokenPolicy {
-  /** token-lifespan-timeout; null = never. */
+  /** token-lifespan-timeout; null = never; 0 = ended as soon as issued. */
   lifespanMs: number | null;
   /** token-inactivity-timeout; null = never. */
   inactivityMs: number | null;
@@ -102,10 +102,11 @@ function instanceSessions(now: () => Date): SessionTable {
   };
 }
 
+/** A lifespan of 0 ends a token as soon as it is issued, as a token-lifespan-timeout of 0 would. */
 function ended(row: TokenRow, now: number): boolean {
   return (
     row.revoked === 1 ||
-    (row.lifespan_ms !== null && now - row.issued_at_ms > row.lifespan_ms) ||
+    (row.lifespan_ms !== null && now - row.issued_at_ms >= row.lifespan_ms) ||
     (row.inactivity_ms !== null && now - row.last_used_ms > row.inactivity_ms)
   );
 }

@@ -18,6 +18,7 @@ import {
   cooldownHolderOf,
   type IdentityRow,
   identityOf,
+  identityOutcomeText,
   linkedTokenOf,
   linkOf,
   type ReminderRow,
@@ -45,6 +46,7 @@ import type {
   CooldownClaim,
   CooldownHolderOf,
   IdentityLink,
+  IdentityOutcome,
   IdentitySource,
   KeyUsage,
   LinkedToken,
@@ -340,9 +342,10 @@ export class SqliteStore implements Store {
     return rows.map(identityOf);
   }
 
-  async recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
-    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, outcome, at)) return;
-    this.#sql.recordIdentityOutcome.run(at.getTime(), outcome, who.userId, who.userId, who.teamId);
+  async recordIdentityOutcome(who: Principal, outcome: IdentityOutcome, at: Date): Promise<void> {
+    const text = identityOutcomeText(outcome);
+    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, text, at)) return;
+    this.#sql.recordIdentityOutcome.run(at.getTime(), text, who.userId, who.userId, who.teamId);
   }
 
   async createConfirmation(c: PendingConfirmation): Promise<void> {

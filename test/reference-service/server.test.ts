@@ -263,4 +263,14 @@ describe('sessions', () => {
     expect((await get('cmd=findApprovals&format=json&page-size=1')).status).toBe(200);
     expect((await find(svc, await signIn(svc))).status).toBe(200);
   });
+
+  it('of trusted applications end as soon as issued under a lifespan of 0, until the setting changes', async () => {
+    svc.setAppTokenPolicy({ lifespanMs: 0, inactivityMs: null });
+    try {
+      expect((await find(svc, await signIn(svc))).body).toContain('Token is invalid or expired');
+    } finally {
+      svc.setAppTokenPolicy({ lifespanMs: 120 * 60_000, inactivityMs: 10 * 60_000 });
+    }
+    expect((await find(svc, await signIn(svc))).status).toBe(200);
+  });
 });
