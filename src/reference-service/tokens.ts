@@ -102,11 +102,11 @@ function instanceSessions(now: () => Date): SessionTable {
   };
 }
 
-/** A lifespan of 0 ends a token as soon as it is issued, as a token-lifespan-timeout of 0 would. */
+/** A token lives through its whole lifespan; one of 0 ends as soon as it is issued, as a token-lifespan-timeout of 0 would. */
 function ended(row: TokenRow, now: number): boolean {
   return (
     row.revoked === 1 ||
-    (row.lifespan_ms !== null && now - row.issued_at_ms >= row.lifespan_ms) ||
+    (row.lifespan_ms !== null && (row.lifespan_ms === 0 || now - row.issued_at_ms > row.lifespan_ms)) ||
     (row.inactivity_ms !== null && now - row.last_used_ms > row.inactivity_ms)
   );
 }
