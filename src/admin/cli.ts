@@ -355,6 +355,7 @@ async function usersCommand(args: string[], io: CliIo): Promise<number> {
                 linkedAt: i.linkedAt.toISOString(),
                 lastUsedAt: i.lastUsedAt?.toISOString() ?? null,
                 lastOutcome: i.lastOutcome ?? null,
+                ...(i.notPermitted === undefined ? {} : { notPermitted: i.notPermitted }),
               }),
             );
           return 0;
@@ -373,7 +374,9 @@ async function usersCommand(args: string[], io: CliIo): Promise<number> {
               i.authsource ?? '-',
               i.linkedAt.toISOString(),
               i.source,
-              i.lastOutcome ? `${i.lastOutcome} ${i.lastUsedAt?.toISOString() ?? ''}` : '-',
+              i.lastOutcome
+                ? `${i.lastOutcome}${i.notPermitted ? ` (${printable(i.notPermitted)})` : ''} ${i.lastUsedAt?.toISOString() ?? ''}`
+                : '-',
             ]),
           ),
         );

@@ -50,8 +50,20 @@ const SERVICE_WORDS: Record<string, string> = {
   conflict: 'already queued at the service',
   'service-unavailable': 'the service did not answer',
   'unexpected-response': 'the service gave an answer countersign could not read',
-  'app-sign-in': 'countersign could not sign in to the service as itself',
+  'app-sign-in': 'the Command Service refused countersign’s own sign-in (an administrator is needed)',
 };
+
+/**
+ * A refused token's words, by what the service said: a command it does not let the user run, or a
+ * user it does not know (the trusted mode's auth-user-id), is the user's standing, not their token's.
+ */
+function refusalWords(message: string): string {
+  const command = /not valid for the command '([^']*)'/i.exec(message)?.[1];
+  if (command !== undefined && !/invalid or expired/i.test(message))
+    return `the service does not let them run ${command}; an administrator of the service grants it`;
+  if (/could not be found/i.test(message)) return 'the service does not know the user they are linked as';
+  return SERVICE_WORDS['invalid-token'] as string;
+}
 
 export function reasonParts(reason: AttemptReason): ReasonPart[] {
   switch (reason.kind) {
@@ -71,6 +83,7 @@ export function reasonParts(reason: AttemptReason): ReasonPart[] {
         ...(reason.offered ? ['; Start anyway was offered, not taken'] : []),
       ];
     case 'service': {
+      if (reason.error === 'invalid-token') return [refusalWords(reason.message)];
       const words = SERVICE_WORDS[reason.error];
       return [words ?? `the service said “${reason.message}”`];
     }

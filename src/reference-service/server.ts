@@ -24,7 +24,7 @@ import {
 } from './commands.js';
 import { type Db, openReferenceDb } from './db.js';
 import { DEMO_USERS, loadDemoData } from './demo.js';
-import { APP_TOKEN_POLICY, LOGIN_TOKEN_POLICY, type TokenPolicy, TokenRegistry } from './tokens.js';
+import { APP_TOKEN_POLICY, LOGIN_TOKEN_POLICY, type SessionStorage, type TokenPolicy, TokenRegistry } from './tokens.js';
 
 export interface ReferenceServiceOptions {
   /** The data; a fresh in-memory demo data set when omitted. */
@@ -45,6 +45,13 @@ export interface ReferenceServiceOptions {
   /** Delay before every answer, to play a slow service. */
   delayMs?: number;
   conflictWhenQueued?: boolean;
+  /**
+   * Where sessions (tokens) live: 'shared', in the data, so that every instance over the same data
+   * knows them and they outlive a restart (the default); 'instance', in this instance's memory, as a
+   * servlet container keeps them without session replication: forgetSessions() is then a restart,
+   * and two instances over one data set are two nodes that do not know each other's tokens.
+   */
+  sessions?: SessionStorage;
 }
 
 /** What the service's Admin > Web Services > Trusted Application page would hold for one application. */
@@ -86,6 +93,22 @@ export interface ReferenceService {
   readonly trustedApp: TrustedApp;
   /** Every call an application token made for a user, in order. */
   readonly actedFor: readonly ActedFor[];
+  /**
+   * Forgets every session this instance knows, as a restart does to sessions held in memory
+   * (`sessions: 'instance'`): each token issued before is refused as invalid or expired.
+   */
+  forgetSessions(): void;
+  /**
+   * Ends the sessions of trusted applications, as an administrator does from the service's
+   * Web Services pages (or the service when it ends them early): their tokens are refused as
+   * invalid or expired, and signing in again gives a token that works.
+   */
+  revokeAppSessions(): void;
+  /**
+   * Changes how long the tokens loginTrustedApp issues from now on last, as an administrator
+   * changing the service's token settings does (`{ lifespanMs: 0 }`: each is refused as soon as issued).
+   */
+  setAppTokenPolicy(policy: TokenPolicy): void;
   close(): Promise<void>;
 }
 
@@ -118,7 +141,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     db = openReferenceDb(':memory:');
     loadDemoData(db, now());
   }
-  const tokens = new TokenRegistry(db, now);
+  const tokens = new TokenRegistry(db, now, options.sessions ?? 'shared');
   const demoTokens =
     options.db === undefined || hasDemoUsers(db) ? issueDemoTokens(tokens, now(), options.demoTokenLifetimeMs ?? 86_400_000) : [];
   const trustedApp = options.trustedApp ?? newTrustedApp();
@@ -156,6 +179,9 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     resetLoad: handler.resetLoad,
     trustedApp,
     actedFor: handler.actedFor,
+    forgetSessions: () => tokens.forgetAll(),
+    revokeAppSessions: () => tokens.revokeAll('app'),
+    setAppTokenPolicy: handler.setAppTokenPolicy,
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -224,6 +250,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
   const actedFor: ActedFor[] = [];
   let quirks: Quirks = {};
   let delayMs = 0;
+  let appTokenPolicy = deps.appTokenPolicy;
   // What an operator's server would show: how many requests it holds at once, the wait of a slow service included.
   const load = { inFlight: 0, maxInFlight: 0 };
 
@@ -316,7 +343,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
     const secretOk = clientSecret !== undefined && sameSecret(clientSecret, known.clientSecret);
     if (!idOk || !secretOk)
       return errorAnswer(401, 'The trusted application could not be validated. The client id or client secret may be incorrect.');
-    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, deps.appTokenPolicy, 'app');
+    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, appTokenPolicy, 'app');
     return withParameterChecks(() => ({
       kind: 'object',
       status: 200,
@@ -366,6 +393,9 @@ export function createReferenceHandler(deps: HandlerDeps) {
     },
     setDelay: (ms: number) => {
       delayMs = ms;
+    },
+    setAppTokenPolicy: (policy: TokenPolicy) => {
+      appTokenPolicy = { ...policy };
     },
   };
 }

@@ -7,7 +7,7 @@
 
 import type { Invalid } from '../parse/result.js';
 import { type Slash, slashFor } from '../parse/slash.js';
-import { type LinkMode, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
+import { AppTokenRefusedError, type LinkMode, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import { type ServiceCommandName, StoreUnavailableError } from '../store/types.js';
 import { actions, button, context, type Message } from './blocks.js';
@@ -137,53 +137,64 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
     };
   }
   if (error instanceof RefusedForUserError) {
-    const first: Paragraph = error.expired
-      ? [emoji('no_entry'), ' The Command Service refused to act for your account ', code(oneLine(error.serviceUser, 100)), '.']
+    // About the user, never countersign's token: the service does not let them run the command, or does not know them.
+    const paragraphs: Paragraph[] = error.commandOnly
+      ? [
+          [
+            emoji('no_entry'),
+            ' The Command Service does not let your account ',
+            code(oneLine(error.serviceUser, 100)),
+            ' run ',
+            code(ctx.command),
+            '.',
+          ],
+          says([]),
+          md(
+            'Which commands you may use is up to the Command Service: an administrator of the service grants them (ask your identity team). If you sign in to the service under another name now, link again.',
+          ),
+        ]
       : [
-          emoji('no_entry'),
-          ' The Command Service does not let your account ',
-          code(oneLine(error.serviceUser, 100)),
-          ' run ',
-          code(ctx.command),
-          '.',
+          [emoji('no_entry'), ' The Command Service refused to act for your account ', code(oneLine(error.serviceUser, 100)), '.'],
+          says([]),
+          md('If you sign in to the service under another name now, link again; otherwise ask your identity team.'),
         ];
     return {
-      message: withRelink(
-        message(
-          [
-            first,
-            says([]),
-            md(
-              'Which commands you may use is up to the Command Service: ask your identity team for the permission. If you sign in to the service under another name now, link again.',
-            ),
-          ].filter((p) => p.length > 0),
-        ),
-        ctx.relink,
-      ),
+      message: withRelink(message(paragraphs.filter((p) => p.length > 0)), ctx.relink),
       log: {
         level: 'info',
-        event: 'service refused to act for the linked identity',
+        event: error.commandOnly
+          ? 'service does not let the linked identity run the command'
+          : 'service refused to act for the linked identity',
         detail: { ...detail, serviceUser: error.serviceUser },
       },
     };
   }
   switch (error.kind) {
-    case 'app-sign-in':
+    case 'app-sign-in': {
+      // Its sign-in refused, or every token it is given: the same to the user, who can do nothing about either.
+      const tokens = error instanceof AppTokenRefusedError;
       return {
         message: message(
           [
             md(
-              ':lock: countersign could not sign in to the Command Service as itself, so it could not ask on your behalf. Nothing was sent for you.',
+              `:lock: The Command Service is refusing countersign’s own sign-in, so countersign cannot ask it anything for you right now. ${started ? 'Nothing was started.' : 'Nothing was done in the service for you.'}`,
             ),
             md(
-              'This is not something you can fix: countersign’s own sign-in needs your Slack admins, and its log tells them what to check. It works again as soon as they have.',
+              'This is not something you can fix: an administrator needs to look at how countersign signs in to the service (countersign’s log says what to check). It works again as soon as they have.',
             ),
           ],
           ref,
         ),
-        // The sign-in's own failure is logged once, as an error, where it happens; each answer is noted only.
-        log: { level: 'info', event: 'trusted-application sign-in refused: answered without calling', detail },
+        // The refusal itself is logged once, as an error, where it happens; each answer is noted only.
+        log: {
+          level: 'info',
+          event: tokens
+            ? 'the service refuses countersign’s application token: answered without acting for the user'
+            : 'trusted-application sign-in refused: answered without calling',
+          detail,
+        },
       };
+    }
     case 'invalid-token':
       if (error.expired === false) {
         return {

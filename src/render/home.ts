@@ -7,6 +7,7 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeOutcome } from '../home/home.js';
 import type { CalendarDay } from '../parse/dates.js';
+import { isServiceError } from '../service/errors.js';
 import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
@@ -110,7 +111,13 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
       linkedOn(identity.linkedAt),
       ...(identity.lastOutcome === 'rejected'
         ? [' · ', { text: 'the service refused to act for you last time', style: { bold: true as const } }]
-        : []),
+        : identity.lastOutcome === 'not-permitted'
+          ? [
+              ' · the service does not let you run ',
+              richCode(oneLine(identity.notPermitted ?? 'a command', 60)),
+              ' (an administrator of the service grants it)',
+            ]
+          : []),
     ],
     ['countersign acts for you as an application the Command Service trusts, naming you as this user: the link does not expire.'],
   ];
@@ -125,7 +132,8 @@ export function renderHome(input: HomeInput): HomeView {
   const linked = commands.filter((c) => links.some((l) => l.command === c));
   const needsLink =
     identity !== undefined
-      ? identity.lastOutcome === 'rejected' || input.problem !== undefined
+      ? // Only a refusal about the user: not the service refusing countersign's own sign-in, nor an outage.
+        identity.lastOutcome === 'rejected' || (isServiceError(outcome.failure) && outcome.failure.kind === 'invalid-token')
       : linked.length < commands.length || links.some((l) => l.lastOutcome === 'rejected') || input.problem !== undefined;
   const trusted = outcome.mode === 'trusted-app';
   // A trusted-mode link that works does not expire: offering to link again would only puzzle.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainAttempt } from '../../src/collections/explain.js';
+import { explainAttempt, reasonParts } from '../../src/collections/explain.js';
 
 describe('explainAttempt', () => {
   it('reads back every detail the use case writes', () => {
@@ -36,5 +36,24 @@ describe('explainAttempt', () => {
   it('keeps what it does not know as written, and has nothing to say without a detail', () => {
     expect(explainAttempt({ outcome: 'refused', detail: 'something new' })).toEqual({ kind: 'other', text: 'something new' });
     expect(explainAttempt({ outcome: 'started', detail: undefined })).toBeUndefined();
+  });
+
+  it('words a refusal by what the service said: a command not granted, a user unknown, a token refused, countersign’s own sign-in', () => {
+    const why = (detail: string) => {
+      const reason = explainAttempt({ outcome: 'failed', detail });
+      return reason === undefined ? undefined : reasonParts(reason);
+    };
+    expect(why("invalid-token: The token is not valid for the command 'collectEntitlements'. ")).toEqual([
+      'the service does not let them run collectEntitlements; an administrator of the service grants it',
+    ]);
+    expect(why("invalid-token: The user 'ada' given by auth-user-id could not be found.")).toEqual([
+      'the service does not know the user they are linked as',
+    ]);
+    expect(why("invalid-token: The token is not valid for the command 'collectEntitlements'. Token is invalid or expired")).toEqual([
+      'the service refused their token',
+    ]);
+    expect(why("app-sign-in: The token is not valid for the command 'collectEntitlements'. Token is invalid or expired")).toEqual([
+      'the Command Service refused countersign’s own sign-in (an administrator is needed)',
+    ]);
   });
 });

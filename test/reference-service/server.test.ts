@@ -211,3 +211,66 @@ describe('run ids', () => {
     }
   });
 });
+
+describe('sessions', () => {
+  const signIn = async (svc: ReferenceService) => {
+    const res = await request(`${svc.url}/command.submit?cmd=loginTrustedApp&format=json`, {
+      method: 'POST',
+      headers: { clientid: svc.trustedApp.clientId, clientsecret: svc.trustedApp.clientSecret, 'content-type': 'application/json' },
+    });
+    return ((await res.body.json()) as { data: { token: string } }).data.token;
+  };
+  const find = async (svc: ReferenceService, token: string) => {
+    const res = await request(`${svc.url}/command.submit?cmd=findApprovals&format=json&page-size=1&auth-user-id=ada.lovelace`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return { status: res.statusCode, body: await res.body.text() };
+  };
+
+  it('kept in one instance’s memory: another instance over the same data does not know them, and a restart forgets them', async () => {
+    const db = openReferenceDb();
+    loadDemoData(db, clock.now());
+    const a = await startReferenceService({ db, now: clock.now, sessions: 'instance' });
+    const b = await startReferenceService({ db, now: clock.now, sessions: 'instance', trustedApp: a.trustedApp });
+    try {
+      const fromA = await signIn(a);
+      expect((await find(a, fromA)).status).toBe(200);
+      const onB = await find(b, fromA);
+      expect(onB.status).toBe(401);
+      expect(onB.body).toContain("The token is not valid for the command 'findApprovals'. Token is invalid or expired");
+      const fromB = await signIn(b);
+      expect((await find(b, fromB)).status).toBe(200);
+      expect((await find(a, fromB)).status).toBe(401);
+      // Nothing of either reached the shared data.
+      expect(db.prepare('SELECT count(*) AS n FROM tokens').get()).toEqual({ n: 0 });
+
+      a.forgetSessions();
+      expect((await find(a, fromA)).status).toBe(401);
+      expect((await find(b, fromB)).status).toBe(200);
+      expect((await find(a, await signIn(a))).status).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+      db.close();
+    }
+  });
+
+  it('of trusted applications end when revoked, users’ do not; signing in again gives a token that works', async () => {
+    const appToken = await signIn(svc);
+    expect((await find(svc, appToken)).status).toBe(200);
+    svc.revokeAppSessions();
+    expect((await find(svc, appToken)).body).toContain('Token is invalid or expired');
+    expect((await get('cmd=findApprovals&format=json&page-size=1')).status).toBe(200);
+    expect((await find(svc, await signIn(svc))).status).toBe(200);
+  });
+
+  it('of trusted applications end as soon as issued under a lifespan of 0, until the setting changes', async () => {
+    svc.setAppTokenPolicy({ lifespanMs: 0, inactivityMs: null });
+    try {
+      expect((await find(svc, await signIn(svc))).body).toContain('Token is invalid or expired');
+    } finally {
+      svc.setAppTokenPolicy({ lifespanMs: 120 * 60_000, inactivityMs: 10 * 60_000 });
+    }
+    expect((await find(svc, await signIn(svc))).status).toBe(200);
+  });
+});

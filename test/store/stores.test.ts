@@ -350,6 +350,11 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.recordIdentityOutcome(ADA, 'rejected', later);
       expect(await store.getIdentity(ADA)).toMatchObject({ lastOutcome: 'rejected', lastUsedAt: later });
       expect((await store.getIdentity({ teamId: 'T2', userId: 'UADA' }))?.lastOutcome).toBeUndefined();
+      // A command the service does not let the user run is kept with its name; the next call's outcome replaces it.
+      await store.recordIdentityOutcome(ADA, { notPermitted: 'collectEntitlements' }, later);
+      expect(await store.getIdentity(ADA)).toMatchObject({ lastOutcome: 'not-permitted', notPermitted: 'collectEntitlements' });
+      await store.recordIdentityOutcome(ADA, 'ok', later);
+      expect((await store.getIdentity(ADA))?.notPermitted).toBeUndefined();
       await store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: 'corp-ldap' }, 'login', later);
       expect(await store.getIdentity(ADA)).toMatchObject({ lastOutcome: undefined, lastUsedAt: undefined, linkedAt: later });
 
