@@ -520,6 +520,54 @@ describe('countersign audit', () => {
     expect(channel.stdout().trim().split('\n')).toHaveLength(1);
   });
 
+  it('words every outcome and run state as a person reads them, never the stored codes', async () => {
+    const wordsDb = join(dir, 'audit-words', 'countersign.db');
+    const wordsEnv = { DATABASE_URL: `sqlite:${wordsDb}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(wordsDb, new Secret(KEY));
+    const NOW = Date.parse('2026-12-31T22:30:00Z');
+    const base = { teamId: 'T1', channelId: 'C0ONE', userId: 'UOSCAR', detail: undefined, runs: [] };
+    await store.recordCollectAttempt({
+      ...base,
+      id: 'w1',
+      at: new Date(NOW - 3000),
+      query: { name: 'Nosuch' },
+      outcome: 'nothing-matched',
+    });
+    await store.recordCollectAttempt({ ...base, id: 'w2', at: new Date(NOW - 2000), query: {}, outcome: 'unanswered' });
+    await store.recordCollectAttempt({
+      ...base,
+      id: 'w3',
+      at: new Date(NOW - 1000),
+      query: { application: 'Active Directory' },
+      outcome: 'started',
+      runs: [
+        { runId: '51', collector: 'AD Accounts', state: 'New' },
+        { runId: '52', collector: 'AD Groups', state: 'Completed' },
+      ],
+    });
+    await store.close();
+    const table = countersign(['audit'], wordsEnv, '', { now: () => new Date(NOW), timeZone: 'UTC' });
+    expect(await table.exited).toBe(0);
+    const lines = table.stdout().trim().split('\n');
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['matched no collector', 'asked to confirm, no answer', 'started']);
+    expect(table.stdout()).not.toMatch(/nothing-matched|unanswered/);
+    expect(lines[3]).toMatch(/AD Accounts 51 queued, AD Groups 52 completed$/);
+    // JSON lines are for programs: the stable codes stay there, with the words beside them.
+    const json = countersign(['audit', '--json'], wordsEnv, '', { now: () => new Date(NOW) });
+    expect(await json.exited).toBe(0);
+    const rows = json
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r) => [r.outcome, r.outcomeWords])).toEqual([
+      ['nothing-matched', 'matched no collector'],
+      ['unanswered', 'asked to confirm, no answer'],
+      ['started', 'started'],
+    ]);
+  });
+
   it('escapes control and bidirectional characters in what it prints, so a stored value cannot steer the terminal', async () => {
     const hostileDb = join(dir, 'audit-hostile', 'countersign.db');
     const hostileEnv = { DATABASE_URL: `sqlite:${hostileDb}`, TOKEN_ENCRYPTION_KEY: KEY };

@@ -5,7 +5,7 @@
 
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { explainAttempt, reasonParts } from '../collections/explain.js';
+import { explainAttempt, outcomeWords, reasonParts, runStateWords } from '../collections/explain.js';
 import { loadConfig } from '../config.js';
 import { DEFAULT_RUN_TIMINGS } from '../reference-service/commands.js';
 import { openReferenceDb } from '../reference-service/db.js';
@@ -482,6 +482,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
           application: a.query.application ?? null,
           force: a.query.force === true,
           outcome: a.outcome,
+          outcomeWords: outcomeWords(a.outcome),
           reason: reasonText(a, 'UTC') ?? null,
           detail: a.detail ?? null,
           runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
@@ -508,8 +509,8 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
             a.query.name ?? 'every collector',
             a.query.application ?? (a.query.name === undefined ? 'every application' : '-'),
             a.query.force ? 'yes' : '-',
-            reason ? `${a.outcome}: ${reason}` : a.outcome,
-            a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${(r.state ?? 'started').toLowerCase()}`).join(', '),
+            reason ? `${outcomeWords(a.outcome)}: ${reason}` : outcomeWords(a.outcome),
+            a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${runStateWords(r.state) ?? 'started'}`).join(', '),
           ];
         }),
       ),

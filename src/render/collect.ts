@@ -6,7 +6,7 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { AttemptReason } from '../collections/explain.js';
-import { explainAttempt, reasonParts } from '../collections/explain.js';
+import { explainAttempt, outcomeWords, reasonParts, runStateWords } from '../collections/explain.js';
 import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
 import type { Held } from '../collections/start.js';
@@ -387,15 +387,6 @@ export function renderRanAgain(ranAgain: readonly Held[], query: CollectQuery, a
   ]);
 }
 
-const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
-  started: 'started',
-  'nothing-matched': 'matched no collector',
-  refused: 'refused',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  unanswered: 'asked to confirm, no answer',
-};
-
 /** Why an attempt ended so, in words; who and when as a mention and a date each reader sees in their own zone. */
 function reasonRuns(reason: AttemptReason): Run[] {
   return reasonParts(reason).map(
@@ -404,22 +395,27 @@ function reasonRuns(reason: AttemptReason): Run[] {
   );
 }
 
+/** "<when> · @Oscar started collector AD Accounts: AD Accounts `41` queued", or "… asked for … · refused: why". */
 function historyLine(a: CollectAttempt): Paragraph {
-  const line: Run[] = ['• ', when(a.at, '{date_short_pretty} {time}'), ' ', user(a.userId), ' · ', ...target(a.query)];
+  const started = a.outcome === 'started';
+  const line: Run[] = [
+    '• ',
+    when(a.at, '{date_short_pretty} {time}'),
+    ' · ',
+    user(a.userId),
+    started ? ' started ' : ' asked for ',
+    ...target(a.query),
+  ];
   if (a.query.force) line.push(', forced');
-  // An outcome a newer release wrote (a rolling deploy): shown as it was stored.
-  line.push(' · ', bold(OUTCOME_WORDS[a.outcome] ?? oneLine(String(a.outcome), 40)));
-  const reason = a.outcome === 'started' ? undefined : explainAttempt(a);
+  if (!started) line.push(' · ', bold(oneLine(outcomeWords(String(a.outcome)), 40)));
+  const reason = started ? undefined : explainAttempt(a);
   if (reason) line.push(': ', ...reasonRuns(reason));
   if (a.runs.length > 0) {
     line.push(': ');
     a.runs.slice(0, 6).forEach((r, i) => {
       if (i > 0) line.push(', ');
-      line.push(
-        `${oneLine(r.collector ?? 'unnamed collector', 60)} `,
-        code(oneLine(r.runId, 20)),
-        r.state ? ` ${r.state.toLowerCase()}` : '',
-      );
+      const state = runStateWords(r.state);
+      line.push(`${oneLine(r.collector ?? 'unnamed collector', 60)} `, code(oneLine(r.runId, 20)), state ? ` ${oneLine(state, 40)}` : '');
     });
     if (a.runs.length > 6) line.push(`, and ${a.runs.length - 6} more`);
   }

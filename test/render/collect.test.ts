@@ -133,9 +133,40 @@ describe('history: questions asked', () => {
         10,
       ).blocks,
     );
-    expect(text).toContain('<@U0EVE> · *every collector of every application* · *asked to confirm, no answer*');
+    expect(text).toContain('<@U0EVE> asked for *every collector of every application* · *asked to confirm, no answer*');
     expect(text).toContain(
-      '<@U0EVE> · collector *AD Accounts*, forced · *refused*: <@U0OSCAR> had started it 2026-11-22 12:14 UTC; Start anyway was offered, not taken',
+      '<@U0EVE> asked for collector *AD Accounts*, forced · *refused*: <@U0OSCAR> had started it 2026-11-22 12:14 UTC; Start anyway was offered, not taken',
+    );
+  });
+
+  it('names who started each run, and its state as the channel’s message words it', () => {
+    const text = visible(
+      renderHistory(
+        [
+          line({
+            query: { application: 'Active Directory' },
+            outcome: 'started',
+            runs: [
+              { runId: '41', collector: 'AD Accounts', state: 'New' },
+              { runId: '42', collector: 'AD Groups', state: 'Running' },
+              { runId: '43', collector: 'AD Devices', state: 'Aborted' },
+            ],
+          }),
+          line({
+            outcome: 'refused',
+            detail: `cooldown: started by U0OSCAR at ${AT.toISOString()}; collector AD Accounts`,
+          }),
+        ],
+        10,
+      ).blocks,
+    );
+    expect(text).toContain(
+      '2026-11-22 12:14 UTC · <@U0EVE> started every collector of *Active Directory*: AD Accounts `41` queued, AD Groups `42` running, AD Devices `43` aborted',
+    );
+    expect(text).not.toMatch(/ new\b/);
+    // Held by one collector that someone else started: who started which.
+    expect(text).toContain(
+      '2026-11-22 12:14 UTC · <@U0EVE> asked for *every collector of every application* · *refused*: <@U0OSCAR> had started collector AD Accounts 2026-11-22 12:14 UTC',
     );
   });
 

@@ -429,7 +429,7 @@ describe('history', () => {
       10,
     );
     const text = visible(m.blocks);
-    expect(text).toContain('<@U0ADA> · collector *AD Accounts* · *refused*: <@U0OSCAR> had started it 2026-11-22 08:41 UTC');
+    expect(text).toContain('<@U0ADA> asked for collector *AD Accounts* · *refused*: <@U0OSCAR> had started it 2026-11-22 08:41 UTC');
     expect(text).toContain('*failed*: already queued at the service');
     expect(text).not.toContain('2026-11-22T08:41:45.849Z');
     expect(JSON.stringify(m.blocks)).toContain(`"type":"date","timestamp":${Math.floor(Date.parse('2026-11-22T08:41:45.849Z') / 1000)}`);
