@@ -49,6 +49,13 @@ export function refreshTarget(state: DetailsState, userId: string): 'page' | 'ho
   return undefined;
 }
 
+/** Whether the approval was on a list of this reader's (so existed for them), rather than typed or on someone else's. */
+function shownBefore(state: DetailsState, userId: string): boolean {
+  const origin = state.origin;
+  if (origin.kind === 'typed') return false;
+  return origin.kind !== 'page' || origin.owner === undefined || origin.owner === userId;
+}
+
 function openButton(links: ApprovalLinks | undefined, approvalId: string): Button | undefined {
   const url = links?.(approvalId);
   return url !== undefined && url.length <= LIMITS.buttonUrl
@@ -88,12 +95,26 @@ export function renderDetailsView(input: DetailsViewInput): ModalView {
               value: target,
               style: 'primary',
             });
+      const id = code(oneLine(state.approvalId, 120));
+      // The service answers an id it never had as it answers one gone from this reader's view: only an
+      // approval this reader was shown (their page, their Home, their digest) is known to have existed.
+      if (!shownBefore(state, input.userId))
+        return view(state, [
+          richText([
+            [emoji('mag'), ' The Command Service has no approval ', id, ' that you can see.'],
+            state.origin.kind === 'typed'
+              ? ['Check the id: each approval on a page of ', code('/approvals'), ' shows its own.']
+              : ['It is not on a list of yours: it may be someone else’s.'],
+            ['An approval that was reassigned to someone else or withdrawn is not shown to you either.'],
+          ]),
+          ...buttonsBlock('details:gone', [open]),
+        ]);
       return view(state, [
         richText([
           [
             emoji('see_no_evil'),
             ' The approval ',
-            code(oneLine(state.approvalId, 120)),
+            id,
             ' is no longer visible to you: it may have been completed, reassigned or withdrawn.',
           ],
         ]),

@@ -123,7 +123,9 @@ describe('Details of an approval', () => {
     const ada = await clickDetails('UADA', value);
     expect(ada.text).toContain('What the request asks for');
     const grace = await clickDetails('UGRACE', value);
-    expect(grace.text).toContain('is no longer visible to you');
+    // Never Grace's to lose: the service has none by that id that she may see.
+    expect(grace.text).toContain('has no approval');
+    expect(grace.text).not.toContain('no longer visible');
     // Not Grace's list to refresh: no Refresh for her.
     expect(grace.text).not.toContain('[Refresh the list]');
     const nobody = await clickDetails('UNOBODY', value);
@@ -222,10 +224,12 @@ describe('Details of an approval', () => {
     expect(unknown.status).toBe(200);
     const missing = await until('the not-visible view', () =>
       viewsSent(h.slack, 'views.update').find((u) =>
-        visible((u.view as View).blocks).includes('The approval `999999:WPDS:1` is no longer visible'),
+        visible((u.view as View).blocks).includes('The Command Service has no approval `999999:WPDS:1` that you can see.'),
       ),
     );
-    expect(visible((missing.view as View).blocks)).toContain('Type `/approvals` to see what waits for you now.');
+    // Typed, not seen before: it may never have existed, so it is not "no longer visible".
+    expect(visible((missing.view as View).blocks)).toContain('Check the id');
+    expect(visible((missing.view as View).blocks)).not.toContain('no longer visible');
   });
 
   it('on a refused token offers Link again: the sign-in modal is pushed over it, and once linked the details appear underneath', async () => {

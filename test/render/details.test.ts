@@ -341,10 +341,9 @@ describe('the details modal', () => {
       ['approval:open', 'Open in the service'],
     ]);
     expect(shown({ kind: 'not-visible' }, { ...STATE, origin: { kind: 'home' } }).buttons[0]?.text.text).toBe('Refresh Home');
+    expect(refreshTarget(STATE, 'UGRACE')).toBeUndefined();
     for (const [state, reader] of [
-      [STATE, 'UGRACE'],
       [{ ...STATE, responseUrl: undefined }, 'UADA'],
-      [{ ...STATE, origin: { kind: 'typed' as const } }, 'UADA'],
       [{ ...STATE, origin: { kind: 'digest' as const } }, 'UADA'],
     ] as const) {
       expect(refreshTarget(state, reader)).toBeUndefined();
@@ -352,6 +351,21 @@ describe('the details modal', () => {
       expect(other.buttons.map((b) => b.action_id)).toEqual(['approval:open']);
       expect(other.text).toContain('Type `/approvals` to see what waits for you now.');
     }
+  });
+
+  it('does not call a typed id that the service does not know “no longer visible”: it may never have existed', () => {
+    const typed = shown({ kind: 'not-visible' }, { ...STATE, origin: { kind: 'typed' } });
+    expect(typed.text).not.toContain('no longer visible');
+    expect(typed.text).toContain('The Command Service has no approval `10001:WPDS:1` that you can see.');
+    expect(typed.text).toContain('Check the id: each approval on a page of `/approvals` shows its own.');
+    expect(typed.text).toContain('An approval that was reassigned to someone else or withdrawn is not shown to you either.');
+    // One shown to the reader before (a page, Home, a digest) existed: that one is gone from their view.
+    for (const origin of [{ kind: 'home' as const }, { kind: 'digest' as const }, STATE.origin, { kind: 'page' as const }])
+      expect(shown({ kind: 'not-visible' }, { ...STATE, origin }).text).toContain('is no longer visible to you');
+    // Someone else's page: never the reader's to lose.
+    const others = shown({ kind: 'not-visible' }, STATE, 'UGRACE');
+    expect(others.text).not.toContain('no longer visible');
+    expect(others.text).toContain('The Command Service has no approval `10001:WPDS:1` that you can see.\nIt is not on a list of yours');
   });
 
   it('says in one sentence that the service does not offer details, not as an error', () => {
