@@ -86,7 +86,9 @@ describe('Details of an approval', () => {
     expect(text).toContain(`Approval id \`${id}\``);
     expect(text).toContain('requested by');
     expect(text).toMatch(/Due \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2}/);
-    expect(text).toContain('*What the request asks for* · items 1–');
+    // Counted as a person counts: "3 items" (or "items 1–10" when more may follow), never "items 1–1".
+    expect(text).toMatch(/\*What the request asks for\* · (\d+ items?|items 1–10)\b/);
+    expect(text).not.toContain('1–1 ');
     expect(text).toMatch(/• Add .+, .+ to \w+ .+ \(.+\)/);
     expect(text).toMatch(/In the service this step can end as \*\w+/);
     expect(text).toContain('[Open in the service]');
@@ -269,7 +271,7 @@ describe('Details of an approval', () => {
       const { answer } = await adaPage();
       const shown = await clickDetails('UADA', detailsButtons(answer)[0]?.value);
       expect(shown.text).toContain(
-        'This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; Open in the service shows it there.',
+        'This Command Service does not offer approval details (its administrators have switched them off), so countersign stops offering Details for now; Open in the service shows it there.',
       );
       expect(shown.text).toContain('[Open in the service]');
       const { answer: later } = await adaPage();

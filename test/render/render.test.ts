@@ -338,7 +338,7 @@ describe('errors', () => {
         status: 401,
         serviceMessage: "The token is not valid for the command 'findApprovals'. ",
       }),
-      /not allowed to run/,
+      /does not let you list your approvals/,
       'info',
     ],
     [
