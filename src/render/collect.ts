@@ -162,9 +162,10 @@ export function renderCollectStatus(input: CollectStatus): Message {
   ];
   // The notification ends as the message does: "All 7 ended: 6 completed, 1 aborted", "The collection completed".
   const state = !ended ? '' : aborted > 0 ? ` ${all} ended: ${completed} completed, ${aborted} aborted.` : ` ${all} completed.`;
-  const runList = runs.map(
-    (r) => `${oneLine(r.collector ?? 'unnamed collector', 60)} (run ${oneLine(r.runId, 40)}${r.state ? `, ${r.state.toLowerCase()}` : ''})`,
-  );
+  const runList = runs.map((r) => {
+    const state = runStateWords(r.state);
+    return `${oneLine(r.collector ?? 'unnamed collector', 60)} (run ${oneLine(r.runId, 40)}${state ? `, ${oneLine(state, 40)}` : ''})`;
+  });
   return {
     text: plainOf([[...opening, ' ', `${runList.join(', ')}.${state}`]]),
     blocks: [richText(paragraphs), richText(details)],

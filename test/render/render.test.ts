@@ -289,6 +289,23 @@ describe('collect messages', () => {
       '<@U1> started 2 collections at <!date^1795341600^{time}|2026-11-22 10:00 UTC>: &lt;!here&gt; AD (run 7), unnamed collector (run 8).',
     );
   });
+  it('words a run’s state in the notification as the message does: the service’s New is queued', () => {
+    const at = new Date('2026-11-22T10:00:00Z');
+    const m = renderCollectStatus({
+      userId: 'U1',
+      query: {},
+      runs: [
+        { runId: '7', collector: 'AD Accounts', state: 'New' },
+        { runId: '8', collector: 'AD Groups', state: 'Running' },
+      ],
+      startedAt: at,
+      now: at,
+      live: undefined,
+    });
+    expect(visible(m.blocks)).toContain('run `7` · queued');
+    expect(m.text).toContain('AD Accounts (run 7, queued), AD Groups (run 8, running).');
+    expect(m.text).not.toContain(', new)');
+  });
   it('summarises beyond 40 runs', () => {
     const runs = Array.from({ length: 300 }, (_, i) => ({ runId: String(i), collector: `Collector ${i}`, state: undefined }));
     const at = new Date('2026-11-22T10:00:00Z');
