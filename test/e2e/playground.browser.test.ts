@@ -35,7 +35,9 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   servicePages = createServer((req, res) => {
     opened.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<title>The service’s page</title><p>An approval in the service');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<title>The service’s page</title><p>An approval in the service');
   });
   await new Promise<void>((resolve) => servicePages.listen(0, '127.0.0.1', resolve));
   const { port } = servicePages.address() as { port: number };
