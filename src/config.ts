@@ -270,11 +270,7 @@ export function loadConfig(env: Env): Config {
   if (appToken && !botToken)
     throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set (Socket Mode)', 'xoxb-1234-5678-abcdef');
 
-  const commandServiceUrl = read(env, {
-    variable: 'COMMAND_SERVICE_URL',
-    example: 'https://igl.example.com/aveksa',
-    schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
-  });
+  const commandServiceUrl = commandServiceUrlOf(env);
 
   const apiUrl = read(env, {
     variable: 'SLACK_API_URL',
@@ -467,6 +463,19 @@ function sentPrivately(url: string): boolean {
   const { protocol, hostname } = new URL(url);
   if (protocol === 'https:') return true;
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * COMMAND_SERVICE_URL, whatever the mode: loadConfig's, and the admin CLI's, which checks the tokens
+ * it links against it on a machine that may have no Slack credentials (where the app would run
+ * local mode and ignore it).
+ */
+export function commandServiceUrlOf(env: Env): string | undefined {
+  return read(env, {
+    variable: 'COMMAND_SERVICE_URL',
+    example: 'https://igl.example.com/aveksa',
+    schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
+  });
 }
 
 /** loadConfig, for a process that only makes sense connected to Slack (a benchmark's app, an instance of several). */

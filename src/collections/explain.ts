@@ -11,8 +11,11 @@ export type AttemptReason =
   | { kind: 'user' }
   | { kind: 'force' }
   | { kind: 'not-linked' }
-  /** `offered`: the asker was offered "Start anyway" and did not take it (taking it completes the line otherwise). */
-  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean }
+  /**
+   * `offered`: the asker was offered "Start anyway" and did not take it (taking it completes the line otherwise).
+   * `collector`: the collector held, where it was part of a bigger target (lines written before it was recorded have none).
+   */
+  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean; collector: string | undefined }
   /** The service's own error, by kind (ServiceError kinds), with what it said. */
   | { kind: 'service'; error: string; message: string }
   | { kind: 'internal' }
@@ -29,9 +32,18 @@ export function explainAttempt(attempt: Pick<CollectAttempt, 'outcome' | 'detail
   if (detail === 'not an allowed user') return { kind: 'user' };
   if (detail === 'may not force') return { kind: 'force' };
   if (detail === 'not linked') return { kind: 'not-linked' };
-  const cooldown = /^cooldown: started by ([UW][A-Z0-9]+) at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)(; offered start anyway)?$/.exec(detail);
+  const cooldown =
+    /^cooldown: started by ([UW][A-Z0-9]+) at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)(; offered start anyway)?(?:; collector ([\s\S]+))?$/.exec(
+      detail,
+    );
   if (cooldown)
-    return { kind: 'cooldown', userId: cooldown[1] as string, at: new Date(cooldown[2] as string), offered: cooldown[3] !== undefined };
+    return {
+      kind: 'cooldown',
+      userId: cooldown[1] as string,
+      at: new Date(cooldown[2] as string),
+      offered: cooldown[3] !== undefined,
+      collector: cooldown[4],
+    };
   if (detail === 'internal error') return { kind: 'internal' };
   if (detail === 'cancelled at the confirmation') return { kind: 'cancelled' };
   if (detail === 'did not start it again within the cooldown') return { kind: 'not-again' };
@@ -78,7 +90,7 @@ export function reasonParts(reason: AttemptReason): ReasonPart[] {
     case 'cooldown':
       return [
         { user: reason.userId },
-        ' had started it ',
+        reason.collector === undefined ? ' had started it ' : ` had started collector ${reason.collector} `,
         { time: reason.at },
         ...(reason.offered ? ['; Start anyway was offered, not taken'] : []),
       ];
@@ -96,4 +108,29 @@ export function reasonParts(reason: AttemptReason): ReasonPart[] {
     case 'other':
       return [reason.text];
   }
+}
+
+/** How each attempt ended, in the words history and the audit table use; an outcome a newer release wrote, as it was stored. */
+const OUTCOME_WORDS: Record<string, string> = {
+  started: 'started',
+  'nothing-matched': 'matched no collector',
+  refused: 'refused',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  unanswered: 'asked to confirm, no answer',
+};
+
+export function outcomeWords(outcome: string): string {
+  return Object.hasOwn(OUTCOME_WORDS, outcome) ? (OUTCOME_WORDS[outcome] as string) : outcome;
+}
+
+/**
+ * A run's last known state as the channel's message words it (the service's New is "queued"); one
+ * the service named otherwise, lower case as it was; undefined before the watcher first asked.
+ */
+const RUN_STATE_WORDS: Record<string, string> = { New: 'queued', Running: 'running', Completed: 'completed', Aborted: 'aborted' };
+
+export function runStateWords(state: string | undefined): string | undefined {
+  if (state === undefined) return undefined;
+  return Object.hasOwn(RUN_STATE_WORDS, state) ? RUN_STATE_WORDS[state] : state.toLowerCase();
 }

@@ -148,10 +148,14 @@ export function unknownRest(query: CollectQuery, coverage: Coverage, held: reado
   return query.name === undefined && !coverage.exact && held.length > 0 && held.every((h) => h.collector !== undefined);
 }
 
-/** The audit detail of a start turned away by the cooldown, as explainAttempt reads it back. */
-export function cooldownDetail(held: readonly Held[], offered: boolean): string {
-  const first = (held[0] as Held).holder;
-  return `cooldown: started by ${first.userId} at ${first.at.toISOString()}${offered ? '; offered start anyway' : ''}`;
+/**
+ * The audit detail of a start turned away by the cooldown, as explainAttempt reads it back: who
+ * started what held it, and when; the collector too where it is part of a bigger target asked for.
+ */
+export function cooldownDetail(query: CollectQuery, held: readonly Held[], offered: boolean): string {
+  const first = held.find((h) => h.collector === undefined) ?? (held[0] as Held);
+  const collector = query.name === undefined && first.collector !== undefined ? `; collector ${first.collector}` : '';
+  return `cooldown: started by ${first.holder.userId} at ${first.holder.at.toISOString()}${offered ? '; offered start anyway' : ''}${collector}`;
 }
 
 /** What the trail knows of the collectors this team's collections covered. */
@@ -242,7 +246,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     if (held.length > 0 && rest.length === 0) {
       await release();
       const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
-      await record('refused', cooldownDetail(held, overrideId !== undefined));
+      await record('refused', cooldownDetail(query, held, overrideId !== undefined));
       return {
         kind: 'cooldown',
         query: canonical(query, coverage),

@@ -49,6 +49,13 @@ export function refreshTarget(state: DetailsState, userId: string): 'page' | 'ho
   return undefined;
 }
 
+/** Whether the approval was on a list of this reader's (so existed for them), rather than typed or on someone else's. */
+function shownBefore(state: DetailsState, userId: string): boolean {
+  const origin = state.origin;
+  if (origin.kind === 'typed') return false;
+  return origin.kind !== 'page' || origin.owner === undefined || origin.owner === userId;
+}
+
 function openButton(links: ApprovalLinks | undefined, approvalId: string): Button | undefined {
   const url = links?.(approvalId);
   return url !== undefined && url.length <= LIMITS.buttonUrl
@@ -88,12 +95,26 @@ export function renderDetailsView(input: DetailsViewInput): ModalView {
               value: target,
               style: 'primary',
             });
+      const id = code(oneLine(state.approvalId, 120));
+      // The service answers an id it never had as it answers one gone from this reader's view: only an
+      // approval this reader was shown (their page, their Home, their digest) is known to have existed.
+      if (!shownBefore(state, input.userId))
+        return view(state, [
+          richText([
+            [emoji('mag'), ' The Command Service has no approval ', id, ' that you can see.'],
+            state.origin.kind === 'typed'
+              ? ['Check the id: each approval on a page of ', code('/approvals'), ' shows its own.']
+              : ['It is not on a list of yours: it may be someone else’s.'],
+            ['An approval that was reassigned to someone else or withdrawn is not shown to you either.'],
+          ]),
+          ...buttonsBlock('details:gone', [open]),
+        ]);
       return view(state, [
         richText([
           [
             emoji('see_no_evil'),
             ' The approval ',
-            code(oneLine(state.approvalId, 120)),
+            id,
             ' is no longer visible to you: it may have been completed, reassigned or withdrawn.',
           ],
         ]),
@@ -106,8 +127,8 @@ export function renderDetailsView(input: DetailsViewInput): ModalView {
         richText([
           md(
             open === undefined
-              ? ':information_source: This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; look the approval up in the service itself.'
-              : ':information_source: This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; Open in the service shows it there.',
+              ? ':information_source: This Command Service does not offer approval details (its administrators have switched them off), so countersign stops offering Details for now; look the approval up in the service itself.'
+              : ':information_source: This Command Service does not offer approval details (its administrators have switched them off), so countersign stops offering Details for now; Open in the service shows it there.',
           ),
         ]),
         ...buttonsBlock('details:open', [open]),
@@ -213,12 +234,20 @@ function lines(text: string, max: number, open: boolean): Paragraph[] {
   return shown;
 }
 
+/** A step the service says is done: nothing is left to decide in it. */
+function completed(d: ApprovalDetails): boolean {
+  return d.completedDate !== '';
+}
+
 function statusLine(d: ApprovalDetails, today: CalendarDay): Run[] {
   const due = readableTimestamp(d.dueDate);
-  if (d.completedDate !== '') {
+  if (completed(d)) {
     const done = readableTimestamp(d.completedDate) ?? oneLine(d.completedDate, 40);
-    const by: Run[] = d.completedByName === '' ? [] : [' by ', oneLine(d.completedByName, 80)];
-    return [emoji('checkered_flag'), ` Completed ${done}`, ...by, due ? ` · was due ${due}` : ''];
+    const who: Run[] =
+      d.completedByName === ''
+        ? [` Completed on ${done} (the service does not say by whom)`]
+        : [' ', oneLine(d.completedByName, 80), ` completed this step on ${done}`];
+    return [emoji('checkered_flag'), ...who, due ? ` · it was due ${due}` : ''];
   }
   if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
   const rel = dueRelative(d.dueDate, today);
@@ -242,6 +271,7 @@ function summary(d: ApprovalDetails, today: CalendarDay): Paragraph[] {
 
 /** The transitions the service lists, as words: countersign does not decide, the service does. */
 function actionsLine(d: ApprovalDetails): Paragraph {
+  if (completed(d) && d.actions.length === 0) return ['This step is done: nothing is left to decide.'];
   if (d.actions.length === 0) return [italic('The service lists no actions for this step.')];
   const names: Run[] = [];
   d.actions.slice(0, 20).forEach((name, i) => {
@@ -278,8 +308,11 @@ function itemParagraphs(item: RequestItem, sharedState: string | undefined): Par
     about.push(run);
   };
   if (item.state !== '' && item.state !== sharedState) add(italic(oneLine(item.state, 40)));
-  if (item.isChangeToApprove === false) add('not a change to approve');
-  if (item.derivedType !== '' && item.derivedType.toLowerCase() !== 'direct') add(oneLine(item.derivedType, 30));
+  // The service's DerivedType and IsChangeToApprove, in an approver's words.
+  const derived = item.derivedType.trim().toLowerCase();
+  if (derived === 'indirect') add('comes with another item of this request, not asked for on its own');
+  else if (derived !== '' && derived !== 'direct') add(oneLine(item.derivedType, 30));
+  if (item.isChangeToApprove === false) add('shown for your information: not yours to decide');
   if (item.description !== '') add(oneLine(item.description, 200));
   const first: Paragraph = ['• ', ...describeItem(item)];
   return about.length > 0 ? [first, ['   ', ...about]] : [first];
@@ -323,14 +356,26 @@ function learnt(state: DetailsState, items: ItemsOutcome): DetailsState {
   return size > items.pageSize && size <= MAX_SERVICE_PAGE_SIZE ? { ...state, servicePageSize: size } : state;
 }
 
+/**
+ * "1 item", "4 items" (the whole list), "items 11–20 of 26", "item 21 of 21", or "items 1–10" while
+ * more may follow: a page shorter than the service's page size is the list's last, so its end is the total.
+ */
+function itemsCounted(first: number, received: number, pageSize: number, total: number | undefined): string {
+  const last = first + received - 1;
+  const all = total ?? (received < pageSize ? last : undefined);
+  if (first === 1 && all === last) return `${last} item${last === 1 ? '' : 's'}`;
+  const of = all === undefined ? '' : ` of ${all}`;
+  return received === 1 ? `item ${first}${of}` : `items ${first}–${last}${of}`;
+}
+
 function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: number | undefined): KnownBlock[] {
   switch (outcome.kind) {
     case 'not-offered':
-      return [context('This Command Service does not offer `getRequestItems`, so the request’s items cannot be listed here.')];
+      return [context('This Command Service does not offer the list of a request’s items, so they cannot be shown here.')];
     case 'not-permitted':
       return [
         context(
-          'The Command Service does not let you list the request’s items (`getRequestItems`): ask your identity team for that permission if you need it.',
+          'The Command Service does not let you list the request’s items: ask your identity team for that permission if you need it.',
         ),
       ];
     case 'failed':
@@ -347,7 +392,7 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
       const pageSize = effectivePageSize(outcome, servicePageSize);
       const first = (page - 1) * pageSize + 1;
       const heading: Run[] = [bold('What the request asks for')];
-      if (received > 0) heading.push(` · items ${first}–${first + received - 1}${total === undefined ? '' : ` of ${total}`}`);
+      if (received > 0) heading.push(` · ${itemsCounted(first, received, pageSize, total)}`);
       const state = items[0]?.state ?? '';
       // "All" only of what was seen: the items of the answer not kept are not known.
       const sharedState =
@@ -381,12 +426,14 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));
   blocks.push(...buttonsBlock('details:open', [open]));
-  blocks.push(
-    context(
-      open === undefined
-        ? 'The decision is made in the Command Service itself.'
-        : 'The decision is made in the service: Open in the service.',
-    ),
-  );
+  // A completed step has nothing left to decide; its actions line says so.
+  if (!completed(d))
+    blocks.push(
+      context(
+        open === undefined
+          ? 'The decision is made in the Command Service itself.'
+          : 'The decision is made in the service: Open in the service.',
+      ),
+    );
   return blocks;
 }

@@ -17,7 +17,7 @@ import { code, emoji, md, oneLine, type Paragraph, type Run, richMessage } from 
 export interface FailureContext {
   slash: Slash;
   command: ServiceCommandName;
-  /** Slack user id, shown in linking instructions so an admin can copy it. */
+  /** Slack user id: for the log, never shown (an approver reads no raw ids or admin commands). */
   userId: string;
   /** Correlates the message with the log line. */
   reference: string;
@@ -36,11 +36,28 @@ function message(paragraphs: Paragraph[], note?: string): Message {
   return note ? richMessage(paragraphs, context(note)) : richMessage(paragraphs);
 }
 
-/** How to link: the user with `login`, or an admin with the CLI; in the trusted mode, once, by who they are. */
-export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command' | 'linkMode'>): string {
+/**
+ * How to link: the user with `login`, or their Slack admins for them; in the trusted mode, once, by
+ * who they are. In the user's words: the admins' command line (and the raw Slack id it takes) is
+ * theirs, in README.
+ */
+export function linkInstructions(ctx: Pick<FailureContext, 'command' | 'linkMode'>): string {
   if (ctx.linkMode === 'trusted-app')
-    return `Type \`${slashFor(ctx.command)} login\` and sign in once with your Command Service username and password (countersign remembers who you are, never your password), or ask an admin to run \`countersign users map --user ${ctx.userId} --service-user <your username>\`.`;
-  return `Type \`${slashFor(ctx.command)} login\` to link your account, or ask an admin to run \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\`.`;
+    return `Type \`${slashFor(ctx.command)} login\` and sign in once with your Command Service username and password (countersign remembers who you are, never your password), or ask your Slack admins to link you.`;
+  return `Type \`${slashFor(ctx.command)} login\` to link your account, or ask your Slack admins to link it for you.`;
+}
+
+/** What a service command does, as its user would say it: "list your approvals", not findApprovals. */
+const COMMAND_WORDS: Record<string, string> = {
+  findApprovals: 'list your approvals',
+  getApprovalDetails: 'see an approval’s details',
+  getRequestItems: 'list a request’s items',
+  collectEntitlements: 'start collections',
+  getRunStatus: 'follow a collection’s runs',
+};
+
+export function commandWords(command: string): string {
+  return Object.hasOwn(COMMAND_WORDS, command) ? (COMMAND_WORDS[command] as string) : 'do that';
 }
 
 export function renderInvalid(invalid: Invalid, slash: Slash): Message {
@@ -51,9 +68,8 @@ export function renderInvalid(invalid: Invalid, slash: Slash): Message {
 }
 
 export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' | 'slash' | 'linkMode'>): Message {
-  const what = ctx.linkMode === 'trusted-app' ? '' : ` for \`${ctx.command}\``;
   return message([
-    md(`:link: Your Slack account is not linked to the Command Service${what} yet, so countersign cannot ask on your behalf.`),
+    md(`:link: Your Slack account is not linked to the Command Service yet, so countersign cannot ${commandWords(ctx.command)} for you.`),
     md(linkInstructions(ctx)),
   ]);
 }
@@ -201,7 +217,7 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
           message: withRelink(
             message([
               md(
-                `:no_entry: Your token is not allowed to run \`${error.command}\`. Ask your identity team for that permission, or link a token that has it.`,
+                `:no_entry: Your token does not let you ${commandWords(error.command)}. Ask your identity team for that permission, or link a token that has it.`,
               ),
               md(linkInstructions(ctx)),
             ]),
@@ -273,7 +289,9 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
     case 'not-offered':
       return {
         message: message([
-          md(`:information_source: This Command Service does not offer \`${error.command}\`, so countersign cannot do that here.`),
+          md(
+            `:information_source: This Command Service does not let anyone ${commandWords(error.command)} (its administrators have switched it off), so countersign cannot do that here.`,
+          ),
         ]),
         log: { level: 'info', event: 'command not offered', detail },
       };

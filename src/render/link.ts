@@ -24,6 +24,9 @@ export const LINK_FIELDS = {
 
 export const RELINK_ACTION = 'account:relink';
 
+/** The block that says why the last try failed: a form sent again from a view that has it must not keep it. */
+export const LINK_PROBLEM_BLOCK = 'link:problem';
+
 /** The "Link again" button's value; undefined when the query is too long to carry. */
 export function encodeRelink(replay: Replay): string | undefined {
   const value = JSON.stringify(replay);
@@ -91,7 +94,7 @@ export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFi
           : 'countersign asks the Command Service on your behalf. Link your account in one of two ways; countersign keeps only the token the service gives it, never your password.',
       ),
       // The service's words may be in the problem: rich text shows them exactly.
-      ...(problem ? [richText([[emoji('warning'), ' ', oneLine(problem, 500)]])] : []),
+      ...(problem ? [{ ...richText([[emoji('warning'), ' ', oneLine(problem, 500)]]), block_id: LINK_PROBLEM_BLOCK }] : []),
       section(
         `*${trusted ? 'Sign in' : '1. Sign in'}* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.`,
       ),

@@ -139,15 +139,15 @@ export async function answerStart(
       return 'failed';
     case 'cooldown':
       deps.metrics.outcome('cooldown');
-      await respond(ephemeral(renderCooldown(outcome)));
+      await respond(ephemeral(renderCooldown({ ...outcome, askerId: who.userId })));
       return 'failed';
     case 'nothing-matched':
       await respond(ephemeral(renderNoCollectorMatched(outcome)));
       return 'nothing';
     case 'started':
       if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status)));
-      if (outcome.leftOut.length > 0) await respond(ephemeral(renderLeftOut(outcome.leftOut, outcome.cooldownMs)));
-      if (outcome.ranAgain.length > 0) await respond(ephemeral(renderRanAgain(outcome.ranAgain, query)));
+      if (outcome.leftOut.length > 0) await respond(ephemeral(renderLeftOut(outcome.leftOut, outcome.cooldownMs, who.userId)));
+      if (outcome.ranAgain.length > 0) await respond(ephemeral(renderRanAgain(outcome.ranAgain, query, who.userId)));
       return 'started';
     case 'failed':
       await answerFailure(deps, outcome.error, ctx, respond);

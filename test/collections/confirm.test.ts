@@ -279,7 +279,8 @@ describe('the audit trail: one line per attempt, with how it ended', () => {
     const cooldown = `cooldown: started by UADA at ${NOW.toISOString()}; offered start anyway`;
     expect(await t.attempts()).toEqual([
       { user: 'UEVE', channel: 'C1', query: { name: 'AD Accounts', force: true }, outcome: 'refused', detail: cooldown },
-      { user: 'UEVE', channel: 'C1', query: {}, outcome: 'refused', detail: cooldown },
+      // Everything was held by one collector of it: the line says which, so that history can say who started what.
+      { user: 'UEVE', channel: 'C1', query: {}, outcome: 'refused', detail: `${cooldown}; collector AD Accounts` },
       { user: 'UADA', channel: 'C1', query: { name: 'AD Accounts' }, outcome: 'started', detail: undefined },
     ]);
   });

@@ -16,12 +16,24 @@ describe('explainAttempt', () => {
       userId: 'U0DEMOOSCAR',
       at: new Date('2026-11-22T08:41:45.849Z'),
       offered: false,
+      collector: undefined,
     });
     expect(read('refused', 'cooldown: started by U0DEMOOSCAR at 2026-11-22T08:41:45.849Z; offered start anyway')).toEqual({
       kind: 'cooldown',
       userId: 'U0DEMOOSCAR',
       at: new Date('2026-11-22T08:41:45.849Z'),
       offered: true,
+      collector: undefined,
+    });
+    // Part of a bigger target held: which collector, so that history can say who started what.
+    expect(
+      read('refused', 'cooldown: started by U0DEMOOSCAR at 2026-11-22T08:41:45.849Z; offered start anyway; collector AD; Accounts'),
+    ).toEqual({
+      kind: 'cooldown',
+      userId: 'U0DEMOOSCAR',
+      at: new Date('2026-11-22T08:41:45.849Z'),
+      offered: true,
+      collector: 'AD; Accounts',
     });
     expect(read('failed', 'no-eligible-collectors: No eligible collectors found for the application X')).toEqual({
       kind: 'service',

@@ -78,6 +78,29 @@ describe('linking from Slack', () => {
     expect((await h.app.deps.store.listLinks()).filter((l) => l.userId === 'UWRONG')).toEqual([]);
   });
 
+  it('clears the service’s old answer when the form is sent again: only the new problem shows', async () => {
+    const view = await openModal('UAGAIN');
+    const before = viewsSent(h.slack, 'views.update').length;
+    await h.submitView('UAGAIN', view, 'VAGAIN', {
+      [LINK_FIELDS.username.block]: 'ada.lovelace',
+      [LINK_FIELDS.password.block]: 'not-the-password',
+    });
+    expect(await lastUpdate(before + 1)).toContain('did not accept that username and password');
+    const shown = viewsSent(h.slack, 'views.update').at(-1)?.view ?? {};
+    // Sent again from that view, with the password left out this time.
+    const sent = await h.submitView('UAGAIN', shown, 'VAGAIN', { [LINK_FIELDS.username.block]: 'ada.lovelace' });
+    const body = JSON.parse(sent.body) as { response_action: string; view?: unknown; errors?: unknown };
+    expect(body.response_action).toBe('update');
+    const now = JSON.stringify(body.view);
+    expect(now).not.toContain('did not accept');
+    expect(now).toContain('Give the password too.');
+    const inputs = (body.view as { blocks: Array<{ block_id?: string; element?: { initial_value?: string } }> }).blocks;
+    expect(inputs.find((b) => b.block_id === LINK_FIELDS.username.block)?.element?.initial_value).toBe('ada.lovelace');
+    // A first form with nothing wrong before it keeps Slack's errors under each field.
+    const fresh = await h.submitView('UAGAIN', view, 'VAGAIN2', { [LINK_FIELDS.username.block]: 'ada.lovelace' });
+    expect(JSON.parse(fresh.body)).toMatchObject({ response_action: 'errors' });
+  });
+
   it('checks a pasted token with a harmless call before saving it', async () => {
     const view = await openModal('UPASTE');
     const before = viewsSent(h.slack, 'views.update').length;

@@ -289,6 +289,23 @@ describe('collect messages', () => {
       '<@U1> started 2 collections at <!date^1795341600^{time}|2026-11-22 10:00 UTC>: &lt;!here&gt; AD (run 7), unnamed collector (run 8).',
     );
   });
+  it('words a run’s state in the notification as the message does: the service’s New is queued', () => {
+    const at = new Date('2026-11-22T10:00:00Z');
+    const m = renderCollectStatus({
+      userId: 'U1',
+      query: {},
+      runs: [
+        { runId: '7', collector: 'AD Accounts', state: 'New' },
+        { runId: '8', collector: 'AD Groups', state: 'Running' },
+      ],
+      startedAt: at,
+      now: at,
+      live: undefined,
+    });
+    expect(visible(m.blocks)).toContain('run `7` · queued');
+    expect(m.text).toContain('AD Accounts (run 7, queued), AD Groups (run 8, running).');
+    expect(m.text).not.toContain(', new)');
+  });
   it('summarises beyond 40 runs', () => {
     const runs = Array.from({ length: 300 }, (_, i) => ({ runId: String(i), collector: `Collector ${i}`, state: undefined }));
     const at = new Date('2026-11-22T10:00:00Z');
@@ -338,7 +355,7 @@ describe('errors', () => {
         status: 401,
         serviceMessage: "The token is not valid for the command 'findApprovals'. ",
       }),
-      /not allowed to run/,
+      /does not let you list your approvals/,
       'info',
     ],
     [
@@ -429,7 +446,7 @@ describe('history', () => {
       10,
     );
     const text = visible(m.blocks);
-    expect(text).toContain('<@U0ADA> · collector *AD Accounts* · *refused*: <@U0OSCAR> had started it 2026-11-22 08:41 UTC');
+    expect(text).toContain('<@U0ADA> asked for collector *AD Accounts* · *refused*: <@U0OSCAR> had started it 2026-11-22 08:41 UTC');
     expect(text).toContain('*failed*: already queued at the service');
     expect(text).not.toContain('2026-11-22T08:41:45.849Z');
     expect(JSON.stringify(m.blocks)).toContain(`"type":"date","timestamp":${Math.floor(Date.parse('2026-11-22T08:41:45.849Z') / 1000)}`);

@@ -161,7 +161,7 @@ export function detailsRelinkAction(deps: SlackDeps) {
       const said = oneLine((error as Error).message, 200);
       const words = [
         ['The sign-in form could not be opened (Slack said: ', said, ').'],
-        md(linkInstructions({ userId: who.userId, command: 'findApprovals', linkMode: deps.credentials.mode })),
+        md(linkInstructions({ command: 'findApprovals', linkMode: deps.credentials.mode })),
         ['Then open these details again: ', code(`/approvals show ${modal.state.approvalId}`)],
       ];
       await updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, words), modal.state);
