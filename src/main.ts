@@ -93,6 +93,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     metrics,
     approvalLinks,
     detailsOffered: () => service.offers('getApprovalDetails'),
+    serviceTimeZone: config.serviceTimeZone,
   });
   // This instance's name in the store's leases.
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
@@ -122,6 +123,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     timeZones,
     owner,
     windowDays: config.remindWindowDays,
+    serviceTimeZone: config.serviceTimeZone,
     concurrency: config.reminderConcurrency,
     outbox: chat,
     ...overrides.reminders,
@@ -150,6 +152,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     responder: createResponder({ onError: (error) => metrics.slackError('response_url', error) }),
     confirmationTtlMs: 15 * 60_000,
     reminders,
+    serviceTimeZone: config.serviceTimeZone,
     approvalLinks,
     chat,
     firstPollMs: runWatcher.firstPollMs,

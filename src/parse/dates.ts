@@ -97,6 +97,15 @@ export function serviceDateText(day: CalendarDay): string {
   return `${String(day.day).padStart(2, '0')}-${MONTHS[day.month - 1]}-${String(day.year).padStart(4, '0')}`;
 }
 
+const WEEKDAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A day as people read it: "Sun 29 Nov 2026". */
+export function readableDay(day: CalendarDay): string {
+  const weekday = WEEKDAY_NAMES[new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()];
+  return `${weekday} ${day.day} ${MONTH_NAMES[day.month - 1]} ${day.year}`;
+}
+
 /** `05-jan-2026` back to its day; undefined for anything else. */
 export function readServiceDate(text: string): CalendarDay | undefined {
   const m = /^(\d{1,2})-([a-z]{3})-(\d{4})$/.exec(text);
