@@ -11,12 +11,12 @@ import type { KnownBlock } from '@slack/types';
 import type { PageState, PageStateWire } from '../parse/buttons.js';
 import { readableDay, readServiceDate } from '../parse/dates.js';
 import type { DetailsOrigin } from '../parse/details.js';
-import type { TimeFrame } from '../parse/times.js';
+import { readServiceTime, type TimeFrame } from '../parse/times.js';
 import { addCalendarDays, startOfDay, wallClock, zoneLabel } from '../parse/zones.js';
 import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import { actions, button, fallback, header, LIMITS, linkButton, type Message, plainContext, section } from './blocks.js';
-import { dueRelative, readableTimestamp } from './dates.js';
+import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { detailsButton, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
@@ -50,14 +50,15 @@ export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineU
     typeof approval.fields.RequestedByName === 'string' && approval.fields.RequestedByName !== ''
       ? ` · requested by ${oneLine(approval.fields.RequestedByName, 80)}`
       : '';
-  const due = readableTimestamp(approval.dueDate, frame);
+  const dueTime = readServiceTime(approval.dueDate, frame);
+  const due = dueTime && readableTime(dueTime);
   let status: Run[];
   if (approval.completedDate !== '') {
     const done = readableTimestamp(approval.completedDate, frame) ?? oneLine(approval.completedDate, 40);
     // Completed may mean rejected: a flag, not a green tick that would read as approved.
     status = [emoji('checkered_flag'), ` Completed ${done}${due ? ` · was due ${due}` : ''}`];
   } else if (due) {
-    const rel = dueRelative(approval.dueDate, frame);
+    const rel = dueTime && standingText(dueTime, frame);
     status = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
     if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
   } else {

@@ -39,7 +39,11 @@ function overdueBy(ms: number): string {
  */
 export function dueRelative(value: string, frame: TimeFrame): { text: string; overdue: boolean; days: number } | undefined {
   const time = readServiceTime(value, frame);
-  if (time === undefined) return undefined;
+  return time === undefined ? undefined : standingText(time, frame);
+}
+
+/** dueRelative of a time already read: reading one is most of the cost, and a page reads each due date once. */
+export function standingText(time: ServiceTime, frame: TimeFrame): { text: string; overdue: boolean; days: number } {
   const { group, days, overdueMs } = dueStanding(time, frame, 1);
   if (group === 'overdue')
     return { text: `overdue by ${overdueMs === undefined ? plural(-days, 'day') : overdueBy(overdueMs)}`, overdue: true, days };

@@ -11,12 +11,12 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
 import { type DetailsState, MAX_ITEMS_PAGE, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
-import type { TimeFrame } from '../parse/times.js';
+import { readServiceTime, type TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
-import { dueRelative, readableTimestamp } from './dates.js';
+import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { DETAILS_ACTIONS, encodeDetailsMetadata } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
@@ -214,14 +214,15 @@ function lines(text: string, max: number, open: boolean): Paragraph[] {
 }
 
 function statusLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
-  const due = readableTimestamp(d.dueDate, frame);
+  const dueTime = readServiceTime(d.dueDate, frame);
+  const due = dueTime && readableTime(dueTime);
   if (d.completedDate !== '') {
     const done = readableTimestamp(d.completedDate, frame) ?? oneLine(d.completedDate, 40);
     const by: Run[] = d.completedByName === '' ? [] : [' by ', oneLine(d.completedByName, 80)];
     return [emoji('checkered_flag'), ` Completed ${done}`, ...by, due ? ` · was due ${due}` : ''];
   }
   if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
-  const rel = dueRelative(d.dueDate, frame);
+  const rel = dueTime && standingText(dueTime, frame);
   const status: Run[] = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
   if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
   return status;
