@@ -100,10 +100,10 @@ export function serviceDateText(day: CalendarDay): string {
 const WEEKDAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** A day as people read it: "Sun 29 Nov 2026". */
-export function readableDay(day: CalendarDay): string {
+/** A day as people read it: "Sun 29 Nov 2026", or "Sun 29 Nov" where the year goes without saying (within the next days). */
+export function readableDay(day: CalendarDay, withYear = true): string {
   const weekday = WEEKDAY_NAMES[new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()];
-  return `${weekday} ${day.day} ${MONTH_NAMES[day.month - 1]} ${day.year}`;
+  return `${weekday} ${day.day} ${MONTH_NAMES[day.month - 1]}${withYear ? ` ${day.year}` : ''}`;
 }
 
 /** `05-jan-2026` back to its day; undefined for anything else. */

@@ -39,7 +39,12 @@ export function allot(counts: readonly number[], room: number): number[] {
 export const countText = (n: number, more: boolean) => `${n}${more ? '+' : ''}`;
 
 /** The last day that counts as soon: "within 3 days" is today and the two days after it. */
-const lastSoonDay = (frame: TimeFrame, windowDays: number) => readableDay(addCalendarDays(frame.today, windowDays - 1)).slice(0, -5);
+const lastSoonDay = (frame: TimeFrame, windowDays: number) => readableDay(addCalendarDays(frame.today, windowDays - 1), false);
+
+/** The groups there can be: with a window of one day (today alone), nothing is due soon, and that is not said. */
+export function groupsFor<G extends DueGroup>(order: readonly G[], windowDays: number): G[] {
+  return order.filter((g) => g !== 'soon' || windowDays > 1);
+}
 
 /** What each group is called, as a heading and within a sentence. */
 export function groupWords(group: DueGroup, frame: TimeFrame, windowDays: number): { title: string; phrase: string } {

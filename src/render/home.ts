@@ -11,7 +11,7 @@ import { DUE_GROUPS, type TimeFrame } from '../parse/times.js';
 import type { ServiceCommandName } from '../store/types.js';
 import type { ApprovalLinks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
-import { countText, groupBlocks, groupWords } from './due.js';
+import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
 import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
@@ -43,17 +43,16 @@ export interface HomeInput {
 function approvalsBlocks(groups: DueGroups, input: HomeInput): KnownBlock[] {
   const total = DUE_GROUPS.reduce((n, g) => n + groups[g].approvals.length, 0);
   const more = DUE_GROUPS.some((g) => groups[g].more);
-  const count = (g: (typeof DUE_GROUPS)[number]) => countText(groups[g].approvals.length, groups[g].more);
-  const phrase = (g: (typeof DUE_GROUPS)[number]) => groupWords(g, input.frame, input.windowDays).phrase;
+  const order = groupsFor(DUE_GROUPS, input.windowDays);
+  const counts = order.map((g) => {
+    const n = countText(groups[g].approvals.length, groups[g].more);
+    return g === 'overdue' ? `:red_circle: *${n} overdue*` : `${n} ${groupWords(g, input.frame, input.windowDays).phrase}`;
+  });
   const blocks: KnownBlock[] = [
-    section(
-      total === 0 && !more
-        ? '*Nothing waits for you.* :tada:'
-        : `*${countText(total, more)} pending* · :red_circle: *${count('overdue')} overdue* · ${count('today')} ${phrase('today')} · ${count('soon')} ${phrase('soon')} · ${count('later')} ${phrase('later')}`,
-    ),
+    section(total === 0 && !more ? '*Nothing waits for you.* :tada:' : [`*${countText(total, more)} pending*`, ...counts].join(' · ')),
     ...groupBlocks({
       groups,
-      order: DUE_GROUPS,
+      order,
       room: HOME_MAX_ENTRIES,
       frame: input.frame,
       windowDays: input.windowDays,

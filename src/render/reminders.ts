@@ -12,7 +12,7 @@ import { formatMinuteOfDay, type ReminderSchedule } from '../reminders/schedule.
 import type { RelinkReason } from '../reminders/scheduler.js';
 import { type ApprovalLinks, encodePageState } from './approvals.js';
 import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';
-import { countText, groupBlocks, groupWords } from './due.js';
+import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
 
 export const DIGEST_ACTIONS = { fullList: 'digest:full-list' } as const;
@@ -83,7 +83,8 @@ export function renderReminderOff(had: boolean): Message {
 export function renderDigest(input: Digest, links: ApprovalLinks | undefined, details = false): Message {
   const { groups, total } = input;
   const plus = input.more ? '+' : '';
-  const counts = DIGEST_GROUPS.map(
+  const order = groupsFor(DIGEST_GROUPS, input.windowDays);
+  const counts = order.map(
     (g) => `${countText(groups[g].approvals.length, groups[g].more)} ${groupWords(g, input.frame, input.windowDays).phrase}`,
   );
   const blocks: KnownBlock[] = [
@@ -91,7 +92,7 @@ export function renderDigest(input: Digest, links: ApprovalLinks | undefined, de
     context(`${counts.join(' · ')} · your reminder ${describeSchedule(input.schedule)}`),
     ...groupBlocks({
       groups,
-      order: DIGEST_GROUPS,
+      order,
       room: DIGEST_MAX_ENTRIES,
       frame: input.frame,
       windowDays: input.windowDays,

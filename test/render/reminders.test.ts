@@ -90,6 +90,19 @@ describe('renderDigest', () => {
     expect(visible(m?.blocks)).toContain('Due Mon 23 Nov 2026, 16:00 New York time (due today)');
   });
 
+  it('with a window of one day, speaks of today alone, and not of a “soon” that cannot be', () => {
+    const built = buildDigest({
+      groups: groupByDue([due('2026-11-20', 1), due('2026-11-23', 2), due('2026-11-24', 3)], FRAME, 1),
+      frame: FRAME,
+      windowDays: 1,
+      schedule,
+      fullList: { userId: 'U1', query: {} },
+    });
+    const m = built && renderDigest(built, undefined);
+    expect(m?.text).toBe('2 approvals need you: 1 overdue, 1 due today');
+    expect(visible(m?.blocks)).not.toMatch(/soon|Due by/);
+  });
+
   it('says there may be more when the group’s count is not known whole', () => {
     const m = buildDigest({
       groups: {
