@@ -39,6 +39,11 @@ interface CommonConfig {
   readonly shutdownTimeoutMs: number;
   /** How calls are made for people: each one's own token, or the app's own as a trusted application. */
   readonly serviceAuth: ServiceAuth;
+  /**
+   * The IANA zone the service writes its zone-less times in (COMMAND_SERVICE_TIME_ZONE): they are
+   * then shown in each reader's own zone. Undefined: shown as written, as the service's time.
+   */
+  readonly serviceTimeZone: string | undefined;
 }
 
 /**
@@ -188,6 +193,25 @@ const duration = (zero: string, min = 0) =>
     .transform((v) => parseDuration(v))
     .refine((v): v is number => v !== undefined && v >= min, `must be a duration like 90s, 10m or 1h, up to 7d (${zero})`)
     .transform((v) => v as number);
+
+/**
+ * An IANA zone this runtime knows, by its canonical name (`europe/berlin` is read as Europe/Berlin).
+ * Offsets (+01:00) are refused: a fixed offset is wrong half the year wherever clocks change.
+ */
+const ianaZone = z.string().transform((v, ctx) => {
+  if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(v)) {
+    try {
+      return new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
+    } catch {
+      // Not a zone this runtime knows: said below.
+    }
+  }
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be an IANA time zone name, the zone the service writes its times in (“${v.slice(0, 40)}” is not one)`,
+  });
+  return z.NEVER;
+});
 
 /** Both client credentials or neither: one alone is a mistake, said at start rather than at the first user's call. */
 function readServiceAuth(env: Env): ServiceAuth {
@@ -403,6 +427,8 @@ export function loadConfig(env: Env): Config {
 
   const serviceAuth = readServiceAuth(env);
 
+  const serviceTimeZone = read(env, { variable: 'COMMAND_SERVICE_TIME_ZONE', example: 'America/New_York', schema: ianaZone.optional() });
+
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -437,6 +463,7 @@ export function loadConfig(env: Env): Config {
     metricsToken,
     shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
     serviceAuth,
+    serviceTimeZone,
   };
   // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
   if (botToken === undefined || signingSecret === undefined)

@@ -29,6 +29,8 @@ describe('countersign service', () => {
   it('prints the trusted application loginTrustedApp accepts, made up or as given, and it signs in', async () => {
     const made = countersign(['service', '--port', '0']);
     const [, url] = await made.waitFor(/listening on (http:\/\/\S+)/);
+    // What countersign must be told of its times.
+    await made.waitFor(/^ {2}Its times are written in UTC: give countersign COMMAND_SERVICE_TIME_ZONE=UTC\.$/m);
     const [, id, secret] = await made.waitFor(/COMMAND_SERVICE_CLIENT_ID=(\S+)\n {2}COMMAND_SERVICE_CLIENT_SECRET=(\S+)/);
     expect(id).toBe('countersign');
     const client = createServiceClient({ baseUrl: url ?? '' });

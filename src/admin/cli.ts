@@ -802,6 +802,7 @@ async function serviceCommand(args: string[], io: CliIo): Promise<number> {
       `Reference Command Service listening on ${service.url}`,
       `  ${count('SELECT count(*) AS n FROM approvals')} approvals, ${count('SELECT count(*) AS n FROM collectors')} collectors; ` +
         `runs stay New ${DEFAULT_RUN_TIMINGS.queuedMs / 1000} s, then Running ${DEFAULT_RUN_TIMINGS.runningMs / 1000} s.`,
+      `  Its times are written in ${service.timeZone}: give countersign COMMAND_SERVICE_TIME_ZONE=${service.timeZone}.`,
       ...(disabled.length > 0 ? [`  Switched off: ${disabled.join(', ')} (404 with the command's name as the reason phrase).`] : []),
       ...(delayMs > 0 ? [`  Every call waits ${delayMs} ms before it is answered (--latency).`] : []),
       '',

@@ -23,12 +23,18 @@ import {
   withParameterChecks,
 } from './commands.js';
 import { type Db, openReferenceDb } from './db.js';
-import { DEMO_USERS, loadDemoData } from './demo.js';
+import { DEMO_USERS, loadDemoData, serviceZoneOf } from './demo.js';
+import { DEFAULT_SERVICE_ZONE, isServiceZone } from './time.js';
 import { APP_TOKEN_POLICY, LOGIN_TOKEN_POLICY, type SessionStorage, type TokenPolicy, TokenRegistry } from './tokens.js';
 
 export interface ReferenceServiceOptions {
   /** The data; a fresh in-memory demo data set when omitted. */
   db?: Db | undefined;
+  /**
+   * The zone whose clocks the service writes its times on (a fresh demo data set's, and runs'):
+   * UTC unless given, or for a database given, the zone its data was written in.
+   */
+  timeZone?: string | undefined;
   now?: () => Date;
   host?: string;
   /** 0 (the default) picks a free port. */
@@ -79,6 +85,8 @@ export interface ReferenceService {
   readonly url: string;
   readonly port: number;
   readonly db: Db;
+  /** The zone its times are written in: what countersign's COMMAND_SERVICE_TIME_ZONE should say. */
+  readonly timeZone: string;
   readonly tokens: TokenRegistry;
   readonly demoTokens: readonly DemoToken[];
   setDelay(ms: number): void;
@@ -136,11 +144,13 @@ export function newTrustedApp(): TrustedApp {
 
 export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<ReferenceService> {
   const now = options.now ?? (() => new Date());
+  if (options.timeZone !== undefined && !isServiceZone(options.timeZone)) throw new Error(`Unknown time zone: ${options.timeZone}`);
   let db = options.db;
   if (db === undefined) {
     db = openReferenceDb(':memory:');
-    loadDemoData(db, now());
+    loadDemoData(db, now(), { timeZone: options.timeZone });
   }
+  const timeZone = options.db === undefined ? (options.timeZone ?? DEFAULT_SERVICE_ZONE) : serviceZoneOf(db);
   const tokens = new TokenRegistry(db, now, options.sessions ?? 'shared');
   const demoTokens =
     options.db === undefined || hasDemoUsers(db) ? issueDemoTokens(tokens, now(), options.demoTokenLifetimeMs ?? 86_400_000) : [];
@@ -149,6 +159,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     db,
     tokens,
     now,
+    timeZone,
     runTimings: { ...DEFAULT_RUN_TIMINGS, ...options.runTimings },
     loginTokenPolicy: options.loginTokenPolicy ?? LOGIN_TOKEN_POLICY,
     trustedApp,
@@ -170,6 +181,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     url: `http://${host}:${port}${BASE_PATH}`,
     port,
     db,
+    timeZone,
     tokens,
     demoTokens,
     setDelay: handler.setDelay,
@@ -225,6 +237,8 @@ interface HandlerDeps {
   db: Db;
   tokens: TokenRegistry;
   now: () => Date;
+  /** The zone its times are written in. */
+  timeZone: string;
   runTimings: RunTimings;
   loginTokenPolicy: TokenPolicy;
   trustedApp: TrustedApp;
@@ -296,7 +310,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
       case 'collectEntitlements':
         return collectEntitlements(deps.db, userId, params, { now, conflictWhenQueued: deps.conflictWhenQueued, timings: deps.runTimings });
       case 'getRunStatus':
-        return getRunStatus(deps.db, params, now, deps.runTimings);
+        return getRunStatus(deps.db, params, now, deps.runTimings, deps.timeZone);
       case 'getApprovalDetails':
         return requests.details(userId, params, quirks);
       case 'getRequestItems':

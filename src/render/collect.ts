@@ -11,6 +11,7 @@ import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
 import type { Held } from '../collections/start.js';
 import type { ConfirmReason } from '../parse/collect.js';
+import { instantOf } from '../parse/zones.js';
 import type { CollectQuery } from '../service/query.js';
 import { parseServiceTimestamp } from '../service/timestamps.js';
 import type { CollectAttempt, WatchedRun } from '../store/types.js';
@@ -78,23 +79,25 @@ export function formatElapsed(ms: number): string {
   return `${sec}s`;
 }
 
-function serviceMs(value: string | undefined): number | undefined {
+/** A run's time as an instant where the service's zone is known; as written otherwise, which is right but across a change of clocks. */
+function serviceMs(value: string | undefined, serviceZone: string | undefined): number | undefined {
   const t = value ? parseServiceTimestamp(value) : undefined;
-  return t === undefined ? undefined : Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
+  if (t === undefined) return undefined;
+  return serviceZone === undefined ? Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) : instantOf(t, serviceZone).getTime();
 }
 
 /** How long a run took (ended) or has been going (not yet): the service's own times when it gave both. */
-function runElapsed(run: WatchedRun, startedAt: Date, now: Date): number {
-  const start = serviceMs(run.startTime);
-  const end = serviceMs(run.completedTime);
+function runElapsed(run: WatchedRun, startedAt: Date, now: Date, serviceZone?: string): number {
+  const start = serviceMs(run.startTime, serviceZone);
+  const end = serviceMs(run.completedTime, serviceZone);
   if (start !== undefined && end !== undefined) return end - start;
   return (run.endedAt ?? now.getTime()) - startedAt.getTime();
 }
 
-function runLine(run: WatchedRun, startedAt: Date, now: Date): Paragraph {
+function runLine(run: WatchedRun, startedAt: Date, now: Date, serviceZone: string | undefined): Paragraph {
   const name = run.collector ? bold(oneLine(run.collector, 120)) : italic('unnamed collector');
   const id: Run[] = ['run ', code(oneLine(run.runId, 40))];
-  const elapsed = formatElapsed(runElapsed(run, startedAt, now));
+  const elapsed = formatElapsed(runElapsed(run, startedAt, now, serviceZone));
   switch (run.state) {
     case undefined:
       return ['• ', name, ': ', ...id];
@@ -114,15 +117,18 @@ function runLine(run: WatchedRun, startedAt: Date, now: Date): Paragraph {
 /** One rich text block holds about 40 runs; a service with hundreds of collectors gets the rest summarised. */
 const MAX_LISTED = 40;
 
-/** The channel's message for a started collection, updated in place as its runs go New → Running → Completed / Aborted. */
-export function renderCollectStatus(input: CollectStatus): Message {
+/**
+ * The channel's message for a started collection, updated in place as its runs go New → Running →
+ * Completed / Aborted. `serviceZone` (COMMAND_SERVICE_TIME_ZONE) makes a run's length right across a change of clocks.
+ */
+export function renderCollectStatus(input: CollectStatus, serviceZone?: string): Message {
   const { runs, query } = input;
   const forced = query.force ? ' (forced)' : '';
   const noun = runs.length === 1 ? 'collection' : 'collections';
-  const listed = runs.slice(0, MAX_LISTED).map((r) => runLine(r, input.startedAt, input.now));
+  const listed = runs.slice(0, MAX_LISTED).map((r) => runLine(r, input.startedAt, input.now, serviceZone));
   if (runs.length > MAX_LISTED) listed.push([`…and ${runs.length - MAX_LISTED} more.`]);
   const { completed, aborted, ended } = summarizeRuns(runs);
-  const total = formatElapsed(Math.max(...runs.map((r) => runElapsed(r, input.startedAt, input.now)), 0));
+  const total = formatElapsed(Math.max(...runs.map((r) => runElapsed(r, input.startedAt, input.now, serviceZone)), 0));
   const all = runs.length === 1 ? 'The collection' : `All ${runs.length}`;
   let status: Paragraph | undefined;
   switch (input.live?.kind) {

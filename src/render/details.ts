@@ -1,6 +1,6 @@
 /**
  * An approval's details in a modal: the step and how it stands, the request and who asked, its
- * description and notes, due date against the reader's today, each request item as a sentence
+ * description and notes, due date on the reader’s clock, each request item as a sentence
  * ("Add Wayne, Bruce to group Domain Admins (Active Directory)"), paged, and the actions the
  * service lists for the step, as words: the decision stays in the service ("Open in the
  * service"), and the modal's other states (loading, gone, not offered, not linked, failed); the
@@ -10,13 +10,13 @@
 
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
-import type { CalendarDay } from '../parse/dates.js';
 import { type DetailsState, MAX_ITEMS_PAGE, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
+import { readServiceTime, type TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
-import { dueRelative, readableTimestamp } from './dates.js';
+import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { DETAILS_ACTIONS, encodeDetailsMetadata } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
@@ -73,8 +73,8 @@ export interface DetailsViewInput {
   state: DetailsState;
   /** Who reads it: Refresh is offered on their own page only. */
   userId: string;
-  /** The reader's today, for "overdue" and "due today". */
-  today: CalendarDay;
+  /** The reader's zone and now, with the service's zone: times in theirs, and "overdue" by the clock. */
+  frame: TimeFrame;
   approvalLinks?: ApprovalLinks | undefined;
 }
 
@@ -239,10 +239,11 @@ function completed(d: ApprovalDetails): boolean {
   return d.completedDate !== '';
 }
 
-function statusLine(d: ApprovalDetails, today: CalendarDay): Run[] {
-  const due = readableTimestamp(d.dueDate);
+function statusLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
+  const dueTime = readServiceTime(d.dueDate, frame);
+  const due = dueTime && readableTime(dueTime);
   if (completed(d)) {
-    const done = readableTimestamp(d.completedDate) ?? oneLine(d.completedDate, 40);
+    const done = readableTimestamp(d.completedDate, frame) ?? oneLine(d.completedDate, 40);
     const who: Run[] =
       d.completedByName === ''
         ? [` Completed on ${done} (the service does not say by whom)`]
@@ -250,19 +251,19 @@ function statusLine(d: ApprovalDetails, today: CalendarDay): Run[] {
     return [emoji('checkered_flag'), ...who, due ? ` · it was due ${due}` : ''];
   }
   if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
-  const rel = dueRelative(d.dueDate, today);
+  const rel = dueTime && standingText(dueTime, frame);
   const status: Run[] = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
   if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
   return status;
 }
 
-function summary(d: ApprovalDetails, today: CalendarDay): Paragraph[] {
+function summary(d: ApprovalDetails, frame: TimeFrame): Paragraph[] {
   const step: Run[] = [bold(oneLine(d.workItemName || 'Approval', 120))];
   if (d.state !== '') step.push(' · ', oneLine(d.state, 60));
   const request: Run[] = ['Request'];
   if (d.requestId !== '') request.push(' ', code(oneLine(d.requestId, 40)));
   if (d.requestedByName !== '') request.push(' · requested by ', oneLine(d.requestedByName, 120));
-  const paragraphs: Paragraph[] = [step, request, statusLine(d, today), ['Approval id ', code(oneLine(d.workItemId, 120))], actionsLine(d)];
+  const paragraphs: Paragraph[] = [step, request, statusLine(d, frame), ['Approval id ', code(oneLine(d.workItemId, 120))], actionsLine(d)];
   if (d.lineItemApprovalEnabled === true)
     paragraphs.push([emoji('ballot_box_with_check'), ' Each item of this request is decided on its own.']);
   if (d.hasAttachments === true) paragraphs.push([emoji('paperclip'), ' The request has attachments: the service shows them.']);
@@ -421,7 +422,7 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
 function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsViewInput, open: Button | undefined): KnownBlock[] {
   // plain_text without emoji: a request named ":fire: urgent" shows those very characters.
   const title = plain(oneLine(d.requestName || '(unnamed request)', LIMITS.headerText), LIMITS.headerText);
-  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.today))];
+  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.frame))];
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000, open !== undefined)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));

@@ -1,18 +1,18 @@
 /**
- * The App Home tab: the user's pending approvals (how many are overdue, due today, due this
- * week; a page of them, soonest due first, with paging and Refresh), what they have linked, and a
- * button to link. Within the 100 blocks a Home view may hold.
+ * The App Home tab: the user's pending approvals by how they stand (overdue, due today, due soon,
+ * later: each group counted, with its first approvals and the command that lists the rest), what
+ * they have linked, and a button to link. Within the 100 blocks a Home view may hold.
  */
 
 import type { HomeView, KnownBlock } from '@slack/types';
-import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeOutcome } from '../home/home.js';
-import type { CalendarDay } from '../parse/dates.js';
+import type { DueGroups } from '../approvals/due.js';
+import type { HomeOutcome } from '../home/home.js';
+import { DUE_GROUPS, type TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
-import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
-import { type ApprovalLinks, approvalBlocks } from './approvals.js';
+import type { ApprovalLinks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
-import { dueRelative } from './dates.js';
+import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
 import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
@@ -20,14 +20,19 @@ import { oneLine, type Paragraph, code as richCode, richText, when } from './ric
 /** A link's date as whoami writes it: the reader's own calendar. */
 const linkedOn = (at: Date) => when(at, '{date_short_pretty}');
 
+/** next and previous are no longer offered; views published before still carry them, and they refresh. */
 export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
+/** Approvals Home shows, all groups together: 40 blocks at most, well within a view's 100 with the rest. */
+export const HOME_MAX_ENTRIES = 20;
 /** The value of Home's link buttons: the tab is published again once the user has linked. */
 export const HOME_LINK_VALUE = '{"home":true}';
 
 export interface HomeInput {
   outcome: HomeOutcome;
-  /** The user's today, for "overdue" and "due today". */
-  today: CalendarDay;
+  /** The reader's zone and now, with the service's zone: times in theirs, and "overdue" by the clock. */
+  frame: TimeFrame;
+  /** Days that count as soon (REMIND_WINDOW, as the digest counts them). */
+  windowDays: number;
   commands: readonly ServiceCommandName[];
   /** Why the approvals could not be shown: the error translator's message. */
   problem?: Message | undefined;
@@ -36,45 +41,28 @@ export interface HomeInput {
   details?: boolean | undefined;
 }
 
-interface HomeApprovals {
-  pending: readonly Approval[];
-  page: number;
-  today: CalendarDay;
-}
-
-function counts(pending: readonly Approval[], today: CalendarDay) {
-  let overdue = 0;
-  let dueToday = 0;
-  let thisWeek = 0;
-  for (const a of pending) {
-    const rel = dueRelative(a.dueDate, today);
-    if (rel === undefined) continue;
-    if (rel.overdue) overdue++;
-    else if (rel.days === 0) dueToday++;
-    else if (rel.days <= 7) thisWeek++;
-  }
-  return { overdue, dueToday, thisWeek };
-}
-
-function approvalsBlocks(a: HomeApprovals, approvalLinks: ApprovalLinks | undefined, details: boolean): KnownBlock[] {
-  const more = a.pending.length >= HOME_COUNT_WINDOW ? '+' : '';
-  const c = counts(a.pending, a.today);
+function approvalsBlocks(groups: DueGroups, input: HomeInput): KnownBlock[] {
+  const total = DUE_GROUPS.reduce((n, g) => n + groups[g].approvals.length, 0);
+  const more = DUE_GROUPS.some((g) => groups[g].more);
+  const order = groupsFor(DUE_GROUPS, input.windowDays);
+  const counts = order.map((g) => {
+    const n = countText(groups[g].approvals.length, groups[g].more);
+    return g === 'overdue' ? `:red_circle: *${n} overdue*` : `${n} ${groupWords(g, input.frame, input.windowDays).phrase}`;
+  });
   const blocks: KnownBlock[] = [
-    section(
-      a.pending.length === 0
-        ? '*Nothing waits for you.* :tada:'
-        : `*${a.pending.length}${more} pending* · :red_circle: *${c.overdue}${c.overdue === a.pending.length ? more : ''} overdue* · ${c.dueToday} due today · ${c.thisWeek} more this week`,
-    ),
+    section(total === 0 && !more ? '*Nothing waits for you.* :tada:' : [`*${countText(total, more)} pending*`, ...counts].join(' · ')),
+    ...groupBlocks({
+      groups,
+      order,
+      room: HOME_MAX_ENTRIES,
+      frame: input.frame,
+      windowDays: input.windowDays,
+      links: input.approvalLinks,
+      details: input.details === true ? { kind: 'home' } : undefined,
+    }),
+    actions('home:approvals', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })]),
   ];
-  const start = (a.page - 1) * HOME_PAGE_SIZE;
-  const page = a.pending.slice(start, start + HOME_PAGE_SIZE);
-  for (const approval of page) blocks.push(...approvalBlocks(approval, a.today, approvalLinks, details ? { kind: 'home' } : undefined));
-  const buttons = [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: String(a.page) })];
-  if (a.page > 1) buttons.unshift(button({ actionId: HOME_ACTIONS.previous, text: '← Previous', value: String(a.page - 1) }));
-  if (start + HOME_PAGE_SIZE < a.pending.length)
-    buttons.push(button({ actionId: HOME_ACTIONS.next, text: 'Next →', value: String(a.page + 1) }));
-  blocks.push(actions('home:approvals', buttons));
-  if (a.pending.length > 0) blocks.push(context('Type `/approvals` for filters and completed approvals.'));
+  if (total > 0) blocks.push(context('Type `/approvals` for filters and completed approvals.'));
   return blocks;
 }
 
@@ -127,7 +115,7 @@ export function renderHome(input: HomeInput): HomeView {
   const { commands, outcome } = input;
   const { links, identity } = outcome;
   if (links.length === 0 && identity === undefined) return renderWelcome(outcome.mode === 'trusted-app');
-  const approvals = outcome.approvals ? { ...outcome.approvals, today: input.today } : undefined;
+  const approvals = outcome.approvals;
   const reminder = outcome.reminder ? describeReminder(outcome.reminder) : undefined;
   const linked = commands.filter((c) => links.some((l) => l.command === c));
   const needsLink =
@@ -168,7 +156,7 @@ export function renderHome(input: HomeInput): HomeView {
     type: 'home',
     blocks: [
       header('Your approvals'),
-      ...(approvals ? approvalsBlocks(approvals, input.approvalLinks, input.details === true) : []),
+      ...(approvals ? approvalsBlocks(approvals, input) : []),
       ...(input.problem
         ? [...input.problem.blocks, actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })])]
         : []),

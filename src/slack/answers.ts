@@ -8,8 +8,8 @@ import type { RespondArguments } from '@slack/bolt';
 import { detailsOffered } from '../approvals/details.js';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
-import type { CalendarDay } from '../parse/dates.js';
 import { SLASH_COMMANDS, type Slash } from '../parse/slash.js';
+import type { TimeFrame } from '../parse/times.js';
 import { renderApprovalsPage } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
 import {
@@ -85,7 +85,7 @@ export async function answerApprovals(
   who: Principal,
   query: ApprovalQuery,
   outcome: ApprovalsOutcome,
-  today: CalendarDay,
+  frame: TimeFrame,
   respond: Respond,
   how: 'ephemeral' | 'replace',
 ): Promise<void> {
@@ -95,7 +95,7 @@ export async function answerApprovals(
         query: outcome.query,
         approvals: outcome.approvals,
         userId: who.userId,
-        today,
+        frame,
         approvalLinks: deps.approvalLinks,
         details: detailsOffered(deps),
       });
@@ -145,7 +145,7 @@ export async function answerStart(
       await respond(ephemeral(renderNoCollectorMatched(outcome)));
       return 'nothing';
     case 'started':
-      if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status)));
+      if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status, deps.serviceTimeZone)));
       if (outcome.leftOut.length > 0) await respond(ephemeral(renderLeftOut(outcome.leftOut, outcome.cooldownMs, who.userId)));
       if (outcome.ranAgain.length > 0) await respond(ephemeral(renderRanAgain(outcome.ranAgain, query, who.userId)));
       return 'started';

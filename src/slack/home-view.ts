@@ -10,8 +10,10 @@ import { type Principal, SERVICE_COMMANDS } from '../store/index.js';
 import type { SlackDeps } from './deps.js';
 import { clockOf } from './payload.js';
 
-export async function publishHome(deps: SlackDeps, client: WebClient, who: Principal, page: number): Promise<void> {
-  const outcome = await loadHome(deps, who, page);
+export async function publishHome(deps: SlackDeps, client: WebClient, who: Principal): Promise<void> {
+  const { frame } = await clockOf(deps, who.userId);
+  const windowDays = deps.reminders.windowDays;
+  const outcome = await loadHome(deps, who, frame, windowDays);
   let problem: Message | undefined;
   if (outcome.failure !== undefined) {
     const translated = translateFailure(outcome.failure, {
@@ -24,12 +26,12 @@ export async function publishHome(deps: SlackDeps, client: WebClient, who: Princ
     deps.logger[translated.log.level]({ ...translated.log.detail, user: who.userId, surface: 'home' }, translated.log.event);
     problem = translated.message;
   }
-  const { today } = await clockOf(deps, who.userId);
   await client.views.publish({
     user_id: who.userId,
     view: renderHome({
       outcome,
-      today,
+      frame,
+      windowDays,
       commands: SERVICE_COMMANDS,
       problem,
       approvalLinks: deps.approvalLinks,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { timeFrame } from '../../src/parse/times.js';
 import { blockKitRenderer } from '../../src/playground/blockkit.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 
@@ -129,7 +130,7 @@ describe('playground blocks', () => {
         },
       ],
       userId: 'U012ABC',
-      today: { year: 2026, month: 11, day: 22 },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', 'UTC'),
     });
     const html = bk.blocks(page.blocks);
     expect(html).not.toContain('class="raw"');

@@ -2,7 +2,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReferenceDb } from '../../src/reference-service/db.js';
-import { DEMO_COLLECTORS, loadDemoData } from '../../src/reference-service/demo.js';
+import { DEMO_COLLECTORS, loadDemoData, serviceZoneOf } from '../../src/reference-service/demo.js';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { TestClock } from '../helpers/clock.js';
 
@@ -187,6 +187,50 @@ describe('demo data dates', () => {
       }
       expect(r.completed_at === null).toBe(r.state === 'pending');
     }
+  });
+});
+
+describe('the zone its times are written in', () => {
+  it('writes the same moments on the clocks of the zone it is given, and remembers the zone in its data', () => {
+    const now = new Date('2026-11-22T12:00:00Z');
+    const dues = (timeZone?: string) => {
+      const db = openReferenceDb();
+      loadDemoData(db, now, { timeZone });
+      const rows = db.prepare('SELECT due_at FROM approvals ORDER BY id LIMIT 50').all() as Array<{ due_at: string }>;
+      const zone = serviceZoneOf(db);
+      db.close();
+      return { zone, dues: rows.map((r) => r.due_at) };
+    };
+    const utc = dues();
+    const tokyo = dues('Asia/Tokyo');
+    expect(utc.zone).toBe('UTC');
+    expect(tokyo.zone).toBe('Asia/Tokyo');
+    // Tokyo keeps no summer time: nine hours ahead, every one of them.
+    const ms = (t: string) => new Date(`${t.replace(' ', 'T')}Z`).getTime();
+    expect(tokyo.dues.map((t, i) => ms(t) - ms(utc.dues[i] as string))).toEqual(utc.dues.map(() => 9 * 3_600_000));
+  });
+
+  it('says which zone it writes in, and writes a run’s times in it', async () => {
+    const at = new TestClock('2026-11-22T12:00:00Z');
+    const ny = await startReferenceService({ now: at.now, timeZone: 'America/New_York', runTimings: { queuedMs: 1000, runningMs: 1000 } });
+    try {
+      expect(ny.timeZone).toBe('America/New_York');
+      expect(serviceZoneOf(ny.db)).toBe('America/New_York');
+      const token = ny.demoTokens.find((t) => t.label === 'ops')?.token ?? '';
+      const call = async (query: string) =>
+        JSON.parse(
+          await (await request(`${ny.url}/command.submit?${query}`, { headers: { authorization: `Bearer ${token}` } })).body.text(),
+        );
+      const runId = (await call('cmd=collectEntitlements&format=json&name=AD%20Accounts')).data['run-id'];
+      at.advance(5000);
+      const status = (await call(`cmd=getRunStatus&format=json&run-id=${runId}`)).data;
+      // 12:00 UTC is 07:00 in New York.
+      expect(status['start-time']).toBe('2026-11-22 07:00:01');
+      expect(status['completed-time']).toBe('2026-11-22 07:00:02');
+    } finally {
+      await ny.close();
+    }
+    await expect(startReferenceService({ timeZone: 'Mars/Olympus_Mons' })).rejects.toThrow('Unknown time zone: Mars/Olympus_Mons');
   });
 });
 

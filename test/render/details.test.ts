@@ -15,6 +15,7 @@ import {
   MAX_ITEMS_PAGE,
   parseDetailsPage,
 } from '../../src/parse/details.js';
+import { timeFrame } from '../../src/parse/times.js';
 import { approvalBlocks, renderApprovalsPage } from '../../src/render/approvals.js';
 import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, renderDetailsView } from '../../src/render/details.js';
 import { DETAILS_ACTIONS, detailsButton, detailsSelect } from '../../src/render/details-controls.js';
@@ -30,7 +31,8 @@ import {
 import { fakeDetails } from '../helpers/fakes.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 
-const TODAY = { year: 2026, month: 11, day: 22 };
+/** Noon UTC on Sunday 22 November 2026, read in UTC; the service's zone not given, so its times are shown as written. */
+const FRAME = timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined);
 const links = approvalPages('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}');
 const STATE: DetailsState = {
   approvalId: '10001:WPDS:1',
@@ -69,7 +71,7 @@ const page = (items: RequestItem[], over: Partial<RequestItemsPage> = {}): Reque
 });
 
 function shown(outcome: Exclude<DetailsOutcome, { kind: 'failed' }>, state = STATE, userId = 'UADA', withLinks = true) {
-  const view = renderDetailsView({ outcome, state, userId, today: TODAY, approvalLinks: withLinks ? links : undefined });
+  const view = renderDetailsView({ outcome, state, userId, frame: FRAME, approvalLinks: withLinks ? links : undefined });
   expect(viewProblems(view)).toEqual([]);
   const buttons = (view.blocks as Array<{ type: string; elements?: unknown[] }>).flatMap((b) =>
     b.type === 'actions' ? (b.elements ?? []) : [],
@@ -111,7 +113,7 @@ describe('the details modal', () => {
     expect(text).toContain('Add Access for Wayne, Bruce: Domain Admins');
     expect(text).toContain('*Security Review* · Available');
     expect(text).toContain('Request `10001` · requested by Wayne, Bruce');
-    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 (*overdue by 2 days*)');
+    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 service time (*overdue by 2 days*)');
     expect(text).toContain('Approval id `10001:WPDS:1`');
     expect(text).toContain('*Description*\nNeeds it for the audit.\nUntil the 30th.');
     expect(text).toContain('*Notes*\nTicket INC-1');
@@ -169,7 +171,7 @@ describe('the details modal', () => {
       },
       Array.from({ length: 10 }, (_, i) => item(i, { entitlementName: huge('e'), description: huge('\t'), userName: huge('u') })),
     );
-    const longest = longestStringScanned(() => renderDetailsView({ outcome, state: STATE, userId: 'UADA', today: TODAY }));
+    const longest = longestStringScanned(() => renderDetailsView({ outcome, state: STATE, userId: 'UADA', frame: FRAME }));
     expect(longest).toBeLessThanOrEqual(16 * 1024);
     // And still within Slack's limits, saying what is left out.
     const { text } = shown(outcome);
@@ -181,7 +183,7 @@ describe('the details modal', () => {
       details({ completedDate: '2026-11-21 08:30:00.0', completedByName: 'Lovelace, Ada', state: 'Accepted', actions: [] }),
     );
     expect(text).toContain(
-      ':checkered_flag: Lovelace, Ada completed this step on Sat 21 Nov 2026, 08:30 · it was due Fri 20 Nov 2026, 09:00',
+      ':checkered_flag: Lovelace, Ada completed this step on Sat 21 Nov 2026, 08:30 service time · it was due Fri 20 Nov 2026, 09:00 service time',
     );
     // Nothing is left to decide: no "lists no actions", no "the decision is made in the service".
     expect(text).not.toContain('lists no actions');
@@ -189,7 +191,7 @@ describe('the details modal', () => {
     expect(text).toContain('This step is done: nothing is left to decide.');
     expect(buttons.map((b) => b.text.text)).toEqual(['Open in the service']);
     const nameless = shown(details({ completedDate: '2026-11-21 08:30:00.0', completedByName: '', actions: [] })).text;
-    expect(nameless).toContain(':checkered_flag: Completed on Sat 21 Nov 2026, 08:30 (the service does not say by whom)');
+    expect(nameless).toContain(':checkered_flag: Completed on Sat 21 Nov 2026, 08:30 service time (the service does not say by whom)');
   });
 
   it('counts the items plainly: "1 item", "4 items", "items 11–20 of 26", never "items 1–1"', () => {
@@ -472,7 +474,7 @@ describe('Details controls', () => {
   });
 
   it('puts Details beside Open on each approval of a page, carrying the asker and the query, and none when not offered', () => {
-    const input = { query: { 'page-size': 10 }, approvals: [approval(1), approval(2)], userId: 'UADA', today: TODAY, approvalLinks: links };
+    const input = { query: { 'page-size': 10 }, approvals: [approval(1), approval(2)], userId: 'UADA', frame: FRAME, approvalLinks: links };
     const on = renderApprovalsPage({ ...input, details: true });
     expect(messageProblems(on)).toEqual([]);
     const rows = on.blocks.filter((b) => b.type === 'actions' && b.block_id === undefined) as Array<{
@@ -493,7 +495,7 @@ describe('Details controls', () => {
       query: { 'page-size': 60 },
       approvals,
       userId: 'UADA',
-      today: TODAY,
+      frame: FRAME,
       approvalLinks: links,
       details: true,
     });
@@ -507,10 +509,10 @@ describe('Details controls', () => {
   });
 
   it('puts Details on Home and digest entries too, saying where they are', () => {
-    const home = approvalBlocks(approval(1), TODAY, undefined, { kind: 'home' });
+    const home = approvalBlocks(approval(1), FRAME, undefined, { kind: 'home' });
     const value = (home[1] as { elements: Array<{ value: string }> }).elements[0]?.value ?? '';
     expect(JSON.parse(value)).toEqual({ a: '1001:WPDS:1', o: 'h' });
-    expect(approvalBlocks(approval(1), TODAY, undefined)).toHaveLength(1);
+    expect(approvalBlocks(approval(1), FRAME, undefined)).toHaveLength(1);
   });
 
   it('offers Details only for an approval id a click on it can carry back: never a control that answers "no longer works"', () => {

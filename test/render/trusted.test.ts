@@ -5,6 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { timeFrame } from '../../src/parse/times.js';
 import { renderNotLinked, translateFailure } from '../../src/render/errors.js';
 import { renderHome } from '../../src/render/home.js';
 import { identityLinked, LINK_FIELDS, linkModal, renderLoggedOut, renderWhoami } from '../../src/render/link.js';
@@ -117,7 +118,12 @@ describe('the trusted mode’s words', () => {
   });
 
   it('shows the identity on Home and forgets it at logout', () => {
-    const view = renderHome({ outcome: { mode: 'trusted-app', identity, links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
+    const view = renderHome({
+      outcome: { mode: 'trusted-app', identity, links: [] },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
+      commands,
+    });
     expect(viewProblems(view)).toEqual([]);
     expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01 UTC`);
     // A link that works does not expire: nothing to link again, only Unlink.
@@ -129,7 +135,8 @@ describe('the trusted mode’s words', () => {
     expect(buttons(view)).not.toContain('Link again');
     const refused = renderHome({
       outcome: { mode: 'trusted-app', identity: { ...identity, lastOutcome: 'rejected' }, links: [] },
-      today: { year: 2026, month: 11, day: 22 },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
       commands,
     });
     expect(buttons(refused)).toEqual(expect.arrayContaining(['Link again', 'Unlink']));
@@ -138,7 +145,8 @@ describe('the trusted mode’s words', () => {
       const problem = translateFailure(failure, ctx).message;
       const view2 = renderHome({
         outcome: { mode: 'trusted-app', identity, links: [], failure },
-        today: { year: 2026, month: 11, day: 22 },
+        frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+        windowDays: 3,
         commands,
         problem,
       });
@@ -151,14 +159,20 @@ describe('the trusted mode’s words', () => {
         identity: { ...identity, lastOutcome: 'not-permitted', notPermitted: 'collectEntitlements' },
         links: [],
       },
-      today: { year: 2026, month: 11, day: 22 },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
       commands,
     });
     expect(visible(barred.blocks)).toContain(
       'the service does not let you run `collectEntitlements` (an administrator of the service grants it)',
     );
     expect(buttons(barred)).not.toContain('Link again');
-    const welcome = renderHome({ outcome: { mode: 'trusted-app', links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
+    const welcome = renderHome({
+      outcome: { mode: 'trusted-app', links: [] },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
+      commands,
+    });
     expect(visible(welcome.blocks)).toContain('sign in once');
     expect(visible(welcome.blocks)).not.toContain('or a token');
     expect(renderLoggedOut({ removed: 0, endedAtService: 0, identities: 1 }).text).toContain('forgot who you are in the Command Service');

@@ -115,12 +115,12 @@ export function detailsRefreshAction(deps: SlackDeps) {
       'approval details refresh',
       async () => {
         const target = refreshTarget(state, who.userId);
-        if (target === 'home') await publishHome(deps, client, who, 1);
+        if (target === 'home') await publishHome(deps, client, who);
         else if (target === 'page' && state.origin.kind === 'page' && state.origin.query && state.responseUrl) {
           const query = state.origin.query;
-          const { today } = await clockOf(deps, who.userId);
+          const { frame } = await clockOf(deps, who.userId);
           const respond = deps.responder.to(state.responseUrl);
-          await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), today, respond, 'replace');
+          await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace');
         }
         const done =
           target === 'home'

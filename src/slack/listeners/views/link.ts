@@ -88,7 +88,7 @@ export function linkSubmission(deps: SlackDeps) {
           : linkDone(outcome.commands, outcome.checked, form.request.kind);
       await client.views.update({ view_id: viewId, view: done });
       await replay(deps, who, metadata, client as WebClient);
-      if (metadata.home) await publishHome(deps, client as WebClient, who, 1);
+      if (metadata.home) await publishHome(deps, client as WebClient, who);
     });
   };
 }
@@ -101,8 +101,8 @@ async function replay(deps: SlackDeps, who: Principal, metadata: LinkMetadata, c
   const respond = deps.responder.to(metadata.responseUrl);
   if (metadata.replay.kind === 'approvals') {
     const { query } = metadata.replay;
-    const { today } = await clockOf(deps, who.userId);
-    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), today, respond, 'replace');
+    const { frame } = await clockOf(deps, who.userId);
+    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace');
   } else {
     const request = { who, channelId: metadata.channelId ?? '', query: metadata.replay.query };
     await answerStart(deps, who, request.query, await startCollection(deps, request), respond);
