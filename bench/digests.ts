@@ -148,6 +148,7 @@ export async function digestsSuite(): Promise<void> {
       outbox: undefined as never,
       owner: 'bench-setup',
       windowDays: config.remindWindowDays,
+      serviceTimeZone: config.serviceTimeZone,
     });
     const before = new Date(first.getTime() - 60_000);
     for (let i = 1; i <= n; i++) {

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { parseApprovalsCommand } from '../src/parse/approvals.js';
+import { timeFrame } from '../src/parse/times.js';
 import { renderApprovalsPage } from '../src/render/approvals.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
@@ -274,19 +275,21 @@ async function ownWork(dir: string): Promise<void> {
   await service.stop();
   const store = new SqliteStore(join(dir, 'own.db'), new Secret(KEY));
   await store.setToken({ teamId: 'T1', userId: 'UOWN' }, ['findApprovals'], new Secret('ws-bench-token'), 'admin', new Date());
-  const today = { year: 2026, month: 11, day: 22 };
+  const frame = timeFrame(new Date('2026-11-22T12:00:00Z'), 'Europe/Berlin', 'America/New_York');
+  const zones = { user: frame.zone, service: 'America/New_York' };
   const times: number[] = [];
   for (let i = 0; i < 3000; i++) {
     const started = performance.now();
     const parsed = parseApprovalsCommand(
       i % 2 === 0 ? 'due-before:7d entitlement-name:"Domain Admins"' : 'completed sort:desc page-size:10',
-      today,
+      frame.today,
+      zones,
     );
     if (parsed.kind !== 'query') throw new Error('parse failed');
     const linked = await store.getToken({ teamId: 'T1', userId: 'UOWN' }, 'findApprovals');
     if (!linked) throw new Error('no token');
     await store.recordOutcome({ teamId: 'T1', userId: 'UOWN' }, 'findApprovals', 'ok', new Date());
-    const message = renderApprovalsPage({ query: parsed.query, approvals: page.approvals, userId: 'UOWN', today });
+    const message = renderApprovalsPage({ query: parsed.query, approvals: page.approvals, userId: 'UOWN', frame });
     JSON.stringify({ response_type: 'ephemeral', ...message });
     if (i >= 300) times.push(performance.now() - started);
   }

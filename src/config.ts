@@ -40,6 +40,11 @@ interface CommonConfig {
   readonly shutdownTimeoutMs: number;
   /** How calls are made for people: each one's own token, or the app's own as a trusted application. */
   readonly serviceAuth: ServiceAuth;
+  /**
+   * The IANA zone the service writes its zone-less times in (COMMAND_SERVICE_TIME_ZONE): they are
+   * then shown in each reader's own zone. Undefined: shown as written, as the service's time.
+   */
+  readonly serviceTimeZone: string | undefined;
   /** DECISION_REQUEST: approvers decide in chat with this call; undefined: the decision stays in the service (Open). */
   readonly decisions: DecisionsConfig | undefined;
 }
@@ -199,6 +204,25 @@ const duration = (zero: string, min = 0) =>
     .refine((v): v is number => v !== undefined && v >= min, `must be a duration like 90s, 10m or 1h, up to 7d (${zero})`)
     .transform((v) => v as number);
 
+/**
+ * An IANA zone this runtime knows, by its canonical name (`europe/berlin` is read as Europe/Berlin).
+ * Offsets (+01:00) are refused: a fixed offset is wrong half the year wherever clocks change.
+ */
+const ianaZone = z.string().transform((v, ctx) => {
+  if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(v)) {
+    try {
+      return new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
+    } catch {
+      // Not a zone this runtime knows: said below.
+    }
+  }
+  ctx.addIssue({
+    code: 'custom',
+    message: `must be an IANA time zone name, the zone the service writes its times in (“${v.slice(0, 40)}” is not one)`,
+  });
+  return z.NEVER;
+});
+
 /** Both client credentials or neither: one alone is a mistake, said at start rather than at the first user's call. */
 function readServiceAuth(env: Env): ServiceAuth {
   const clientId = read(env, {
@@ -322,11 +346,7 @@ export function loadConfig(env: Env): Config {
   if (appToken && !botToken)
     throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set (Socket Mode)', 'xoxb-1234-5678-abcdef');
 
-  const commandServiceUrl = read(env, {
-    variable: 'COMMAND_SERVICE_URL',
-    example: 'https://igl.example.com/aveksa',
-    schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
-  });
+  const commandServiceUrl = commandServiceUrlOf(env);
 
   const apiUrl = read(env, {
     variable: 'SLACK_API_URL',
@@ -460,6 +480,8 @@ export function loadConfig(env: Env): Config {
   const serviceAuth = readServiceAuth(env);
   const decisions = readDecisions(env);
 
+  const serviceTimeZone = read(env, { variable: 'COMMAND_SERVICE_TIME_ZONE', example: 'America/New_York', schema: ianaZone.optional() });
+
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -494,6 +516,7 @@ export function loadConfig(env: Env): Config {
     metricsToken,
     shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
     serviceAuth,
+    serviceTimeZone,
     decisions,
   };
   // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
@@ -521,6 +544,19 @@ function sentPrivately(url: string): boolean {
   const { protocol, hostname } = new URL(url);
   if (protocol === 'https:') return true;
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * COMMAND_SERVICE_URL, whatever the mode: loadConfig's, and the admin CLI's, which checks the tokens
+ * it links against it on a machine that may have no Slack credentials (where the app would run
+ * local mode and ignore it).
+ */
+export function commandServiceUrlOf(env: Env): string | undefined {
+  return read(env, {
+    variable: 'COMMAND_SERVICE_URL',
+    example: 'https://igl.example.com/aveksa',
+    schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
+  });
 }
 
 /** loadConfig, for a process that only makes sense connected to Slack (a benchmark's app, an instance of several). */

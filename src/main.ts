@@ -95,6 +95,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     metrics,
     approvalLinks,
     detailsOffered: () => service.offers('getApprovalDetails'),
+    serviceTimeZone: config.serviceTimeZone,
   });
   // This instance's name in the store's leases.
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
@@ -124,6 +125,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     timeZones,
     owner,
     windowDays: config.remindWindowDays,
+    serviceTimeZone: config.serviceTimeZone,
     concurrency: config.reminderConcurrency,
     outbox: chat,
     ...overrides.reminders,
@@ -152,6 +154,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     responder: createResponder({ onError: (error) => metrics.slackError('response_url', error) }),
     confirmationTtlMs: 15 * 60_000,
     reminders,
+    serviceTimeZone: config.serviceTimeZone,
     approvalLinks,
     chat,
     firstPollMs: runWatcher.firstPollMs,

@@ -2,7 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReferenceService } from '../src/reference-service/server.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { cli as countersign } from './helpers/cli.js';
@@ -28,6 +29,8 @@ describe('countersign service', () => {
   it('prints the trusted application loginTrustedApp accepts, made up or as given, and it signs in', async () => {
     const made = countersign(['service', '--port', '0']);
     const [, url] = await made.waitFor(/listening on (http:\/\/\S+)/);
+    // What countersign must be told of its times.
+    await made.waitFor(/^ {2}Its times are written in UTC: give countersign COMMAND_SERVICE_TIME_ZONE=UTC\.$/m);
     const [, id, secret] = await made.waitFor(/COMMAND_SERVICE_CLIENT_ID=(\S+)\n {2}COMMAND_SERVICE_CLIENT_SECRET=(\S+)/);
     expect(id).toBe('countersign');
     const client = createServiceClient({ baseUrl: url ?? '' });
@@ -140,12 +143,15 @@ describe('countersign service', () => {
     expect(await unknown.exited).toBe(2);
   });
 
-  it('exits 1 when the port is taken', async () => {
+  it('exits 1 when the port is taken, saying which port and what to do, not EADDRINUSE', async () => {
     const first = countersign(['service', '--port', '0']);
     const [, port] = await first.waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/);
     const second = countersign(['service', '--port', port ?? '']);
     expect(await second.exited).toBe(1);
-    expect(second.stderr()).toMatch(/EADDRINUSE/);
+    expect(second.stderr()).toBe(
+      `countersign: port ${port} on 127.0.0.1 is already in use (another countersign service, or another program). Stop that, or give another port: countersign service --port ${Number(port) + 1}\n`,
+    );
+    expect(second.stdout()).not.toContain('listening');
     first.signal('SIGTERM');
     await first.exited;
   });
@@ -410,6 +416,97 @@ describe.skipIf(!hasScript)('countersign tokens set at a terminal', () => {
   });
 });
 
+describe('countersign tokens set, checked against the service', () => {
+  const KEY = Buffer.alloc(32, 5).toString('base64');
+  let service: Awaited<ReturnType<typeof startReferenceService>>;
+  beforeAll(async () => {
+    service = await startReferenceService({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => service?.close());
+  const demo = (label: string) => service.demoTokens.find((t) => t.label === label)?.token ?? '';
+  const env = (name: string, url = service.url) => ({
+    DATABASE_URL: `sqlite:${join(dir, 'checked', name, 'countersign.db')}`,
+    TOKEN_ENCRYPTION_KEY: KEY,
+    COMMAND_SERVICE_URL: url,
+  });
+  const linked = async (name: string, user: string) => {
+    const list = countersign(['tokens', 'list', '--json'], env(name));
+    expect(await list.exited).toBe(0);
+    return list
+      .stdout()
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.userId === user)
+      .map((l) => l.command);
+  };
+
+  it('links a token the service accepts, after a harmless findApprovals of one approval, and says it was checked', async () => {
+    const calls = service.calls.get('findApprovals') ?? 0;
+    const set = countersign(['tokens', 'set', '--user', 'U0ADA', '--command', 'findApprovals'], env('ok'), demo('approver'));
+    expect(await set.exited).toBe(0);
+    expect(set.stderr()).toBe(
+      'Linked findApprovals for U0ADA. The Command Service accepted the token (checked with a findApprovals of one approval).\n',
+    );
+    expect(service.calls.get('findApprovals')).toBe(calls + 1);
+    expect(await linked('ok', 'U0ADA')).toEqual(['findApprovals']);
+  });
+
+  it('links nothing when the service refuses the token, and says why and what to do', async () => {
+    const expired = countersign(['tokens', 'set', '--user', 'U0OLD', '--command', 'all'], env('refused'), demo('expired'));
+    expect(await expired.exited).toBe(1);
+    expect(expired.stderr()).toBe(
+      'countersign: the Command Service refused this token: it is not valid or has expired. Nothing was linked; get a new token and run tokens set again.\n',
+    );
+    // A token for collections only, offered for everything: refused for findApprovals.
+    const ops = countersign(['tokens', 'set', '--user', 'U0OPS', '--command', 'all'], env('refused'), demo('ops'));
+    expect(await ops.exited).toBe(1);
+    expect(ops.stderr()).toBe(
+      'countersign: the Command Service refused this token for findApprovals: it is not allowed to run that command. Nothing was linked. If it is meant for collections only, link it with --command collectEntitlements.\n',
+    );
+    const app = countersign(['tokens', 'set', '--user', 'U0APP', '--command', 'findApprovals'], env('refused'), demo('trusted-app'));
+    expect(await app.exited).toBe(1);
+    expect(app.stderr()).toContain('it belongs to an application, not to a person (the service wants auth-user-id). Nothing was linked.');
+    expect(await linked('refused', 'U0OLD')).toEqual([]);
+    expect(await linked('refused', 'U0OPS')).toEqual([]);
+    expect(await linked('refused', 'U0APP')).toEqual([]);
+    for (const run of [expired, ops, app]) expect(run.stderr()).not.toContain(demo('expired').slice(0, 12));
+  });
+
+  it('links a collections-only token unchecked, and says why: collectEntitlements has no call that does no work', async () => {
+    const calls = [...service.calls.values()].reduce((a, b) => a + b, 0);
+    const set = countersign(['tokens', 'set', '--user', 'U0OPS', '--command', 'collectEntitlements'], env('ops'), demo('ops'));
+    expect(await set.exited).toBe(0);
+    expect(set.stderr()).toBe(
+      'Linked collectEntitlements for U0OPS. Not checked: collectEntitlements has no call that does no work (trying it would start collections), so the token is checked the first time it is used.\n',
+    );
+    expect([...service.calls.values()].reduce((a, b) => a + b, 0)).toBe(calls);
+    expect(await linked('ops', 'U0OPS')).toEqual(['collectEntitlements']);
+  });
+
+  it('links nothing when the service cannot be reached, naming the address', async () => {
+    const down = 'http://127.0.0.1:9/aveksa';
+    const set = countersign(['tokens', 'set', '--user', 'U0ADA', '--command', 'all'], env('down', down), demo('approver'));
+    expect(await set.exited).toBe(1);
+    expect(set.stderr()).toBe(
+      `countersign: could not check the token: the Command Service at ${down} cannot be reached. Nothing was linked; try again once it answers.\n`,
+    );
+  });
+
+  it('says a token is unchecked when there is no service to check it against', async () => {
+    const set = countersign(
+      ['tokens', 'set', '--user', 'U0ADA', '--command', 'all'],
+      { DATABASE_URL: `sqlite:${join(dir, 'checked', 'nourl', 'countersign.db')}`, TOKEN_ENCRYPTION_KEY: KEY },
+      'ws-any',
+    );
+    expect(await set.exited).toBe(0);
+    expect(set.stderr()).toBe(
+      'Linked findApprovals and collectEntitlements for U0ADA. Not checked: COMMAND_SERVICE_URL is not set, so there is no service to check it against.\n',
+    );
+  });
+});
+
 describe('countersign keys rotate', () => {
   it('re-encrypts every token with the new key, reading the old with TOKEN_ENCRYPTION_KEY_PREVIOUS', async () => {
     const db = `sqlite:${join(dir, 'rotate', 'countersign.db')}`;
@@ -430,10 +527,42 @@ describe('countersign keys rotate', () => {
       TOKEN_ENCRYPTION_KEY_PREVIOUS: oldKey,
     });
     expect(await rotate.exited).toBe(0);
-    expect(rotate.stderr()).toContain('Re-encrypted 2 token(s)');
+    expect(rotate.stderr()).toBe(
+      'Re-encrypted 2 tokens from the previous key (TOKEN_ENCRYPTION_KEY_PREVIOUS) to the current one (TOKEN_ENCRYPTION_KEY); none was already under the current key.\n' +
+        'Every stored token is now under TOKEN_ENCRYPTION_KEY: TOKEN_ENCRYPTION_KEY_PREVIOUS can be removed once every instance of countersign runs with this TOKEN_ENCRYPTION_KEY.\n',
+    );
     const again = countersign(['keys', 'rotate'], { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey });
     expect(await again.exited).toBe(0);
-    expect(again.stderr()).toContain('Re-encrypted 0 token(s)');
+    expect(again.stderr()).toBe(
+      'Nothing to re-encrypt: all 2 stored tokens are already under the current key (TOKEN_ENCRYPTION_KEY).\n' +
+        'TOKEN_ENCRYPTION_KEY_PREVIOUS is not set, and no stored token needs it.\n',
+    );
+  });
+
+  it('says how many it re-encrypted and how many were already under the current key', async () => {
+    const db = `sqlite:${join(dir, 'rotate-mixed', 'countersign.db')}`;
+    const oldKey = Buffer.alloc(32, 21).toString('base64');
+    const newKey = Buffer.alloc(32, 22).toString('base64');
+    const both = { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: newKey, TOKEN_ENCRYPTION_KEY_PREVIOUS: oldKey };
+    const old = countersign(
+      ['tokens', 'set', '--user', 'U0OLD', '--command', 'findApprovals'],
+      { DATABASE_URL: db, TOKEN_ENCRYPTION_KEY: oldKey },
+      'ws-old',
+    );
+    expect(await old.exited).toBe(0);
+    const fresh = countersign(['tokens', 'set', '--user', 'U0NEW', '--command', 'all'], both, 'ws-new');
+    expect(await fresh.exited).toBe(0);
+    const rotate = countersign(['keys', 'rotate'], both);
+    expect(await rotate.exited).toBe(0);
+    expect(rotate.stderr()).toContain(
+      'Re-encrypted 1 token from the previous key (TOKEN_ENCRYPTION_KEY_PREVIOUS) to the current one (TOKEN_ENCRYPTION_KEY); 2 were already under the current key.',
+    );
+    expect(rotate.stderr()).toContain('TOKEN_ENCRYPTION_KEY_PREVIOUS can be removed once every instance');
+    // Nothing left for the previous key to read: said as such when it is still set.
+    const again = countersign(['keys', 'rotate'], both);
+    expect(await again.exited).toBe(0);
+    expect(again.stderr()).toContain('all 3 stored tokens are already under the current key');
+    expect(again.stderr()).toContain('TOKEN_ENCRYPTION_KEY_PREVIOUS reads none of them: it can be removed once every instance');
   });
 
   it('refuses other words with exit 2', async () => {
@@ -523,6 +652,70 @@ describe('countersign audit', () => {
     const channel = countersign(['audit', '--channel', 'C0TWO', '--json'], env, '', at);
     expect(await channel.exited).toBe(0);
     expect(channel.stdout().trim().split('\n')).toHaveLength(1);
+  });
+
+  it('words every outcome and run state as a person reads them, never the stored codes', async () => {
+    const wordsDb = join(dir, 'audit-words', 'countersign.db');
+    const wordsEnv = { DATABASE_URL: `sqlite:${wordsDb}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(wordsDb, new Secret(KEY));
+    const NOW = Date.parse('2026-12-31T22:30:00Z');
+    const base = { teamId: 'T1', channelId: 'C0ONE', userId: 'UOSCAR' };
+    await store.recordCollectStep({
+      ...base,
+      attemptId: 'w1',
+      at: new Date(NOW - 3000),
+      query: { name: 'Nosuch' },
+      step: 'answered',
+      runs: [],
+      leftOut: [],
+      ranAgain: [],
+    });
+    await store.recordCollectStep({ ...base, attemptId: 'w2', at: new Date(NOW - 2000), query: {}, step: 'asked' });
+    await store.recordCollectStep({
+      ...base,
+      attemptId: 'w3',
+      at: new Date(NOW - 1000),
+      query: { application: 'Active Directory' },
+      step: 'answered',
+      runs: [
+        { runId: '51', collector: 'AD Accounts', state: 'New' },
+        { runId: '52', collector: 'AD Groups', state: 'Completed' },
+      ],
+      leftOut: [],
+      ranAgain: [],
+    });
+    // The structured trail's own outcomes: Run clicked and nothing after it, and a start sent with no answer recorded.
+    await store.recordCollectStep({ ...base, attemptId: 'w4', at: new Date(NOW - 900), query: {}, step: 'confirmed' });
+    await store.recordCollectStep({ ...base, attemptId: 'w5', at: new Date(NOW - 800), query: { name: 'AD Groups' }, step: 'sent' });
+    await store.close();
+    const table = countersign(['audit'], wordsEnv, '', { now: () => new Date(NOW), timeZone: 'UTC' });
+    expect(await table.exited).toBe(0);
+    const lines = table.stdout().trim().split('\n');
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual([
+      'matched no collector',
+      'asked to confirm, no answer',
+      'started',
+      'confirmed, not started yet',
+      'sent to the service, no answer recorded',
+    ]);
+    expect(table.stdout()).not.toMatch(/nothing-matched|unanswered/);
+    expect(lines[3]).toMatch(/AD Accounts 51 queued, AD Groups 52 completed$/);
+    // JSON lines are for programs: the stable codes stay there, with the words beside them.
+    const json = countersign(['audit', '--json'], wordsEnv, '', { now: () => new Date(NOW) });
+    expect(await json.exited).toBe(0);
+    const rows = json
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r) => [r.outcome, r.outcomeWords])).toEqual([
+      ['nothing-matched', 'matched no collector'],
+      ['unanswered', 'asked to confirm, no answer'],
+      ['started', 'started'],
+      ['confirmed', 'confirmed, not started yet'],
+      ['sent', 'sent to the service, no answer recorded'],
+    ]);
   });
 
   it('escapes control and bidirectional characters in what it prints, so a stored value cannot steer the terminal', async () => {

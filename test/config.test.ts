@@ -222,6 +222,27 @@ describe('loadConfig', () => {
   });
 });
 
+describe('COMMAND_SERVICE_TIME_ZONE', () => {
+  it('is unset by default: the service’s times are then shown as it writes them', () => {
+    expect(loadConfig({ ...SLACK }).serviceTimeZone).toBeUndefined();
+    expect(loadConfig({}).serviceTimeZone).toBeUndefined();
+  });
+
+  it('takes an IANA zone, by its canonical name', () => {
+    expect(loadConfig({ ...SLACK, COMMAND_SERVICE_TIME_ZONE: 'America/New_York' }).serviceTimeZone).toBe('America/New_York');
+    expect(loadConfig({ ...SLACK, COMMAND_SERVICE_TIME_ZONE: ' europe/berlin ' }).serviceTimeZone).toBe('Europe/Berlin');
+    expect(loadConfig({ COMMAND_SERVICE_TIME_ZONE: 'UTC' }).serviceTimeZone).toBe('UTC');
+  });
+
+  for (const value of ['Mars/Olympus_Mons', '+01:00', 'EST5EDT;', 'GMT+1 hour', 'x'.repeat(300)]) {
+    it(`stops on “${value.slice(0, 20)}”, naming the variable, what it must be, and an example`, () => {
+      expect(() => loadConfig({ ...SLACK, COMMAND_SERVICE_TIME_ZONE: value })).toThrow(
+        /^COMMAND_SERVICE_TIME_ZONE must be an IANA time zone name, the zone the service writes its times in \(“.+” is not one\)\. Example: COMMAND_SERVICE_TIME_ZONE=America\/New_York$/,
+      );
+    });
+  }
+});
+
 describe('METRICS_TOKEN and SHUTDOWN_TIMEOUT', () => {
   it('default to no token (loopback only) and a 30 s stop', () => {
     expect(loadConfig({ ...SLACK })).toMatchObject({ metricsToken: undefined, shutdownTimeoutMs: 30_000 });

@@ -14,7 +14,7 @@ import {
   type ServiceCall,
 } from '../service/credentials.js';
 import { InvalidTokenError } from '../service/errors.js';
-import type { IdentityLink, LinkedToken, Principal, Store } from '../store/index.js';
+import type { IdentityLink, IdentityOutcome, LinkedToken, Principal, Store } from '../store/index.js';
 import type { AppSession } from './trusted-app.js';
 
 function tokenCredentials(linked: LinkedToken, call: <T>(send: ServiceCall<T>) => Promise<T>): Credentials {
@@ -48,6 +48,7 @@ export function trustedApplication(options: TrustedAppOptions): CredentialSource
   const { store } = options;
   return {
     mode: 'trusted-app',
+    trouble: () => options.session.trouble(),
     async credentialsFor(who, command) {
       const identity = await store.getIdentity(who);
       if (identity !== undefined) {
@@ -83,51 +84,45 @@ async function callForIdentity<T>(
   const { session } = options;
   // Only ever the stored identity: nothing a user typed or a button carried reaches auth-user-id.
   const callOptions = { onBehalfOf: identity.serviceUser };
-  const note = async (outcome: 'ok' | 'rejected', refusal?: InvalidTokenError) => {
-    if (noting === 'none' || (noting === 'not-command-only' && refusal?.commandOnly === true)) return;
+  const note = async (outcome: IdentityOutcome) => {
+    if (noting === 'none' || (noting === 'not-command-only' && typeof outcome !== 'string')) return;
     await options.store.recordIdentityOutcome(who, outcome, options.now()).catch((error: unknown) => {
       options.logger.warn({ user: who.userId, error: (error as Error).message }, 'could not note how a call went');
     });
   };
-  const token = await session.token();
-  let refusal: InvalidTokenError;
-  try {
-    const result = await send(token, callOptions);
-    session.served(token);
-    await note('ok');
-    return result;
-  } catch (error) {
-    if (!(error instanceof InvalidTokenError)) throw error;
-    refusal = error;
-  }
-  // A token the service refuses as soon as it issued it, or while such refusals keep a new one from
-  // being asked for: the application's trouble, not the user's.
-  if (aboutTheToken(refusal) && (session.refusedAtOnce(token) || session.backingOff())) throw session.tokenRefusedAtOnce(refusal);
-  if (aboutTheToken(refusal)) {
-    // A 401 means the service refused the call before running it, so sending it again with a new
-    // token cannot do anything twice: not even collectEntitlements, which starts work and is
-    // otherwise never sent twice.
-    const renewed: Secret | undefined = await session.renew(token);
-    if (renewed !== undefined) {
-      try {
-        const result = await send(renewed, callOptions);
-        session.served(renewed);
-        await note('ok');
-        return result;
-      } catch (error) {
-        if (!(error instanceof InvalidTokenError)) throw error;
-        refusal = error;
-      }
-      if (aboutTheToken(refusal) && session.refusedAtOnce(renewed)) throw session.tokenRefusedAtOnce(refusal);
+  const attempt = async (token: Secret): Promise<{ result: T } | { refusal: InvalidTokenError }> => {
+    try {
+      const result = await send(token, callOptions);
+      session.served();
+      await note('ok');
+      return { result };
+    } catch (error) {
+      if (!(error instanceof InvalidTokenError)) throw error;
+      return { refusal: error };
     }
+  };
+  const token = await session.token();
+  let tried = await attempt(token);
+  if ('result' in tried) return tried.result;
+  if (aboutTheToken(tried.refusal)) {
+    // "Invalid or expired" is about countersign's token, whoever the call was for: the service
+    // restarted, another of its nodes answered, the token was revoked or ran out. A 401 means the
+    // service refused the call before running it, so sending it again with a new token cannot do
+    // anything twice: not even collectEntitlements, which starts work and is otherwise never sent twice.
+    if (session.backingOff()) throw session.refused(tried.refusal);
+    tried = await attempt(await session.renew(token));
+    if ('result' in tried) return tried.result;
+    // A new token refused too: the service is refusing countersign, not this user.
+    if (aboutTheToken(tried.refusal)) throw session.refused(tried.refusal);
   }
-  await note('rejected', refusal);
+  const refusal = tried.refusal;
+  await note(refusal.commandOnly ? { notPermitted: refusal.command } : 'rejected');
   throw new RefusedForUserError(refusal, identity.serviceUser);
 }
 
 /**
- * A 401 that may be about the application's token ("invalid or expired") rather than the user it
- * acts for: not one that says the user could not be found, nor a command refused to them.
+ * A 401 about the application's token ("invalid or expired") rather than the user it acts for: not
+ * one that says the user could not be found, nor a command refused to them.
  */
 function aboutTheToken(refusal: InvalidTokenError): boolean {
   return refusal.expired && !/could not be found/i.test(refusal.serviceMessage ?? '');

@@ -6,7 +6,7 @@
  */
 
 import type { Deps } from '../runtime/deps.js';
-import type { LinkMode } from '../service/credentials.js';
+import type { AppTrouble, LinkMode } from '../service/credentials.js';
 import { type IdentityLink, type LinkSummary, type Principal, SERVICE_COMMANDS } from '../store/index.js';
 
 export interface Forgotten {
@@ -47,10 +47,12 @@ export interface LinkStatus {
   identity: IdentityLink | undefined;
   /** Token links: every one in the default mode; in the trusted mode, those from before it, used until they expire. */
   tokens: LinkSummary[];
+  /** Trusted mode: what keeps countersign's own session with the service from working now (this instance's). */
+  trouble: AppTrouble | undefined;
 }
 
 export async function whoami(deps: Deps, who: Principal): Promise<LinkStatus> {
   const mode = deps.credentials.mode;
   const identity = mode === 'trusted-app' ? await deps.store.getIdentity(who) : undefined;
-  return { mode, identity, tokens: await deps.store.listLinks(who) };
+  return { mode, identity, tokens: await deps.store.listLinks(who), trouble: deps.credentials.trouble?.() };
 }

@@ -1,15 +1,18 @@
 /**
  * countersign's own session with the service as a trusted application (loginTrustedApp): the token
  * lives in this instance's memory only, is got when first needed, and is got again when it reaches
- * its age limit or the service refuses it as expired. However many calls wait on it, one sign-in is
- * under way at a time; when signing in fails, the next attempt waits (longer each time), and calls
- * meanwhile fail at once with the same error, so a wrong secret never hammers the service.
+ * its age limit or the service refuses it as invalid or expired, whenever that is: a restarted
+ * service, another node that does not know it, a revocation. However many calls wait on it, one
+ * sign-in is under way at a time; when signing in fails, or the service refuses the new tokens too,
+ * the next attempt waits (longer each time), so a wrong secret or a service that takes no token
+ * never has the service hammered.
  */
 
 import type { Logger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
 import type { ServiceClient, TrustedAppCredentials } from '../service/client.js';
-import { AppSignInError, type InvalidTokenError, isServiceError } from '../service/errors.js';
+import { AppTokenRefusedError, type AppTrouble } from '../service/credentials.js';
+import { type InvalidTokenError, isServiceError } from '../service/errors.js';
 
 export interface Backoff {
   /** After the service refused the credentials: the first wait, doubled at each failure up to the max. */
@@ -31,13 +34,6 @@ export const DEFAULT_BACKOFF: Readonly<Backoff> = Object.freeze({
   unreachableMaxMs: 60_000,
 });
 
-/**
- * A 401 met by a token got this recently is not taken as the token's expiry: the service has just
- * issued it, so signing in again at once would not help (and, were the refusal about the user,
- * would sign in at every call).
- */
-export const MIN_RENEW_AGE_MS = 10_000;
-
 export interface AppSessionOptions {
   service: Pick<ServiceClient, 'loginTrustedApp'>;
   credentials: TrustedAppCredentials;
@@ -53,11 +49,14 @@ type SignInReason = 'first use' | 'age limit' | 'refused as expired';
 export class AppSession {
   readonly #o: AppSessionOptions;
   readonly #backoff: Backoff;
-  #current: { value: Secret; at: number; served: boolean } | undefined;
+  #current: { value: Secret; at: number } | undefined;
   #signingIn: Promise<Secret> | undefined;
-  #failure: { error: unknown; attempts: number; retryAt: number } | undefined;
-  /** Since the last call that worked: how many back-offs fresh tokens refused at once have cost, and when the current one ends. */
-  #refusedAtOnce: { rounds: number; retryAt: number } | undefined;
+  #failure: { error: unknown; attempts: number; retryAt: number; since: number } | undefined;
+  /**
+   * Since the last call that worked, while new tokens are refused too: how many back-offs that has
+   * cost, when the current one ends, when it began, and the refusal to answer calls with meanwhile.
+   */
+  #refused: { rounds: number; retryAt: number; since: number; error: AppTokenRefusedError } | undefined;
   #signIns = 0;
 
   constructor(options: AppSessionOptions) {
@@ -78,69 +77,64 @@ export class AppSession {
   }
 
   /**
-   * A new token after `stale` met a 401 "invalid or expired"; the one another call got meanwhile
-   * if it did. Undefined when `stale` is too new for the refusal to be about it.
+   * A new token after `stale` met a 401 "invalid or expired": the one another call got meanwhile if
+   * it did, else one sign-in, shared by every call that asks while it is under way. While the
+   * service refuses new tokens too (see refused), none is asked for: the refusal is thrown again.
    */
-  renew(stale: Secret): Promise<Secret | undefined> {
+  renew(stale: Secret): Promise<Secret> {
     if (this.#signingIn !== undefined) return this.#signingIn;
     const current = this.#current;
     if (current !== undefined && current.value !== stale) return this.token();
-    if (current !== undefined && this.#age(current) < MIN_RENEW_AGE_MS) return Promise.resolve(undefined);
+    const refused = this.#refused;
+    if (refused !== undefined && this.#o.now().getTime() < refused.retryAt) return Promise.reject(refused.error);
     this.#current = undefined;
     return this.#signIn('refused as expired');
   }
 
-  /** A call made with `token` worked: the token is good, and the service acts with it. */
-  served(token: Secret): void {
-    if (this.#current?.value === token) this.#current.served = true;
-    if (this.#refusedAtOnce !== undefined) {
-      this.#refusedAtOnce = undefined;
+  /** A call worked: the service takes countersign's token (again, after refusing new ones). */
+  served(): void {
+    if (this.#refused !== undefined) {
+      this.#refused = undefined;
       this.#o.logger.info({}, 'the Command Service takes countersign’s application token again');
     }
   }
 
   /**
-   * Whether a 401 "invalid or expired" met by `token` is about the token rather than the user it
-   * acted for: the token is still fresh and no call has worked with it, so the service refused
-   * what it had just issued. Once one call has worked with it, such a refusal is about the user.
+   * The service refused, as invalid or expired, a token countersign signed in for after it had
+   * refused the one before: not about any user, and signing in again at once would not help. Said
+   * in the log once, as an error, until a call works again; no new token is asked for (renew) for a
+   * minute, then twice as long each time, up to half an hour, so that a service that refuses every
+   * token it issues is not asked for one at every call. Calls meanwhile are still sent with the
+   * current token: the first that works ends it.
    */
-  refusedAtOnce(token: Secret): boolean {
-    const current = this.#current;
-    return current !== undefined && current.value === token && !current.served && this.#age(current) < MIN_RENEW_AGE_MS;
-  }
-
-  /**
-   * The service refused a token it had just issued (refusedAtOnce): nobody's link is at fault, and
-   * the error says so in countersign's words. Said in the log once, as an error, until a call works
-   * again; and a new token is not asked for meanwhile (see backingOff) for a minute, then twice as
-   * long each time, up to half an hour, so that a service that does this to every token is not
-   * asked for one at every call.
-   */
-  tokenRefusedAtOnce(refusal: InvalidTokenError): AppSignInError {
+  refused(refusal: InvalidTokenError): AppTokenRefusedError {
     const now = this.#o.now().getTime();
-    const previous = this.#refusedAtOnce;
+    const previous = this.#refused;
+    // Each call gets its own error, with its own command; only a refusal past the back-off costs a round.
+    const error = new AppTokenRefusedError(refusal);
+    if (previous !== undefined && now < previous.retryAt) return error;
     if (previous === undefined)
       this.#o.logger.error(
         { clientId: this.#o.credentials.clientId, command: refusal.command, serviceMessage: refusal.serviceMessage },
-        'the Command Service refused countersign’s application token as soon as it issued it ("invalid or expired"): no user is marked refused for it; check the trusted application’s token settings in the service (and the clocks); calls for users fail until it takes the token',
+        'the Command Service refused countersign’s application token again right after a new sign-in ("invalid or expired"): no user is marked refused for it; check the trusted application’s token settings in the service, that its nodes share sessions (or the balancer keeps countersign on one), and the clocks; calls for users fail until it takes the token',
       );
-    if (previous === undefined || now >= previous.retryAt) {
-      const rounds = (previous?.rounds ?? 0) + 1;
-      const waitMs = Math.min(this.#backoff.refusedMs * 2 ** Math.min(rounds - 1, 20), this.#backoff.refusedMaxMs);
-      this.#refusedAtOnce = { rounds, retryAt: now + waitMs };
-    }
-    return new AppSignInError({
-      command: refusal.command,
-      status: refusal.status,
-      serviceMessage: refusal.serviceMessage,
-      queryString: refusal.queryString,
-      cause: refusal,
-    });
+    const rounds = (previous?.rounds ?? 0) + 1;
+    const waitMs = Math.min(this.#backoff.refusedMs * 2 ** Math.min(rounds - 1, 20), this.#backoff.refusedMaxMs);
+    this.#refused = { rounds, retryAt: now + waitMs, since: previous?.since ?? now, error };
+    return error;
   }
 
-  /** True while tokens refused as soon as issued keep a new one from being asked for. */
+  /** True while the service refuses new tokens too, and the back-off keeps another from being asked for. */
   backingOff(): boolean {
-    return this.#refusedAtOnce !== undefined && this.#o.now().getTime() < this.#refusedAtOnce.retryAt;
+    return this.#refused !== undefined && this.#o.now().getTime() < this.#refused.retryAt;
+  }
+
+  /** What keeps countersign from calling the service for anyone now, if anything does, for whoami. */
+  trouble(): AppTrouble | undefined {
+    if (this.#refused !== undefined) return { kind: 'refused', since: new Date(this.#refused.since) };
+    const failure = this.#failure;
+    if (failure === undefined) return undefined;
+    return { kind: signInRefused(failure.error) ? 'refused' : 'unreachable', since: new Date(failure.since) };
   }
 
   #age(token: { at: number }): number {
@@ -166,18 +160,18 @@ export class AppSession {
       const value = await this.#o.service.loginTrustedApp(this.#o.credentials);
       const failed = this.#failure?.attempts;
       this.#failure = undefined;
-      this.#current = { value, at: this.#o.now().getTime(), served: false };
+      this.#current = { value, at: this.#o.now().getTime() };
       if (failed === undefined) logger.info({ reason, clientId: this.#o.credentials.clientId }, 'signed in as a trusted application');
       else logger.info({ reason, failedAttempts: failed }, 'signed in as a trusted application again: calls for users go on');
       return value;
     } catch (error) {
       const attempts = (this.#failure?.attempts ?? 0) + 1;
-      // Refused, or an answer that is not a token (a wrong COMMAND_SERVICE_URL): only a person fixes those.
-      const refused = isServiceError(error) && (error.kind === 'app-sign-in' || error.kind === 'unexpected-response');
+      const refused = signInRefused(error);
       const base = refused ? this.#backoff.refusedMs : this.#backoff.unreachableMs;
       const max = refused ? this.#backoff.refusedMaxMs : this.#backoff.unreachableMaxMs;
       const waitMs = Math.min(base * 2 ** Math.min(attempts - 1, 20), max);
-      this.#failure = { error, attempts, retryAt: this.#o.now().getTime() + waitMs };
+      const now = this.#o.now().getTime();
+      this.#failure = { error, attempts, retryAt: now + waitMs, since: this.#failure?.since ?? now };
       const fields = {
         clientId: this.#o.credentials.clientId,
         attempts,
@@ -198,4 +192,9 @@ export class AppSession {
       throw error;
     }
   }
+}
+
+/** Refused, or an answer that is not a token (a wrong COMMAND_SERVICE_URL): only a person fixes those. */
+function signInRefused(error: unknown): boolean {
+  return isServiceError(error) && (error.kind === 'app-sign-in' || error.kind === 'unexpected-response');
 }

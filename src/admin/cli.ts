@@ -5,13 +5,14 @@
 
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { explainAttempt, reasonParts } from '../collections/explain.js';
-import { loadConfig } from '../config.js';
+import { explainAttempt, outcomeWords, reasonParts, runStateWords } from '../collections/explain.js';
+import { commandServiceUrlOf, loadConfig } from '../config.js';
 import { DEFAULT_RUN_TIMINGS } from '../reference-service/commands.js';
 import { openReferenceDb } from '../reference-service/db.js';
 import { loadBulkData, loadDemoData } from '../reference-service/demo.js';
 import { type DemoToken, newTrustedApp, startReferenceService } from '../reference-service/server.js';
 import { Secret } from '../runtime/secret.js';
+import { createServiceClient, isServiceError } from '../service/index.js';
 import { serviceUserIdSchema, UNSAFE_CHARACTERS } from '../service/query.js';
 import {
   type CollectAttempt,
@@ -29,7 +30,9 @@ Commands:
   tokens set --user <SlackUserId> --command <findApprovals|collectEntitlements|all> [--team <TeamId>]
       Link a Command Service token to a Slack user. The token is read from standard input (at a
       terminal, without echo), never from the command line (the command line is visible to every
-      user of the machine).
+      user of the machine). It is first tried with a findApprovals of one approval against
+      COMMAND_SERVICE_URL, and not linked when the service refuses it; a collectEntitlements token
+      alone cannot be tried without starting collections, so it is linked unchecked, and said so.
   tokens list [--json]
       Linked users, commands and when they were linked. Never the tokens.
   tokens delete --user <SlackUserId> [--team <TeamId>]
@@ -46,7 +49,9 @@ Commands:
       that workspace's and any made for any workspace.
   keys rotate
       Re-encrypt every stored token with TOKEN_ENCRYPTION_KEY, reading the old ones with
-      TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys.
+      TOKEN_ENCRYPTION_KEY_PREVIOUS. Safe to run again; run it once after switching keys. Says how
+      many it re-encrypted, how many were already under the current key, and whether
+      TOKEN_ENCRYPTION_KEY_PREVIOUS can go.
   service [--port N] [--host H] [--data demo|<file.db>] [--approvals N] [--client-id ID] [--client-secret S]
           [--disable <command,…>] [--latency <200ms|1s>]
       Run the reference Command Service alone. --data demo (the default) keeps a fresh
@@ -183,7 +188,9 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
   const store = await openStore(config);
   try {
     const rotated = await store.rotateKeys();
-    io.stderr.write(`Re-encrypted ${rotated} token(s) with the current key. TOKEN_ENCRYPTION_KEY_PREVIOUS can now be removed.\n`);
+    // Every stored token is under the current key now: what was not re-encrypted already was.
+    const total = (await store.keyUsage()).reduce((sum, k) => sum + k.tokens, 0);
+    io.stderr.write(rotationReport(rotated, total - rotated, config.tokenEncryptionKeyPrevious !== undefined));
     return 0;
   } catch (error) {
     if ((error as { name?: string }).name === 'DecryptError') {
@@ -196,6 +203,29 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+const tokens = (n: number) => `${n} token${n === 1 ? '' : 's'}`;
+
+/** What keys rotate did, and whether TOKEN_ENCRYPTION_KEY_PREVIOUS is still needed (instances still on the old key write with it). */
+function rotationReport(rotated: number, already: number, previousSet: boolean): string {
+  const once = 'once every instance of countersign runs with this TOKEN_ENCRYPTION_KEY';
+  if (rotated === 0) {
+    const none =
+      already === 0
+        ? 'no tokens are stored'
+        : `${already === 1 ? 'the one stored token is' : `all ${already} stored tokens are`} already under the current key (TOKEN_ENCRYPTION_KEY)`;
+    return `Nothing to re-encrypt: ${none}.\n${
+      previousSet
+        ? `TOKEN_ENCRYPTION_KEY_PREVIOUS reads none of them: it can be removed ${once}.`
+        : 'TOKEN_ENCRYPTION_KEY_PREVIOUS is not set, and no stored token needs it.'
+    }\n`;
+  }
+  const before = already === 0 ? 'none was' : `${already} ${already === 1 ? 'was' : 'were'}`;
+  return (
+    `Re-encrypted ${tokens(rotated)} from the previous key (TOKEN_ENCRYPTION_KEY_PREVIOUS) to the current one (TOKEN_ENCRYPTION_KEY); ${before} already under the current key.\n` +
+    `Every stored token is now under TOKEN_ENCRYPTION_KEY: TOKEN_ENCRYPTION_KEY_PREVIOUS can be removed ${once}.\n`
+  );
 }
 
 const USER_ID = /^[UW][A-Z0-9]{2,}$/;
@@ -233,8 +263,19 @@ async function tokensCommand(args: string[], io: CliIo): Promise<number> {
     switch (action) {
       case 'set': {
         const token = await readToken(io);
+        const check = await checkToken(commandServiceUrlOf(io.env), commands, token, config.serviceTimeoutMs);
+        if (check.kind === 'refused') {
+          io.stderr.write(`countersign: ${check.why}\n`);
+          return 1;
+        }
         await store.setToken(who, commands, token, 'admin', io.now());
-        io.stderr.write(`Linked ${commands.join(' and ')} for ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''}.\n`);
+        io.stderr.write(
+          `Linked ${commands.join(' and ')} for ${who.userId}${who.teamId ? ` in ${who.teamId}` : ''}. ${
+            check.kind === 'checked'
+              ? 'The Command Service accepted the token (checked with a findApprovals of one approval).'
+              : `Not checked: ${check.why}.`
+          }\n`,
+        );
         if (config.serviceAuth.mode === 'trusted-app')
           io.stderr.write(
             'Note: this installation is in the trusted-application mode: the token is used until it expires; `countersign users map` links for good.\n',
@@ -278,6 +319,62 @@ async function tokensCommand(args: string[], io: CliIo): Promise<number> {
     }
   } finally {
     await store.close();
+  }
+}
+
+type TokenCheck = { kind: 'checked' } | { kind: 'unchecked'; why: string } | { kind: 'refused'; why: string };
+
+/**
+ * A token is linked only once the service has taken it, as the login modal's pasted token is: a
+ * findApprovals of one approval, which changes nothing. collectEntitlements has no such call, and
+ * without COMMAND_SERVICE_URL there is nothing to ask: then it is linked unchecked, and said so.
+ */
+async function checkToken(
+  url: string | undefined,
+  commands: readonly ServiceCommandName[],
+  token: Secret,
+  timeoutMs: number,
+): Promise<TokenCheck> {
+  if (!commands.includes('findApprovals'))
+    return {
+      kind: 'unchecked',
+      why: 'collectEntitlements has no call that does no work (trying it would start collections), so the token is checked the first time it is used',
+    };
+  if (url === undefined) return { kind: 'unchecked', why: 'COMMAND_SERVICE_URL is not set, so there is no service to check it against' };
+  const service = createServiceClient({ baseUrl: url, connections: 1, timeouts: { totalMs: timeoutMs } });
+  try {
+    await service.findApprovals({ 'page-size': 1 }, token);
+    return { kind: 'checked' };
+  } catch (error) {
+    return { kind: 'refused', why: refusalWords(error, url, commands) };
+  } finally {
+    await service.close();
+  }
+}
+
+/** Why the token was not linked, in words, with what to do; never the token. */
+function refusalWords(error: unknown, url: string, commands: readonly ServiceCommandName[]): string {
+  const nothing = 'Nothing was linked';
+  if (!isServiceError(error)) return `could not check the token: ${(error as Error).message}. ${nothing}.`;
+  switch (error.kind) {
+    case 'invalid-token':
+      if (error.commandOnly)
+        return `the Command Service refused this token for findApprovals: it is not allowed to run that command. ${nothing}.${
+          commands.includes('collectEntitlements')
+            ? ' If it is meant for collections only, link it with --command collectEntitlements.'
+            : ''
+        }`;
+      return `the Command Service refused this token: it is not valid or has expired. ${nothing}; get a new token and run tokens set again.`;
+    case 'missing-parameter':
+      return error.parameter === 'auth-user-id'
+        ? `the Command Service refused this token: it belongs to an application, not to a person (the service wants auth-user-id). ${nothing}.`
+        : `the Command Service refused the check: ${error.serviceMessage ?? error.message}. ${nothing}.`;
+    case 'service-unavailable':
+      return error.reason === 'timeout'
+        ? `could not check the token: the Command Service at ${url} did not answer in time. ${nothing}; try again once it answers.`
+        : `could not check the token: the Command Service at ${url} cannot be reached. ${nothing}; try again once it answers.`;
+    default:
+      return `could not check the token: the Command Service answered “${error.serviceMessage ?? error.message}”. ${nothing}.`;
   }
 }
 
@@ -367,6 +464,7 @@ async function usersCommand(args: string[], io: CliIo): Promise<number> {
                 linkedAt: i.linkedAt.toISOString(),
                 lastUsedAt: i.lastUsedAt?.toISOString() ?? null,
                 lastOutcome: i.lastOutcome ?? null,
+                ...(i.notPermitted === undefined ? {} : { notPermitted: i.notPermitted }),
               }),
             );
           return 0;
@@ -385,7 +483,9 @@ async function usersCommand(args: string[], io: CliIo): Promise<number> {
               i.authsource ?? '-',
               i.linkedAt.toISOString(),
               i.source,
-              i.lastOutcome ? `${i.lastOutcome} ${i.lastUsedAt?.toISOString() ?? ''}` : '-',
+              i.lastOutcome
+                ? `${i.lastOutcome}${i.notPermitted ? ` (${printable(i.notPermitted)})` : ''} ${i.lastUsedAt?.toISOString() ?? ''}`
+                : '-',
             ]),
           ),
         );
@@ -433,7 +533,7 @@ function reasonText(attempt: CollectAttempt, timeZone: string): string | undefin
 /** How an attempt ended, in the table's OUTCOME column: the one place that words an outcome. */
 function outcomeText(attempt: CollectAttempt, timeZone: string): string {
   const reason = reasonText(attempt, timeZone);
-  return reason ? `${attempt.outcome}: ${reason}` : attempt.outcome;
+  return reason ? `${outcomeWords(attempt.outcome)}: ${reason}` : outcomeWords(attempt.outcome);
 }
 
 /** "2026-11-22 09:41 +01:00": in the reader's zone (the machine's, for a person at a terminal), with its offset so that the line is never ambiguous. */
@@ -513,6 +613,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
           application: a.query.application ?? null,
           force: a.query.force === true,
           outcome: a.outcome,
+          outcomeWords: outcomeWords(a.outcome),
           reason: reasonText(a, 'UTC') ?? null,
           // The reason's fields as the trail holds them, and every step with its time.
           detail: a.reason ?? null,
@@ -541,7 +642,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
             a.query.application ?? (a.query.name === undefined ? 'every application' : '-'),
             a.query.force ? 'yes' : '-',
             outcomeText(a, io.timeZone),
-            a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${(r.state ?? 'started').toLowerCase()}`).join(', '),
+            a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${runStateWords(r.state) ?? 'started'}`).join(', '),
           ];
         }),
       ),
@@ -797,15 +898,24 @@ async function serviceCommand(args: string[], io: CliIo): Promise<number> {
 
   // Listened for before saying "listening": a supervisor may stop us the moment it reads that line.
   const stopped = io.untilStopped();
-  const service = await startReferenceService({
-    db,
-    port,
-    host: values.host,
-    trustedApp,
-    quirks: { disabledCommands: disabled },
-    delayMs,
-    now: io.now,
-  });
+  let service: Awaited<ReturnType<typeof startReferenceService>>;
+  try {
+    service = await startReferenceService({
+      db,
+      port,
+      host: values.host,
+      trustedApp,
+      quirks: { disabledCommands: disabled },
+      delayMs,
+      now: io.now,
+    });
+  } catch (error) {
+    db?.close();
+    const why = listenProblem((error as { code?: string }).code, port, values.host);
+    if (why === undefined) throw error;
+    io.stderr.write(`countersign: ${printable(why)}\n`);
+    return 1;
+  }
   const report = () => {
     const byCommand = [...service.calls].map(([command, n]) => `${command} ${n}`).join(', ');
     const total = [...service.calls.values()].reduce((a, b) => a + b, 0);
@@ -819,6 +929,7 @@ async function serviceCommand(args: string[], io: CliIo): Promise<number> {
       `Reference Command Service listening on ${service.url}`,
       `  ${count('SELECT count(*) AS n FROM approvals')} approvals, ${count('SELECT count(*) AS n FROM collectors')} collectors; ` +
         `runs stay New ${DEFAULT_RUN_TIMINGS.queuedMs / 1000} s, then Running ${DEFAULT_RUN_TIMINGS.runningMs / 1000} s.`,
+      `  Its times are written in ${service.timeZone}: give countersign COMMAND_SERVICE_TIME_ZONE=${service.timeZone}.`,
       ...(disabled.length > 0 ? [`  Switched off: ${disabled.join(', ')} (404 with the command's name as the reason phrase).`] : []),
       ...(delayMs > 0 ? [`  Every call waits ${delayMs} ms before it is answered (--latency).`] : []),
       '',
@@ -846,6 +957,20 @@ async function serviceCommand(args: string[], io: CliIo): Promise<number> {
   db?.close();
   io.stderr.write(`Reference Command Service stopped. ${report()}`);
   return 0;
+}
+
+/** Why the service could not listen there, and what to do, for the errors a person can act on; undefined for others. */
+function listenProblem(code: string | undefined, port: number, host: string): string | undefined {
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is already in use (another countersign service, or another program). Stop that, or give another port: countersign service --port ${port === 65_535 ? 4000 : port + 1}`;
+    case 'EACCES':
+      return `this user may not listen on port ${port} on ${host} (ports below 1024 need privileges). Give another port: countersign service --port 4000`;
+    case 'EADDRNOTAVAIL':
+      return `${host} is not an address of this machine. Give one of its own with --host, such as --host 127.0.0.1`;
+    default:
+      return undefined;
+  }
 }
 
 function formatTokens(tokens: readonly DemoToken[]): string[] {

@@ -62,7 +62,7 @@ export async function offerConfirmation(
       held.length < coverage.collectors.length;
     if (held.length > 0 && !someCanStart) {
       const overrideId = mayOverride(deps.collectPolicy, req.who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
-      await record({ step: 'refused', reason: cooldownReason(held, overrideId !== undefined) });
+      await record({ step: 'refused', reason: cooldownReason(req.query, held, overrideId !== undefined) });
       return {
         kind: 'cooldown',
         query: canonical(req.query, coverage),

@@ -23,8 +23,20 @@ const SERVICE_WORDS: Record<string, string> = {
   conflict: 'already queued at the service',
   'service-unavailable': 'the service did not answer',
   'unexpected-response': 'the service gave an answer countersign could not read',
-  'app-sign-in': 'countersign could not sign in to the service as itself',
+  'app-sign-in': 'the Command Service refused countersign’s own sign-in (an administrator is needed)',
 };
+
+/**
+ * A refused token's words, by what the service said: a command it does not let the user run, or a
+ * user it does not know (the trusted mode's auth-user-id), is the user's standing, not their token's.
+ */
+function refusalWords(message: string): string {
+  const command = /not valid for the command '([^']*)'/i.exec(message)?.[1];
+  if (command !== undefined && !/invalid or expired/i.test(message))
+    return `the service does not let them run ${command}; an administrator of the service grants it`;
+  if (/could not be found/i.test(message)) return 'the service does not know the user they are linked as';
+  return SERVICE_WORDS['invalid-token'] as string;
+}
 
 export function reasonParts(reason: AttemptReason): ReasonPart[] {
   switch (reason.kind) {
@@ -39,11 +51,12 @@ export function reasonParts(reason: AttemptReason): ReasonPart[] {
     case 'cooldown':
       return [
         { user: reason.userId },
-        ' had started it ',
+        reason.collector === undefined ? ' had started it ' : ` had started collector ${reason.collector} `,
         { time: reason.at },
         ...(reason.offered ? ['; Start anyway was offered, not taken'] : []),
       ];
     case 'service': {
+      if (reason.error === 'invalid-token') return [refusalWords(reason.message)];
       const words = SERVICE_WORDS[reason.error];
       return [words ?? `the service said “${reason.message}”`];
     }
@@ -56,4 +69,31 @@ export function reasonParts(reason: AttemptReason): ReasonPart[] {
     case 'other':
       return [reason.text];
   }
+}
+
+/** How each attempt ended, in the words history and the audit table use; an outcome a newer release wrote, as it was stored. */
+const OUTCOME_WORDS: Record<string, string> = {
+  started: 'started',
+  'nothing-matched': 'matched no collector',
+  refused: 'refused',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  unanswered: 'asked to confirm, no answer',
+  confirmed: 'confirmed, not started yet',
+  sent: 'sent to the service, no answer recorded',
+};
+
+export function outcomeWords(outcome: string): string {
+  return Object.hasOwn(OUTCOME_WORDS, outcome) ? (OUTCOME_WORDS[outcome] as string) : outcome;
+}
+
+/**
+ * A run's last known state as the channel's message words it (the service's New is "queued"); one
+ * the service named otherwise, lower case as it was; undefined before the watcher first asked.
+ */
+const RUN_STATE_WORDS: Record<string, string> = { New: 'queued', Running: 'running', Completed: 'completed', Aborted: 'aborted' };
+
+export function runStateWords(state: string | undefined): string | undefined {
+  if (state === undefined) return undefined;
+  return Object.hasOwn(RUN_STATE_WORDS, state) ? RUN_STATE_WORDS[state] : state.toLowerCase();
 }

@@ -144,10 +144,20 @@ export function unknownRest(query: CollectQuery, coverage: Coverage, held: reado
   return query.name === undefined && !coverage.exact && held.length > 0 && held.every((h) => h.collector !== undefined);
 }
 
-/** Why a start was turned away by the cooldown: who started it, when, and whether "Start anyway" was offered. */
-export function cooldownReason(held: readonly Held[], offered: boolean): AttemptReason {
-  const first = (held[0] as Held).holder;
-  return { kind: 'cooldown', userId: first.userId, at: first.at, offered };
+/**
+ * Why a start was turned away by the cooldown: who started what held it, when, and whether "Start
+ * anyway" was offered; the collector too where it is part of a bigger target asked for.
+ */
+export function cooldownReason(query: CollectQuery, held: readonly Held[], offered: boolean): AttemptReason {
+  const first = held.find((h) => h.collector === undefined) ?? (held[0] as Held);
+  const collector = query.name === undefined ? first.collector : undefined;
+  return {
+    kind: 'cooldown',
+    userId: first.holder.userId,
+    at: first.holder.at,
+    offered,
+    ...(collector === undefined ? {} : { collector }),
+  };
 }
 
 /** What the trail knows of the collectors this team's collections covered. */
@@ -237,7 +247,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     if (held.length > 0 && rest.length === 0) {
       await release();
       const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
-      await record({ step: 'refused', reason: cooldownReason(held, overrideId !== undefined) });
+      await record({ step: 'refused', reason: cooldownReason(query, held, overrideId !== undefined) });
       return {
         kind: 'cooldown',
         query: canonical(query, coverage),

@@ -15,7 +15,7 @@ import {
   SORT_ORDERS,
   unsafeCharacter,
 } from '../service/query.js';
-import { type CalendarDay, DATE_FORMS, parseDateInput } from './dates.js';
+import { type CalendarDay, DATE_FORMS, parseDateInput, readableDay, serviceDateText, serviceDay, type Zones } from './dates.js';
 import { parseRemind, type RemindCommand } from './remind.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';
@@ -71,7 +71,12 @@ export const APPROVALS_USAGE =
 
 export const SHOW_EXAMPLE = '/approvals show 10198:WPDS:1';
 
-export function parseApprovalsCommand(text: string, today: CalendarDay): ApprovalsCommand {
+/**
+ * `today` is the user's; with `zones` (the user's and the service's, COMMAND_SERVICE_TIME_ZONE) the
+ * days typed are sent as the service's days nearest to them, since the service reads a date as a
+ * day of its own calendar.
+ */
+export function parseApprovalsCommand(text: string, today: CalendarDay, zones?: Zones): ApprovalsCommand {
   const tokens = tokenize(text);
   if (!tokens.ok) return invalid(`${capitalise(tokens.problem)}.`, '/approvals entitlement-name:"Domain Admins"');
   const words = tokens.words;
@@ -89,6 +94,8 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
   }
 
   const query: Record<string, string | number> = {};
+  /** The dates as typed and as the user's days, for a message about them. */
+  const dates: Record<string, { typed: string; day: CalendarDay }> = {};
   for (const [index, word] of words.entries()) {
     if (word.key === undefined) {
       const bare = word.text.toLowerCase();
@@ -149,9 +156,10 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
         break;
       }
       case 'date': {
-        const date = parseDateInput(value, today);
+        const date = parseDateInput(value, today, key.endsWith('-after') ? 'after' : 'before');
         if (!date.ok) return invalid(`${key}: ${date.problem}. Dates can be ${DATE_FORMS}.`, `/approvals ${spec.example}`);
-        query[key] = date.value;
+        dates[key] = { typed: value, day: date.day };
+        query[key] = zones ? serviceDateText(serviceDay(date.day, zones)) : date.value;
         break;
       }
       case 'int': {
@@ -178,11 +186,11 @@ export function parseApprovalsCommand(text: string, today: CalendarDay): Approva
   }
 
   for (const prefix of ['completed', 'due', 'requested'] as const) {
-    const after = query[`${prefix}-after`];
-    const before = query[`${prefix}-before`];
-    if (typeof after === 'string' && typeof before === 'string' && serviceDateValue(after) > serviceDateValue(before)) {
+    const after = dates[`${prefix}-after`];
+    const before = dates[`${prefix}-before`];
+    if (after !== undefined && before !== undefined && dayValue(after.day) > dayValue(before.day)) {
       return invalid(
-        `${prefix}-after (${after}) is later than ${prefix}-before (${before}), so nothing could match.`,
+        `${prefix}-after:${after.typed} (${readableDay(after.day)}) is later than ${prefix}-before:${before.typed} (${readableDay(before.day)}), so nothing could match.`,
         `/approvals ${prefix}-after:-7d ${prefix}-before:today`,
       );
     }
@@ -229,26 +237,7 @@ export function revalidateApprovalQuery(value: unknown): ApprovalQuery | undefin
   return size !== undefined && size > MAX_PAGE_SIZE ? undefined : checked.data;
 }
 
-const MONTH_INDEX: Record<string, string> = {
-  jan: '01',
-  feb: '02',
-  mar: '03',
-  apr: '04',
-  may: '05',
-  jun: '06',
-  jul: '07',
-  aug: '08',
-  sep: '09',
-  oct: '10',
-  nov: '11',
-  dec: '12',
-};
-
-/** dd-mmm-yyyy → yyyymmdd, so that two dates compare as strings. */
-function serviceDateValue(date: string): string {
-  const [d, m, y] = date.split('-') as [string, string, string];
-  return `${y}${MONTH_INDEX[m] ?? '00'}${d}`;
-}
+const dayValue = (d: CalendarDay) => Date.UTC(d.year, d.month - 1, d.day);
 
 function capitalise(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);

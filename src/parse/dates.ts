@@ -1,17 +1,15 @@
 /**
  * Dates as people type them, to the service's dd-mmm-yyyy with a lower-case month. Relative words
  * (today, 7d, -7d) count days from the user's own today, in their Slack time zone, so that an
- * approver in Sydney and one in San Francisco both get what they meant.
+ * approver in Sydney and one in San Francisco both get what they meant. The service reads a date
+ * as a day of its own calendar; when its zone is known, the user's day is sent as the service's
+ * day nearest to it (serviceDay).
  */
 
-import { addDays, format } from 'date-fns';
 import { parseServiceTimestamp } from '../service/timestamps.js';
+import { addCalendarDays, type CalendarDay, startOfDay, wallClock, zoneOrUtc } from './zones.js';
 
-export interface CalendarDay {
-  year: number;
-  month: number;
-  day: number;
-}
+export type { CalendarDay };
 
 /** Formatters are costly to build (a few hundred microseconds) and there are few zones: keep one per zone and use. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -34,46 +32,51 @@ export function zoneFormatter(use: string, timeZone: string, options: Intl.DateT
   return formatter;
 }
 
-const formatterFor = (timeZone: string) => zoneFormatter('day', timeZone, { year: 'numeric', month: 'numeric', day: 'numeric' });
-
 /** The last answer per zone, by minute: midnight falls on a minute, so within one the day cannot change. */
 const todays = new Map<string, { minute: number; day: CalendarDay }>();
 
 /** The calendar day it is now in an IANA time zone (UTC when the zone is unknown). */
 export function todayIn(timeZone: string | undefined, now: Date): CalendarDay {
-  const zone = timeZone ?? 'UTC';
+  const zone = zoneOrUtc(timeZone);
   const minute = Math.floor(now.getTime() / 60_000);
   const hit = todays.get(zone);
   if (hit?.minute === minute) return { ...hit.day };
-  const parts = formatterFor(zone).formatToParts(now);
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const day = { year: get('year'), month: get('month'), day: get('day') };
-  if (todays.size < 5000 || todays.has(zone)) todays.set(zone, { minute, day });
-  return { ...day };
+  const { year, month, day } = wallClock(now, zone);
+  if (todays.size < 5000 || todays.has(zone)) todays.set(zone, { minute, day: { year, month, day } });
+  return { year, month, day };
 }
 
-export type DateResult = { ok: true; value: string; day: Date } | { ok: false; problem: string };
+export type DateResult = { ok: true; value: string; day: CalendarDay } | { ok: false; problem: string };
 
 export const DATE_FORMS = '2026-01-31, 31-jan-2026, today, yesterday, tomorrow, 7d or -7d';
 
 const MAX_RELATIVE_DAYS = 3650;
 
-/** Days are handled as local-midnight Dates: only calendar arithmetic is done on them. */
-function localDay(d: CalendarDay): Date {
-  return new Date(d.year, d.month - 1, d.day);
+/**
+ * Which end of a range a date is: `due-before` is an upper bound (its day included), `due-after` a
+ * lower one. It decides what a number of days covers: `7d` is the next seven days and `-7d` the last
+ * seven, today counted in both, so `due-before:7d` ends with the sixth day after today and
+ * `completed-after:-7d` starts with the sixth day before it. Never an eighth day.
+ */
+export type Bound = 'after' | 'before';
+
+/** The zones a typed day is carried between: the user's (in which they mean it) and the service's (in which it is read). */
+export interface Zones {
+  user: string;
+  service: string;
 }
 
-export function parseDateInput(input: string, today: CalendarDay): DateResult {
+export function parseDateInput(input: string, today: CalendarDay, bound?: Bound): DateResult {
   const text = input.trim().toLowerCase();
-  const base = localDay(today);
-  let day: Date | undefined;
-  if (text === 'today') day = base;
-  else if (text === 'yesterday') day = addDays(base, -1);
-  else if (text === 'tomorrow') day = addDays(base, 1);
+  let day: CalendarDay | undefined;
+  if (text === 'today') day = today;
+  else if (text === 'yesterday') day = addCalendarDays(today, -1);
+  else if (text === 'tomorrow') day = addCalendarDays(today, 1);
   else if (/^[+-]?\d+d$/.test(text)) {
     const n = Number.parseInt(text, 10);
     if (Math.abs(n) > MAX_RELATIVE_DAYS) return { ok: false, problem: `${input} is more than ${MAX_RELATIVE_DAYS} days away` };
-    day = addDays(base, n);
+    const counted = bound === 'before' && n > 0 ? n - 1 : bound === 'after' && n < 0 ? n + 1 : n;
+    day = addCalendarDays(today, counted);
   } else if (/^\d{4}-\d{1,2}-\d{1,2}$/.test(text)) {
     const [y, m, d] = text.split('-').map(Number) as [number, number, number];
     day = calendarDay(y, m, d);
@@ -83,17 +86,48 @@ export function parseDateInput(input: string, today: CalendarDay): DateResult {
   } else {
     return { ok: false, problem: `${input} is not a date` };
   }
-  if (day === undefined) return { ok: false, problem: `${input} is not a day of the calendar` };
-  return { ok: true, value: format(day, 'dd-MMM-yyyy').toLowerCase(), day };
+  if (day === undefined || day.year < 1900 || day.year > 9999) return { ok: false, problem: `${input} is not a day of the calendar` };
+  return { ok: true, value: serviceDateText(day), day };
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
-/** The day, or undefined when it does not exist (31 February, month 13): Date would roll it over. */
-function calendarDay(year: number, month: number, day: number): Date | undefined {
-  if (year < 1900 || year > 9999) return undefined;
-  const date = new Date(year, month - 1, day);
-  return date.getFullYear() === year && date.getMonth() === month - 1 && date.getDate() === day ? date : undefined;
+/** A day as the service's filters take it: `05-jan-2026`. */
+export function serviceDateText(day: CalendarDay): string {
+  return `${String(day.day).padStart(2, '0')}-${MONTHS[day.month - 1]}-${String(day.year).padStart(4, '0')}`;
+}
+
+const WEEKDAY_NAMES = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+const MONTH_NAMES = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A day as people read it: "Sun 29 Nov 2026", or "Sun 29 Nov" where the year goes without saying (within the next days). */
+export function readableDay(day: CalendarDay, withYear = true): string {
+  const weekday = WEEKDAY_NAMES[new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()];
+  return `${weekday} ${day.day} ${MONTH_NAMES[day.month - 1]}${withYear ? ` ${day.year}` : ''}`;
+}
+
+/** `05-jan-2026` back to its day; undefined for anything else. */
+export function readServiceDate(text: string): CalendarDay | undefined {
+  const m = /^(\d{1,2})-([a-z]{3})-(\d{4})$/.exec(text);
+  return m ? calendarDay(Number(m[3]), MONTHS.indexOf(m[2] as string) + 1, Number(m[1])) : undefined;
+}
+
+/** The day, or undefined when it does not exist (31 February, month 13). */
+function calendarDay(year: number, month: number, day: number): CalendarDay | undefined {
+  if (year < 1900 || year > 9999 || month < 1 || month > 12 || day < 1) return undefined;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? { year, month, day } : undefined;
+}
+
+/**
+ * The day of the service's calendar that stands for the user's `day`: the one holding the middle of
+ * it. Its start and end then lie within 12 hours of the user's (the same day where the zones agree),
+ * and a range of the user's days is sent as a range of the service's, never turned round.
+ */
+export function serviceDay(day: CalendarDay, zones: Zones): CalendarDay {
+  const middle = startOfDay(day, zones.user).getTime() + 12 * 3_600_000;
+  const { year, month, day: d } = wallClock(new Date(middle), zones.service);
+  return { year, month, day: d };
 }
 
 /**

@@ -233,8 +233,14 @@ export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () 
     };
     if (el?.type === 'button') {
       const style = el.style === 'primary' || el.style === 'danger' ? ` ${el.style}` : '';
+      const data = `data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}"`;
+      // A link button opens its page, as in Slack (which also tells the app of the click); the page says why one cannot be.
+      if (el.url !== undefined && /^https?:\/\//i.test(el.url))
+        return `<a class="bk-button${style}" ${data} href="${esc(el.url)}" target="_blank" rel="noopener noreferrer">${textObject(el.text)}</a>`;
+      if (el.url !== undefined)
+        return `<button type="button" class="bk-button${style}" ${data} disabled title="${esc(`The playground opens only http and https links; this one is ${el.url}`)}">${textObject(el.text)}</button>`;
       // type="button": inside a modal's form a button must not submit the form.
-      return `<button type="button" class="bk-button${style}" data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}">${textObject(el.text)}</button>`;
+      return `<button type="button" class="bk-button${style}" ${data}>${textObject(el.text)}</button>`;
     }
     if (el?.type === 'static_select') {
       const options = (el.options ?? []).map((o) => `<option value="${esc(o.value ?? '')}">${textObject(o.text)}</option>`).join('');

@@ -72,9 +72,11 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
   const now = overrides.now ?? (() => new Date());
   const auth = config.serviceAuth;
   // In the trusted mode the embedded service trusts the application the configuration names.
+  // Its times are written in COMMAND_SERVICE_TIME_ZONE when set, in its own zone otherwise; the app is told which.
   const reference = await startReferenceService({
     host: '127.0.0.1',
     now,
+    timeZone: config.serviceTimeZone,
     ...(auth.mode === 'trusted-app' ? { trustedApp: { clientId: auth.clientId, clientSecret: auth.clientSecret.reveal() } } : {}),
   });
   const signingSecret = randomBytes(16).toString('hex');
@@ -99,6 +101,7 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
     commandServiceUrl: reference.url,
     // Decisions work out of the box here: the embedded service's own call, unless the operator states another.
     decisions: config.decisions ?? readDecisions({ DECISION_REQUEST: PERFORM_WORK_ITEM_REQUEST }),
+    serviceTimeZone: reference.timeZone,
     tokenEncryptionKey: resolveEncryptionKey(config),
     slack: { botToken: new Secret(botToken), signingSecret: new Secret(signingSecret), apiUrl: playground.apiUrl },
   };

@@ -25,7 +25,7 @@ pre.raw{border-color:#e8a33d}
 .bk-rich{white-space:pre-wrap}
 .bk-fields{display:grid;grid-template-columns:1fr 1fr;gap:4px 16px;margin-top:4px}.bk-context{font-size:13px;color:#616061;margin:4px 0}
 .bk-actions{display:flex;gap:8px;margin:6px 0;flex-wrap:wrap}.bk-select{padding:4px 8px;border:1px solid #bbb;border-radius:4px;max-width:100%}.bk-divider{border:0;border-top:1px solid #ddd}
-.bk-button{border:1px solid #bbb;background:#fff;border-radius:4px;padding:4px 12px;font-weight:700;cursor:pointer}
+.bk-button{border:1px solid #bbb;background:#fff;border-radius:4px;padding:4px 12px;font-weight:700;cursor:pointer;color:inherit;font-size:13.33px;text-decoration:none;display:inline-block}.bk-button[disabled]{cursor:not-allowed;opacity:.6}
 .bk-button.primary{background:#007a5a;color:#fff;border-color:#007a5a}.bk-button.danger{background:#e01e5a;color:#fff;border-color:#e01e5a}
 code{background:#f4f4f4;border:1px solid #e0e0e0;border-radius:3px;padding:0 3px;color:#c01343;font-size:13px}
 blockquote{margin:0;border-left:4px solid #ddd;padding-left:8px}.mention{background:#e8f5fa;color:#1264a3;border-radius:3px;padding:0 2px}
@@ -94,7 +94,7 @@ async function refresh(force) {
   if (force || s.version !== state.version) { state.version = s.version; render(s); }
 }
 document.addEventListener('click', async (e) => {
-  const t = e.target.closest('button, .tab');
+  const t = e.target.closest('button, a.bk-button, .tab');
   if (!t) return;
   if (t.dataset.toggle) { const id = Number(t.dataset.toggle); state.open.has(id) ? state.open.delete(id) : state.open.add(id); return refresh(true); }
   if (t.classList.contains('tab')) {
@@ -132,6 +132,8 @@ document.addEventListener('submit', async (e) => {
     return;
   }
   if (e.target.id === 'modal-form') {
+    // As Slack does, a form sent again drops the errors of the last try until the app answers.
+    $('modal-errors').textContent = '';
     const values = Object.fromEntries(new FormData(e.target));
     const r = await post('/playground/submit', { values });
     if (r.errors) { $('modal-errors').textContent = Object.values(r.errors).join(' '); return; }

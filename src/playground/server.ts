@@ -107,14 +107,18 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
   };
 
   /** Sends a signed request to the app, as Slack does: forms for commands and clicks, JSON for events. */
-  async function forward(body: string, contentType = 'application/x-www-form-urlencoded'): Promise<{ status: number; body: string }> {
-    if (!appUrl) return { status: 503, body: 'the app is not running yet' };
+  async function forward(
+    body: string,
+    contentType = 'application/x-www-form-urlencoded',
+  ): Promise<{ status: number; body: string; json: boolean }> {
+    if (!appUrl) return { status: 503, body: 'the app is not running yet', json: false };
     const res = await request(appUrl, {
       method: 'POST',
       headers: { 'content-type': contentType, ...signSlackRequest(body, options.signingSecret, Math.floor(nowMs() / 1000)) },
       body,
     });
-    return { status: res.statusCode, body: await res.body.text() };
+    const json = String(res.headers['content-type'] ?? '').includes('json');
+    return { status: res.statusCode, body: await res.body.text(), json };
   }
 
   const user = (id: unknown) => options.users.find((u) => u.id === id);
@@ -153,8 +157,11 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     return { status: res.status };
   }
 
-  /** An ack may carry a message (Slack shows it to the user alone); show it the same way. */
-  function ackBody(res: { status: number; body: string }, userId: string): void {
+  /**
+   * An ack may carry a message, shown as Slack shows it: a JSON one to the asker alone unless it
+   * says in_channel; any other body as a message of exactly that text ("42" and "null" included).
+   */
+  function ackBody(res: { status: number; body: string; json: boolean }, userId: string): void {
     if (res.status !== 200) {
       add({
         channel: options.channel.id,
@@ -166,13 +173,26 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
       return;
     }
     if (res.body.trim() === '') return;
+    const asText = () => add({ channel: options.channel.id, author: 'bot', text: res.body, blocks: [], ephemeralTo: userId });
+    if (!res.json) return void asText();
+    let body: unknown;
     try {
-      const body = JSON.parse(res.body) as { text?: string; blocks?: unknown[] };
-      if (body.text || body.blocks)
-        add({ channel: options.channel.id, author: 'bot', text: body.text ?? '', blocks: body.blocks ?? [], ephemeralTo: userId });
+      body = JSON.parse(res.body);
     } catch {
-      add({ channel: options.channel.id, author: 'bot', text: res.body, blocks: [], ephemeralTo: userId });
+      return void asText();
     }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return void asText();
+    const m = body as { text?: unknown; blocks?: unknown; response_type?: unknown };
+    const text = typeof m.text === 'string' ? m.text : '';
+    const blocks = Array.isArray(m.blocks) ? m.blocks : [];
+    if (text === '' && blocks.length === 0) return;
+    add({
+      channel: options.channel.id,
+      author: 'bot',
+      text,
+      blocks,
+      ...(m.response_type === 'in_channel' ? {} : { ephemeralTo: userId }),
+    });
   }
 
   /** Where a click happened: a message (by id), the user's open modal, or their Home tab. */

@@ -281,7 +281,7 @@ export function collectEntitlements(db: Db, userId: string, params: Params, opti
   });
 }
 
-export function getRunStatus(db: Db, params: Params, now: Date, timings: RunTimings): Answer {
+export function getRunStatus(db: Db, params: Params, now: Date, timings: RunTimings, timeZone: string): Answer {
   return withParameterChecks(() => {
     const format = formatParam(params);
     const runId = params.get('run-id');
@@ -305,8 +305,8 @@ export function getRunStatus(db: Db, params: Params, now: Date, timings: RunTimi
       type: 'getRunStatus',
       'run-id': runId,
       'overall-status': status,
-      'start-time': status === 'New' ? '' : formatRunTime(new Date(started)),
-      'completed-time': status === 'Completed' || status === 'Aborted' ? formatRunTime(new Date(ended)) : '',
+      'start-time': status === 'New' ? '' : formatRunTime(new Date(started), timeZone),
+      'completed-time': status === 'Completed' || status === 'Aborted' ? formatRunTime(new Date(ended), timeZone) : '',
     };
     return { kind: 'object', status: 200, root: 'data', value, format };
   });

@@ -7,7 +7,7 @@
 
 import { randomBytes, scryptSync } from 'node:crypto';
 import { createIndexes, type Db } from './db.js';
-import { formatServiceTimestamp } from './time.js';
+import { DEFAULT_SERVICE_ZONE, formatServiceTimestamp } from './time.js';
 
 export interface DemoUser {
   id: string;
@@ -178,6 +178,8 @@ const DAY_MS = 86_400_000;
 
 interface ApprovalSeed {
   now: Date;
+  /** The zone whose clocks the service's times are written on. */
+  timeZone: string;
   rand: () => number;
   approverIds: readonly string[];
   perApprover: (approverId: string, index: number) => number;
@@ -209,9 +211,9 @@ function insertApprovals(db: Db, seed: ApprovalSeed, requesters: ReadonlyArray<{
       const requestedMs = Math.min(dueMs - (3 + rand() * 13) * DAY_MS, now.getTime() - (1 + rand() * 96) * 3_600_000);
       // Completed some time between the request and now, never in the future.
       const completedMs = requestedMs + 60_000 + rand() * (now.getTime() - requestedMs - 120_000);
-      const requestedAt = formatServiceTimestamp(new Date(requestedMs));
-      const dueAt = formatServiceTimestamp(new Date(dueMs));
-      const completedAt = completed ? formatServiceTimestamp(new Date(completedMs)) : null;
+      const requestedAt = formatServiceTimestamp(new Date(requestedMs), seed.timeZone);
+      const dueAt = formatServiceTimestamp(new Date(dueMs), seed.timeZone);
+      const completedAt = completed ? formatServiceTimestamp(new Date(completedMs), seed.timeZone) : null;
       const hostile = approverIndex === 0 && i < HOSTILE_REQUEST_NAMES.length ? HOSTILE_REQUEST_NAMES[i] : undefined;
       const requestName = hostile ?? `Add Access for ${requester.last}, ${requester.first}: ${entitlement.name}`;
       insert.run(
@@ -246,9 +248,13 @@ function requesterRows(): Array<{ id: string; first: string; last: string }> {
   return rows;
 }
 
-/** Loads the demo users, collectors and approvals into an empty database. */
-export function loadDemoData(db: Db, now: Date, seed = 42): void {
-  const rand = seededRandom(seed);
+/**
+ * Loads the demo users, collectors and approvals into an empty database, their times written on the
+ * clocks of `timeZone` (UTC by default), which the database remembers (serviceZoneOf).
+ */
+export function loadDemoData(db: Db, now: Date, options: { seed?: number; timeZone?: string | undefined } = {}): void {
+  const timeZone = options.timeZone ?? DEFAULT_SERVICE_ZONE;
+  const rand = seededRandom(options.seed ?? 42);
   const requesters = requesterRows();
   db.transaction(() => {
     const insertUser = db.prepare(
@@ -268,6 +274,7 @@ export function loadDemoData(db: Db, now: Date, seed = 42): void {
     // Seconds since 2020 at load: a later load starts above every run id an earlier one gave out.
     const runIdBase = Math.floor((now.getTime() - Date.UTC(2020, 0, 1)) / 1000);
     db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('run_id_base', ?)").run(String(runIdBase));
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('time_zone', ?)").run(timeZone);
     const insertCollector = db.prepare('INSERT INTO collectors (name, application, breaker_tripped) VALUES (?, ?, ?)');
     for (const c of DEMO_COLLECTORS) insertCollector.run(c.name, c.application, c.breakerTripped ? 1 : 0);
     const approvers = DEMO_USERS.filter((u) => u.approvals > 0);
@@ -275,6 +282,7 @@ export function loadDemoData(db: Db, now: Date, seed = 42): void {
       db,
       {
         now,
+        timeZone,
         rand,
         approverIds: approvers.map((u) => u.id),
         perApprover: (_id, i) => (approvers[i] as DemoUser).approvals,
@@ -284,6 +292,12 @@ export function loadDemoData(db: Db, now: Date, seed = 42): void {
     );
   })();
   createIndexes(db);
+}
+
+/** The zone a database's times were written in: as its demo data was loaded, or UTC for a file from before zones were kept. */
+export function serviceZoneOf(db: Db): string {
+  const row = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'time_zone'").get();
+  return row?.value ?? DEFAULT_SERVICE_ZONE;
 }
 
 /**
@@ -301,7 +315,14 @@ export function loadBulkData(db: Db, now: Date, total: number, approvers = 1_000
     const base = Math.floor(total / approvers);
     insertApprovals(
       db,
-      { now, rand, approverIds: ids, perApprover: (_id, i) => base + (i < total % approvers ? 1 : 0), firstRequestId: 1_000_000 },
+      {
+        now,
+        timeZone: serviceZoneOf(db),
+        rand,
+        approverIds: ids,
+        perApprover: (_id, i) => base + (i < total % approvers ? 1 : 0),
+        firstRequestId: 1_000_000,
+      },
       requesters,
     );
   })();

@@ -24,12 +24,18 @@ import {
   withParameterChecks,
 } from './commands.js';
 import { type Db, openReferenceDb } from './db.js';
-import { DEMO_USERS, loadDemoData } from './demo.js';
-import { APP_TOKEN_POLICY, LOGIN_TOKEN_POLICY, type TokenPolicy, TokenRegistry } from './tokens.js';
+import { DEMO_USERS, loadDemoData, serviceZoneOf } from './demo.js';
+import { DEFAULT_SERVICE_ZONE, isServiceZone } from './time.js';
+import { APP_TOKEN_POLICY, LOGIN_TOKEN_POLICY, type SessionStorage, type TokenPolicy, TokenRegistry } from './tokens.js';
 
 export interface ReferenceServiceOptions {
   /** The data; a fresh in-memory demo data set when omitted. */
   db?: Db | undefined;
+  /**
+   * The zone whose clocks the service writes its times on (a fresh demo data set's, and runs'):
+   * UTC unless given, or for a database given, the zone its data was written in.
+   */
+  timeZone?: string | undefined;
   now?: () => Date;
   host?: string;
   /** 0 (the default) picks a free port. */
@@ -46,6 +52,13 @@ export interface ReferenceServiceOptions {
   /** Delay before every answer, to play a slow service. */
   delayMs?: number;
   conflictWhenQueued?: boolean;
+  /**
+   * Where sessions (tokens) live: 'shared', in the data, so that every instance over the same data
+   * knows them and they outlive a restart (the default); 'instance', in this instance's memory, as a
+   * servlet container keeps them without session replication: forgetSessions() is then a restart,
+   * and two instances over one data set are two nodes that do not know each other's tokens.
+   */
+  sessions?: SessionStorage;
 }
 
 /** What the service's Admin > Web Services > Trusted Application page would hold for one application. */
@@ -73,6 +86,8 @@ export interface ReferenceService {
   readonly url: string;
   readonly port: number;
   readonly db: Db;
+  /** The zone its times are written in: what countersign's COMMAND_SERVICE_TIME_ZONE should say. */
+  readonly timeZone: string;
   readonly tokens: TokenRegistry;
   readonly demoTokens: readonly DemoToken[];
   setDelay(ms: number): void;
@@ -87,6 +102,22 @@ export interface ReferenceService {
   readonly trustedApp: TrustedApp;
   /** Every call an application token made for a user, in order. */
   readonly actedFor: readonly ActedFor[];
+  /**
+   * Forgets every session this instance knows, as a restart does to sessions held in memory
+   * (`sessions: 'instance'`): each token issued before is refused as invalid or expired.
+   */
+  forgetSessions(): void;
+  /**
+   * Ends the sessions of trusted applications, as an administrator does from the service's
+   * Web Services pages (or the service when it ends them early): their tokens are refused as
+   * invalid or expired, and signing in again gives a token that works.
+   */
+  revokeAppSessions(): void;
+  /**
+   * Changes how long the tokens loginTrustedApp issues from now on last, as an administrator
+   * changing the service's token settings does (`{ lifespanMs: 0 }`: each is refused as soon as issued).
+   */
+  setAppTokenPolicy(policy: TokenPolicy): void;
   close(): Promise<void>;
 }
 
@@ -121,12 +152,14 @@ export function newTrustedApp(): TrustedApp {
 
 export async function startReferenceService(options: ReferenceServiceOptions = {}): Promise<ReferenceService> {
   const now = options.now ?? (() => new Date());
+  if (options.timeZone !== undefined && !isServiceZone(options.timeZone)) throw new Error(`Unknown time zone: ${options.timeZone}`);
   let db = options.db;
   if (db === undefined) {
     db = openReferenceDb(':memory:');
-    loadDemoData(db, now());
+    loadDemoData(db, now(), { timeZone: options.timeZone });
   }
-  const tokens = new TokenRegistry(db, now);
+  const timeZone = options.db === undefined ? (options.timeZone ?? DEFAULT_SERVICE_ZONE) : serviceZoneOf(db);
+  const tokens = new TokenRegistry(db, now, options.sessions ?? 'shared');
   const demoTokens =
     options.db === undefined || hasDemoUsers(db) ? issueDemoTokens(tokens, now(), options.demoTokenLifetimeMs ?? 86_400_000) : [];
   const trustedApp = options.trustedApp ?? newTrustedApp();
@@ -134,6 +167,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     db,
     tokens,
     now,
+    timeZone,
     runTimings: { ...DEFAULT_RUN_TIMINGS, ...options.runTimings },
     loginTokenPolicy: options.loginTokenPolicy ?? LOGIN_TOKEN_POLICY,
     trustedApp,
@@ -155,6 +189,7 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     url: `http://${host}:${port}${BASE_PATH}`,
     port,
     db,
+    timeZone,
     tokens,
     demoTokens,
     setDelay: handler.setDelay,
@@ -164,6 +199,9 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     resetLoad: handler.resetLoad,
     trustedApp,
     actedFor: handler.actedFor,
+    forgetSessions: () => tokens.forgetAll(),
+    revokeAppSessions: () => tokens.revokeAll('app'),
+    setAppTokenPolicy: handler.setAppTokenPolicy,
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -207,6 +245,8 @@ interface HandlerDeps {
   db: Db;
   tokens: TokenRegistry;
   now: () => Date;
+  /** The zone its times are written in. */
+  timeZone: string;
   runTimings: RunTimings;
   loginTokenPolicy: TokenPolicy;
   trustedApp: TrustedApp;
@@ -232,6 +272,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
   const actedFor: ActedFor[] = [];
   let quirks: Quirks = {};
   let delayMs = 0;
+  let appTokenPolicy = deps.appTokenPolicy;
   // What an operator's server would show: how many requests it holds at once, the wait of a slow service included.
   const load = { inFlight: 0, maxInFlight: 0 };
 
@@ -277,7 +318,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
       case 'collectEntitlements':
         return collectEntitlements(deps.db, userId, params, { now, conflictWhenQueued: deps.conflictWhenQueued, timings: deps.runTimings });
       case 'getRunStatus':
-        return getRunStatus(deps.db, params, now, deps.runTimings);
+        return getRunStatus(deps.db, params, now, deps.runTimings, deps.timeZone);
       case 'getApprovalDetails':
         return requests.details(userId, params, quirks);
       case 'getRequestItems':
@@ -331,7 +372,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
     const secretOk = clientSecret !== undefined && sameSecret(clientSecret, known.clientSecret);
     if (!idOk || !secretOk)
       return errorAnswer(401, 'The trusted application could not be validated. The client id or client secret may be incorrect.');
-    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, deps.appTokenPolicy, 'app');
+    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, appTokenPolicy, 'app');
     return withParameterChecks(() => ({
       kind: 'object',
       status: 200,
@@ -381,6 +422,9 @@ export function createReferenceHandler(deps: HandlerDeps) {
     },
     setDelay: (ms: number) => {
       delayMs = ms;
+    },
+    setAppTokenPolicy: (policy: TokenPolicy) => {
+      appTokenPolicy = { ...policy };
     },
   };
 }

@@ -1,20 +1,33 @@
 /**
- * Dates as the service speaks them. Wall-clock values are written in UTC so that the reference
- * service answers the same on every machine; the real service writes its own local time.
+ * Dates as the service speaks them: wall-clock values with no zone, as the real service writes
+ * its own local time. The reference writes them in the zone it is given (UTC unless told), never
+ * the machine's, so that it answers the same on every machine; countersign is told that zone by
+ * COMMAND_SERVICE_TIME_ZONE.
  */
+
+import { TZDate } from '@date-fns/tz';
+
+/** The zone the reference service writes its times in unless told another. */
+export const DEFAULT_SERVICE_ZONE = 'UTC';
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
-/** `YYYY-MM-DD hh:mm:ss.f`, the shape of WorkItemDueDate. */
-export function formatServiceTimestamp(date: Date): string {
-  return `${formatRunTime(date)}.${Math.floor(date.getUTCMilliseconds() / 100)}`;
+/** `YYYY-MM-DD hh:mm:ss.f`, the shape of WorkItemDueDate, on the clocks of `zone`. */
+export function formatServiceTimestamp(date: Date, zone = DEFAULT_SERVICE_ZONE): string {
+  return `${formatRunTime(date, zone)}.${Math.floor(date.getUTCMilliseconds() / 100)}`;
 }
 
-/** `YYYY-MM-DD hh:mm:ss`, the shape of getRunStatus times. */
-export function formatRunTime(date: Date): string {
-  return `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`;
+/** `YYYY-MM-DD hh:mm:ss`, the shape of getRunStatus times, on the clocks of `zone`. */
+export function formatRunTime(date: Date, zone = DEFAULT_SERVICE_ZONE): string {
+  const d = new TZDate(date.getTime(), zone);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** Whether `zone` is a zone the service can write its times in. */
+export function isServiceZone(zone: string): boolean {
+  return !Number.isNaN(new TZDate(0, zone).getTime());
 }
 
 /**

@@ -2,6 +2,11 @@
  * Tokens as service-notes.md describes them: opaque, containing ':', acting as one user, valid
  * for a set of commands, ending after a lifespan or a stretch of inactivity, or at logoutUser.
  * Only a SHA-256 of each token is stored, as a real service should.
+ *
+ * Where the sessions live is the operator's choice, as it is for a servlet container: in the
+ * data's `tokens` table, shared by every instance over the same data and kept across restarts
+ * (the default), or in this instance's memory alone, where a restart forgets them and another
+ * instance over the same data does not know them (two nodes without session replication).
  */
 
 import { createHash, randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
@@ -10,7 +15,7 @@ import type { Db } from './db.js';
 export type TokenKind = 'user' | 'app';
 
 export interface TokenPolicy {
-  /** token-lifespan-timeout; null = never. */
+  /** token-lifespan-timeout; null = never; 0 = ended as soon as issued. */
   lifespanMs: number | null;
   /** token-inactivity-timeout; null = never. */
   inactivityMs: number | null;
@@ -20,6 +25,9 @@ export const LOGIN_TOKEN_POLICY: Readonly<TokenPolicy> = Object.freeze({ lifespa
 
 /** An application's tokens end as users' do (the service's configured time). */
 export const APP_TOKEN_POLICY: Readonly<TokenPolicy> = LOGIN_TOKEN_POLICY;
+
+/** 'shared': in the data, for every instance over it; 'instance': in this instance's memory only. */
+export type SessionStorage = 'shared' | 'instance';
 
 export type TokenCheck = { ok: true; userId: string; kind: TokenKind } | { ok: false; reason: 'invalid-or-expired' | 'not-permitted' };
 
@@ -42,50 +50,116 @@ function newToken(): string {
   return `ws${hex(6)}:-${hex(4)}:${hex(6)}:-${hex(3)}.${randomBytes(4).readUInt32BE()}`;
 }
 
+/** Where the token rows are kept: one interface, the data's table or this instance's memory. */
+interface SessionTable {
+  get(hash: string): TokenRow | undefined;
+  put(hash: string, row: TokenRow): void;
+  touch(hash: string, at: number): void;
+  /** Ends the sessions `which` selects: the one with this hash, or every one of a kind. */
+  revoke(which: { hash: string } | { kind: TokenKind }): void;
+  /** Forgets every session, as a restart does to sessions held in memory. */
+  clear(): void;
+}
+
+function sharedSessions(db: Db): SessionTable {
+  const find = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE hash = ?');
+  const touch = db.prepare<[number, string]>('UPDATE tokens SET last_used_ms = ? WHERE hash = ?');
+  const insert = db.prepare<[string, string, TokenKind, string, number, number, number | null, number | null]>(
+    `INSERT INTO tokens (hash, user_id, kind, commands, issued_at_ms, last_used_ms, lifespan_ms, inactivity_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  return {
+    get: (hash) => find.get(hash),
+    put: (hash, r) => insert.run(hash, r.user_id, r.kind, r.commands, r.issued_at_ms, r.last_used_ms, r.lifespan_ms, r.inactivity_ms),
+    touch: (hash, at) => touch.run(at, hash),
+    revoke: (which) =>
+      'hash' in which
+        ? db.prepare('UPDATE tokens SET revoked = 1 WHERE hash = ?').run(which.hash)
+        : db.prepare('UPDATE tokens SET revoked = 1 WHERE kind = ?').run(which.kind),
+    clear: () => db.prepare('DELETE FROM tokens').run(),
+  };
+}
+
+/** Sessions past this many are pruned of the ended ones, so that a long-running instance stays bounded. */
+const MAX_INSTANCE_SESSIONS = 100_000;
+
+function instanceSessions(now: () => Date): SessionTable {
+  const rows = new Map<string, TokenRow>();
+  return {
+    get: (hash) => rows.get(hash),
+    put: (hash, row) => {
+      if (rows.size >= MAX_INSTANCE_SESSIONS) for (const [h, r] of rows) if (ended(r, now().getTime())) rows.delete(h);
+      rows.set(hash, { ...row });
+    },
+    touch: (hash, at) => {
+      const row = rows.get(hash);
+      if (row) row.last_used_ms = at;
+    },
+    revoke: (which) => {
+      for (const [h, r] of rows) if ('hash' in which ? h === which.hash : r.kind === which.kind) r.revoked = 1;
+    },
+    clear: () => rows.clear(),
+  };
+}
+
+/** A token lives through its whole lifespan; one of 0 ends as soon as it is issued, as a token-lifespan-timeout of 0 would. */
+function ended(row: TokenRow, now: number): boolean {
+  return (
+    row.revoked === 1 ||
+    (row.lifespan_ms !== null && (row.lifespan_ms === 0 || now - row.issued_at_ms > row.lifespan_ms)) ||
+    (row.inactivity_ms !== null && now - row.last_used_ms > row.inactivity_ms)
+  );
+}
+
 export class TokenRegistry {
   readonly #db: Db;
   readonly #now: () => Date;
-  readonly #find;
-  readonly #touch;
+  readonly #sessions: SessionTable;
 
-  constructor(db: Db, now: () => Date) {
+  constructor(db: Db, now: () => Date, storage: SessionStorage = 'shared') {
     this.#db = db;
     this.#now = now;
-    this.#find = db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE hash = ?');
-    this.#touch = db.prepare<[number, string]>('UPDATE tokens SET last_used_ms = ? WHERE hash = ?');
+    this.#sessions = storage === 'shared' ? sharedSessions(db) : instanceSessions(now);
   }
 
   issue(userId: string, commands: readonly string[], policy: TokenPolicy, kind: TokenKind = 'user', issuedAt = this.#now()): string {
     const token = newToken();
-    this.#db
-      .prepare(
-        `INSERT INTO tokens (hash, user_id, kind, commands, issued_at_ms, last_used_ms, lifespan_ms, inactivity_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(hash(token), userId, kind, commands.join(','), issuedAt.getTime(), issuedAt.getTime(), policy.lifespanMs, policy.inactivityMs);
+    this.#sessions.put(hash(token), {
+      user_id: userId,
+      kind,
+      commands: commands.join(','),
+      issued_at_ms: issuedAt.getTime(),
+      last_used_ms: issuedAt.getTime(),
+      lifespan_ms: policy.lifespanMs,
+      inactivity_ms: policy.inactivityMs,
+      revoked: 0,
+    });
     return token;
   }
 
   check(token: string | undefined, command: string): TokenCheck {
     if (!token) return { ok: false, reason: 'invalid-or-expired' };
     const key = hash(token);
-    const row = this.#find.get(key);
+    const row = this.#sessions.get(key);
     const now = this.#now().getTime();
-    if (
-      row === undefined ||
-      row.revoked ||
-      (row.lifespan_ms !== null && now - row.issued_at_ms > row.lifespan_ms) ||
-      (row.inactivity_ms !== null && now - row.last_used_ms > row.inactivity_ms)
-    ) {
-      return { ok: false, reason: 'invalid-or-expired' };
-    }
+    if (row === undefined || ended(row, now)) return { ok: false, reason: 'invalid-or-expired' };
     if (!row.commands.split(',').includes(command)) return { ok: false, reason: 'not-permitted' };
-    this.#touch.run(now, key);
+    this.#sessions.touch(key, now);
     return { ok: true, userId: row.user_id, kind: row.kind };
   }
 
   revoke(token: string): void {
-    this.#db.prepare('UPDATE tokens SET revoked = 1 WHERE hash = ?').run(hash(token));
+    this.#sessions.revoke({ hash: hash(token) });
+  }
+
+  /** Ends every session of this kind: what an administrator does to a trusted application's ('app'). */
+  revokeAll(kind: TokenKind): void {
+    this.#sessions.revoke({ kind });
+  }
+
+  /** Forgets every session, users' and applications' alike. */
+  forgetAll(): void {
+    this.#sessions.clear();
   }
 
   /** A user of the service by the name they sign in with (any case), with the commands they may run. */

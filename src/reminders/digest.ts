@@ -1,44 +1,36 @@
 /**
- * What a reminder's digest holds: the pending approvals that are overdue, due today, or due within
- * the window, in that order. Nothing due means no digest at all, and so no message.
+ * What a reminder's digest holds: the pending approvals that are overdue, due today, or due soon
+ * (within the window: today and the window's other days), each group counted. Nothing due means no
+ * digest at all, and so no message.
  */
 
-import { type CalendarDay, daysFromToday } from '../parse/dates.js';
-import type { Approval, ApprovalQuery } from '../service/index.js';
+import type { DueGroups } from '../approvals/due.js';
+import type { TimeFrame } from '../parse/times.js';
+import type { ApprovalQuery } from '../service/index.js';
 import type { ReminderSchedule } from './schedule.js';
 
-export type DigestGroup = 'overdue' | 'today' | 'soon';
+/** The groups a digest speaks of; those due later wait for a later digest. */
+export const DIGEST_GROUPS = ['overdue', 'today', 'soon'] as const;
 
 export interface Digest {
-  /** Each group soonest due first, as fetched. */
-  groups: Readonly<Record<DigestGroup, readonly Approval[]>>;
+  /** Each group soonest due first, as fetched; `later` is not part of a digest. */
+  groups: Pick<DueGroups, (typeof DIGEST_GROUPS)[number]>;
+  /** How many approvals the digest speaks of, in all its groups. */
   total: number;
   /** The service may hold more than were fetched. */
   more: boolean;
-  today: CalendarDay;
+  /** The reader's zone and now, with the service's: times in theirs. */
+  frame: TimeFrame;
   windowDays: number;
   schedule: ReminderSchedule;
   /** "Open the full list": whose, and the query it issues. */
   fullList: { userId: string; query: ApprovalQuery };
 }
 
-/** Which group a pending approval falls in; undefined when it is not due within the window (or its date is unreadable). */
-export function digestGroup(approval: Approval, today: CalendarDay, windowDays: number): DigestGroup | undefined {
-  const days = daysFromToday(approval.dueDate, today);
-  if (days === undefined) return undefined;
-  if (days < 0) return 'overdue';
-  if (days === 0) return 'today';
-  return days <= windowDays ? 'soon' : undefined;
-}
-
-export function buildDigest(input: Omit<Digest, 'groups' | 'total'> & { approvals: readonly Approval[] }): Digest | undefined {
-  const groups: Record<DigestGroup, Approval[]> = { overdue: [], today: [], soon: [] };
-  for (const a of input.approvals) {
-    const g = digestGroup(a, input.today, input.windowDays);
-    if (g) groups[g].push(a);
-  }
-  const total = groups.overdue.length + groups.today.length + groups.soon.length;
+export function buildDigest(input: Omit<Digest, 'groups' | 'total' | 'more'> & { groups: DueGroups }): Digest | undefined {
+  const { overdue, today, soon } = input.groups;
+  const groups = { overdue, today, soon };
+  const total = DIGEST_GROUPS.reduce((n, g) => n + groups[g].approvals.length, 0);
   if (total === 0) return undefined;
-  const { approvals: _all, ...rest } = input;
-  return { ...rest, groups, total };
+  return { ...input, groups, total, more: DIGEST_GROUPS.some((g) => groups[g].more) };
 }

@@ -4,7 +4,8 @@
  * by adding 24 hours, so that "09:00" stays 09:00 on both sides of a change.
  */
 
-import { type CalendarDay, todayIn, zoneFormatter } from '../parse/dates.js';
+import { todayIn } from '../parse/dates.js';
+import { addCalendarDays, type CalendarDay, instantOf } from '../parse/zones.js';
 import type { RemindDays, Reminder } from '../store/types.js';
 
 export type { RemindDays };
@@ -17,28 +18,6 @@ export interface ReminderSchedule {
   timeZone: string;
 }
 
-const wallFormatter = (timeZone: string) =>
-  zoneFormatter('wall', timeZone, {
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  });
-
-/** The zone's wall clock at an instant, read as if it were UTC: comparing it with the instant gives the offset. */
-function wallAsUtc(timeZone: string, instant: number): number {
-  const parts = wallFormatter(timeZone).formatToParts(new Date(instant));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-}
-
-function offsetAt(timeZone: string, instant: number): number {
-  return wallAsUtc(timeZone, Math.floor(instant / 1000) * 1000) - Math.floor(instant / 1000) * 1000;
-}
-
 /**
  * The instant at which a zone's clocks show `minuteOfDay` on `day`. A time that happens twice
  * (clocks going back) is taken the first time; a time that does not happen (clocks going
@@ -46,17 +25,7 @@ function offsetAt(timeZone: string, instant: number): number {
  * would show it: 02:30 on a night that skips 02:00–03:00 becomes 03:30.
  */
 export function zonedInstant(day: CalendarDay, minuteOfDay: number, timeZone: string): Date {
-  const wall = Date.UTC(day.year, day.month - 1, day.day, 0, minuteOfDay);
-  const dayMs = 86_400_000;
-  const before = wall - offsetAt(timeZone, wall - dayMs);
-  const after = wall - offsetAt(timeZone, wall + dayMs);
-  const matches = [before, after].filter((t) => wallAsUtc(timeZone, t) === wall);
-  return new Date(matches.length > 0 ? Math.min(...matches) : before);
-}
-
-export function addCalendarDays(day: CalendarDay, n: number): CalendarDay {
-  const d = new Date(Date.UTC(day.year, day.month - 1, day.day + n));
-  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+  return instantOf({ ...day, hour: Math.floor(minuteOfDay / 60), minute: minuteOfDay % 60, second: 0 }, timeZone);
 }
 
 function isWeekend(day: CalendarDay): boolean {

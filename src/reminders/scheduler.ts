@@ -10,13 +10,14 @@
  * are taken one after another, not once per tick.
  */
 
-import { parseDateInput, todayIn } from '../parse/dates.js';
+import { DUE_FETCH, type DueGroups, fetchByDue } from '../approvals/due.js';
+import { serviceDateFilter, timeFrame } from '../parse/times.js';
 import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
 import { Ticker } from '../runtime/ticker.js';
 import { type CredentialSource, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
-import type { ServiceClient } from '../service/index.js';
+import type { ApprovalQuery, ServiceClient } from '../service/index.js';
 import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
 import { buildDigest, type Digest } from './digest.js';
 import type { ReminderPlanner } from './remind.js';
@@ -55,6 +56,8 @@ export interface SchedulerOptions {
   /** This instance's name in leases. */
   owner: string;
   windowDays: number;
+  /** COMMAND_SERVICE_TIME_ZONE: the zone the service writes its times in; undefined when not known. */
+  serviceTimeZone: string | undefined;
   /** How often the store is asked for due reminders when none were (while some are, they are taken one after another). */
   tickMs?: number;
   /**
@@ -90,9 +93,6 @@ export interface TickReport {
   skipped: number;
   failed: number;
 }
-
-/** How many approvals one digest looks at: one call, soonest due first. */
-export const DIGEST_FETCH = 100;
 
 export class ReminderScheduler implements ReminderPlanner {
   readonly #o: Required<SchedulerOptions>;
@@ -246,13 +246,14 @@ export class ReminderScheduler implements ReminderPlanner {
     }
     if (linked === undefined) return this.#askToRelink(r, who, 'not-linked', () => release(onward(now)));
 
-    const today = todayIn(timeZone, now);
-    const dueBefore = parseDateInput(`${this.#o.windowDays}d`, today);
+    const frame = timeFrame(now, timeZone, this.#o.serviceTimeZone);
+    // Within the window: today and its other days, as `/approvals due-before:3d` reads it.
+    const dueBefore = serviceDateFilter(`${this.#o.windowDays}d`, 'before', frame);
     const query = {
       state: 'pending' as const,
       sort: 'asc' as const,
-      'page-size': DIGEST_FETCH,
-      ...(dueBefore.ok ? { 'due-before': dueBefore.value } : {}),
+      'page-size': DUE_FETCH,
+      ...(dueBefore === undefined ? {} : { 'due-before': dueBefore }),
     };
     let slot: HeldSlot;
     try {
@@ -263,15 +264,16 @@ export class ReminderScheduler implements ReminderPlanner {
       if (error instanceof SlotsStoppedError) return 'retried';
       throw error;
     }
-    let approvals: Awaited<ReturnType<ServiceClient['findApprovals']>>['approvals'];
+    let groups: DueGroups;
     try {
-      let answer: Awaited<ReturnType<ServiceClient['findApprovals']>>;
       try {
-        answer = await linked.call((token, options) => this.#o.service.findApprovals(query, token, options));
+        // One call, or two when the first is all overdue: the slot is held for both, and only for them.
+        const find = async (q: ApprovalQuery) =>
+          (await linked.call((token, options) => this.#o.service.findApprovals(q, token, options))).approvals;
+        groups = await fetchByDue(find, query, frame, this.#o.windowDays);
       } finally {
         await slot.release();
       }
-      approvals = answer.approvals;
       await store.recordOutcome(who, 'findApprovals', 'ok', now);
     } catch (error) {
       if (isServiceError(error) && error.kind === 'invalid-token') {
@@ -293,9 +295,8 @@ export class ReminderScheduler implements ReminderPlanner {
     }
 
     const digest = buildDigest({
-      approvals,
-      more: approvals.length >= DIGEST_FETCH,
-      today,
+      groups,
+      frame,
       windowDays: this.#o.windowDays,
       schedule,
       fullList: { userId: r.userId, query: { ...query, 'page-size': 10 } },

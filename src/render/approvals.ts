@@ -9,12 +9,14 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { PageState, PageStateWire } from '../parse/buttons.js';
-import type { CalendarDay } from '../parse/dates.js';
+import { readableDay, readServiceDate } from '../parse/dates.js';
 import type { DetailsOrigin } from '../parse/details.js';
+import { readServiceTime, type TimeFrame } from '../parse/times.js';
+import { addCalendarDays, startOfDay, wallClock, zoneLabel } from '../parse/zones.js';
 import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import { actions, button, fallback, header, LIMITS, linkButton, type Message, plainContext, section } from './blocks.js';
-import { dueRelative, readableTimestamp } from './dates.js';
+import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
@@ -44,19 +46,20 @@ export function encodePageState(state: PageState): string | undefined {
  * when it was completed), id. With `inlineUrl`, "Open" is a link on the id's line: packed several
  * to a block there is no room for a button.
  */
-export function approvalParagraphs(approval: Approval, today: CalendarDay, inlineUrl?: string): Paragraph[] {
+export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineUrl?: string): Paragraph[] {
   const requester =
     typeof approval.fields.RequestedByName === 'string' && approval.fields.RequestedByName !== ''
       ? ` · requested by ${oneLine(approval.fields.RequestedByName, 80)}`
       : '';
-  const due = readableTimestamp(approval.dueDate);
+  const dueTime = readServiceTime(approval.dueDate, frame);
+  const due = dueTime && readableTime(dueTime);
   let status: Run[];
   if (approval.completedDate !== '') {
-    const done = readableTimestamp(approval.completedDate) ?? oneLine(approval.completedDate, 40);
+    const done = readableTimestamp(approval.completedDate, frame) ?? oneLine(approval.completedDate, 40);
     // Completed may mean rejected: a flag, not a green tick that would read as approved.
     status = [emoji('checkered_flag'), ` Completed ${done}${due ? ` · was due ${due}` : ''}`];
   } else if (due) {
-    const rel = dueRelative(approval.dueDate, today);
+    const rel = dueTime && standingText(dueTime, frame);
     status = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
     if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
   } else {
@@ -79,15 +82,15 @@ export function approvalParagraphs(approval: Approval, today: CalendarDay, inlin
  */
 export function approvalBlocks(
   approval: Approval,
-  today: CalendarDay,
+  frame: TimeFrame,
   links: ApprovalLinks | undefined,
   details?: DetailsOrigin,
   decided?: { mark: DecidedMark; readerId: string },
 ): KnownBlock[] {
   // Decided from chat: said so, and nothing offered on it again.
-  if (decided !== undefined) return [richText([...approvalParagraphs(approval, today), decidedLine(decided.mark, decided.readerId)])];
+  if (decided !== undefined) return [richText([...approvalParagraphs(approval, frame), decidedLine(decided.mark, decided.readerId)])];
   const url = approvalUrl(links, approval.workItemId);
-  const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, today))];
+  const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, frame))];
   const buttons = [
     details === undefined ? undefined : detailsButton(approval, details),
     url ? linkButton({ actionId: OPEN_ACTION, text: 'Open', url }) : undefined,
@@ -107,8 +110,8 @@ export interface ApprovalsPageInput {
   approvals: readonly Approval[];
   /** The asker's Slack user id (goes into the paging buttons). */
   userId: string;
-  /** The asker's today, for "overdue" and "due today". */
-  today: CalendarDay;
+  /** The asker's zone and now, with the service's zone: times in theirs, and "overdue" by the clock. */
+  frame: TimeFrame;
   /** "Open" buttons, when the service's pages are known. */
   approvalLinks?: ApprovalLinks | undefined;
   /** Details controls: while the service offers getApprovalDetails. */
@@ -125,24 +128,50 @@ const FIXED_BLOCKS = 4; // header, context, a note, the paging buttons (packed, 
 const FILTER_LABELS: Partial<Record<keyof ApprovalQuery, string>> = {
   'approval-id': 'id',
   'business-source': 'source',
-  'completed-after': 'completed after',
-  'completed-before': 'completed before',
-  'due-after': 'due after',
-  'due-before': 'due before',
+  'completed-after': 'completed',
+  'completed-before': 'completed',
+  'due-after': 'due',
+  'due-before': 'due',
   'entitlement-name': 'entitlement',
   'entitlement-type': 'entitlement type',
-  'requested-after': 'requested after',
-  'requested-before': 'requested before',
+  'requested-after': 'requested',
+  'requested-before': 'requested',
   'user-first-name': 'requester first name',
   'user-id': 'requester',
   'user-last-name': 'requester last name',
 };
 
-/** The filters as typed: plain text, so that a value is shown exactly (quotes mark where it starts and ends). */
-function describeFilters(query: ApprovalQuery): string | undefined {
+/**
+ * A date filter in the reader's words: the service takes a day of its own calendar, which with its
+ * zone known is told on the reader's clock ("due before Mon 30 Nov 2026, 06:00 Tokyo time" where the
+ * two calendars' days do not meet at the reader's midnight), and without it is said to be the
+ * service's ("due on or before Sun 29 Nov 2026 by the service’s calendar").
+ */
+function describeDate(what: string, bound: 'after' | 'before', value: string, frame: TimeFrame): string {
+  const day = readServiceDate(value);
+  if (day === undefined) return `${what} ${bound} “${oneLine(value, 60)}”`;
+  if (frame.serviceZone === undefined) return `${what} on or ${bound} ${readableDay(day)} by the service’s calendar`;
+  // The range's edge as an instant: where the service's day starts (after), or where the next one does (before).
+  const edge = startOfDay(bound === 'after' ? day : addCalendarDays(day, 1), frame.serviceZone);
+  const wall = wallClock(edge, frame.zone);
+  if (wall.hour === 0 && wall.minute === 0) {
+    const readerDay = bound === 'after' ? wall : addCalendarDays(wall, -1);
+    return `${what} on or ${bound} ${readableDay(readerDay)}`;
+  }
+  const at = `${readableDay(wall)}, ${String(wall.hour).padStart(2, '0')}:${String(wall.minute).padStart(2, '0')} ${zoneLabel(frame.zone)}`;
+  return bound === 'after' ? `${what} from ${at}` : `${what} before ${at}`;
+}
+
+/** The filters: values as typed, in plain text so that each is shown exactly (quotes mark where it starts and ends); dates in the reader's words. */
+function describeFilters(query: ApprovalQuery, frame: TimeFrame): string | undefined {
   const parts = Object.entries(FILTER_LABELS)
     .filter(([key]) => query[key as keyof ApprovalQuery] !== undefined)
-    .map(([key, label]) => `${label} “${oneLine(String(query[key as keyof ApprovalQuery]), 60)}”`);
+    .map(([key, label]) => {
+      const value = String(query[key as keyof ApprovalQuery]);
+      if (key.endsWith('-after')) return describeDate(label, 'after', value, frame);
+      if (key.endsWith('-before')) return describeDate(label, 'before', value, frame);
+      return `${label} “${oneLine(value, 60)}”`;
+    });
   return parts.length > 0 ? parts.join(' · ') : undefined;
 }
 
@@ -175,7 +204,7 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const pageSize = query['page-size'] ?? 20;
   const title = `${STATE_TITLES[state]}${page > 1 ? ` · page ${page}` : ''}`;
   const order = query.sort === 'desc' ? 'latest due first' : 'soonest due first';
-  const filters = describeFilters(query);
+  const filters = describeFilters(query, input.frame);
   const blocks: KnownBlock[] = [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${pageSize} per page`)];
 
   const details = input.details === true;
@@ -189,15 +218,15 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const needed = entries.reduce((n, a) => n + (marks.has(a.workItemId) ? 1 : entryBlocks(input.approvalLinks, details)), 0);
   if (needed <= LIMITS.blocksPerMessage - FIXED_BLOCKS) {
     const origin: DetailsOrigin = { kind: 'page', owner: input.userId, query };
-    for (const a of entries) blocks.push(...approvalBlocks(a, input.today, input.approvalLinks, details ? origin : undefined, markOf(a)));
+    for (const a of entries) blocks.push(...approvalBlocks(a, input.frame, input.approvalLinks, details ? origin : undefined, markOf(a)));
   } else {
     blocks.push(
       ...packEntries(
         entries.map((a) => {
           const mark = markOf(a);
           return mark === undefined
-            ? approvalParagraphs(a, input.today, approvalUrl(input.approvalLinks, a.workItemId))
-            : [...approvalParagraphs(a, input.today), decidedLine(mark.mark, mark.readerId)];
+            ? approvalParagraphs(a, input.frame, approvalUrl(input.approvalLinks, a.workItemId))
+            : [...approvalParagraphs(a, input.frame), decidedLine(mark.mark, mark.readerId)];
         }),
       ),
     );

@@ -6,11 +6,12 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { AttemptReason } from '../collections/explain.js';
-import { explainAttempt, reasonParts } from '../collections/explain.js';
+import { explainAttempt, outcomeWords, reasonParts, runStateWords } from '../collections/explain.js';
 import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
 import type { Held } from '../collections/start.js';
 import type { ConfirmReason } from '../parse/collect.js';
+import { instantOf } from '../parse/zones.js';
 import type { CollectQuery } from '../service/query.js';
 import { parseServiceTimestamp } from '../service/timestamps.js';
 import type { CollectAttempt, WatchedRun } from '../store/types.js';
@@ -78,23 +79,25 @@ export function formatElapsed(ms: number): string {
   return `${sec}s`;
 }
 
-function serviceMs(value: string | undefined): number | undefined {
+/** A run's time as an instant where the service's zone is known; as written otherwise, which is right but across a change of clocks. */
+function serviceMs(value: string | undefined, serviceZone: string | undefined): number | undefined {
   const t = value ? parseServiceTimestamp(value) : undefined;
-  return t === undefined ? undefined : Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second);
+  if (t === undefined) return undefined;
+  return serviceZone === undefined ? Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) : instantOf(t, serviceZone).getTime();
 }
 
 /** How long a run took (ended) or has been going (not yet): the service's own times when it gave both. */
-function runElapsed(run: WatchedRun, startedAt: Date, now: Date): number {
-  const start = serviceMs(run.startTime);
-  const end = serviceMs(run.completedTime);
+function runElapsed(run: WatchedRun, startedAt: Date, now: Date, serviceZone?: string): number {
+  const start = serviceMs(run.startTime, serviceZone);
+  const end = serviceMs(run.completedTime, serviceZone);
   if (start !== undefined && end !== undefined) return end - start;
   return (run.endedAt ?? now.getTime()) - startedAt.getTime();
 }
 
-function runLine(run: WatchedRun, startedAt: Date, now: Date): Paragraph {
+function runLine(run: WatchedRun, startedAt: Date, now: Date, serviceZone: string | undefined): Paragraph {
   const name = run.collector ? bold(oneLine(run.collector, 120)) : italic('unnamed collector');
   const id: Run[] = ['run ', code(oneLine(run.runId, 40))];
-  const elapsed = formatElapsed(runElapsed(run, startedAt, now));
+  const elapsed = formatElapsed(runElapsed(run, startedAt, now, serviceZone));
   switch (run.state) {
     case undefined:
       return ['• ', name, ': ', ...id];
@@ -114,15 +117,18 @@ function runLine(run: WatchedRun, startedAt: Date, now: Date): Paragraph {
 /** One rich text block holds about 40 runs; a service with hundreds of collectors gets the rest summarised. */
 const MAX_LISTED = 40;
 
-/** The channel's message for a started collection, updated in place as its runs go New → Running → Completed / Aborted. */
-export function renderCollectStatus(input: CollectStatus): Message {
+/**
+ * The channel's message for a started collection, updated in place as its runs go New → Running →
+ * Completed / Aborted. `serviceZone` (COMMAND_SERVICE_TIME_ZONE) makes a run's length right across a change of clocks.
+ */
+export function renderCollectStatus(input: CollectStatus, serviceZone?: string): Message {
   const { runs, query } = input;
   const forced = query.force ? ' (forced)' : '';
   const noun = runs.length === 1 ? 'collection' : 'collections';
-  const listed = runs.slice(0, MAX_LISTED).map((r) => runLine(r, input.startedAt, input.now));
+  const listed = runs.slice(0, MAX_LISTED).map((r) => runLine(r, input.startedAt, input.now, serviceZone));
   if (runs.length > MAX_LISTED) listed.push([`…and ${runs.length - MAX_LISTED} more.`]);
   const { completed, aborted, ended } = summarizeRuns(runs);
-  const total = formatElapsed(Math.max(...runs.map((r) => runElapsed(r, input.startedAt, input.now)), 0));
+  const total = formatElapsed(Math.max(...runs.map((r) => runElapsed(r, input.startedAt, input.now, serviceZone)), 0));
   const all = runs.length === 1 ? 'The collection' : `All ${runs.length}`;
   let status: Paragraph | undefined;
   switch (input.live?.kind) {
@@ -166,9 +172,10 @@ export function renderCollectStatus(input: CollectStatus): Message {
   ];
   // The notification ends as the message does: "All 7 ended: 6 completed, 1 aborted", "The collection completed".
   const state = !ended ? '' : aborted > 0 ? ` ${all} ended: ${completed} completed, ${aborted} aborted.` : ` ${all} completed.`;
-  const runList = runs.map(
-    (r) => `${oneLine(r.collector ?? 'unnamed collector', 60)} (run ${oneLine(r.runId, 40)}${r.state ? `, ${r.state.toLowerCase()}` : ''})`,
-  );
+  const runList = runs.map((r) => {
+    const state = runStateWords(r.state);
+    return `${oneLine(r.collector ?? 'unnamed collector', 60)} (run ${oneLine(r.runId, 40)}${state ? `, ${oneLine(state, 40)}` : ''})`;
+  });
   return {
     text: plainOf([[...opening, ' ', `${runList.join(', ')}.${state}`]]),
     blocks: [richText(paragraphs), richText(details)],
@@ -225,14 +232,20 @@ function againFrom(held: readonly Held[], cooldownMs: number): Date {
   return new Date(Math.max(...held.map((h) => h.holder.at.getTime())) + cooldownMs);
 }
 
+/** Who started it, as the asker reads it: "you" when it was they, a mention otherwise. */
+function starter(userId: string, askerId: string | undefined, capital: boolean): Run {
+  if (userId !== askerId) return user(userId);
+  return capital ? 'You' : 'you';
+}
+
 /** One line per collector started a moment ago: which, by whom, when, where. */
-function heldLines(held: readonly Held[], query?: CollectQuery): Paragraph[] {
+function heldLines(held: readonly Held[], query?: CollectQuery, askerId?: string): Paragraph[] {
   return held.map(
     (h): Paragraph => [
       '• ',
       ...(h.collector !== undefined ? [bold(oneLine(h.collector, 120))] : query !== undefined ? target(query) : ['all of it']),
       ': ',
-      user(h.holder.userId),
+      starter(h.holder.userId, askerId, false),
       ' started it at ',
       when(h.holder.at),
       ' in ',
@@ -248,6 +261,43 @@ function sameStart(a: Held, b: Held): boolean {
   );
 }
 
+/** "*AD Accounts*", "*AD Accounts* and *HR Feed*", "*A*, *B* and *C*". */
+function namesOf(names: readonly string[]): Run[] {
+  return names.flatMap((name, i): Run[] => [...(i === 0 ? [] : [i === names.length - 1 ? ' and ' : ', ']), bold(oneLine(name, 120))]);
+}
+
+/**
+ * Part of a whole application (or of everything) is held and its other collectors are not known:
+ * what is blocked, why, and the asker's ways on, in their words rather than countersign's.
+ */
+function unknownRestParagraphs(query: CollectQuery, held: readonly Held[], again: Date, override: boolean): Paragraph[] {
+  const names = namesOf(held.map((h) => h.collector ?? ''));
+  const app = query.application === undefined ? undefined : bold(oneLine(query.application, 120));
+  return [
+    [
+      'Nothing was started. countersign would leave ',
+      ...names,
+      ' out and start the rest',
+      ...(app ? [' of ', app] : []),
+      ', but it does not know the rest yet: the service says which collectors ',
+      app
+        ? 'an application has only when the whole application is started at once.'
+        : 'there are only when every collector is started at once.',
+    ],
+    ['What you can do:'],
+    [
+      '• Wait: from ',
+      when(again),
+      ' it can all start, and ',
+      ...(held.length === 1 ? [...names, ' will not run twice.'] : ['none of them will run twice.']),
+    ],
+    ['• Start the other collectors now, one at a time by name: ', code('/collect <collector name>'), '.'],
+    ...(override
+      ? [['• ', bold('Start anyway'), ': ', ...(app ? ['all of ', app] : ['every collector']), ' starts now, ', ...names, ' again too.']]
+      : []),
+  ];
+}
+
 /** Someone started the same collection, or part of it, a moment ago: who, when, and, for those allowed, a way past it. */
 export function renderCooldown(input: {
   query: CollectQuery;
@@ -257,20 +307,15 @@ export function renderCooldown(input: {
   overrideId: string | undefined;
   /** Part of the target is held and its other collectors are not known, so none could start by name. */
   unknownRest?: boolean | undefined;
+  /** Who reads it: where they started it themselves, the notice says "you". */
+  askerId?: string | undefined;
 }): Message {
-  const { held, query } = input;
-  const unknown: Paragraph[] = input.unknownRest
-    ? [
-        [
-          'Nothing was started: countersign does not know yet which other collectors this covers, so it cannot start just those. It learns that from the service’s answer when the whole of it is started.',
-        ],
-      ]
-    : [];
+  const { held, query, askerId } = input;
   const only = held.length === 1 ? (held[0] as Held) : undefined;
   // What the holder started, in their terms: the very target asked for, or one collector of it.
   const started = (h: Held): Run[] => (h.collector === undefined ? target(query) : ['collector ', bold(oneLine(h.collector, 120))]);
-  const by = (h: Held): Run[] => [
-    user(h.holder.userId),
+  const by = (h: Held, capital: boolean): Run[] => [
+    starter(h.holder.userId, askerId, capital),
     ' started ',
     ...started(h),
     ' at ',
@@ -278,39 +323,33 @@ export function renderCooldown(input: {
     ' in ',
     channel(h.holder.channelId),
   ];
-  const again: Paragraph = [
-    'The same collection can start again from ',
-    when(againFrom(held, input.cooldownMs)),
-    ', so that it does not run twice.',
-  ];
+  const againAt = againFrom(held, input.cooldownMs);
+  const again: Paragraph = ['The same collection can start again from ', when(againAt), ', so that it does not run twice.'];
   // Someone started this very target (or, for a name, this collector): that is the news; its own collectors go without saying.
   const whole = held.find((h) => h.collector === undefined) ?? (query.name !== undefined ? only : undefined);
+  const unknown = input.unknownRest === true && whole === undefined;
   let paragraphs: Paragraph[];
   if (whole) {
     const others = held.filter((h) => h !== whole && h.collector !== undefined && !sameStart(h, whole));
     paragraphs = [
-      [emoji('hand'), ' ', ...by(whole), '.'],
-      ...(others.length > 0 ? [['Also started a moment ago:'], ...heldLines(others, query)] : []),
+      [emoji('hand'), ' ', ...by(whole, true), '.'],
+      ...(others.length > 0 ? [['Also started a moment ago:'], ...heldLines(others, query, askerId)] : []),
       again,
     ];
   } else if (only) {
     paragraphs = [
-      [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago: ', ...by(only), '.'],
-      ...unknown,
-      [
-        'It can start again from ',
-        when(againFrom(held, input.cooldownMs)),
-        ', so that ',
-        bold(oneLine(only.collector ?? '', 120)),
-        ' does not run twice.',
-      ],
+      [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago: ', ...by(only, false), '.'],
+      ...(unknown
+        ? unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined)
+        : [['It can start again from ', when(againAt), ', so that ', bold(oneLine(only.collector ?? '', 120)), ' does not run twice.']]),
     ];
   } else {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago:'],
-      ...heldLines(held, query),
-      ...unknown,
-      ['It can all start again from ', when(againFrom(held, input.cooldownMs)), ', so that none of them runs twice.'],
+      ...heldLines(held, query, askerId),
+      ...(unknown
+        ? unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined)
+        : [['It can all start again from ', when(againAt), ', so that none of them runs twice.']]),
     ];
   }
   const after: KnownBlock[] = [];
@@ -332,10 +371,10 @@ export function renderCooldown(input: {
 }
 
 /** To the asker: the collectors of the target that were left out because they were started a moment ago. */
-export function renderLeftOut(held: readonly Held[], cooldownMs: number): Message {
+export function renderLeftOut(held: readonly Held[], cooldownMs: number, askerId?: string): Message {
   return richMessage([
     [emoji('information_source'), ` Left out, so that ${held.length === 1 ? 'it does' : 'they do'} not run twice:`],
-    ...heldLines(held),
+    ...heldLines(held, undefined, askerId),
     ['They can start again from ', when(againFrom(held, cooldownMs)), '.'],
   ]);
 }
@@ -344,7 +383,7 @@ export function renderLeftOut(held: readonly Held[], cooldownMs: number): Messag
  * To the asker: collectors the service ran again though started a moment ago, since nothing said
  * beforehand that the target covers them.
  */
-export function renderRanAgain(ranAgain: readonly Held[], query: CollectQuery): Message {
+export function renderRanAgain(ranAgain: readonly Held[], query: CollectQuery, askerId?: string): Message {
   const one = ranAgain.length === 1;
   const why: Run[] =
     query.application !== undefined
@@ -352,23 +391,12 @@ export function renderRanAgain(ranAgain: readonly Held[], query: CollectQuery): 
       : [`countersign did not know that this covers ${one ? 'it' : 'them'}:`];
   return richMessage([
     [emoji('warning'), ' Started again within the cooldown: ', ...why],
-    ...heldLines(ranAgain, query),
+    ...heldLines(ranAgain, query, askerId),
     [
       'The service names the collector of each run but not its application, so countersign learns which collectors an application has from a start of the whole application, such as this one. It knows now, and leaves them out next time.',
     ],
   ]);
 }
-
-const OUTCOME_WORDS: Record<CollectAttempt['outcome'], string> = {
-  started: 'started',
-  'nothing-matched': 'matched no collector',
-  refused: 'refused',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  unanswered: 'asked to confirm, no answer',
-  confirmed: 'confirmed, not started yet',
-  sent: 'sent to the service, no answer recorded',
-};
 
 /** Why an attempt ended so, in words; who and when as a mention and a date each reader sees in their own zone. */
 function reasonRuns(reason: AttemptReason): Run[] {
@@ -378,22 +406,27 @@ function reasonRuns(reason: AttemptReason): Run[] {
   );
 }
 
+/** "<when> · @Oscar started collector AD Accounts: AD Accounts `41` queued", or "… asked for … · refused: why". */
 function historyLine(a: CollectAttempt): Paragraph {
-  const line: Run[] = ['• ', when(a.at, '{date_short_pretty} {time}'), ' ', user(a.userId), ' · ', ...target(a.query)];
+  const started = a.outcome === 'started';
+  const line: Run[] = [
+    '• ',
+    when(a.at, '{date_short_pretty} {time}'),
+    ' · ',
+    user(a.userId),
+    started ? ' started ' : ' asked for ',
+    ...target(a.query),
+  ];
   if (a.query.force) line.push(', forced');
-  // An outcome a newer release wrote (a rolling deploy): shown as it was stored.
-  line.push(' · ', bold(OUTCOME_WORDS[a.outcome] ?? oneLine(String(a.outcome), 40)));
-  const reason = a.outcome === 'started' ? undefined : explainAttempt(a);
+  if (!started) line.push(' · ', bold(oneLine(outcomeWords(String(a.outcome)), 40)));
+  const reason = started ? undefined : explainAttempt(a);
   if (reason) line.push(': ', ...reasonRuns(reason));
   if (a.runs.length > 0) {
     line.push(': ');
     a.runs.slice(0, 6).forEach((r, i) => {
       if (i > 0) line.push(', ');
-      line.push(
-        `${oneLine(r.collector ?? 'unnamed collector', 60)} `,
-        code(oneLine(r.runId, 20)),
-        r.state ? ` ${r.state.toLowerCase()}` : '',
-      );
+      const state = runStateWords(r.state);
+      line.push(`${oneLine(r.collector ?? 'unnamed collector', 60)} `, code(oneLine(r.runId, 20)), state ? ` ${oneLine(state, 40)}` : '');
     });
     if (a.runs.length > 6) line.push(`, and ${a.runs.length - 6} more`);
   }

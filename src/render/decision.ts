@@ -10,6 +10,7 @@
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DecideOutcome, DecisionOffer } from '../approvals/decide.js';
 import type { DecisionAbout, DecisionChoiceWire, DecisionState, DecisionStateWire } from '../parse/decision.js';
+import type { TimeFrame } from '../parse/times.js';
 import { MAX_COMMENT_CHARS } from '../service/query.js';
 import type { ApprovalDetails } from '../service/schemas.js';
 import type { DecisionRefusal } from '../store/types.js';
@@ -218,10 +219,10 @@ function openBlock(links: ApprovalLinks | undefined, approvalId: string): KnownB
 }
 
 /** What the service shows of it now: "completed as Rejected, 2026-11-22 10:42:05.0, by Lovelace, Ada". */
-function seenLine(d: ApprovalDetails): Run[] {
+function seenLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
   if (d.completedDate === '') return ['It still shows it waiting for a decision.'];
   const by: Run[] = d.completedByName ? [', by ', oneLine(d.completedByName, 80)] : [];
-  const done = readableTimestamp(d.completedDate) ?? oneLine(d.completedDate, 40);
+  const done = readableTimestamp(d.completedDate, frame) ?? oneLine(d.completedDate, 40);
   return ['It shows it completed as ', bold(oneLine(d.state || 'completed', 60)), ', ', done, ...by, '.'];
 }
 
@@ -284,6 +285,8 @@ export interface DecisionOutcomeInput {
   state: DecisionState;
   outcome: Exclude<DecideOutcome, { kind: 'failed' } | { kind: 'bad-comment' }>;
   readerId: string;
+  /** The reader's zone and now, with the service's zone: the service's times in theirs. */
+  frame: TimeFrame;
   approvalLinks?: ApprovalLinks | undefined;
 }
 
@@ -307,7 +310,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
           when(outcome.at, '{date_short_pretty} at {time}'),
           '.',
         ],
-        ...(outcome.details ? [seenLine(outcome.details)] : []),
+        ...(outcome.details ? [seenLine(outcome.details, input.frame)] : []),
         ...about,
       ];
       break;
@@ -368,7 +371,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
             emoji(yours ? 'white_check_mark' : 'grey_question'),
             ' The Command Service did not answer in time, but it has the approval decided now.',
           ],
-          seenLine(d),
+          seenLine(d, input.frame),
           yours ? ['So your decision went through.'] : ['Check in the service whether that was yours.'],
           ...about,
         ];

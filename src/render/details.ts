@@ -1,6 +1,6 @@
 /**
  * An approval's details in a modal: the step and how it stands, the request and who asked, its
- * description and notes, due date against the reader's today, each request item as a sentence
+ * description and notes, due date on the reader’s clock, each request item as a sentence
  * ("Add Wayne, Bruce to group Domain Admins (Active Directory)"), paged, and the actions the
  * service lists for the step: as words, and, with DECISION_REQUEST, a button each (decision.ts)
  * beside "Open in the service"; and the modal's other states (loading, gone, not offered, not
@@ -10,13 +10,13 @@
 
 import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
-import type { CalendarDay } from '../parse/dates.js';
 import { type DetailsState, MAX_ITEMS_PAGE, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
+import { readServiceTime, type TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
-import { dueRelative, readableTimestamp } from './dates.js';
+import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { decisionButtons, decisionNote } from './decision.js';
 import { DETAILS_ACTIONS, encodeDetailsMetadata } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
@@ -50,6 +50,13 @@ export function refreshTarget(state: DetailsState, userId: string): 'page' | 'ho
   return undefined;
 }
 
+/** Whether the approval was on a list of this reader's (so existed for them), rather than typed or on someone else's. */
+function shownBefore(state: DetailsState, userId: string): boolean {
+  const origin = state.origin;
+  if (origin.kind === 'typed') return false;
+  return origin.kind !== 'page' || origin.owner === undefined || origin.owner === userId;
+}
+
 function openButton(links: ApprovalLinks | undefined, approvalId: string): Button | undefined {
   const url = links?.(approvalId);
   return url !== undefined && url.length <= LIMITS.buttonUrl
@@ -67,8 +74,8 @@ export interface DetailsViewInput {
   state: DetailsState;
   /** Who reads it: Refresh is offered on their own page only. */
   userId: string;
-  /** The reader's today, for "overdue" and "due today". */
-  today: CalendarDay;
+  /** The reader's zone and now, with the service's zone: times in theirs, and "overdue" by the clock. */
+  frame: TimeFrame;
   approvalLinks?: ApprovalLinks | undefined;
 }
 
@@ -89,12 +96,26 @@ export function renderDetailsView(input: DetailsViewInput): ModalView {
               value: target,
               style: 'primary',
             });
+      const id = code(oneLine(state.approvalId, 120));
+      // The service answers an id it never had as it answers one gone from this reader's view: only an
+      // approval this reader was shown (their page, their Home, their digest) is known to have existed.
+      if (!shownBefore(state, input.userId))
+        return view(state, [
+          richText([
+            [emoji('mag'), ' The Command Service has no approval ', id, ' that you can see.'],
+            state.origin.kind === 'typed'
+              ? ['Check the id: each approval on a page of ', code('/approvals'), ' shows its own.']
+              : ['It is not on a list of yours: it may be someone else’s.'],
+            ['An approval that was reassigned to someone else or withdrawn is not shown to you either.'],
+          ]),
+          ...buttonsBlock('details:gone', [open]),
+        ]);
       return view(state, [
         richText([
           [
             emoji('see_no_evil'),
             ' The approval ',
-            code(oneLine(state.approvalId, 120)),
+            id,
             ' is no longer visible to you: it may have been completed, reassigned or withdrawn.',
           ],
         ]),
@@ -107,8 +128,8 @@ export function renderDetailsView(input: DetailsViewInput): ModalView {
         richText([
           md(
             open === undefined
-              ? ':information_source: This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; look the approval up in the service itself.'
-              : ':information_source: This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; Open in the service shows it there.',
+              ? ':information_source: This Command Service does not offer approval details (its administrators have switched them off), so countersign stops offering Details for now; look the approval up in the service itself.'
+              : ':information_source: This Command Service does not offer approval details (its administrators have switched them off), so countersign stops offering Details for now; Open in the service shows it there.',
           ),
         ]),
         ...buttonsBlock('details:open', [open]),
@@ -214,27 +235,36 @@ function lines(text: string, max: number, open: boolean): Paragraph[] {
   return shown;
 }
 
-function statusLine(d: ApprovalDetails, today: CalendarDay): Run[] {
-  const due = readableTimestamp(d.dueDate);
-  if (d.completedDate !== '') {
-    const done = readableTimestamp(d.completedDate) ?? oneLine(d.completedDate, 40);
-    const by: Run[] = d.completedByName === '' ? [] : [' by ', oneLine(d.completedByName, 80)];
-    return [emoji('checkered_flag'), ` Completed ${done}`, ...by, due ? ` · was due ${due}` : ''];
+/** A step the service says is done: nothing is left to decide in it. */
+function completed(d: ApprovalDetails): boolean {
+  return d.completedDate !== '';
+}
+
+function statusLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
+  const dueTime = readServiceTime(d.dueDate, frame);
+  const due = dueTime && readableTime(dueTime);
+  if (completed(d)) {
+    const done = readableTimestamp(d.completedDate, frame) ?? oneLine(d.completedDate, 40);
+    const who: Run[] =
+      d.completedByName === ''
+        ? [` Completed on ${done} (the service does not say by whom)`]
+        : [' ', oneLine(d.completedByName, 80), ` completed this step on ${done}`];
+    return [emoji('checkered_flag'), ...who, due ? ` · it was due ${due}` : ''];
   }
   if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
-  const rel = dueRelative(d.dueDate, today);
+  const rel = dueTime && standingText(dueTime, frame);
   const status: Run[] = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
   if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
   return status;
 }
 
-function summary(d: ApprovalDetails, today: CalendarDay): Paragraph[] {
+function summary(d: ApprovalDetails, frame: TimeFrame): Paragraph[] {
   const step: Run[] = [bold(oneLine(d.workItemName || 'Approval', 120))];
   if (d.state !== '') step.push(' · ', oneLine(d.state, 60));
   const request: Run[] = ['Request'];
   if (d.requestId !== '') request.push(' ', code(oneLine(d.requestId, 40)));
   if (d.requestedByName !== '') request.push(' · requested by ', oneLine(d.requestedByName, 120));
-  const paragraphs: Paragraph[] = [step, request, statusLine(d, today), ['Approval id ', code(oneLine(d.workItemId, 120))], actionsLine(d)];
+  const paragraphs: Paragraph[] = [step, request, statusLine(d, frame), ['Approval id ', code(oneLine(d.workItemId, 120))], actionsLine(d)];
   if (d.lineItemApprovalEnabled === true)
     paragraphs.push([emoji('ballot_box_with_check'), ' Each item of this request is decided on its own.']);
   if (d.hasAttachments === true) paragraphs.push([emoji('paperclip'), ' The request has attachments: the service shows them.']);
@@ -243,6 +273,7 @@ function summary(d: ApprovalDetails, today: CalendarDay): Paragraph[] {
 
 /** The transitions the service lists, as words: countersign does not decide, the service does. */
 function actionsLine(d: ApprovalDetails): Paragraph {
+  if (completed(d) && d.actions.length === 0) return ['This step is done: nothing is left to decide.'];
   if (d.actions.length === 0) return [italic('The service lists no actions for this step.')];
   const names: Run[] = [];
   d.actions.slice(0, 20).forEach((name, i) => {
@@ -279,8 +310,11 @@ function itemParagraphs(item: RequestItem, sharedState: string | undefined): Par
     about.push(run);
   };
   if (item.state !== '' && item.state !== sharedState) add(italic(oneLine(item.state, 40)));
-  if (item.isChangeToApprove === false) add('not a change to approve');
-  if (item.derivedType !== '' && item.derivedType.toLowerCase() !== 'direct') add(oneLine(item.derivedType, 30));
+  // The service's DerivedType and IsChangeToApprove, in an approver's words.
+  const derived = item.derivedType.trim().toLowerCase();
+  if (derived === 'indirect') add('comes with another item of this request, not asked for on its own');
+  else if (derived !== '' && derived !== 'direct') add(oneLine(item.derivedType, 30));
+  if (item.isChangeToApprove === false) add('shown for your information: not yours to decide');
   if (item.description !== '') add(oneLine(item.description, 200));
   const first: Paragraph = ['• ', ...describeItem(item)];
   return about.length > 0 ? [first, ['   ', ...about]] : [first];
@@ -324,14 +358,26 @@ function learnt(state: DetailsState, items: ItemsOutcome): DetailsState {
   return size > items.pageSize && size <= MAX_SERVICE_PAGE_SIZE ? { ...state, servicePageSize: size } : state;
 }
 
+/**
+ * "1 item", "4 items" (the whole list), "items 11–20 of 26", "item 21 of 21", or "items 1–10" while
+ * more may follow: a page shorter than the service's page size is the list's last, so its end is the total.
+ */
+function itemsCounted(first: number, received: number, pageSize: number, total: number | undefined): string {
+  const last = first + received - 1;
+  const all = total ?? (received < pageSize ? last : undefined);
+  if (first === 1 && all === last) return `${last} item${last === 1 ? '' : 's'}`;
+  const of = all === undefined ? '' : ` of ${all}`;
+  return received === 1 ? `item ${first}${of}` : `items ${first}–${last}${of}`;
+}
+
 function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: number | undefined): KnownBlock[] {
   switch (outcome.kind) {
     case 'not-offered':
-      return [context('This Command Service does not offer `getRequestItems`, so the request’s items cannot be listed here.')];
+      return [context('This Command Service does not offer the list of a request’s items, so they cannot be shown here.')];
     case 'not-permitted':
       return [
         context(
-          'The Command Service does not let you list the request’s items (`getRequestItems`): ask your identity team for that permission if you need it.',
+          'The Command Service does not let you list the request’s items: ask your identity team for that permission if you need it.',
         ),
       ];
     case 'failed':
@@ -348,7 +394,7 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
       const pageSize = effectivePageSize(outcome, servicePageSize);
       const first = (page - 1) * pageSize + 1;
       const heading: Run[] = [bold('What the request asks for')];
-      if (received > 0) heading.push(` · items ${first}–${first + received - 1}${total === undefined ? '' : ` of ${total}`}`);
+      if (received > 0) heading.push(` · ${itemsCounted(first, received, pageSize, total)}`);
       const state = items[0]?.state ?? '';
       // "All" only of what was seen: the items of the answer not kept are not known.
       const sharedState =
@@ -377,13 +423,15 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
 function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsViewInput, open: Button | undefined): KnownBlock[] {
   // plain_text without emoji: a request named ":fire: urgent" shows those very characters.
   const title = plain(oneLine(d.requestName || '(unnamed request)', LIMITS.headerText), LIMITS.headerText);
-  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.today))];
+  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.frame))];
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000, open !== undefined)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));
   // With decisions in chat, a button per action the service lists, beside Open; without, Open alone, as before.
   const decision = input.outcome.kind === 'details' ? input.outcome.decision : undefined;
   blocks.push(...decisionButtons(decision ?? { kind: 'off' }, d, open));
-  blocks.push(decisionNote(decision, input.userId, open !== undefined));
+  // A completed step has nothing left to decide, and its actions line says so: below it, only a decision made from Slack.
+  if (!completed(d) || decision?.kind === 'decided' || decision?.kind === 'held')
+    blocks.push(decisionNote(decision, input.userId, open !== undefined));
   return blocks;
 }

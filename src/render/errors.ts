@@ -7,7 +7,7 @@
 
 import type { Invalid } from '../parse/result.js';
 import { type Slash, slashFor } from '../parse/slash.js';
-import { type LinkMode, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
+import { AppTokenRefusedError, type LinkMode, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import { type ServiceCommandName, StoreUnavailableError } from '../store/types.js';
 import { actions, button, context, type Message } from './blocks.js';
@@ -17,7 +17,7 @@ import { code, emoji, md, oneLine, type Paragraph, type Run, richMessage } from 
 export interface FailureContext {
   slash: Slash;
   command: ServiceCommandName;
-  /** Slack user id, shown in linking instructions so an admin can copy it. */
+  /** Slack user id: for the log, never shown (an approver reads no raw ids or admin commands). */
   userId: string;
   /** Correlates the message with the log line. */
   reference: string;
@@ -36,11 +36,28 @@ function message(paragraphs: Paragraph[], note?: string): Message {
   return note ? richMessage(paragraphs, context(note)) : richMessage(paragraphs);
 }
 
-/** How to link: the user with `login`, or an admin with the CLI; in the trusted mode, once, by who they are. */
-export function linkInstructions(ctx: Pick<FailureContext, 'userId' | 'command' | 'linkMode'>): string {
+/**
+ * How to link: the user with `login`, or their Slack admins for them; in the trusted mode, once, by
+ * who they are. In the user's words: the admins' command line (and the raw Slack id it takes) is
+ * theirs, in README.
+ */
+export function linkInstructions(ctx: Pick<FailureContext, 'command' | 'linkMode'>): string {
   if (ctx.linkMode === 'trusted-app')
-    return `Type \`${slashFor(ctx.command)} login\` and sign in once with your Command Service username and password (countersign remembers who you are, never your password), or ask an admin to run \`countersign users map --user ${ctx.userId} --service-user <your username>\`.`;
-  return `Type \`${slashFor(ctx.command)} login\` to link your account, or ask an admin to run \`countersign tokens set --user ${ctx.userId} --command ${ctx.command}\`.`;
+    return `Type \`${slashFor(ctx.command)} login\` and sign in once with your Command Service username and password (countersign remembers who you are, never your password), or ask your Slack admins to link you.`;
+  return `Type \`${slashFor(ctx.command)} login\` to link your account, or ask your Slack admins to link it for you.`;
+}
+
+/** What a service command does, as its user would say it: "list your approvals", not findApprovals. */
+const COMMAND_WORDS: Record<string, string> = {
+  findApprovals: 'list your approvals',
+  getApprovalDetails: 'see an approval’s details',
+  getRequestItems: 'list a request’s items',
+  collectEntitlements: 'start collections',
+  getRunStatus: 'follow a collection’s runs',
+};
+
+export function commandWords(command: string): string {
+  return Object.hasOwn(COMMAND_WORDS, command) ? (COMMAND_WORDS[command] as string) : 'do that';
 }
 
 export function renderInvalid(invalid: Invalid, slash: Slash): Message {
@@ -51,9 +68,8 @@ export function renderInvalid(invalid: Invalid, slash: Slash): Message {
 }
 
 export function renderNotLinked(ctx: Pick<FailureContext, 'userId' | 'command' | 'slash' | 'linkMode'>): Message {
-  const what = ctx.linkMode === 'trusted-app' ? '' : ` for \`${ctx.command}\``;
   return message([
-    md(`:link: Your Slack account is not linked to the Command Service${what} yet, so countersign cannot ask on your behalf.`),
+    md(`:link: Your Slack account is not linked to the Command Service yet, so countersign cannot ${commandWords(ctx.command)} for you.`),
     md(linkInstructions(ctx)),
   ]);
 }
@@ -137,60 +153,71 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
     };
   }
   if (error instanceof RefusedForUserError) {
-    const first: Paragraph = error.expired
-      ? [emoji('no_entry'), ' The Command Service refused to act for your account ', code(oneLine(error.serviceUser, 100)), '.']
+    // About the user, never countersign's token: the service does not let them run the command, or does not know them.
+    const paragraphs: Paragraph[] = error.commandOnly
+      ? [
+          [
+            emoji('no_entry'),
+            ' The Command Service does not let your account ',
+            code(oneLine(error.serviceUser, 100)),
+            ' run ',
+            code(ctx.command),
+            '.',
+          ],
+          says([]),
+          md(
+            'Which commands you may use is up to the Command Service: an administrator of the service grants them (ask your identity team). If you sign in to the service under another name now, link again.',
+          ),
+        ]
       : [
-          emoji('no_entry'),
-          ' The Command Service does not let your account ',
-          code(oneLine(error.serviceUser, 100)),
-          ' run ',
-          code(ctx.command),
-          '.',
+          [emoji('no_entry'), ' The Command Service refused to act for your account ', code(oneLine(error.serviceUser, 100)), '.'],
+          says([]),
+          md('If you sign in to the service under another name now, link again; otherwise ask your identity team.'),
         ];
     return {
-      message: withRelink(
-        message(
-          [
-            first,
-            says([]),
-            md(
-              'Which commands you may use is up to the Command Service: ask your identity team for the permission. If you sign in to the service under another name now, link again.',
-            ),
-          ].filter((p) => p.length > 0),
-        ),
-        ctx.relink,
-      ),
+      message: withRelink(message(paragraphs.filter((p) => p.length > 0)), ctx.relink),
       log: {
         level: 'info',
-        event: 'service refused to act for the linked identity',
+        event: error.commandOnly
+          ? 'service does not let the linked identity run the command'
+          : 'service refused to act for the linked identity',
         detail: { ...detail, serviceUser: error.serviceUser },
       },
     };
   }
   switch (error.kind) {
-    case 'app-sign-in':
+    case 'app-sign-in': {
+      // Its sign-in refused, or every token it is given: the same to the user, who can do nothing about either.
+      const tokens = error instanceof AppTokenRefusedError;
       return {
         message: message(
           [
             md(
-              ':lock: countersign could not sign in to the Command Service as itself, so it could not ask on your behalf. Nothing was sent for you.',
+              `:lock: The Command Service is refusing countersign’s own sign-in, so countersign cannot ask it anything for you right now. ${started ? 'Nothing was started.' : 'Nothing was done in the service for you.'}`,
             ),
             md(
-              'This is not something you can fix: countersign’s own sign-in needs your Slack admins, and its log tells them what to check. It works again as soon as they have.',
+              'This is not something you can fix: an administrator needs to look at how countersign signs in to the service (countersign’s log says what to check). It works again as soon as they have.',
             ),
           ],
           ref,
         ),
-        // The sign-in's own failure is logged once, as an error, where it happens; each answer is noted only.
-        log: { level: 'info', event: 'trusted-application sign-in refused: answered without calling', detail },
+        // The refusal itself is logged once, as an error, where it happens; each answer is noted only.
+        log: {
+          level: 'info',
+          event: tokens
+            ? 'the service refuses countersign’s application token: answered without acting for the user'
+            : 'trusted-application sign-in refused: answered without calling',
+          detail,
+        },
       };
+    }
     case 'invalid-token':
       if (error.expired === false) {
         return {
           message: withRelink(
             message([
               md(
-                `:no_entry: Your token is not allowed to run \`${error.command}\`. Ask your identity team for that permission, or link a token that has it.`,
+                `:no_entry: Your token does not let you ${commandWords(error.command)}. Ask your identity team for that permission, or link a token that has it.`,
               ),
               md(linkInstructions(ctx)),
             ]),
@@ -262,7 +289,9 @@ export function translateFailure(error: unknown, ctx: FailureContext): Translate
     case 'not-offered':
       return {
         message: message([
-          md(`:information_source: This Command Service does not offer \`${error.command}\`, so countersign cannot do that here.`),
+          md(
+            `:information_source: This Command Service does not let anyone ${commandWords(error.command)} (its administrators have switched it off), so countersign cannot do that here.`,
+          ),
         ]),
         log: { level: 'info', event: 'command not offered', detail },
       };

@@ -35,7 +35,7 @@ export function renderApprovalsHelp(): Message {
       ),
       section(`*Filters* (write \`key:value\` or \`key=value\`; quote values with spaces)\n${keys}`),
       context(
-        `Dates: ${DATE_FORMS}, counted in your Slack time zone. page-size is 1 to ${MAX_PAGE_SIZE} (${DEFAULT_PAGE_SIZE} when not given).`,
+        `Dates: ${DATE_FORMS}, counted in your Slack time zone (7d: the next seven days, today included). page-size is 1 to ${MAX_PAGE_SIZE} (${DEFAULT_PAGE_SIZE} when not given).`,
       ),
     ],
   };

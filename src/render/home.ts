@@ -1,18 +1,20 @@
 /**
- * The App Home tab: the user's pending approvals (how many are overdue, due today, due this
- * week; a page of them, soonest due first, with paging and Refresh), what they have linked, and a
- * button to link. Within the 100 blocks a Home view may hold.
+ * The App Home tab: the user's pending approvals by how they stand (overdue, due today, due soon,
+ * later: each group counted, with its first approvals and the command that lists the rest), what
+ * they have linked, and a button to link. Within the 100 blocks a Home view may hold.
  */
 
 import type { HomeView, KnownBlock } from '@slack/types';
-import { HOME_COUNT_WINDOW, HOME_PAGE_SIZE, type HomeOutcome } from '../home/home.js';
-import type { CalendarDay } from '../parse/dates.js';
+import type { DueGroups } from '../approvals/due.js';
+import type { HomeOutcome } from '../home/home.js';
+import { DUE_GROUPS, type DueGroup, type TimeFrame } from '../parse/times.js';
+import { isServiceError } from '../service/errors.js';
 import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
-import { dueRelative } from './dates.js';
 import type { DecidedMark } from './decision.js';
+import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
 import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
@@ -20,14 +22,19 @@ import { oneLine, type Paragraph, code as richCode, richText, when } from './ric
 /** A link's date as whoami writes it: the reader's own calendar. */
 const linkedOn = (at: Date) => when(at, '{date_short_pretty}');
 
+/** next and previous are no longer offered; views published before still carry them, and they refresh. */
 export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
+/** Approvals Home shows, all groups together: 40 blocks at most, well within a view's 100 with the rest. */
+export const HOME_MAX_ENTRIES = 20;
 /** The value of Home's link buttons: the tab is published again once the user has linked. */
 export const HOME_LINK_VALUE = '{"home":true}';
 
 export interface HomeInput {
   outcome: HomeOutcome;
-  /** The user's today, for "overdue" and "due today". */
-  today: CalendarDay;
+  /** The reader's zone and now, with the service's zone: times in theirs, and "overdue" by the clock. */
+  frame: TimeFrame;
+  /** Days that count as soon (REMIND_WINDOW, as the digest counts them). */
+  windowDays: number;
   commands: readonly ServiceCommandName[];
   /** Why the approvals could not be shown: the error translator's message. */
   problem?: Message | undefined;
@@ -40,59 +47,49 @@ export interface HomeInput {
   justDecided?: readonly Approval[] | undefined;
 }
 
-interface HomeApprovals {
-  pending: readonly Approval[];
-  page: number;
-  today: CalendarDay;
+/** The groups without the approvals decided from chat: they no longer wait, whatever the service's list says yet. */
+function undecided(groups: DueGroups, decided: HomeInput['decided']): DueGroups {
+  if (decided === undefined || decided.marks.size === 0) return groups;
+  const keep = (g: DueGroup) => ({ ...groups[g], approvals: groups[g].approvals.filter((a) => !decided.marks.has(a.workItemId)) });
+  return { overdue: keep('overdue'), today: keep('today'), soon: keep('soon'), later: keep('later') };
 }
 
-function counts(pending: readonly Approval[], today: CalendarDay) {
-  let overdue = 0;
-  let dueToday = 0;
-  let thisWeek = 0;
-  for (const a of pending) {
-    const rel = dueRelative(a.dueDate, today);
-    if (rel === undefined) continue;
-    if (rel.overdue) overdue++;
-    else if (rel.days === 0) dueToday++;
-    else if (rel.days <= 7) thisWeek++;
-  }
-  return { overdue, dueToday, thisWeek };
+function justDecidedBlocks(input: HomeInput): KnownBlock[] {
+  const decided = input.decided;
+  if (decided === undefined) return [];
+  return (input.justDecided ?? []).flatMap((approval) => {
+    const mark = decided.marks.get(approval.workItemId);
+    return mark === undefined
+      ? []
+      : approvalBlocks(approval, input.frame, input.approvalLinks, undefined, { mark, readerId: decided.readerId });
+  });
 }
 
-function approvalsBlocks(
-  listed: HomeApprovals,
-  approvalLinks: ApprovalLinks | undefined,
-  details: boolean,
-  decided: HomeInput['decided'],
-  justDecided: readonly Approval[],
-): KnownBlock[] {
-  const marked = (approval: Approval) => {
-    const mark = decided?.marks.get(approval.workItemId);
-    return mark === undefined || decided === undefined ? undefined : { mark, readerId: decided.readerId };
-  };
-  // What was decided from chat no longer waits, whatever the service's list says yet.
-  const a = { ...listed, pending: listed.pending.filter((p) => marked(p) === undefined) };
-  const more = a.pending.length >= HOME_COUNT_WINDOW ? '+' : '';
-  const c = counts(a.pending, a.today);
+function approvalsBlocks(listed: DueGroups, input: HomeInput): KnownBlock[] {
+  const groups = undecided(listed, input.decided);
+  const total = DUE_GROUPS.reduce((n, g) => n + groups[g].approvals.length, 0);
+  const more = DUE_GROUPS.some((g) => groups[g].more);
+  const order = groupsFor(DUE_GROUPS, input.windowDays);
+  const counts = order.map((g) => {
+    const n = countText(groups[g].approvals.length, groups[g].more);
+    return g === 'overdue' ? `:red_circle: *${n} overdue*` : `${n} ${groupWords(g, input.frame, input.windowDays).phrase}`;
+  });
   const blocks: KnownBlock[] = [
-    section(
-      a.pending.length === 0
-        ? '*Nothing waits for you.* :tada:'
-        : `*${a.pending.length}${more} pending* · :red_circle: *${c.overdue}${c.overdue === a.pending.length ? more : ''} overdue* · ${c.dueToday} due today · ${c.thisWeek} more this week`,
-    ),
+    section(total === 0 && !more ? '*Nothing waits for you.* :tada:' : [`*${countText(total, more)} pending*`, ...counts].join(' · ')),
+    // Decided from Home a moment ago: first, as decided, with nothing offered on it again.
+    ...justDecidedBlocks(input),
+    ...groupBlocks({
+      groups,
+      order,
+      room: HOME_MAX_ENTRIES,
+      frame: input.frame,
+      windowDays: input.windowDays,
+      links: input.approvalLinks,
+      details: input.details === true ? { kind: 'home' } : undefined,
+    }),
+    actions('home:approvals', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })]),
   ];
-  const start = (a.page - 1) * HOME_PAGE_SIZE;
-  const page = a.pending.slice(start, start + HOME_PAGE_SIZE);
-  for (const approval of justDecided.filter((j) => marked(j) !== undefined))
-    blocks.push(...approvalBlocks(approval, a.today, approvalLinks, undefined, marked(approval)));
-  for (const approval of page) blocks.push(...approvalBlocks(approval, a.today, approvalLinks, details ? { kind: 'home' } : undefined));
-  const buttons = [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: String(a.page) })];
-  if (a.page > 1) buttons.unshift(button({ actionId: HOME_ACTIONS.previous, text: '← Previous', value: String(a.page - 1) }));
-  if (start + HOME_PAGE_SIZE < a.pending.length)
-    buttons.push(button({ actionId: HOME_ACTIONS.next, text: 'Next →', value: String(a.page + 1) }));
-  blocks.push(actions('home:approvals', buttons));
-  if (a.pending.length > 0) blocks.push(context('Type `/approvals` for filters and completed approvals.'));
+  if (total > 0) blocks.push(context('Type `/approvals` for filters and completed approvals.'));
   return blocks;
 }
 
@@ -129,7 +126,13 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
       linkedOn(identity.linkedAt),
       ...(identity.lastOutcome === 'rejected'
         ? [' · ', { text: 'the service refused to act for you last time', style: { bold: true as const } }]
-        : []),
+        : identity.lastOutcome === 'not-permitted'
+          ? [
+              ' · the service does not let you run ',
+              richCode(oneLine(identity.notPermitted ?? 'a command', 60)),
+              ' (an administrator of the service grants it)',
+            ]
+          : []),
     ],
     ['countersign acts for you as an application the Command Service trusts, naming you as this user: the link does not expire.'],
   ];
@@ -139,12 +142,13 @@ export function renderHome(input: HomeInput): HomeView {
   const { commands, outcome } = input;
   const { links, identity } = outcome;
   if (links.length === 0 && identity === undefined) return renderWelcome(outcome.mode === 'trusted-app');
-  const approvals = outcome.approvals ? { ...outcome.approvals, today: input.today } : undefined;
+  const approvals = outcome.approvals;
   const reminder = outcome.reminder ? describeReminder(outcome.reminder) : undefined;
   const linked = commands.filter((c) => links.some((l) => l.command === c));
   const needsLink =
     identity !== undefined
-      ? identity.lastOutcome === 'rejected' || input.problem !== undefined
+      ? // Only a refusal about the user: not the service refusing countersign's own sign-in, nor an outage.
+        identity.lastOutcome === 'rejected' || (isServiceError(outcome.failure) && outcome.failure.kind === 'invalid-token')
       : linked.length < commands.length || links.some((l) => l.lastOutcome === 'rejected') || input.problem !== undefined;
   const trusted = outcome.mode === 'trusted-app';
   // A trusted-mode link that works does not expire: offering to link again would only puzzle.
@@ -179,7 +183,7 @@ export function renderHome(input: HomeInput): HomeView {
     type: 'home',
     blocks: [
       header('Your approvals'),
-      ...(approvals ? approvalsBlocks(approvals, input.approvalLinks, input.details === true, input.decided, input.justDecided ?? []) : []),
+      ...(approvals ? approvalsBlocks(approvals, input) : []),
       ...(input.problem
         ? [...input.problem.blocks, actions('home:retry', [button({ actionId: HOME_ACTIONS.refresh, text: 'Refresh', value: '1' })])]
         : []),

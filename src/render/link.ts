@@ -8,7 +8,7 @@
 import type { View } from '@slack/types';
 import type { LinkMetadata, Replay } from '../parse/buttons.js';
 import { slashFor } from '../parse/slash.js';
-import type { LinkMode } from '../service/credentials.js';
+import type { AppTrouble, LinkMode } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { IdentityLink, LinkSummary, ServiceCommandName } from '../store/types.js';
 import { code, context, fallback, LIMITS, type Message, section } from './blocks.js';
@@ -23,6 +23,9 @@ export const LINK_FIELDS = {
 } as const;
 
 export const RELINK_ACTION = 'account:relink';
+
+/** The block that says why the last try failed: a form sent again from a view that has it must not keep it. */
+export const LINK_PROBLEM_BLOCK = 'link:problem';
 
 /** The "Link again" button's value; undefined when the query is too long to carry. */
 export function encodeRelink(replay: Replay): string | undefined {
@@ -91,7 +94,7 @@ export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFi
           : 'countersign asks the Command Service on your behalf. Link your account in one of two ways; countersign keeps only the token the service gives it, never your password.',
       ),
       // The service's words may be in the problem: rich text shows them exactly.
-      ...(problem ? [richText([[emoji('warning'), ' ', oneLine(problem, 500)]])] : []),
+      ...(problem ? [{ ...richText([[emoji('warning'), ' ', oneLine(problem, 500)]]), block_id: LINK_PROBLEM_BLOCK }] : []),
       section(
         `*${trusted ? 'Sign in' : '1. Sign in'}* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.`,
       ),
@@ -173,8 +176,12 @@ type TokenLink = Pick<LinkSummary, 'command' | 'linkedAt' | 'source' | 'lastUsed
 /** What whoami shows: the mode, who calls are made for (trusted), and the token links. */
 export interface WhoamiInput {
   mode: LinkMode;
-  identity: Pick<IdentityLink, 'serviceUser' | 'authsource' | 'source' | 'linkedAt' | 'lastUsedAt' | 'lastOutcome'> | undefined;
+  identity:
+    | Pick<IdentityLink, 'serviceUser' | 'authsource' | 'source' | 'linkedAt' | 'lastUsedAt' | 'lastOutcome' | 'notPermitted'>
+    | undefined;
   tokens: readonly TokenLink[];
+  /** The trusted mode: what keeps countersign's own session with the service from working now. */
+  trouble?: AppTrouble | undefined;
 }
 
 const at = (d: Date) => when(d, '{date_short_pretty} {time}');
@@ -184,6 +191,44 @@ function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: 
   return link.lastOutcome === 'ok'
     ? ['last call succeeded ', at(link.lastUsedAt)]
     : [bold(refused), ' ', at(link.lastUsedAt), ': link again'];
+}
+
+/**
+ * How the last call for an identity went. Only a refusal that is about the user (the service does
+ * not know them) asks them to link again; a command the service does not let them run is its
+ * administrators' to grant, and the link goes on working for the rest.
+ */
+function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>): Run[] {
+  const { lastOutcome, lastUsedAt } = identity;
+  if (lastOutcome === 'not-permitted' && lastUsedAt !== undefined)
+    return [
+      'the service does not let you run ',
+      richCode(oneLine(identity.notPermitted ?? 'that command', 60)),
+      ' (last asked ',
+      at(lastUsedAt),
+      '); an administrator of the service grants it',
+    ];
+  return lastCall(
+    { lastOutcome: lastOutcome === 'not-permitted' ? undefined : lastOutcome, lastUsedAt },
+    'the service refused to act for you',
+  );
+}
+
+/** The trusted mode's own trouble, in the words a refused command's answer uses; not about the reader. */
+function troubleLine(trouble: AppTrouble): Paragraph {
+  return trouble.kind === 'refused'
+    ? [
+        '• ',
+        bold('The Command Service is refusing countersign’s own sign-in'),
+        ' (since ',
+        at(trouble.since),
+        '), so countersign cannot ask it anything for anyone right now. An administrator needs to fix that (countersign’s log says what to check); nothing you do changes it.',
+      ]
+    : [
+        '• countersign cannot reach the Command Service to sign in (since ',
+        at(trouble.since),
+        '); it keeps trying, and carries on by itself once the service answers.',
+      ];
 }
 
 /**
@@ -215,7 +260,7 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
       identity.source === 'admin' ? ' by an admin ' : ' by signing in ',
       at(identity.linkedAt),
       '; ',
-      ...lastCall(identity, 'the service refused to act for you'),
+      ...lastIdentityCall(identity),
       '. This link does not expire.',
     ]);
   } else if (status.tokens.length > 0) {
@@ -229,6 +274,7 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
   } else {
     lines.push(['• ', ...md(`Not linked. Type \`${slashFor(commands[0] ?? 'findApprovals')} login\` and sign in once.`)]);
   }
+  if (status.trouble !== undefined) lines.push(troubleLine(status.trouble));
   return richMessage(lines);
 }
 

@@ -1,20 +1,22 @@
 /**
  * Reminders for people: the answers to `/approvals remind …`, and the digest a reminder sends
- * (overdue first, then due today, then due within the window), within Slack's limits. Pure.
+ * (overdue, due today, due within the window: each group counted, with its first approvals),
+ * within Slack's limits. Pure.
  */
 
 import type { KnownBlock } from '@slack/types';
 import { zoneFormatter } from '../parse/dates.js';
-import type { Digest } from '../reminders/digest.js';
+import { DIGEST_GROUPS, type Digest } from '../reminders/digest.js';
 import type { RemindOutcome } from '../reminders/remind.js';
 import { formatMinuteOfDay, type ReminderSchedule } from '../reminders/schedule.js';
 import type { RelinkReason } from '../reminders/scheduler.js';
-import { type ApprovalLinks, approvalBlocks, encodePageState } from './approvals.js';
+import { type ApprovalLinks, encodePageState } from './approvals.js';
 import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';
+import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
 
 export const DIGEST_ACTIONS = { fullList: 'digest:full-list' } as const;
-/** Entries a digest shows before "and N more": enough to act on, short enough to read on a phone. */
+/** Entries a digest shows, all groups together: enough to act on, short enough to read on a phone; 40 blocks at most with the rest. */
 export const DIGEST_MAX_ENTRIES = 15;
 
 /** "Mon 23 Nov, 09:00" in the user's zone. */
@@ -73,37 +75,37 @@ export function renderReminderOff(had: boolean): Message {
   return message(had ? 'Done: no more reminders. `/approvals remind daily 09:00` starts them again.' : 'You had no reminder to stop.');
 }
 
-/** The digest a reminder sends: overdue first, then due today, then due soon, within Slack's limits; `details` while the service offers them. */
+/**
+ * The digest a reminder sends: each group that has any (overdue, due today, due soon) with its
+ * count and its first approvals, the DIGEST_MAX_ENTRIES shared out among them, and for the rest how
+ * many and the command that lists them; within Slack's 50 blocks. `details` while the service offers them.
+ */
 export function renderDigest(input: Digest, links: ApprovalLinks | undefined, details = false): Message {
   const { groups, total } = input;
   const plus = input.more ? '+' : '';
-  const titles: Record<keyof Digest['groups'], string> = {
-    overdue: ':red_circle: *Overdue*',
-    today: ':large_orange_circle: *Due today*',
-    soon: `:large_blue_circle: *Due in the next ${input.windowDays} day${input.windowDays === 1 ? '' : 's'}*`,
-  };
+  const order = groupsFor(DIGEST_GROUPS, input.windowDays);
+  const counts = order.map(
+    (g) => `${countText(groups[g].approvals.length, groups[g].more)} ${groupWords(g, input.frame, input.windowDays).phrase}`,
+  );
   const blocks: KnownBlock[] = [
     header(`${total}${plus} approval${total === 1 && !input.more ? '' : 's'} need${total === 1 && !input.more ? 's' : ''} you`),
-    context(
-      `${groups.overdue.length} overdue · ${groups.today.length} due today · ${groups.soon.length} due soon · your reminder ${describeSchedule(input.schedule)}`,
-    ),
+    context(`${counts.join(' · ')} · your reminder ${describeSchedule(input.schedule)}`),
+    ...groupBlocks({
+      groups,
+      order,
+      room: DIGEST_MAX_ENTRIES,
+      frame: input.frame,
+      windowDays: input.windowDays,
+      links,
+      details: details ? { kind: 'digest' } : undefined,
+    }),
   ];
-  let shown = 0;
-  for (const g of ['overdue', 'today', 'soon'] as const) {
-    if (groups[g].length === 0 || shown >= DIGEST_MAX_ENTRIES) continue;
-    blocks.push(section(`${titles[g]} (${groups[g].length})`));
-    for (const a of groups[g].slice(0, DIGEST_MAX_ENTRIES - shown)) {
-      blocks.push(...approvalBlocks(a, input.today, links, details ? { kind: 'digest' } : undefined));
-      shown++;
-    }
-  }
-  if (shown < total || input.more) blocks.push(context(`…and ${total - shown}${plus} more.`));
   const fullList = encodePageState({ user: input.fullList.userId, query: input.fullList.query });
   if (fullList) {
     blocks.push(actions('digest:actions', [button({ actionId: DIGEST_ACTIONS.fullList, text: 'Open the full list', value: fullList })]));
   }
   blocks.push(context('`/approvals remind off` stops these; `/approvals remind weekdays 08:30` changes when they come.'));
-  const summary = `${total}${plus} approvals need you: ${groups.overdue.length} overdue, ${groups.today.length} due today, ${groups.soon.length} due soon`;
+  const summary = `${total}${plus} approval${total === 1 && !input.more ? '' : 's'} need${total === 1 && !input.more ? 's' : ''} you: ${counts.join(', ')}`;
   return { text: fallback(summary), blocks };
 }
 

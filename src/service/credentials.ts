@@ -9,7 +9,7 @@
 import type { Secret } from '../runtime/secret.js';
 import type { Principal, ServiceCommandName, TokenSource } from '../store/types.js';
 import type { CallOptions } from './client.js';
-import { InvalidTokenError } from './errors.js';
+import { AppSignInError, InvalidTokenError } from './errors.js';
 
 /** How this installation calls the service for people: each one's own token, or its own as a trusted application. */
 export type LinkMode = 'user-tokens' | 'trusted-app';
@@ -41,10 +41,22 @@ export interface Credentials {
   call<T>(send: ServiceCall<T>, note?: OutcomeNote): Promise<T>;
 }
 
+/**
+ * The trusted mode: what keeps countersign from calling the service for anyone now. 'refused': the
+ * service refuses countersign's own sign-in (its credentials, or every token it gives); an
+ * administrator fixes it. 'unreachable': signing in did not get an answer; it may pass by itself.
+ */
+export interface AppTrouble {
+  kind: 'refused' | 'unreachable';
+  since: Date;
+}
+
 export interface CredentialSource {
   readonly mode: LinkMode;
   /** How to call `command` for this user; undefined when they have not linked for it. */
   credentialsFor(who: Principal, command: ServiceCommandName): Promise<Credentials | undefined>;
+  /** The trusted mode: what keeps countersign's own session from working now, if anything; whoami says it. */
+  trouble?(): AppTrouble | undefined;
 }
 
 /** The refusal's details, kept whole under other words. */
@@ -64,13 +76,26 @@ export class LinkOutdatedError extends InvalidTokenError {
 }
 
 /**
- * In the trusted mode, the service refused a call made for a linked user with a fresh application
- * token: it does not know that user, or does not let them run the command. Its words are shown.
+ * In the trusted mode, the service refused a call for a linked user for a reason that is theirs: it
+ * does not know that user ("could not be found"), or does not let them run the command (`commandOnly`).
+ * Its words are shown. Never for "invalid or expired", which is about countersign's own token.
  */
 export class RefusedForUserError extends InvalidTokenError {
   readonly serviceUser: string;
   constructor(cause: InvalidTokenError, serviceUser: string) {
     super(restated(cause));
     this.serviceUser = serviceUser;
+  }
+}
+
+/**
+ * In the trusted mode, the service refused countersign's application token as invalid or expired
+ * again right after a new sign-in: the service is refusing countersign's sign-in, and no user's link
+ * is at fault. The same kind as a refused loginTrustedApp ('app-sign-in'), so that everything that
+ * waits for an administrator (reminders, the run watcher, the words for users) treats both alike.
+ */
+export class AppTokenRefusedError extends AppSignInError {
+  constructor(cause: InvalidTokenError) {
+    super(restated(cause));
   }
 }

@@ -9,8 +9,8 @@ import { decidedAmong } from '../approvals/decide.js';
 import { detailsOffered } from '../approvals/details.js';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
-import type { CalendarDay } from '../parse/dates.js';
 import { SLASH_COMMANDS, type Slash } from '../parse/slash.js';
+import type { TimeFrame } from '../parse/times.js';
 import { renderApprovalsPage } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
 import {
@@ -97,7 +97,7 @@ export async function answerApprovals(
   who: Principal,
   query: ApprovalQuery,
   outcome: ApprovalsOutcome,
-  today: CalendarDay,
+  frame: TimeFrame,
   respond: Respond,
   how: 'ephemeral' | 'replace',
   justDecided?: { approval: Approval; hold: DecisionHold },
@@ -111,7 +111,7 @@ export async function answerApprovals(
         query: outcome.query,
         approvals: outcome.approvals,
         userId: who.userId,
-        today,
+        frame,
         approvalLinks: deps.approvalLinks,
         details: detailsOffered(deps),
         decided: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])),
@@ -157,15 +157,15 @@ export async function answerStart(
       return 'failed';
     case 'cooldown':
       deps.metrics.outcome('cooldown');
-      await respond(ephemeral(renderCooldown(outcome)));
+      await respond(ephemeral(renderCooldown({ ...outcome, askerId: who.userId })));
       return 'failed';
     case 'nothing-matched':
       await respond(ephemeral(renderNoCollectorMatched(outcome)));
       return 'nothing';
     case 'started':
-      if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status)));
-      if (outcome.leftOut.length > 0) await respond(ephemeral(renderLeftOut(outcome.leftOut, outcome.cooldownMs)));
-      if (outcome.ranAgain.length > 0) await respond(ephemeral(renderRanAgain(outcome.ranAgain, query)));
+      if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status, deps.serviceTimeZone)));
+      if (outcome.leftOut.length > 0) await respond(ephemeral(renderLeftOut(outcome.leftOut, outcome.cooldownMs, who.userId)));
+      if (outcome.ranAgain.length > 0) await respond(ephemeral(renderRanAgain(outcome.ranAgain, query, who.userId)));
       return 'started';
     case 'failed':
       await answerFailure(deps, outcome.error, ctx, respond);

@@ -62,6 +62,8 @@ export interface ChatOptions {
   approvalLinks: ApprovalLinks | undefined;
   /** Whether digests offer Details: while the service offers getApprovalDetails. */
   detailsOffered?: () => boolean;
+  /** COMMAND_SERVICE_TIME_ZONE: runs' lengths on the real clock. */
+  serviceTimeZone?: string | undefined;
   groupTtlMs?: number;
   perChannelMs?: number;
 }
@@ -125,9 +127,9 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
     return { ts: String(res.ts ?? '') };
   };
   return {
-    postStatus: (channel, status) => post(channel, renderCollectStatus(status)),
+    postStatus: (channel, status) => post(channel, renderCollectStatus(status, options.serviceTimeZone)),
     async updateStatus(channel, ts, status) {
-      const message = renderCollectStatus(status);
+      const message = renderCollectStatus(status, options.serviceTimeZone);
       try {
         await paced(channel, () =>
           counted('chat.update', () => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks })),

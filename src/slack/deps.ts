@@ -19,6 +19,8 @@ export interface SlackDeps extends CollectDeps, ReminderDeps, DecideDeps {
   background: BackgroundWork;
   /** Posts answers to a request's response_url. */
   responder: Responder;
+  /** COMMAND_SERVICE_TIME_ZONE: the zone the service writes its times in; undefined when not known. */
+  serviceTimeZone: string | undefined;
   /** APPROVAL_URL_TEMPLATE: "Open" buttons on approvals when set. */
   approvalLinks: ApprovalLinks | undefined;
   /** Slash commands one user may send per minute (on this instance). */

@@ -63,7 +63,7 @@ export async function showDetails(
   state: DetailsState,
   hash?: string | undefined,
 ): Promise<void> {
-  const [outcome, { today }] = await Promise.all([approvalDetails(deps, who, state.approvalId, state.page), clockOf(deps, who.userId)]);
+  const [outcome, { frame }] = await Promise.all([approvalDetails(deps, who, state.approvalId, state.page), clockOf(deps, who.userId)]);
   let view: View;
   if (outcome.kind === 'failed') {
     view = failureView(deps, who, state, outcome.error);
@@ -72,7 +72,7 @@ export async function showDetails(
       deps.metrics.outcome(outcome.kind.replace('-', '_'));
       deps.logger.info({ user: who.userId, approval: state.approvalId, outcome: outcome.kind }, 'approval details not shown');
     }
-    view = renderDetailsView({ outcome, state, userId: who.userId, today, approvalLinks: deps.approvalLinks });
+    view = renderDetailsView({ outcome, state, userId: who.userId, frame, approvalLinks: deps.approvalLinks });
   }
   await updateDetails(deps, client, viewId, view, state, hash);
 }

@@ -4,6 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import { decidedAmong } from '../approvals/decide.js';
 import { detailsOffered } from '../approvals/details.js';
 import { loadHome } from '../home/home.js';
+import { DUE_GROUPS } from '../parse/times.js';
 import type { Message } from '../render/blocks.js';
 import { translateFailure } from '../render/errors.js';
 import { renderHome } from '../render/home.js';
@@ -18,11 +19,13 @@ export async function publishHome(
   deps: SlackDeps,
   client: WebClient,
   who: Principal,
-  page: number,
   justDecided?: { approval: Approval; hold: DecisionHold },
 ): Promise<void> {
-  const outcome = await loadHome(deps, who, page);
-  const holds = await decidedAmong(deps, outcome.approvals?.pending ?? []);
+  const { frame } = await clockOf(deps, who.userId);
+  const windowDays = deps.reminders.windowDays;
+  const outcome = await loadHome(deps, who, frame, windowDays);
+  const listed = outcome.approvals === undefined ? [] : DUE_GROUPS.flatMap((g) => outcome.approvals?.[g].approvals ?? []);
+  const holds = await decidedAmong(deps, listed);
   if (justDecided !== undefined) holds.set(justDecided.approval.workItemId, justDecided.hold);
   let problem: Message | undefined;
   if (outcome.failure !== undefined) {
@@ -36,12 +39,12 @@ export async function publishHome(
     deps.logger[translated.log.level]({ ...translated.log.detail, user: who.userId, surface: 'home' }, translated.log.event);
     problem = translated.message;
   }
-  const { today } = await clockOf(deps, who.userId);
   await client.views.publish({
     user_id: who.userId,
     view: renderHome({
       outcome,
-      today,
+      frame,
+      windowDays,
       commands: SERVICE_COMMANDS,
       problem,
       approvalLinks: deps.approvalLinks,

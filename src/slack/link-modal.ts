@@ -28,7 +28,7 @@ export async function openLinkModal(
     await client.views.open({ trigger_id: triggerId, view: linkModal(fits, undefined, {}, deps.credentials.mode) });
   } catch (error) {
     deps.logger.warn({ user: who.userId, error: (error as Error).message }, 'views.open failed');
-    const text = `The sign-in form could not be opened (Slack said: ${inert((error as Error).message, 200)}). Type the command again, or: ${linkInstructions({ userId: who.userId, command, linkMode: deps.credentials.mode })}`;
+    const text = `The sign-in form could not be opened (Slack said: ${inert((error as Error).message, 200)}). Type the command again, or: ${linkInstructions({ command, linkMode: deps.credentials.mode })}`;
     await respond(ephemeral({ text: fallback(text), blocks: [section(text)] }));
   }
 }

@@ -1,6 +1,7 @@
 /** Who asked, and their time zone and today, from a Slack payload. */
 
-import { type CalendarDay, todayIn } from '../parse/dates.js';
+import type { CalendarDay } from '../parse/dates.js';
+import { type TimeFrame, timeFrame } from '../parse/times.js';
 import type { Principal } from '../store/index.js';
 import type { SlackDeps } from './deps.js';
 
@@ -15,8 +16,15 @@ export function principalOf(body: {
   return { teamId, userId };
 }
 
-/** The user's zone as their Slack profile says (undefined: Slack did not say, so UTC), and their today in it. */
-export async function clockOf(deps: SlackDeps, userId: string): Promise<{ zone: string | undefined; today: CalendarDay }> {
+/**
+ * The user's zone as their Slack profile says (undefined: Slack did not say, so UTC), their today in
+ * it, and the frame in which the service's times are shown to them.
+ */
+export async function clockOf(
+  deps: SlackDeps,
+  userId: string,
+): Promise<{ zone: string | undefined; today: CalendarDay; frame: TimeFrame }> {
   const zone = await deps.timeZones.lookup(userId);
-  return { zone, today: todayIn(zone, deps.now()) };
+  const frame = timeFrame(deps.now(), zone, deps.serviceTimeZone);
+  return { zone, today: frame.today, frame };
 }

@@ -136,7 +136,13 @@ export function readReason(value: unknown): AttemptReason | undefined {
       return { kind: r.kind };
     case 'cooldown': {
       const at = new Date(text(r.at));
-      return { kind: 'cooldown', userId: text(r.userId), at: Number.isNaN(at.getTime()) ? new Date(0) : at, offered: r.offered === true };
+      return {
+        kind: 'cooldown',
+        userId: text(r.userId),
+        at: Number.isNaN(at.getTime()) ? new Date(0) : at,
+        offered: r.offered === true,
+        ...(typeof r.collector === 'string' ? { collector: r.collector } : {}),
+      };
     }
     case 'service':
       return { kind: 'service', error: text(r.error), message: text(r.message) };

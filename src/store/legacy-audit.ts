@@ -37,9 +37,19 @@ export function legacyReason(outcome: string, detail: string): AttemptReason {
   if (detail === 'not an allowed user') return { kind: 'user' };
   if (detail === 'may not force') return { kind: 'force' };
   if (detail === 'not linked') return { kind: 'not-linked' };
-  const cooldown = /^cooldown: started by ([UW][A-Z0-9]+) at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)(; offered start anyway)?$/.exec(detail);
+  // The collector held was added to the sentence last, by the release just before the structured trail.
+  const cooldown =
+    /^cooldown: started by ([UW][A-Z0-9]+) at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)(; offered start anyway)?(?:; collector ([\s\S]+))?$/.exec(
+      detail,
+    );
   if (cooldown)
-    return { kind: 'cooldown', userId: cooldown[1] as string, at: new Date(cooldown[2] as string), offered: cooldown[3] !== undefined };
+    return {
+      kind: 'cooldown',
+      userId: cooldown[1] as string,
+      at: new Date(cooldown[2] as string),
+      offered: cooldown[3] !== undefined,
+      ...(cooldown[4] === undefined ? {} : { collector: cooldown[4] }),
+    };
   if (detail === 'internal error') return { kind: 'internal' };
   if (detail === 'cancelled at the confirmation') return { kind: 'cancelled' };
   if (detail === 'did not start it again within the cooldown') return { kind: 'not-again' };

@@ -29,6 +29,7 @@ import {
   decisionHoldOf,
   type IdentityRow,
   identityOf,
+  identityOutcomeText,
   linkedTokenOf,
   linkOf,
   type ReminderRow,
@@ -61,6 +62,7 @@ import type {
   DecisionHold,
   DecisionRecord,
   IdentityLink,
+  IdentityOutcome,
   IdentitySource,
   KeyUsage,
   LinkedToken,
@@ -243,12 +245,13 @@ export class PostgresStore implements Store {
     return rows.map(identityOf);
   }
 
-  async recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
-    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, outcome, at)) return;
+  async recordIdentityOutcome(who: Principal, outcome: IdentityOutcome, at: Date): Promise<void> {
+    const text = identityOutcomeText(outcome);
+    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, text, at)) return;
     await this.#query(
       `UPDATE service_identities SET last_used_at = $1, last_outcome = $2 WHERE user_id = $3 AND team_id =
          (SELECT team_id FROM service_identities WHERE user_id = $3 AND team_id IN ($4, '') ORDER BY team_id = '' LIMIT 1)`,
-      [at.getTime(), outcome, who.userId, who.teamId],
+      [at.getTime(), text, who.userId, who.teamId],
     );
   }
 

@@ -10,6 +10,7 @@ import type {
   DecisionClaim,
   DecisionHold,
   IdentityLink,
+  IdentityOutcome,
   IdentitySource,
   LinkedToken,
   LinkSummary,
@@ -79,7 +80,20 @@ export interface IdentityRow {
   source: IdentitySource;
   linked_at: Millis;
   last_used_at: Millis | null;
-  last_outcome: 'ok' | 'rejected' | null;
+  /** 'ok', 'rejected' or 'not-permitted:<command>' (identityOutcomeText). */
+  last_outcome: string | null;
+}
+
+/** The column's text for an outcome: a refused command is kept after its outcome, in the one column. */
+export function identityOutcomeText(outcome: IdentityOutcome): string {
+  return typeof outcome === 'string' ? outcome : `not-permitted:${outcome.notPermitted}`;
+}
+
+function identityOutcomeOf(text: string | null): Pick<IdentityLink, 'lastOutcome' | 'notPermitted'> {
+  if (text === 'ok' || text === 'rejected') return { lastOutcome: text };
+  if (text?.startsWith('not-permitted:')) return { lastOutcome: 'not-permitted', notPermitted: text.slice('not-permitted:'.length) };
+  // Nothing yet, or what a newer release wrote: said as nothing rather than guessed at.
+  return { lastOutcome: undefined };
 }
 
 export function identityOf(r: IdentityRow): IdentityLink {
@@ -91,7 +105,7 @@ export function identityOf(r: IdentityRow): IdentityLink {
     source: r.source,
     linkedAt: dateOf(r.linked_at),
     lastUsedAt: optionalDateOf(r.last_used_at),
-    lastOutcome: r.last_outcome ?? undefined,
+    ...identityOutcomeOf(r.last_outcome),
   };
 }
 

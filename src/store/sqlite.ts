@@ -30,6 +30,7 @@ import {
   decisionHoldOf,
   type IdentityRow,
   identityOf,
+  identityOutcomeText,
   linkedTokenOf,
   linkOf,
   type ReminderRow,
@@ -62,6 +63,7 @@ import type {
   DecisionHold,
   DecisionRecord,
   IdentityLink,
+  IdentityOutcome,
   IdentitySource,
   KeyUsage,
   LinkedToken,
@@ -427,10 +429,11 @@ export class SqliteStore implements Store {
     });
   }
 
-  recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void> {
-    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, outcome, at)) return Promise.resolve();
+  recordIdentityOutcome(who: Principal, outcome: IdentityOutcome, at: Date): Promise<void> {
+    const text = identityOutcomeText(outcome);
+    if (!this.#outcomes.shouldWrite(who, IDENTITY_OUTCOME, text, at)) return Promise.resolve();
     return this.#patiently(() => {
-      this.#sql.recordIdentityOutcome.run(at.getTime(), outcome, who.userId, who.userId, who.teamId);
+      this.#sql.recordIdentityOutcome.run(at.getTime(), text, who.userId, who.userId, who.teamId);
     });
   }
 

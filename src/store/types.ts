@@ -45,8 +45,18 @@ export interface IdentityLink extends Principal, ServiceIdentity {
   source: IdentitySource;
   linkedAt: Date;
   lastUsedAt: Date | undefined;
-  lastOutcome: 'ok' | 'rejected' | undefined;
+  /**
+   * How the last call noted went: it worked; the service refused to act for the user (it does not
+   * know them); or it does not let them run one command (`notPermitted`), which leaves the link
+   * working for the others.
+   */
+  lastOutcome: 'ok' | 'rejected' | 'not-permitted' | undefined;
+  /** With 'not-permitted': the command the service does not let the user run. */
+  notPermitted?: string | undefined;
 }
+
+/** What recordIdentityOutcome notes: the outcomes of IdentityLink.lastOutcome, a refused command named. */
+export type IdentityOutcome = 'ok' | 'rejected' | { notPermitted: string };
 
 export interface LinkSummary extends Principal {
   command: ServiceCommandName;
@@ -134,8 +144,11 @@ export type AttemptReason =
   | { kind: 'user' }
   | { kind: 'force' }
   | { kind: 'not-linked' }
-  /** `offered`: the asker was offered "Start anyway" and did not take it (taking it is a step of its own). */
-  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean }
+  /**
+   * `offered`: the asker was offered "Start anyway" and did not take it (taking it is a step of its own).
+   * `collector`: the collector held, where it was part of a bigger target (reasons recorded before it was have none).
+   */
+  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean; collector?: string | undefined }
   /** The service's own error, by kind (ServiceError kinds), with what it said. */
   | { kind: 'service'; error: string; message: string }
   | { kind: 'internal' }
@@ -356,7 +369,7 @@ export interface Store {
   /** Every identity, or one user's (their workspace's and the any-workspace one). */
   listIdentities(who?: Principal): Promise<IdentityLink[]>;
   /** Notes how a call made for the user went, on the identity getIdentity serves. */
-  recordIdentityOutcome(who: Principal, outcome: 'ok' | 'rejected', at: Date): Promise<void>;
+  recordIdentityOutcome(who: Principal, outcome: IdentityOutcome, at: Date): Promise<void>;
 
   createConfirmation(confirmation: PendingConfirmation): Promise<void>;
   /**

@@ -6,11 +6,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { storedTokens, trustedApplication } from '../../src/accounts/credentials.js';
-import { AppSession, MIN_RENEW_AGE_MS } from '../../src/accounts/trusted-app.js';
+import { AppSession } from '../../src/accounts/trusted-app.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import type { CallOptions } from '../../src/service/client.js';
-import { LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
+import { AppTokenRefusedError, LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
 import { AppSignInError, InvalidTokenError, ServiceUnavailableError } from '../../src/service/errors.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { TestClock } from '../helpers/clock.js';
@@ -70,7 +70,6 @@ describe('AppSession', () => {
   it('renews a token the service refused once, for every caller that met the refusal', async () => {
     const s = session({ delayMs: 10 });
     const stale = await s.app.token();
-    s.clock.advance(MIN_RENEW_AGE_MS);
     const renewed = await Promise.all(Array.from({ length: 6 }, () => s.app.renew(stale)));
     expect(new Set(renewed.map((t) => t?.reveal()))).toEqual(new Set(['app-token-2']));
     // A late caller that met the refusal with the old token gets the new one, without a sign-in.
@@ -78,12 +77,11 @@ describe('AppSession', () => {
     expect(s.issued()).toBe(2);
   });
 
-  it('does not renew a token it has only just got: that refusal is about the user or the command', async () => {
+  it('renews a token it has only just got: a restarted service or another node refuses it as soon as that', async () => {
     const s = session();
     const fresh = await s.app.token();
-    s.clock.advance(MIN_RENEW_AGE_MS - 1);
-    expect(await s.app.renew(fresh)).toBeUndefined();
-    expect(s.issued()).toBe(1);
+    expect((await s.app.renew(fresh)).reveal()).toBe('app-token-2');
+    expect(s.issued()).toBe(2);
   });
 
   it('backs off after a refusal, doubling up to its limit, and says so in the log once', async () => {
@@ -184,32 +182,83 @@ describe('trusted-mode credentials', () => {
     expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('ok');
   });
 
-  it('takes "invalid or expired" on a token that has worked, when signing in again does not help, as the user’s refusal', async () => {
+  it('takes "invalid or expired" right after a call worked as the token’s, not the user’s: signs in again and makes the call once more', async () => {
     const t = setup();
     await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', t.clock.now());
     const credentials = await t.source.credentialsFor(ADA, 'findApprovals');
     await credentials?.call(t.scripted(['warm-up']));
-    // Just after, on the token that has just worked: refused for this user.
-    const fresh = credentials?.call(t.scripted([expired()]));
-    await expect(fresh).rejects.toBeInstanceOf(RefusedForUserError);
-    await expect(fresh).rejects.toMatchObject({ serviceUser: 'ada.lovelace', kind: 'invalid-token' });
-    expect(t.app.signIns).toBe(1);
-    expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('rejected');
+    // Not a second later (a restarted service, another node, a revocation): refused.
+    expect(await credentials?.call(t.scripted([expired(), 'page']))).toBe('page');
+    expect(t.sent.map((c) => c.token)).toEqual(['app-token-1', 'app-token-1', 'app-token-2']);
+    expect(t.sent.every((c) => c.options.onBehalfOf === 'ada.lovelace')).toBe(true);
+    expect(t.app.signIns).toBe(2);
+    expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('ok');
+    expect(t.logs.filter((l) => l.includes('"level":"error"'))).toEqual([]);
+  });
+
+  it('never takes "invalid or expired" as the user’s: a new token refused too is the service refusing countersign', async () => {
+    const t = setup();
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', t.clock.now());
+    const credentials = await t.source.credentialsFor(ADA, 'findApprovals');
+    await credentials?.call(t.scripted(['warm-up']));
+    const failure = credentials?.call(t.scripted([expired(), expired()]));
+    await expect(failure).rejects.toBeInstanceOf(AppTokenRefusedError);
+    await expect(failure).rejects.toMatchObject({ kind: 'app-sign-in', command: 'findApprovals' });
+    expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('ok');
+    expect(t.app.trouble()).toEqual({ kind: 'refused', since: t.clock.now() });
+    expect(t.source.trouble?.()).toEqual({ kind: 'refused', since: t.clock.now() });
+  });
+
+  it('names the user only for a refusal about them: unknown to the service, or a command it does not let them run', async () => {
     // "Could not be found" names the user, whatever else it says: never the token's.
     const unknown = new InvalidTokenError({
       command: 'findApprovals',
       status: 401,
       serviceMessage: "The user 'ada.lovelace' given by auth-user-id could not be found. Token is invalid or expired",
     });
-    const other = setup();
-    await other.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', other.clock.now());
-    await expect((await other.source.credentialsFor(ADA, 'findApprovals'))?.call(other.scripted([unknown]))).rejects.toBeInstanceOf(
+    const t = setup();
+    await t.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'login', t.clock.now());
+    await expect((await t.source.credentialsFor(ADA, 'findApprovals'))?.call(t.scripted([unknown]))).rejects.toBeInstanceOf(
       RefusedForUserError,
     );
-    expect((await other.store.getIdentity(ADA))?.lastOutcome).toBe('rejected');
+    expect((await t.store.getIdentity(ADA))?.lastOutcome).toBe('rejected');
+    expect(t.app.signIns).toBe(1);
+
+    // A command the service does not let them run: noted as that, naming the command, and the link left working.
+    t.clock.advance(60_000);
+    const barred = (await t.source.credentialsFor(ADA, 'collectEntitlements'))?.call(t.scripted([notPermitted()]));
+    await expect(barred).rejects.toBeInstanceOf(RefusedForUserError);
+    await expect(barred).rejects.toMatchObject({ commandOnly: true, serviceUser: 'ada.lovelace' });
+    expect(await t.store.getIdentity(ADA)).toMatchObject({ lastOutcome: 'not-permitted', notPermitted: 'collectEntitlements' });
+    t.clock.advance(60_000);
+    await (await t.source.credentialsFor(ADA, 'findApprovals'))?.call(t.scripted(['page']));
+    const after = await t.store.getIdentity(ADA);
+    expect([after?.lastOutcome, after?.notPermitted]).toEqual(['ok', undefined]);
+    expect(t.app.signIns).toBe(1);
+    expect(t.app.trouble()).toBeUndefined();
   });
 
-  it('counts tokens refused as soon as issued against its own session: no user marked refused, one error logged, sign-ins backed off', async () => {
+  it('makes every call that meets the refusal wait for one sign-in, and sends each once more', async () => {
+    const t = setup({ delayMs: 20 });
+    const users = Array.from({ length: 50 }, (_, i) => ({ teamId: 'T1', userId: `U${i}` }));
+    for (const who of users) await t.store.setIdentity(who, { serviceUser: who.userId, authsource: undefined }, 'login', t.clock.now());
+    await (await t.source.credentialsFor(ADA, 'findApprovals'))?.call(t.scripted(['warm-up']));
+    t.sent.length = 0;
+    // The service forgot token 1: every call with it is refused, every call with token 2 answered.
+    const byToken = async (token: Secret) => {
+      t.sent.push({ token: token.reveal(), options: {} });
+      await new Promise((r) => setTimeout(r, 5));
+      if (token.reveal() === 'app-token-1') throw expired();
+      return 'page';
+    };
+    const answers = await Promise.all(users.map(async (who) => (await t.source.credentialsFor(who, 'findApprovals'))?.call(byToken)));
+    expect(answers).toEqual(users.map(() => 'page'));
+    expect(t.app.signIns).toBe(2);
+    expect(t.sent.filter((c) => c.token === 'app-token-1')).toHaveLength(50);
+    expect(t.sent.filter((c) => c.token === 'app-token-2')).toHaveLength(50);
+  });
+
+  it('counts new tokens refused too against its own session: no user marked refused, one error logged, sign-ins backed off', async () => {
     const t = setup();
     const users = ['UADA', 'UEVE', 'UBOB'].map((userId) => ({ teamId: 'T1', userId }));
     for (const who of users)
@@ -222,33 +271,35 @@ describe('trusted-mode credentials', () => {
       }
       return failures;
     };
-    // A service whose every token fails at once.
+    // A service whose every token fails at once: the first token, and the one signed in for after it.
     const first = await everyone();
-    expect(first.every((e) => e instanceof AppSignInError)).toBe(true);
+    expect(first.every((e) => e instanceof AppTokenRefusedError)).toBe(true);
     for (const who of users) expect((await t.store.getIdentity(who))?.lastOutcome).toBeUndefined();
-    // One sign-in for the first call; none more within the minute's back-off, however many calls meet the refusal.
-    expect(t.app.signIns).toBe(1);
+    expect(t.app.signIns).toBe(2);
+    // None more within the minute's back-off, however many calls meet the refusal.
     t.clock.advance(30_000);
-    expect((await everyone()).every((e) => e instanceof AppSignInError)).toBe(true);
-    expect(t.app.signIns).toBe(1);
-    // Past it, one new token; refused at once again, the next wait is twice as long.
+    expect((await everyone()).every((e) => e instanceof AppTokenRefusedError)).toBe(true);
+    expect(t.app.signIns).toBe(2);
+    // Past it, one new token; refused again, the next wait is twice as long.
     t.clock.advance(30_000);
     await everyone();
-    expect(t.app.signIns).toBe(2);
-    t.clock.advance(60_000);
-    await everyone();
-    expect(t.app.signIns).toBe(2);
+    expect(t.app.signIns).toBe(3);
     t.clock.advance(60_000);
     await everyone();
     expect(t.app.signIns).toBe(3);
+    t.clock.advance(60_000);
+    await everyone();
+    expect(t.app.signIns).toBe(4);
     for (const who of users) expect((await t.store.getIdentity(who))?.lastOutcome).toBeUndefined();
     const errors = t.logs.filter((l) => l.includes('"level":"error"'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain('refused countersign’s application token as soon as it issued it');
+    expect(errors[0]).toContain('refused countersign’s application token again right after a new sign-in');
+    expect(t.app.trouble()?.kind).toBe('refused');
     // Once a call works again, so does everything, and the log says so.
     t.clock.advance(20_000);
     expect(await (await t.source.credentialsFor(ADA, 'findApprovals'))?.call(t.scripted(['page']))).toBe('page');
     expect(t.logs.at(-1)).toContain('takes countersign’s application token again');
+    expect(t.app.trouble()).toBeUndefined();
   });
 
   it('does not sign in again for a command the user may not run, nor pass other failures as refusals', async () => {

@@ -285,7 +285,8 @@ describe('the audit trail: one line per attempt, with how it ended', () => {
     const cooldown = { kind: 'cooldown', userId: 'UADA', at: NOW, offered: true };
     expect(await t.attempts()).toEqual([
       { user: 'UEVE', channel: 'C1', query: { name: 'AD Accounts', force: true }, outcome: 'refused', reason: cooldown },
-      { user: 'UEVE', channel: 'C1', query: {}, outcome: 'refused', reason: cooldown },
+      // Everything was held by one collector of it: the reason says which, so that history can say who started what.
+      { user: 'UEVE', channel: 'C1', query: {}, outcome: 'refused', reason: { ...cooldown, collector: 'AD Accounts' } },
       { user: 'UADA', channel: 'C1', query: { name: 'AD Accounts' }, outcome: 'started', reason: undefined },
     ]);
   });

@@ -76,7 +76,7 @@ function build(status: (runId: string, polls: number) => Promise<Partial<RunStat
     }
   };
   // Rendered as the channel would see them, so that what the user reads is what is checked.
-  const updates = (): Message[] => statuses.map(renderCollectStatus);
+  const updates = (): Message[] => statuses.map((s) => renderCollectStatus(s));
   return { clock, store, watcher, statuses, updates, dms, watch, run, polls: () => polls };
 }
 

@@ -101,10 +101,12 @@ describe('/approvals', () => {
     expect(textOf(answer)).toContain('entitlement-name');
   });
 
-  it('tells an unlinked user how to link, naming their user id', async () => {
+  it('tells an unlinked user how to link, in their words: no admin command, no raw Slack id', async () => {
     const sent = await h.command('UNOBODY', '/approvals', '');
     const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
-    expect(textOf(answer)).toContain('countersign tokens set --user UNOBODY --command findApprovals');
+    expect(textOf(answer)).toContain('Type `/approvals login` to link your account, or ask your Slack admins to link it for you.');
+    expect(textOf(answer)).not.toMatch(/countersign tokens|UNOBODY|findApprovals/);
+    expect(textOf(answer)).toContain('so countersign cannot list your approvals for you.');
   });
 
   it('translates a 401 (expired token) and a 412 (application token) into clear messages', async () => {

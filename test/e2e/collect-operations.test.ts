@@ -234,8 +234,8 @@ describe('audit trail', () => {
     const text = textOf(history);
     expect(history?.response_type).toBe('ephemeral');
     expect(text).toContain('Last 5 collections in this channel');
-    expect(text).toMatch(/<@UOSCAR> · collector \*SAP Roles\* · \*started\*: SAP Roles `\d+`/);
-    expect(text).toMatch(/collector \*Workday Workers\* · \*started\*: Workday Workers `\d+` completed/);
+    expect(text).toMatch(/<@UOSCAR> started collector \*SAP Roles\*: SAP Roles `\d+`/);
+    expect(text).toMatch(/started collector \*Workday Workers\*: Workday Workers `\d+` completed/);
     expect(text).not.toContain('C0SEC');
   });
 

@@ -52,15 +52,17 @@ describe('a newcomer’s trial of /collect', () => {
     expect(collects()).toBe(1);
   });
 
-  it('a minute later, everything is held by AD Accounts alone: the notice says what Oscar started, and why nothing else started', async () => {
+  it('a minute later, everything is held by AD Accounts alone: the notice tells Oscar what he started, why nothing else started, and what he can do', async () => {
     clock.advance(60_000);
     const { answer } = await ask('');
     const text = textOf(answer);
     expect(text).not.toMatch(/started \*every collector of every application\* at/);
     expect(text).toMatch(
-      /Part of \*every collector of every application\* was started a moment ago: <@UOSCAR> started collector \*AD Accounts\* at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC in <#C0OPS>\./,
+      /Part of \*every collector of every application\* was started a moment ago: you started collector \*AD Accounts\* at \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC in <#C0OPS>\./,
     );
-    expect(text).toContain('countersign does not know yet which other collectors this covers');
+    expect(text).toContain('Nothing was started. countersign would leave *AD Accounts* out and start the rest');
+    expect(text).toMatch(/• Wait: from \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC it can all start/);
+    expect(text).toContain('• *Start anyway*: every collector starts now, *AD Accounts* again too.');
     expect(buttonsOf(answer).map((b) => b.text)).toEqual(['Start anyway', 'Cancel']);
     expect(collects()).toBe(1);
   });
@@ -85,12 +87,12 @@ describe('a newcomer’s trial of /collect', () => {
     expect(textOf(ranAgain)).toContain(
       ':warning: Started again within the cooldown: countersign did not know that *Active Directory* has this collector:',
     );
-    expect(textOf(ranAgain)).toMatch(/• \*AD Accounts\*: <@UOSCAR> started it at .* in <#C0OPS>/);
+    expect(textOf(ranAgain)).toMatch(/• \*AD Accounts\*: you started it at .* in <#C0OPS>/);
     expect(collects()).toBe(2);
 
     clock.advance(60_000);
     const { answer } = await ask('application:"Active Directory"');
-    expect(textOf(answer)).toMatch(/:hand: <@UOSCAR> started every collector of \*Active Directory\* at/);
+    expect(textOf(answer)).toMatch(/:hand: You started every collector of \*Active Directory\* at/);
     expect(collects()).toBe(2);
   });
 

@@ -151,13 +151,13 @@ describe('/collect', () => {
   it('tells a user whose token lacks collectEntitlements, and an unlinked one, before asking anything', async () => {
     const denied = await h.command('UADA', '/collect', 'SAP Roles');
     const [deniedAnswer] = await h.slack.waitForResponses(denied.responseId, 1);
-    expect(textOf(deniedAnswer)).toContain('Your token is not allowed to run `collectEntitlements`');
+    expect(textOf(deniedAnswer)).toContain('Your token does not let you start collections.');
     expect(buttonsOf(deniedAnswer).map((b) => [b.text, JSON.parse(b.value ?? '{}')])).toEqual([
       ['Link again', { kind: 'collect', query: { name: 'SAP Roles' } }],
     ]);
     const unlinked = await h.command('UNOBODY', '/collect', '');
     const [answer] = await h.slack.waitForResponses(unlinked.responseId, 1);
-    expect(textOf(answer)).toContain('countersign tokens set --user UNOBODY --command collectEntitlements');
+    expect(textOf(answer)).toContain('Type `/collect login` to link your account, or ask your Slack admins to link it for you.');
     expect(buttonsOf(answer)).toEqual([]);
   });
 

@@ -266,7 +266,9 @@ for (const setup of SETUPS) {
       await h.click('UGRACE', DETAILS_ACTIONS.open, details.pageValue);
       await until('views.open', () => viewsSent(h.slack, 'views.open')[before.open]);
       const graces = await updateOf(openedViewId(before.open), before.update);
-      expect(graces.text).toContain('is no longer visible to you');
+      // Never on a list of hers: not "no longer visible", but none that she can see.
+      expect(graces.text).toContain(`The Command Service has no approval \`${id}\` that you can see.`);
+      expect(graces.text).not.toContain('no longer visible');
       expect(actionButtons(graces.view)).toEqual([]);
       // Grace submits Ada's confirmation, as if she had it: her own credentials are asked, and the service will not show it to her.
       const confirm = await choose('UADA', details, actions[0] as string);

@@ -86,7 +86,9 @@ describe('Details of an approval', () => {
     expect(text).toContain(`Approval id \`${id}\``);
     expect(text).toContain('requested by');
     expect(text).toMatch(/Due \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2}/);
-    expect(text).toContain('*What the request asks for* · items 1–');
+    // Counted as a person counts: "3 items" (or "items 1–10" when more may follow), never "items 1–1".
+    expect(text).toMatch(/\*What the request asks for\* · (\d+ items?|items 1–10)\b/);
+    expect(text).not.toContain('1–1 ');
     expect(text).toMatch(/• Add .+, .+ to \w+ .+ \(.+\)/);
     expect(text).toMatch(/In the service this step can end as \*\w+/);
     expect(text).toContain('[Open in the service]');
@@ -123,7 +125,9 @@ describe('Details of an approval', () => {
     const ada = await clickDetails('UADA', value);
     expect(ada.text).toContain('What the request asks for');
     const grace = await clickDetails('UGRACE', value);
-    expect(grace.text).toContain('is no longer visible to you');
+    // Never Grace's to lose: the service has none by that id that she may see.
+    expect(grace.text).toContain('has no approval');
+    expect(grace.text).not.toContain('no longer visible');
     // Not Grace's list to refresh: no Refresh for her.
     expect(grace.text).not.toContain('[Refresh the list]');
     const nobody = await clickDetails('UNOBODY', value);
@@ -222,10 +226,12 @@ describe('Details of an approval', () => {
     expect(unknown.status).toBe(200);
     const missing = await until('the not-visible view', () =>
       viewsSent(h.slack, 'views.update').find((u) =>
-        visible((u.view as View).blocks).includes('The approval `999999:WPDS:1` is no longer visible'),
+        visible((u.view as View).blocks).includes('The Command Service has no approval `999999:WPDS:1` that you can see.'),
       ),
     );
-    expect(visible((missing.view as View).blocks)).toContain('Type `/approvals` to see what waits for you now.');
+    // Typed, not seen before: it may never have existed, so it is not "no longer visible".
+    expect(visible((missing.view as View).blocks)).toContain('Check the id');
+    expect(visible((missing.view as View).blocks)).not.toContain('no longer visible');
   });
 
   it('on a refused token offers Link again: the sign-in modal is pushed over it, and once linked the details appear underneath', async () => {
@@ -265,7 +271,7 @@ describe('Details of an approval', () => {
       const { answer } = await adaPage();
       const shown = await clickDetails('UADA', detailsButtons(answer)[0]?.value);
       expect(shown.text).toContain(
-        'This Command Service does not offer approval details (`getApprovalDetails` is switched off there), so countersign stops offering Details for now; Open in the service shows it there.',
+        'This Command Service does not offer approval details (its administrators have switched them off), so countersign stops offering Details for now; Open in the service shows it there.',
       );
       expect(shown.text).toContain('[Open in the service]');
       const { answer: later } = await adaPage();

@@ -78,6 +78,29 @@ describe('linking from Slack', () => {
     expect((await h.app.deps.store.listLinks()).filter((l) => l.userId === 'UWRONG')).toEqual([]);
   });
 
+  it('clears the service’s old answer when the form is sent again: only the new problem shows', async () => {
+    const view = await openModal('UAGAIN');
+    const before = viewsSent(h.slack, 'views.update').length;
+    await h.submitView('UAGAIN', view, 'VAGAIN', {
+      [LINK_FIELDS.username.block]: 'ada.lovelace',
+      [LINK_FIELDS.password.block]: 'not-the-password',
+    });
+    expect(await lastUpdate(before + 1)).toContain('did not accept that username and password');
+    const shown = viewsSent(h.slack, 'views.update').at(-1)?.view ?? {};
+    // Sent again from that view, with the password left out this time.
+    const sent = await h.submitView('UAGAIN', shown, 'VAGAIN', { [LINK_FIELDS.username.block]: 'ada.lovelace' });
+    const body = JSON.parse(sent.body) as { response_action: string; view?: unknown; errors?: unknown };
+    expect(body.response_action).toBe('update');
+    const now = JSON.stringify(body.view);
+    expect(now).not.toContain('did not accept');
+    expect(now).toContain('Give the password too.');
+    const inputs = (body.view as { blocks: Array<{ block_id?: string; element?: { initial_value?: string } }> }).blocks;
+    expect(inputs.find((b) => b.block_id === LINK_FIELDS.username.block)?.element?.initial_value).toBe('ada.lovelace');
+    // A first form with nothing wrong before it keeps Slack's errors under each field.
+    const fresh = await h.submitView('UAGAIN', view, 'VAGAIN2', { [LINK_FIELDS.username.block]: 'ada.lovelace' });
+    expect(JSON.parse(fresh.body)).toMatchObject({ response_action: 'errors' });
+  });
+
   it('checks a pasted token with a harmless call before saving it', async () => {
     const view = await openModal('UPASTE');
     const before = viewsSent(h.slack, 'views.update').length;
@@ -161,31 +184,34 @@ describe('App Home', () => {
       .flatMap((b) => (b.elements as Array<{ action_id: string; value: string }>).map((e) => e));
   const ids = (text: string) => [...text.matchAll(/`(\d+:[A-Z]+:\d+)`/g)].map((m) => m[1]);
 
-  it('shows a linked approver her pending approvals with counts, pages them, with Link again and Unlink', async () => {
+  it('shows a linked approver her pending approvals by group, each counted, with Refresh, Link again and Unlink', async () => {
     await h.link('UHOMED', 'approver+ops');
     const view = await published('UHOMED');
     const text = visible(view.blocks);
-    expect(text).toMatch(/\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+ due today · \d+ more this week/);
+    expect(text).toMatch(
+      /\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+\+? due today · \d+\+? due by \w{3} \d{1,2} \w{3} · \d+\+? due later/,
+    );
     expect(text).toMatch(/`collectEntitlements`: linked \d{4}-\d{2}-\d{2}/);
-    expect(ids(text)).toHaveLength(10);
+    // The demo data has approvals weeks overdue and weeks ahead, whatever the day: both groups are shown, within Home's 20.
+    for (const title of [':red_circle: *Overdue*', ':white_circle: *Due later*']) expect(text).toContain(title);
+    const shown = ids(text);
+    expect(shown.length).toBeGreaterThan(3);
+    expect(shown.length).toBeLessThanOrEqual(20);
     expect(actionIds(view).map((e) => e.action_id)).toEqual([
-      ...Array(10).fill(DETAILS_ACTIONS.open),
+      ...Array(shown.length).fill(DETAILS_ACTIONS.open),
       'home:refresh',
-      'home:next',
       RELINK_ACTION,
       'home:unlink',
     ]);
-    const next = actionIds(view).find((e) => e.action_id === 'home:next');
+    expect(text).toMatch(/…and \d+\+? more due later: `\/approvals due-after:3d` lists them\./);
+    // A Next from a view published before Home showed groups: the tab again, as it is now.
     const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
-    await h.click('UHOMED', 'home:next', next?.value);
+    await h.click('UHOMED', 'home:next', '2');
     const until = Date.now() + 5000;
     while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === before && Date.now() < until)
       await new Promise((r) => setTimeout(r, 20));
-    const page2 = new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '';
-    const page2Text = visible((JSON.parse(page2) as { blocks: unknown[] }).blocks);
-    expect(ids(page2Text)).toHaveLength(10);
-    expect(ids(page2Text)).not.toEqual(ids(text));
-    expect(page2).toContain('home:previous');
+    const again = new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '';
+    expect(ids(visible((JSON.parse(again) as { blocks: unknown[] }).blocks as never))).toEqual(shown);
   });
 
   it('says so on Home when the token has expired, with Link again', async () => {

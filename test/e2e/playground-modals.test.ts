@@ -60,6 +60,18 @@ async function until(user: string, what: string, test: (s: State) => boolean): P
 
 const modalText = (s: State) => (s.modal ? visible(s.modal.blocks) : '');
 
+describe('times in local mode', () => {
+  it('shows the embedded service’s times in each user’s own Slack zone, named: local mode tells the app the service’s zone', async () => {
+    await page('/playground/command', { user: 'U0DEMOGRACE', text: '/approvals page-size:3' });
+    const listed = await until('U0DEMOGRACE', 'a page', (s) =>
+      s.messages.some((m) => visible(m.blocks as never).includes('Pending approvals')),
+    );
+    const text = visible((listed.messages.find((m) => visible(m.blocks as never).includes('Pending approvals'))?.blocks ?? []) as never);
+    expect(text).toMatch(/Due \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} Los Angeles time/);
+    expect(text).not.toContain('service time');
+  });
+});
+
 describe('modals in the playground', () => {
   let approvalId = '';
 

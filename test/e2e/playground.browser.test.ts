@@ -4,6 +4,7 @@
  */
 
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
@@ -25,11 +26,26 @@ let local: Awaited<ReturnType<typeof startLocal>>;
 let browser: Browser;
 let page: Page;
 const logs: string[] = [];
+/** Stands in for the service's own page of an approval, where Open leads. */
+let servicePages: Server;
+const opened: string[] = [];
 
 beforeAll(async () => {
   if (!available) return;
   mkdirSync(ARTIFACTS, { recursive: true });
-  const config = loadConfig({ PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}` });
+  servicePages = createServer((req, res) => {
+    opened.push(req.url ?? '');
+    res
+      .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      .end('<title>The service’s page</title><p>An approval in the service');
+  });
+  await new Promise<void>((resolve) => servicePages.listen(0, '127.0.0.1', resolve));
+  const { port } = servicePages.address() as { port: number };
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: `sqlite:${join(dir, 'countersign.db')}`,
+    APPROVAL_URL_TEMPLATE: `http://127.0.0.1:${port}/aveksa/main?WorkItemId={WorkItemId}`,
+  });
   if (config.mode !== 'local') throw new Error('no Slack credentials were given, so this is local mode');
   local = await startLocal(config, startCountersign, { logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }) });
   browser = await chromium.launch({
@@ -42,6 +58,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await local?.shutdown();
+  await new Promise((resolve) => servicePages?.close(resolve));
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -130,6 +147,17 @@ describe.skipIf(!available)('local mode in a browser', () => {
       await modal.waitFor({ state: 'hidden' });
     }
     expect(paged).toBe(true);
+  });
+
+  it('opens the approval’s page in the service from Open, in a new tab', async () => {
+    const open = page.locator('.msg.ephemeral').last().locator('a[data-action-id="approval:open"]').first();
+    const id = await page.locator('.msg.ephemeral').last().locator('code').first().textContent();
+    const [tab] = await Promise.all([page.waitForEvent('popup'), open.click()]);
+    await tab.waitForLoadState();
+    expect(tab.url()).toContain(`/aveksa/main?WorkItemId=${encodeURIComponent(id ?? '')}`);
+    expect(await tab.title()).toBe('The service’s page');
+    expect(opened).toContain(`/aveksa/main?WorkItemId=${encodeURIComponent(id ?? '')}`);
+    await tab.close();
   });
 
   it('decides an approval in three clicks and a comment: Details, the action, Confirm; the list then says so', async () => {
@@ -237,6 +265,14 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await see('not linked to the Command Service');
     await type('/approvals login');
     await page.waitForSelector('#modal input[name="username|value"]');
+    // A wrong password, then the form sent again without one: only what is wrong now shows.
+    await page.fill('#modal input[name="username|value"]', 'katherine.johnson');
+    await page.fill('#modal input[name="password|value"]', 'not-it');
+    await page.click('#modal button.primary');
+    await page.locator('#modal').getByText('did not accept that username and password').waitFor();
+    await page.click('#modal button.primary');
+    await page.locator('#modal').getByText('Give the password too.').waitFor();
+    expect(await page.locator('#modal').innerText()).not.toContain('did not accept');
     await page.fill('#modal input[name="username|value"]', 'katherine.johnson');
     await page.fill('#modal input[name="password|value"]', 'demo');
     await page.fill('#modal input[name="authsource|value"]', 'corp-ldap');

@@ -11,6 +11,7 @@ import { Secret } from '../../src/runtime/secret.js';
 import { TestClock } from '../helpers/clock.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
+import { visible } from '../helpers/visible.js';
 
 // Each test starts its own app on its own clock, with its own users: what one test leaves behind (a
 // reminder, a paused user, a moved clock) cannot reach the next, and one failure cannot cascade.
@@ -94,10 +95,13 @@ describe('reminders', () => {
     await adaHasHerMondayDigest();
     const digest = dmsTo('UADA')[0];
     const text = JSON.stringify(digest?.blocks);
-    expect(digest?.text).toMatch(/^\d+\+? approvals need you: \d+ overdue, \d+ due today, \d+ due soon$/);
+    // Monday the 23rd: a window of 3 days is today and the two days after it.
+    expect(digest?.text).toMatch(/^\d+\+? approvals need you: \d+\+? overdue, \d+\+? due today, \d+\+? due by Wed 25 Nov$/);
     expect(text).toContain(':red_circle: *Overdue*');
+    // The service's zone is not configured here: its times are shown as written, and said to be its own.
+    expect(visible(digest?.blocks as never)).toMatch(/Due \w{3} \d{1,2} Nov 2026, \d{2}:\d{2} service time/);
     expect(text).toContain('every weekday at 09:00 (Europe/London)');
-    expect(text).not.toMatch(/due in ([4-9]|\d\d) days/);
+    expect(text).not.toMatch(/due in ([3-9]|\d\d) days/);
     const open = digest?.blocks
       .filter((b) => b.type === 'actions')
       .flatMap((b) => b.elements as Array<{ action_id: string; url?: string }>)
@@ -113,7 +117,7 @@ describe('reminders', () => {
     const [list] = await h.slack.waitForResponses(sent.responseId, 1);
     expect(list?.replace_original).toBe(false);
     expect(textOf(list)).toContain('Pending approvals');
-    expect(textOf(list)).toMatch(/due before “\d{2}-[a-z]{3}-2026”/);
+    expect(textOf(list)).toContain('due on or before Wed 25 Nov 2026 by the service’s calendar');
     // Someone else cannot use Ada's button to see her list.
     const stolen = await h.click('UEVE', DIGEST_ACTIONS.fullList, full?.value);
     expect(textOf((await h.slack.waitForResponses(stolen.responseId, 1))[0])).toContain('Only <@UADA> can open this list');

@@ -164,8 +164,9 @@ describe('a wrong client secret', () => {
     const answers = await Promise.all(sent.map((s) => h.slack.waitForResponses(s.responseId, 1)));
     for (const [a] of answers) {
       const text = textOf(a);
-      expect(text).toContain('countersign could not sign in to the Command Service as itself');
-      expect(text).toContain('This is not something you can fix');
+      expect(text).toContain('The Command Service is refusing countersign’s own sign-in');
+      expect(text).toContain('This is not something you can fix: an administrator');
+      expect(text).not.toMatch(/link/i);
     }
     for (let i = 0; i < 4; i++) await answer('UADA', 'page-size:3');
     expect(signIns()).toBe(1);
@@ -201,7 +202,8 @@ describe('a wrong client secret', () => {
   });
 
   it('shows it on Home, and a digest waits for it rather than asking the user to link', async () => {
-    expect(await home('UADA')).toContain('countersign could not sign in to the Command Service as itself');
+    expect(await home('UADA')).toContain('The Command Service is refusing countersign’s own sign-in');
+    expect(textOf(await answer('UADA', 'whoami'))).toContain('The Command Service is refusing countersign’s own sign-in');
     expect(textOf(await answer('UADA', 'remind daily 09:00'))).toContain('every day at 09:00');
     clock.advance(new Date('2026-11-23T09:00:30Z').getTime() - clock.now().getTime());
     expect(await h.app.reminders.tick()).toMatchObject({ taken: 1, retried: 1, relinkAsked: 0 });

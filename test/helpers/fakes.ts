@@ -138,6 +138,8 @@ export function fakeService(script: ServiceScript = {}) {
 export interface FakeDepsOptions {
   service?: ReturnType<typeof fakeService>;
   zone?: string;
+  /** COMMAND_SERVICE_TIME_ZONE. */
+  serviceTimeZone?: string;
   now?: string;
   policy?: Partial<CollectPolicy>;
   groups?: Record<string, string[]>;
@@ -196,6 +198,7 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     background: new Background(logger),
     responder: { to: () => respond, close: async () => {} },
     confirmationTtlMs: 60_000,
+    serviceTimeZone: options.serviceTimeZone,
     firstPollMs: 3000,
     announceWithinMs: options.announceWithinMs ?? 1000,
     reminders: {

@@ -1,26 +1,30 @@
 /**
  * loadHome with a scripted service and a real in-memory store: one call for the pending list
- * (with the user's own token), the page kept within the list, a refused token remembered, and
- * whether the reminder is paused.
+ * (with the user's own token), a second from today when the first is all overdue, the groups, a
+ * refused token remembered, and whether the reminder is paused.
  */
 
 import { describe, expect, it } from 'vitest';
-import { HOME_COUNT_WINDOW, loadHome } from '../../src/home/home.js';
+import { DUE_FETCH } from '../../src/approvals/due.js';
+import { loadHome } from '../../src/home/home.js';
+import { timeFrame } from '../../src/parse/times.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { InvalidTokenError, ServiceUnavailableError } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/index.js';
 import { fakeDeps, fakeService } from '../helpers/fakes.js';
 
 const NOW = new Date('2026-11-22T06:30:00Z');
+/** Ada in London; the service writes London time too. */
+const FRAME = timeFrame(NOW, 'Europe/London', 'Europe/London');
 const ADA = { teamId: 'T1', userId: 'UADA' };
 const PENDING = { state: 'pending', sort: 'asc', 'page-size': 100 };
 
-const approvals = (n: number): Approval[] =>
+const approvals = (n: number, dueDate = '2026-11-30 10:00:00.0', from = 0): Approval[] =>
   Array.from({ length: n }, (_, i) => ({
-    workItemId: `${i}:W:1`,
+    workItemId: `${from + i}:W:1`,
     workItemName: 'Manager Approval',
-    requestName: `Request ${i}`,
-    dueDate: '2026-11-30 10:00:00.0',
+    requestName: `Request ${from + i}`,
+    dueDate,
     completedDate: '',
     fields: {},
   }));
@@ -32,18 +36,23 @@ describe('loadHome', () => {
   it('makes no call for someone with nothing linked', async () => {
     const t = fakeDeps({ service: answering(3) });
     await t.link('UEVE');
-    expect(await loadHome(t.deps, ADA, 1)).toEqual({ mode: 'user-tokens', links: [] });
+    expect(await loadHome(t.deps, ADA, FRAME, 3)).toEqual({ mode: 'user-tokens', links: [] });
     expect(t.fake.calls).toEqual([]);
   });
 
-  it('asks once for the pending approvals, soonest due first, with the user’s own token', async () => {
+  it('asks once for the pending approvals, soonest due first, with the user’s own token, and groups them', async () => {
     const t = fakeDeps({ service: answering(12) });
     await t.link('UADA');
     await t.link('UEVE');
-    const home = await loadHome(t.deps, ADA, 2);
-    expect(HOME_COUNT_WINDOW).toBe(100);
+    const home = await loadHome(t.deps, ADA, FRAME, 3);
+    expect(DUE_FETCH).toBe(100);
     expect(t.fake.calls).toEqual([{ command: 'findApprovals', query: PENDING, token: 'token-of-UADA' }]);
-    expect(home.approvals).toEqual({ pending: approvals(12), page: 2 });
+    expect(home.approvals).toEqual({
+      overdue: { approvals: [], more: false },
+      today: { approvals: [], more: false },
+      soon: { approvals: [], more: false },
+      later: { approvals: approvals(12), more: false },
+    });
     expect(home.failure).toBeUndefined();
     expect(home.reminder).toBeUndefined();
     expect(home.links.map((l) => [l.userId, l.command, l.lastOutcome])).toEqual([
@@ -52,21 +61,50 @@ describe('loadHome', () => {
     ]);
   });
 
-  it('keeps the page within the list', async () => {
-    const cases: Array<[number, number, number]> = [
-      // [approvals, page asked, page given]
-      [25, 7, 3],
-      [25, 3, 3],
-      [20, 3, 2],
-      [25, 0, 1],
-      [25, -4, 1],
-      [0, 5, 1],
-    ];
-    for (const [n, asked, given] of cases) {
-      const t = fakeDeps({ service: answering(n) });
-      await t.link();
-      expect({ n, asked, page: (await loadHome(t.deps, ADA, asked)).approvals?.page }).toEqual({ n, asked, page: given });
-    }
+  it('asks again from today when the first hundred are all overdue, so that today’s and later ones are still counted', async () => {
+    const queries: unknown[] = [];
+    const t = fakeDeps({
+      service: fakeService({
+        findApprovals: async (query) => {
+          queries.push(query);
+          // A hundred overdue, then (from today on) one more overdue from earlier today, two due today and one next week.
+          const page =
+            query['due-after'] === undefined
+              ? approvals(100, '2026-11-01 10:00:00.0')
+              : [
+                  ...approvals(1, '2026-11-22 05:00:00.0', 100),
+                  ...approvals(2, '2026-11-22 15:00:00.0', 101),
+                  ...approvals(1, '2026-11-30 15:00:00.0', 103),
+                ];
+          return { approvals: page, count: page.length };
+        },
+      }),
+    });
+    await t.link('UADA');
+    const home = await loadHome(t.deps, ADA, FRAME, 3);
+    expect(queries).toEqual([PENDING, { ...PENDING, 'due-after': '22-nov-2026' }]);
+    expect(home.approvals?.overdue.approvals).toHaveLength(101);
+    expect(home.approvals?.overdue.more).toBe(true);
+    expect(home.approvals?.today).toEqual({ approvals: approvals(2, '2026-11-22 15:00:00.0', 101), more: false });
+    expect(home.approvals?.later).toEqual({ approvals: approvals(1, '2026-11-30 15:00:00.0', 103), more: false });
+  });
+
+  it('marks as open-ended the groups a full page may go on into', async () => {
+    const t = fakeDeps({
+      service: fakeService({
+        findApprovals: async () => {
+          const page = [...approvals(40, '2026-11-01 10:00:00.0'), ...approvals(60, '2026-11-23 10:00:00.0', 40)];
+          return { approvals: page, count: page.length };
+        },
+      }),
+    });
+    await t.link('UADA');
+    const home = await loadHome(t.deps, ADA, FRAME, 3);
+    expect(t.fake.calls).toHaveLength(1);
+    expect(home.approvals?.overdue).toMatchObject({ more: false });
+    expect(home.approvals?.soon).toMatchObject({ more: true });
+    expect(home.approvals?.soon.approvals).toHaveLength(60);
+    expect(home.approvals?.later).toEqual({ approvals: [], more: true });
   });
 
   it('says why on a 401, without approvals, and records the link as rejected', async () => {
@@ -79,7 +117,7 @@ describe('loadHome', () => {
       }),
     });
     await t.link();
-    const home = await loadHome(t.deps, ADA, 1);
+    const home = await loadHome(t.deps, ADA, FRAME, 3);
     expect(home.failure).toBe(refused);
     expect(home.approvals).toBeUndefined();
     expect(home.links.find((l) => l.command === 'findApprovals')).toMatchObject({ lastOutcome: 'rejected', lastUsedAt: NOW });
@@ -95,7 +133,7 @@ describe('loadHome', () => {
       }),
     });
     await t.link();
-    const home = await loadHome(t.deps, ADA, 1);
+    const home = await loadHome(t.deps, ADA, FRAME, 3);
     expect(home.failure).toBe(down);
     expect(home.links.find((l) => l.command === 'findApprovals')?.lastOutcome).toBeUndefined();
   });
@@ -113,24 +151,24 @@ describe('loadHome', () => {
     await t.deps.store.setReminder(reminder);
     await t.link('UADA', 'T1', minutes(-60));
 
-    expect((await loadHome(t.deps, ADA, 1)).reminder).toEqual({
+    expect((await loadHome(t.deps, ADA, FRAME, 3)).reminder).toEqual({
       reminder: { ...reminder, pausedAt: undefined, sentFor: undefined },
       paused: false,
     });
 
     await t.deps.store.pauseReminder(ADA, minutes(-30));
-    expect((await loadHome(t.deps, ADA, 1)).reminder).toMatchObject({ reminder: { pausedAt: minutes(-30) }, paused: true });
+    expect((await loadHome(t.deps, ADA, FRAME, 3)).reminder).toMatchObject({ reminder: { pausedAt: minutes(-30) }, paused: true });
 
     // Linked again after the pause: the reminder runs again.
     await t.deps.store.setToken(ADA, ['findApprovals'], new Secret('new-token'), 'login', minutes(-10));
-    expect((await loadHome(t.deps, ADA, 1)).reminder?.paused).toBe(false);
+    expect((await loadHome(t.deps, ADA, FRAME, 3)).reminder?.paused).toBe(false);
   });
 
   it('shows a reminder as paused when nothing is linked, with no call', async () => {
     const t = fakeDeps();
     await t.deps.store.setReminder({ ...ADA, days: 'daily', minuteOfDay: 540, timeZone: 'UTC', nextAt: minutes(60), dueAt: minutes(60) });
     await t.deps.store.pauseReminder(ADA, NOW);
-    const home = await loadHome(t.deps, ADA, 1);
+    const home = await loadHome(t.deps, ADA, FRAME, 3);
     expect(home).toMatchObject({ links: [], reminder: { paused: true } });
     expect(t.fake.calls).toEqual([]);
   });

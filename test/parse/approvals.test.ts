@@ -63,7 +63,8 @@ describe('/approvals', () => {
     expect(q).toEqual({
       'approval-id': '20512:WPDS:1',
       'business-source': 'Active Directory',
-      'completed-after': '23-oct-2026',
+      // The last 30 days, today included.
+      'completed-after': '24-oct-2026',
       'completed-before': '22-nov-2026',
       'due-after': '31-jan-2026',
       'due-before': '31-dec-2026',
@@ -78,6 +79,32 @@ describe('/approvals', () => {
       'user-first-name': 'Jane',
       'user-id': 'jdoe',
       'user-last-name': "O'Brien",
+    });
+  });
+
+  it('reads a number of days as that many days, today included, at either end of a range', () => {
+    expect(query('due-before:7d')).toMatchObject({ 'due-before': '28-nov-2026' });
+    expect(query('due-after:7d')).toMatchObject({ 'due-after': '29-nov-2026' });
+    expect(query('completed-after:-7d')).toMatchObject({ 'completed-after': '16-nov-2026' });
+    expect(query('requested-before:-7d')).toMatchObject({ 'requested-before': '15-nov-2026' });
+    expect(query('due-after:today due-before:1d')).toMatchObject({ 'due-after': '22-nov-2026', 'due-before': '22-nov-2026' });
+  });
+
+  it('sends the user’s days as the service’s nearest days when both zones are known', () => {
+    const inZones = (text: string, user: string, service: string) => {
+      const r = parseApprovalsCommand(text, TODAY, { user, service });
+      if (r.kind !== 'query') throw new Error(`${text}: ${JSON.stringify(r)}`);
+      return r.query;
+    };
+    // Berlin and New York are 6 hours apart: the same days.
+    expect(inZones('due-after:today due-before:7d', 'Europe/Berlin', 'America/New_York')).toMatchObject({
+      'due-after': '22-nov-2026',
+      'due-before': '28-nov-2026',
+    });
+    // Tokyo's 22nd is mostly New York's 21st.
+    expect(inZones('due-after:today due-before:2026-11-30', 'Asia/Tokyo', 'America/New_York')).toMatchObject({
+      'due-after': '21-nov-2026',
+      'due-before': '29-nov-2026',
     });
   });
 
@@ -100,7 +127,11 @@ describe('/approvals', () => {
     ['start-page:-1', /start-page:-1 is not a whole number/, undefined],
     ['due-before:next-week', /due-before: next-week is not a date\. Dates can be 2026-01-31, 31-jan-2026, today/, undefined],
     ['due-after:2026-02-30', /not a day of the calendar/, undefined],
-    ['due-after:7d due-before:today', /due-after \(29-nov-2026\) is later than due-before \(22-nov-2026\)/, undefined],
+    [
+      'due-after:7d due-before:today',
+      /^due-after:7d \(Sun 29 Nov 2026\) is later than due-before:today \(Sun 22 Nov 2026\), so nothing could match\.$/,
+      undefined,
+    ],
     ['sort:asc sort:desc', /sort is given twice/, undefined],
     ['user-id:', /user-id has no value/, undefined],
     ['entitlement-name:"Domain Admins', /never closed/, undefined],

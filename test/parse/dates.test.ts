@@ -1,7 +1,7 @@
 import { differenceInCalendarDays } from 'date-fns';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { daysFromToday, parseDateInput, todayIn } from '../../src/parse/dates.js';
+import { daysFromToday, parseDateInput, readServiceDate, serviceDay, todayIn } from '../../src/parse/dates.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
 const value = (input: string) => {
@@ -38,6 +38,63 @@ describe('parseDateInput', () => {
     expect(value('31/01/2026')).toMatch(/not a date/);
     expect(value('99999d')).toMatch(/more than 3650 days/);
     expect(value('0001-01-01')).toMatch(/not a day of the calendar/);
+  });
+});
+
+describe('a number of days as one end of a range', () => {
+  const bound = (input: string, end: 'after' | 'before') => {
+    const r = parseDateInput(input, TODAY, end);
+    return r.ok ? r.value : `error: ${r.problem}`;
+  };
+  it('covers that many days, today included, never one more', () => {
+    // due-before:7d: today (the 22nd) and the six days after it, so the 28th is the last.
+    expect(bound('7d', 'before')).toBe('28-nov-2026');
+    expect(bound('1d', 'before')).toBe('22-nov-2026');
+    // completed-after:-7d: today and the six days before it.
+    expect(bound('-7d', 'after')).toBe('16-nov-2026');
+    expect(bound('-1d', 'after')).toBe('22-nov-2026');
+  });
+  it('lets each of those ranges and its other side meet without a gap or a day in both', () => {
+    // due-after:7d starts the day after due-before:7d ends; completed-before:-7d ends the day before completed-after:-7d starts.
+    expect(bound('7d', 'after')).toBe('29-nov-2026');
+    expect(bound('-7d', 'before')).toBe('15-nov-2026');
+    expect(bound('0d', 'before')).toBe('22-nov-2026');
+    expect(bound('today', 'before')).toBe('22-nov-2026');
+    expect(bound('tomorrow', 'after')).toBe('23-nov-2026');
+    expect(bound('2026-11-30', 'before')).toBe('30-nov-2026');
+  });
+});
+
+describe('serviceDay', () => {
+  const day = (d: number) => ({ year: 2026, month: 11, day: d });
+  it('is the same day where the zones agree, or differ by less than half a day', () => {
+    expect(serviceDay(day(24), { user: 'Europe/Berlin', service: 'Europe/Berlin' })).toEqual(day(24));
+    expect(serviceDay(day(24), { user: 'Europe/Berlin', service: 'America/New_York' })).toEqual(day(24));
+    expect(serviceDay(day(24), { user: 'America/Los_Angeles', service: 'Europe/Berlin' })).toEqual(day(24));
+  });
+  it('is the service’s day that holds most of the user’s, when they are far apart', () => {
+    // Tokyo's 24th runs from 10:00 on the 23rd to 10:00 on the 24th in New York.
+    expect(serviceDay(day(24), { user: 'Asia/Tokyo', service: 'America/New_York' })).toEqual(day(23));
+    // Chatham's 24th: from 10:15 on the 23rd UTC.
+    expect(serviceDay(day(24), { user: 'Pacific/Chatham', service: 'UTC' })).toEqual(day(23));
+    expect(serviceDay(day(24), { user: 'Pacific/Honolulu', service: 'Asia/Tokyo' })).toEqual(day(25));
+  });
+  it('keeps the order of days, so that a range is never turned round', () => {
+    // Where the zones are about 12 hours apart, a change of summer time can make two of the user's days meet in one of the service's.
+    const zones = ['Asia/Tokyo', 'Pacific/Chatham', 'Pacific/Kiritimati', 'Pacific/Pago_Pago', 'America/St_Johns', 'UTC'];
+    for (const user of zones)
+      for (const service of zones)
+        for (let d = 1; d < 30; d++) {
+          const a = serviceDay(day(d), { user, service });
+          const b = serviceDay(day(d + 1), { user, service });
+          const apart = (Date.UTC(b.year, b.month - 1, b.day) - Date.UTC(a.year, a.month - 1, a.day)) / 86_400_000;
+          expect([0, 1, 2], `${user} ${service} ${d}`).toContain(apart);
+        }
+  });
+  it('reads back what it sends', () => {
+    expect(readServiceDate('05-jan-2026')).toEqual({ year: 2026, month: 1, day: 5 });
+    expect(readServiceDate('31-feb-2026')).toBeUndefined();
+    expect(readServiceDate('05-JAN-2026')).toBeUndefined();
   });
 });
 

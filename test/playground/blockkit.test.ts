@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { timeFrame } from '../../src/parse/times.js';
 import { blockKitRenderer } from '../../src/playground/blockkit.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 
@@ -68,6 +69,29 @@ describe('playground blocks', () => {
     expect(html).toContain('<input name="token|value"');
     expect(html).toContain('<hr class="bk-divider">');
   });
+  it('draws a link button as a link that opens its page in a new tab, and one it cannot open as a button that says why', () => {
+    const html = bk.blocks([
+      {
+        type: 'actions',
+        block_id: 'open',
+        elements: [
+          {
+            type: 'button',
+            action_id: 'approval:open',
+            text: { type: 'plain_text', text: 'Open' },
+            url: 'https://igl.example.com/aveksa/main?WorkItemId=1%3AA%3A1&x="y"',
+          },
+          { type: 'button', action_id: 'odd', text: { type: 'plain_text', text: 'Odd' }, url: 'javascript:alert(1)' },
+        ],
+      },
+    ]);
+    expect(html).toContain(
+      '<a class="bk-button" data-action-id="approval:open" data-value="" href="https://igl.example.com/aveksa/main?WorkItemId=1%3AA%3A1&amp;x=&quot;y&quot;" target="_blank" rel="noopener noreferrer">Open</a>',
+    );
+    expect(html).not.toContain('href="javascript');
+    expect(html).toContain('disabled title="The playground opens only http and https links; this one is javascript:alert(1)"');
+  });
+
   it('shows what it cannot render as raw JSON instead of dropping it', () => {
     expect(bk.blocks([{ type: 'video', title: { type: 'plain_text', text: 'x' } }])).toContain('<pre class="raw"');
     expect(bk.blocks([{ type: 'actions', elements: [{ type: 'multi_static_select' }] }])).toContain('multi_static_select');
@@ -106,7 +130,7 @@ describe('playground blocks', () => {
         },
       ],
       userId: 'U012ABC',
-      today: { year: 2026, month: 11, day: 22 },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', 'UTC'),
     });
     const html = bk.blocks(page.blocks);
     expect(html).not.toContain('class="raw"');

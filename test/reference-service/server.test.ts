@@ -2,7 +2,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReferenceDb } from '../../src/reference-service/db.js';
-import { DEMO_COLLECTORS, loadDemoData } from '../../src/reference-service/demo.js';
+import { DEMO_COLLECTORS, loadDemoData, serviceZoneOf } from '../../src/reference-service/demo.js';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { TestClock } from '../helpers/clock.js';
 
@@ -190,6 +190,50 @@ describe('demo data dates', () => {
   });
 });
 
+describe('the zone its times are written in', () => {
+  it('writes the same moments on the clocks of the zone it is given, and remembers the zone in its data', () => {
+    const now = new Date('2026-11-22T12:00:00Z');
+    const dues = (timeZone?: string) => {
+      const db = openReferenceDb();
+      loadDemoData(db, now, { timeZone });
+      const rows = db.prepare('SELECT due_at FROM approvals ORDER BY id LIMIT 50').all() as Array<{ due_at: string }>;
+      const zone = serviceZoneOf(db);
+      db.close();
+      return { zone, dues: rows.map((r) => r.due_at) };
+    };
+    const utc = dues();
+    const tokyo = dues('Asia/Tokyo');
+    expect(utc.zone).toBe('UTC');
+    expect(tokyo.zone).toBe('Asia/Tokyo');
+    // Tokyo keeps no summer time: nine hours ahead, every one of them.
+    const ms = (t: string) => new Date(`${t.replace(' ', 'T')}Z`).getTime();
+    expect(tokyo.dues.map((t, i) => ms(t) - ms(utc.dues[i] as string))).toEqual(utc.dues.map(() => 9 * 3_600_000));
+  });
+
+  it('says which zone it writes in, and writes a run’s times in it', async () => {
+    const at = new TestClock('2026-11-22T12:00:00Z');
+    const ny = await startReferenceService({ now: at.now, timeZone: 'America/New_York', runTimings: { queuedMs: 1000, runningMs: 1000 } });
+    try {
+      expect(ny.timeZone).toBe('America/New_York');
+      expect(serviceZoneOf(ny.db)).toBe('America/New_York');
+      const token = ny.demoTokens.find((t) => t.label === 'ops')?.token ?? '';
+      const call = async (query: string) =>
+        JSON.parse(
+          await (await request(`${ny.url}/command.submit?${query}`, { headers: { authorization: `Bearer ${token}` } })).body.text(),
+        );
+      const runId = (await call('cmd=collectEntitlements&format=json&name=AD%20Accounts')).data['run-id'];
+      at.advance(5000);
+      const status = (await call(`cmd=getRunStatus&format=json&run-id=${runId}`)).data;
+      // 12:00 UTC is 07:00 in New York.
+      expect(status['start-time']).toBe('2026-11-22 07:00:01');
+      expect(status['completed-time']).toBe('2026-11-22 07:00:02');
+    } finally {
+      await ny.close();
+    }
+    await expect(startReferenceService({ timeZone: 'Mars/Olympus_Mons' })).rejects.toThrow('Unknown time zone: Mars/Olympus_Mons');
+  });
+});
+
 describe('run ids', () => {
   it('are not given out again by a demo data set loaded later (local mode restarts with fresh data)', async () => {
     const first = await startReferenceService({ now: () => new Date('2026-11-22T10:00:00Z') });
@@ -299,5 +343,68 @@ describe('performWorkItem (this service’s own shape: inferred, README says so)
     } finally {
       svc.setQuirks({});
     }
+  });
+});
+
+describe('sessions', () => {
+  const signIn = async (svc: ReferenceService) => {
+    const res = await request(`${svc.url}/command.submit?cmd=loginTrustedApp&format=json`, {
+      method: 'POST',
+      headers: { clientid: svc.trustedApp.clientId, clientsecret: svc.trustedApp.clientSecret, 'content-type': 'application/json' },
+    });
+    return ((await res.body.json()) as { data: { token: string } }).data.token;
+  };
+  const find = async (svc: ReferenceService, token: string) => {
+    const res = await request(`${svc.url}/command.submit?cmd=findApprovals&format=json&page-size=1&auth-user-id=ada.lovelace`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    return { status: res.statusCode, body: await res.body.text() };
+  };
+
+  it('kept in one instance’s memory: another instance over the same data does not know them, and a restart forgets them', async () => {
+    const db = openReferenceDb();
+    loadDemoData(db, clock.now());
+    const a = await startReferenceService({ db, now: clock.now, sessions: 'instance' });
+    const b = await startReferenceService({ db, now: clock.now, sessions: 'instance', trustedApp: a.trustedApp });
+    try {
+      const fromA = await signIn(a);
+      expect((await find(a, fromA)).status).toBe(200);
+      const onB = await find(b, fromA);
+      expect(onB.status).toBe(401);
+      expect(onB.body).toContain("The token is not valid for the command 'findApprovals'. Token is invalid or expired");
+      const fromB = await signIn(b);
+      expect((await find(b, fromB)).status).toBe(200);
+      expect((await find(a, fromB)).status).toBe(401);
+      // Nothing of either reached the shared data.
+      expect(db.prepare('SELECT count(*) AS n FROM tokens').get()).toEqual({ n: 0 });
+
+      a.forgetSessions();
+      expect((await find(a, fromA)).status).toBe(401);
+      expect((await find(b, fromB)).status).toBe(200);
+      expect((await find(a, await signIn(a))).status).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+      db.close();
+    }
+  });
+
+  it('of trusted applications end when revoked, users’ do not; signing in again gives a token that works', async () => {
+    const appToken = await signIn(svc);
+    expect((await find(svc, appToken)).status).toBe(200);
+    svc.revokeAppSessions();
+    expect((await find(svc, appToken)).body).toContain('Token is invalid or expired');
+    expect((await get('cmd=findApprovals&format=json&page-size=1')).status).toBe(200);
+    expect((await find(svc, await signIn(svc))).status).toBe(200);
+  });
+
+  it('of trusted applications end as soon as issued under a lifespan of 0, until the setting changes', async () => {
+    svc.setAppTokenPolicy({ lifespanMs: 0, inactivityMs: null });
+    try {
+      expect((await find(svc, await signIn(svc))).body).toContain('Token is invalid or expired');
+    } finally {
+      svc.setAppTokenPolicy({ lifespanMs: 120 * 60_000, inactivityMs: 10 * 60_000 });
+    }
+    expect((await find(svc, await signIn(svc))).status).toBe(200);
   });
 });

@@ -48,6 +48,7 @@ function build(answer: (query: ApprovalQuery) => Promise<Approval[]>) {
     },
     owner: 'test',
     windowDays: 3,
+    serviceTimeZone: undefined,
     spreadMs: 0,
     retryMs: 10 * 60_000,
     giveUpAfterMs: 60 * 60_000,
@@ -66,9 +67,28 @@ describe('ReminderScheduler', () => {
     await t.setUp();
     t.clock.advance(3_600_000 + 1000);
     expect(await t.scheduler.tick()).toMatchObject({ taken: 1, quiet: 1, sent: 0 });
-    expect(t.queries).toEqual([{ state: 'pending', sort: 'asc', 'page-size': 100, 'due-before': '26-nov-2026' }]);
+    // Monday the 23rd: a window of 3 days is today and the two after it.
+    expect(t.queries).toEqual([{ state: 'pending', sort: 'asc', 'page-size': 100, 'due-before': '25-nov-2026' }]);
     expect(t.dms).toHaveLength(0);
     expect((await t.store.getReminder(WHO))?.nextAt.toISOString()).toBe('2026-11-24T09:00:00.000Z');
+  });
+
+  it('asks again from today when the hundred soonest are all overdue, so that the digest still counts today’s and soon’s', async () => {
+    const t = build(async (query) =>
+      query['due-after'] === undefined
+        ? Array.from({ length: 100 }, (_, i) => approval('2026-11-01', i))
+        : [approval('2026-11-23', 100), approval('2026-11-24', 101), approval('2026-11-25', 102)],
+    );
+    await t.setUp();
+    t.clock.advance(3_600_000 + 1000);
+    expect(await t.scheduler.tick()).toMatchObject({ sent: 1 });
+    const window = { state: 'pending', sort: 'asc', 'page-size': 100, 'due-before': '25-nov-2026' };
+    expect(t.queries).toEqual([window, { ...window, 'due-after': '23-nov-2026' }]);
+    const groups = t.dms[0]?.digest?.groups;
+    expect(groups?.overdue).toMatchObject({ more: true });
+    expect(groups?.overdue.approvals).toHaveLength(100);
+    expect(groups?.today).toEqual({ approvals: [approval('2026-11-23', 100)], more: false });
+    expect(groups?.soon).toEqual({ approvals: [approval('2026-11-24', 101), approval('2026-11-25', 102)], more: false });
   });
 
   it('retries a service that does not answer, then gives the day up once the digest would be too late', async () => {
@@ -86,7 +106,7 @@ describe('ReminderScheduler', () => {
     down = false;
     t.clock.advance(10 * 60_000);
     expect(await t.scheduler.tick()).toMatchObject({ sent: 1 });
-    expect(t.dms[0]?.digest?.groups.overdue).toHaveLength(1);
+    expect(t.dms[0]?.digest?.groups.overdue.approvals).toHaveLength(1);
     // Next day the service is down all morning: tried, then skipped; Wednesday's is next.
     down = true;
     t.clock.advance(24 * 3_600_000 - 10 * 60_000);
@@ -146,6 +166,7 @@ describe('ReminderScheduler under load', () => {
         },
         owner,
         windowDays: 3,
+        serviceTimeZone: undefined,
         concurrency,
       });
     const setUp = async () => {

@@ -9,10 +9,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DetailsOutcome } from '../../src/approvals/details.js';
+import { groupByDue } from '../../src/approvals/due.js';
 import type { CollectStatus, LiveStatus } from '../../src/collections/runs.js';
 import { approvalPages } from '../../src/config.js';
 import type { HomeOutcome } from '../../src/home/home.js';
 import type { DetailsOrigin, DetailsState } from '../../src/parse/details.js';
+import { timeFrame } from '../../src/parse/times.js';
 import { buildDigest } from '../../src/reminders/digest.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 import type { Message } from '../../src/render/blocks.js';
@@ -50,7 +52,8 @@ import { mrkdwnTexts } from '../helpers/visible.js';
 
 /** Marks every generated string, so that it can be recognised wherever it ends up. */
 const MARK = 'Ⓢ';
-const TODAY = { year: 2026, month: 11, day: 22 };
+/** Noon UTC on Sunday 22 November 2026, read in UTC; the service's zone not given, so its times are shown as written. */
+const FRAME = timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined);
 const AT = new Date('2026-11-22T10:00:00Z');
 const RUNS = { numRuns: 150, seed: 20261122 };
 
@@ -271,7 +274,7 @@ describe('every message, modal and Home view, over generated service data', () =
             query: { 'page-size': Math.max(1, approvals.length), 'entitlement-name': filter.slice(0, 256) },
             approvals,
             userId: 'U0ADA',
-            today: TODAY,
+            frame: FRAME,
             approvalLinks: withLinks ? links : undefined,
             details: withDetails,
           });
@@ -286,10 +289,12 @@ describe('every message, modal and Home view, over generated service data', () =
     fc.assert(
       fc.property(fc.array(approval, { maxLength: 100 }), fc.integer({ min: 1, max: 12 }), (approvals, page) => {
         const schedule = { days: 'weekdays' as const, minuteOfDay: 540, timeZone: 'Europe/London' };
+        // Half of them with the service's zone known: times converted, and named.
+        const frame = page % 2 === 0 ? FRAME : timeFrame(FRAME.now, 'Asia/Kolkata', 'America/New_York');
+        const groups = groupByDue(approvals, frame, 3, approvals.length === 100 ? 'overdue' : undefined);
         const digest = buildDigest({
-          approvals,
-          more: approvals.length === 100,
-          today: TODAY,
+          groups,
+          frame,
           windowDays: 3,
           schedule,
           fullList: { userId: 'U0ADA', query: {} },
@@ -303,11 +308,12 @@ describe('every message, modal and Home view, over generated service data', () =
           lastUsedAt: undefined,
           lastOutcome: undefined,
         };
-        const outcome: HomeOutcome = { links: [{ ...link, command: 'findApprovals' }], approvals: { pending: approvals, page } };
+        const outcome: HomeOutcome = { links: [{ ...link, command: 'findApprovals' }], approvals: groups };
         expectSafeView(
           renderHome({
             outcome,
-            today: TODAY,
+            frame,
+            windowDays: 3,
             commands: ['findApprovals', 'collectEntitlements'],
             approvalLinks: links,
             details: page % 3 !== 0,
@@ -323,7 +329,7 @@ describe('every message, modal and Home view, over generated service data', () =
       fc.property(detailsOutcome, detailsState, fc.boolean(), fc.constantFrom('U0ADA', 'U0EVE'), (outcome, state, withLinks, reader) => {
         expectSafeView(detailsLoadingView(state));
         if (outcome.kind === 'failed') return;
-        const view = renderDetailsView({ outcome, state, userId: reader, today: TODAY, approvalLinks: withLinks ? links : undefined });
+        const view = renderDetailsView({ outcome, state, userId: reader, frame: FRAME, approvalLinks: withLinks ? links : undefined });
         expectSafeView(view);
         // A modal's metadata carries the state back, within Slack's limit whatever the query.
         expect((view.private_metadata ?? '').length).toBeLessThanOrEqual(3000);

@@ -124,9 +124,40 @@ describe('history: questions asked', () => {
         10,
       ).blocks,
     );
-    expect(text).toContain('<@U0EVE> · *every collector of every application* · *asked to confirm, no answer*');
+    expect(text).toContain('<@U0EVE> asked for *every collector of every application* · *asked to confirm, no answer*');
     expect(text).toContain(
-      '<@U0EVE> · collector *AD Accounts*, forced · *refused*: <@U0OSCAR> had started it 2026-11-22 12:14 UTC; Start anyway was offered, not taken',
+      '<@U0EVE> asked for collector *AD Accounts*, forced · *refused*: <@U0OSCAR> had started it 2026-11-22 12:14 UTC; Start anyway was offered, not taken',
+    );
+  });
+
+  it('names who started each run, and its state as the channel’s message words it', () => {
+    const text = visible(
+      renderHistory(
+        [
+          line({
+            query: { application: 'Active Directory' },
+            outcome: 'started',
+            runs: [
+              { runId: '41', collector: 'AD Accounts', state: 'New' },
+              { runId: '42', collector: 'AD Groups', state: 'Running' },
+              { runId: '43', collector: 'AD Devices', state: 'Aborted' },
+            ],
+          }),
+          line({
+            outcome: 'refused',
+            reason: { kind: 'cooldown', userId: 'U0OSCAR', at: AT, offered: false, collector: 'AD Accounts' },
+          }),
+        ],
+        10,
+      ).blocks,
+    );
+    expect(text).toContain(
+      '2026-11-22 12:14 UTC · <@U0EVE> started every collector of *Active Directory*: AD Accounts `41` queued, AD Groups `42` running, AD Devices `43` aborted',
+    );
+    expect(text).not.toMatch(/ new\b/);
+    // Held by one collector that someone else started: who started which.
+    expect(text).toContain(
+      '2026-11-22 12:14 UTC · <@U0EVE> asked for *every collector of every application* · *refused*: <@U0OSCAR> had started collector AD Accounts 2026-11-22 12:14 UTC',
     );
   });
 
@@ -165,7 +196,7 @@ describe('what countersign could not know beforehand', () => {
     expect(m.text).toContain('Started again within the cooldown');
   });
 
-  it('says why nothing of a target was started when part of it is held and the rest is not known', () => {
+  it('says why nothing of a target was started when part of it is held and the rest is not known, and what the asker can do', () => {
     const m = renderCooldown({
       query: { application: 'Active Directory' },
       held: [{ collector: 'AD Accounts', holder: OSCAR }],
@@ -173,9 +204,37 @@ describe('what countersign could not know beforehand', () => {
       overrideId: 'o1',
       unknownRest: true,
     });
-    expect(visible(m.blocks)).toContain(
-      'Nothing was started: countersign does not know yet which other collectors this covers, so it cannot start just those. It learns that from the service’s answer when the whole of it is started.',
+    const text = visible(m.blocks);
+    // Countersign's own ignorance is not the user's news: what is blocked, why, and the ways on are.
+    expect(text).not.toContain('does not know yet which other collectors this covers');
+    expect(text).toContain(
+      'Nothing was started. countersign would leave *AD Accounts* out and start the rest of *Active Directory*, but it does not know the rest yet: the service says which collectors an application has only when the whole application is started at once.',
     );
+    expect(text).toContain('What you can do:');
+    expect(text).toContain('• Wait: from 2026-11-22 12:24 UTC it can all start, and *AD Accounts* will not run twice.');
+    expect(text).toContain('• Start the other collectors now, one at a time by name: `/collect <collector name>`.');
+    expect(text).toContain('• *Start anyway*: all of *Active Directory* starts now, *AD Accounts* again too.');
+    expect(m.text).toContain('Nothing was started.');
+
+    // Everything, by someone who may not override: no Start anyway in the words either.
+    const all = visible(
+      renderCooldown({
+        query: {},
+        held: [
+          { collector: 'AD Accounts', holder: OSCAR },
+          { collector: 'HR Feed', holder: OLIVE },
+        ],
+        cooldownMs: 600_000,
+        overrideId: undefined,
+        unknownRest: true,
+      }).blocks,
+    );
+    expect(all).toContain(
+      'Nothing was started. countersign would leave *AD Accounts* and *HR Feed* out and start the rest, but it does not know the rest yet: the service says which collectors there are only when every collector is started at once.',
+    );
+    expect(all).toContain('• Wait: from 2026-11-22 12:26 UTC it can all start, and none of them will run twice.');
+    expect(all).not.toContain('Start anyway');
+
     const known = renderCooldown({
       query: { application: 'Active Directory' },
       held: [{ collector: 'AD Accounts', holder: OSCAR }],
@@ -183,6 +242,34 @@ describe('what countersign could not know beforehand', () => {
       overrideId: 'o1',
       unknownRest: false,
     });
-    expect(visible(known.blocks)).not.toContain('does not know yet');
+    expect(visible(known.blocks)).not.toContain('does not know the rest');
+    expect(visible(known.blocks)).not.toContain('What you can do');
+  });
+
+  it('speaks to the asker as “you” where they are the one who started it', () => {
+    const text = visible(
+      renderCooldown({
+        query: {},
+        held: [{ collector: 'AD Accounts', holder: OSCAR }],
+        cooldownMs: 600_000,
+        overrideId: 'o1',
+        unknownRest: true,
+        askerId: OSCAR.userId,
+      }).blocks,
+    );
+    expect(text).toContain('was started a moment ago: you started collector *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>.');
+    expect(text).not.toContain('<@U0OSCAR>');
+    const own = visible(
+      renderCooldown({
+        query: { name: 'AD Accounts' },
+        held: [{ collector: 'AD Accounts', holder: OSCAR }],
+        cooldownMs: 600_000,
+        overrideId: 'o1',
+        askerId: OSCAR.userId,
+      }).blocks,
+    );
+    expect(own).toMatch(/^:hand: You started collector \*AD Accounts\* at /);
+    const other = visible(notice({ name: 'AD Accounts' }, [{ collector: 'AD Accounts', holder: OSCAR }]).blocks);
+    expect(other).toContain('<@U0OSCAR> started collector *AD Accounts*');
   });
 });

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DecideOutcome } from '../../src/approvals/decide.js';
 import { type DecisionState, decodeDecisionChoice, decodeDecisionState } from '../../src/parse/decision.js';
+import { timeFrame } from '../../src/parse/times.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 import {
   COMMENT_FIELD,
@@ -31,6 +32,8 @@ import { fakeDetails } from '../helpers/fakes.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 
 const AT = new Date('2026-11-22T10:42:00Z');
+/** The reader in UTC; the service's zone not configured, so its times are labelled as its own. */
+const FRAME = timeFrame(AT, 'UTC', undefined);
 const HOSTILE = '<!channel> *Ada* `rm` https://evil.example \u202Egpj.exe';
 const links = (id: string) => `https://igl.example.com/aveksa/main?WorkItemId=${encodeURIComponent(id)}`;
 const state = (over: Partial<DecisionState> = {}): DecisionState => ({
@@ -172,7 +175,7 @@ describe('what came of it', () => {
       { kind: 'done', action: 'Rejected', at: AT, details },
       [
         'Done: the Command Service took your decision, *Rejected*, 2026-11-22 10:42 UTC.',
-        'It shows it completed as *Rejected*, Sun 22 Nov 2026, 10:42, by',
+        'It shows it completed as *Rejected*, Sun 22 Nov 2026, 10:42 service time, by',
       ],
     ],
     [
@@ -269,7 +272,7 @@ describe('what came of it', () => {
   ];
   for (const [name, outcome, says] of outcomes) {
     it(`${name}: says so, Open remains, and Slack would take it`, () => {
-      const view = decisionOutcomeView({ state: state(), outcome, readerId: 'U0ADA', approvalLinks: links });
+      const view = decisionOutcomeView({ state: state(), outcome, readerId: 'U0ADA', frame: FRAME, approvalLinks: links });
       expect(viewProblems(view)).toEqual([]);
       const text = visible(view.blocks);
       for (const s of says) expect(text).toContain(s);
@@ -280,6 +283,19 @@ describe('what came of it', () => {
         expect(text).not.toMatch(/Done:|went through\./);
     });
   }
+
+  it('says the service’s time of it on the reader’s clock, named, when the service’s zone is known', () => {
+    const berlin = timeFrame(AT, 'Europe/Berlin', 'America/New_York');
+    const view = decisionOutcomeView({
+      state: state(),
+      outcome: { kind: 'done', action: 'Rejected', at: AT, details },
+      readerId: 'U0ADA',
+      frame: berlin,
+      approvalLinks: links,
+    });
+    // 10:42 in New York is 16:42 in Berlin.
+    expect(visible(view.blocks)).toContain('It shows it completed as *Rejected*, Sun 22 Nov 2026, 16:42 Berlin time, by');
+  });
 });
 
 describe('a list with an approval decided from it', () => {
@@ -296,7 +312,7 @@ describe('a list with an approval decided from it', () => {
       query: { state: 'pending' },
       approvals: [approval(1), approval(2)],
       userId: 'U0ADA',
-      today: { year: 2026, month: 11, day: 22 },
+      frame: FRAME,
       details: true,
       decided: new Map([
         ['1009:WPDS:1', { action: 'Rejected', at: AT, userId: 'U0ADA' }],

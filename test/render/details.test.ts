@@ -15,6 +15,7 @@ import {
   MAX_ITEMS_PAGE,
   parseDetailsPage,
 } from '../../src/parse/details.js';
+import { timeFrame } from '../../src/parse/times.js';
 import { approvalBlocks, renderApprovalsPage } from '../../src/render/approvals.js';
 import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, renderDetailsView } from '../../src/render/details.js';
 import { DETAILS_ACTIONS, detailsButton, detailsSelect } from '../../src/render/details-controls.js';
@@ -30,7 +31,8 @@ import {
 import { fakeDetails } from '../helpers/fakes.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 
-const TODAY = { year: 2026, month: 11, day: 22 };
+/** Noon UTC on Sunday 22 November 2026, read in UTC; the service's zone not given, so its times are shown as written. */
+const FRAME = timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined);
 const links = approvalPages('https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}');
 const STATE: DetailsState = {
   approvalId: '10001:WPDS:1',
@@ -69,7 +71,7 @@ const page = (items: RequestItem[], over: Partial<RequestItemsPage> = {}): Reque
 });
 
 function shown(outcome: Exclude<DetailsOutcome, { kind: 'failed' }>, state = STATE, userId = 'UADA', withLinks = true) {
-  const view = renderDetailsView({ outcome, state, userId, today: TODAY, approvalLinks: withLinks ? links : undefined });
+  const view = renderDetailsView({ outcome, state, userId, frame: FRAME, approvalLinks: withLinks ? links : undefined });
   expect(viewProblems(view)).toEqual([]);
   const buttons = (view.blocks as Array<{ type: string; elements?: unknown[] }>).flatMap((b) =>
     b.type === 'actions' ? (b.elements ?? []) : [],
@@ -111,7 +113,7 @@ describe('the details modal', () => {
     expect(text).toContain('Add Access for Wayne, Bruce: Domain Admins');
     expect(text).toContain('*Security Review* · Available');
     expect(text).toContain('Request `10001` · requested by Wayne, Bruce');
-    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 (*overdue by 2 days*)');
+    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 service time (*overdue by 2 days*)');
     expect(text).toContain('Approval id `10001:WPDS:1`');
     expect(text).toContain('*Description*\nNeeds it for the audit.\nUntil the 30th.');
     expect(text).toContain('*Notes*\nTicket INC-1');
@@ -169,19 +171,37 @@ describe('the details modal', () => {
       },
       Array.from({ length: 10 }, (_, i) => item(i, { entitlementName: huge('e'), description: huge('\t'), userName: huge('u') })),
     );
-    const longest = longestStringScanned(() => renderDetailsView({ outcome, state: STATE, userId: 'UADA', today: TODAY }));
+    const longest = longestStringScanned(() => renderDetailsView({ outcome, state: STATE, userId: 'UADA', frame: FRAME }));
     expect(longest).toBeLessThanOrEqual(16 * 1024);
     // And still within Slack's limits, saying what is left out.
     const { text } = shown(outcome);
     expect(text).toContain('… the rest of it: Open in the service shows it.');
   });
 
-  it('shows a completed one with when and by whom, and no actions', () => {
-    const { text } = shown(
+  it('says who completed a completed step and when, and offers no decision for it', () => {
+    const { text, buttons } = shown(
       details({ completedDate: '2026-11-21 08:30:00.0', completedByName: 'Lovelace, Ada', state: 'Accepted', actions: [] }),
     );
-    expect(text).toContain(':checkered_flag: Completed Sat 21 Nov 2026, 08:30 by Lovelace, Ada · was due Fri 20 Nov 2026, 09:00');
-    expect(text).toContain('_The service lists no actions for this step._');
+    expect(text).toContain(
+      ':checkered_flag: Lovelace, Ada completed this step on Sat 21 Nov 2026, 08:30 service time · it was due Fri 20 Nov 2026, 09:00 service time',
+    );
+    // Nothing is left to decide: no "lists no actions", no "the decision is made in the service".
+    expect(text).not.toContain('lists no actions');
+    expect(text).not.toContain('decision');
+    expect(text).toContain('This step is done: nothing is left to decide.');
+    expect(buttons.map((b) => b.text.text)).toEqual(['Open in the service']);
+    const nameless = shown(details({ completedDate: '2026-11-21 08:30:00.0', completedByName: '', actions: [] })).text;
+    expect(nameless).toContain(':checkered_flag: Completed on Sat 21 Nov 2026, 08:30 service time (the service does not say by whom)');
+  });
+
+  it('counts the items plainly: "1 item", "4 items", "items 11–20 of 26", never "items 1–1"', () => {
+    expect(shown(details({}, [item(1)])).text).toContain('*What the request asks for* · 1 item\n');
+    expect(shown(details({}, [item(1)])).text).not.toContain('1–1');
+    const ten = Array.from({ length: 10 }, (_, i) => item(i + 1));
+    expect(shown(details({}, ten, { count: 26, total: 26 }, 2)).text).toContain('· items 11–20 of 26');
+    expect(shown(details({}, ten.slice(0, 1), {}, 3)).text).toContain('· item 21 of 21');
+    // A full first page with no total: more may follow, so no total is claimed.
+    expect(shown(details({}, ten)).text).toContain('· items 1–10 · all _Pending Approval_\n');
   });
 
   it('lists each item as a sentence, with its state, and what is unusual about it', () => {
@@ -201,9 +221,17 @@ describe('the details modal', () => {
       ]),
     );
     // The state every item shares is said once.
-    expect(text).toContain('*What the request asks for* · items 1–4 · all _Pending Approval_');
+    expect(text).toContain('*What the request asks for* · 4 items · all _Pending Approval_');
     expect(text).toContain('• Add Wayne, Bruce to group Domain Admins (Active Directory)\n• Remove');
-    expect(text).toContain('• Remove Wayne, Bruce from role Sales Rep (Salesforce)\n   not a change to approve · Indirect');
+    // In an approver's words, not the service's (DerivedType Indirect, IsChangeToApprove false).
+    expect(text).toContain(
+      '• Remove Wayne, Bruce from role Sales Rep (Salesforce)\n   comes with another item of this request, not asked for on its own · shown for your information: not yours to decide',
+    );
+    expect(text).not.toMatch(/Indirect|not a change to approve/);
+    const words = (over: Partial<RequestItem>) => shown(details({}, [item(1, over)])).text;
+    expect(words({ derivedType: 'Indirect' })).toContain('· comes with another item of this request, not asked for on its own');
+    expect(words({ isChangeToApprove: false })).toContain('· shown for your information: not yours to decide');
+    expect(words({ derivedType: 'Direct' })).not.toMatch(/comes with|not yours/);
     expect(text).toContain('• Create account bwayne for Wayne, Bruce (Active Directory)\n   New AD account');
     expect(text).toContain('• Modify account bwayne of Wayne, Bruce (Active Directory)');
     const mixed = shown(details({}, [item(1), item(2, { state: 'Approved' })])).text;
@@ -240,7 +268,8 @@ describe('the details modal', () => {
       ['approval:open', undefined],
     ]);
     const last = shown(details({}, ten.slice(0, 3), {}, 4));
-    expect(last.text).toContain('items 31–33');
+    // A short page is the last: the total is known.
+    expect(last.text).toContain('items 31–33 of 33');
     expect(last.buttons.map((b) => b.action_id)).toEqual([DETAILS_ACTIONS.previous, 'approval:open']);
     const past = shown(details({}, [], {}, 7));
     expect(past.text).toContain('No items on page 7: the list ends before it.');
@@ -301,7 +330,7 @@ describe('the details modal', () => {
 
   it('says when the items are not offered or could not be loaded, and still shows the details', () => {
     const off = shown({ kind: 'details', details: fakeDetails(), items: { kind: 'not-offered' } });
-    expect(off.text).toContain('does not offer `getRequestItems`');
+    expect(off.text).toContain('This Command Service does not offer the list of a request’s items, so they cannot be shown here.');
     const failed = shown(
       { kind: 'details', details: fakeDetails(), items: { kind: 'failed', error: new Error('x') } },
       { ...STATE, page: 2 },
@@ -315,7 +344,11 @@ describe('the details modal', () => {
     expect(large.buttons.map((b) => b.action_id)).not.toContain(DETAILS_ACTIONS.retry);
     // Barred from getRequestItems: asking again would not help, so no Try again.
     const barred = shown({ kind: 'details', details: fakeDetails(), items: { kind: 'not-permitted' } });
-    expect(barred.text).toContain('does not let you list the request’s items (`getRequestItems`)');
+    expect(barred.text).toContain(
+      'The Command Service does not let you list the request’s items: ask your identity team for that permission if you need it.',
+    );
+    // No service command names for an approver.
+    for (const t of [off.text, barred.text]) expect(t).not.toMatch(/getRequestItems|getApprovalDetails/);
     expect(barred.buttons.map((b) => b.action_id)).not.toContain(DETAILS_ACTIONS.retry);
   });
 
@@ -341,10 +374,9 @@ describe('the details modal', () => {
       ['approval:open', 'Open in the service'],
     ]);
     expect(shown({ kind: 'not-visible' }, { ...STATE, origin: { kind: 'home' } }).buttons[0]?.text.text).toBe('Refresh Home');
+    expect(refreshTarget(STATE, 'UGRACE')).toBeUndefined();
     for (const [state, reader] of [
-      [STATE, 'UGRACE'],
       [{ ...STATE, responseUrl: undefined }, 'UADA'],
-      [{ ...STATE, origin: { kind: 'typed' as const } }, 'UADA'],
       [{ ...STATE, origin: { kind: 'digest' as const } }, 'UADA'],
     ] as const) {
       expect(refreshTarget(state, reader)).toBeUndefined();
@@ -354,6 +386,21 @@ describe('the details modal', () => {
     }
   });
 
+  it('does not call a typed id that the service does not know “no longer visible”: it may never have existed', () => {
+    const typed = shown({ kind: 'not-visible' }, { ...STATE, origin: { kind: 'typed' } });
+    expect(typed.text).not.toContain('no longer visible');
+    expect(typed.text).toContain('The Command Service has no approval `10001:WPDS:1` that you can see.');
+    expect(typed.text).toContain('Check the id: each approval on a page of `/approvals` shows its own.');
+    expect(typed.text).toContain('An approval that was reassigned to someone else or withdrawn is not shown to you either.');
+    // One shown to the reader before (a page, Home, a digest) existed: that one is gone from their view.
+    for (const origin of [{ kind: 'home' as const }, { kind: 'digest' as const }, STATE.origin, { kind: 'page' as const }])
+      expect(shown({ kind: 'not-visible' }, { ...STATE, origin }).text).toContain('is no longer visible to you');
+    // Someone else's page: never the reader's to lose.
+    const others = shown({ kind: 'not-visible' }, STATE, 'UGRACE');
+    expect(others.text).not.toContain('no longer visible');
+    expect(others.text).toContain('The Command Service has no approval `10001:WPDS:1` that you can see.\nIt is not on a list of yours');
+  });
+
   it('says in one sentence that the service does not offer details, not as an error', () => {
     const { text, buttons } = shown({ kind: 'not-offered' });
     expect(text.split('. ').length).toBe(1);
@@ -361,6 +408,9 @@ describe('the details modal', () => {
     expect(text).toContain('countersign stops offering Details for now');
     expect(buttons.map((b) => b.text.text)).toEqual(['Open in the service']);
     expect(shown({ kind: 'not-offered' }, STATE, 'UADA', false).text).toContain('look the approval up in the service itself');
+    // The service's command names are not an approver's words.
+    expect(text).not.toContain('getApprovalDetails');
+    expect(text).toContain('(its administrators have switched them off)');
   });
 
   it('offers to link an unlinked reader, and Link again on a refused token', () => {
@@ -377,6 +427,20 @@ describe('the details modal', () => {
     const view = detailsFailureView(STATE, message, { relink: true, retry: false });
     expect(viewProblems(view)).toEqual([]);
     expect(visible(view.blocks)).toContain('Your token is not valid or has expired');
+    // No admin command with the reader's raw Slack id: an approver links themselves, or asks.
+    expect(visible(view.blocks)).not.toMatch(/countersign tokens|UADA/);
+    expect(visible(view.blocks)).toContain('Type `/approvals login` to link your account, or ask your Slack admins to link it for you.');
+    // A token refused one command only: what it may not do, in words.
+    const barred = translateFailure(
+      new InvalidTokenError({
+        command: 'getApprovalDetails',
+        status: 401,
+        serviceMessage: "The token is not valid for the command 'getApprovalDetails'. ",
+      }),
+      { userId: 'UADA', slash: '/approvals', command: 'findApprovals', reference: 'ref-2' },
+    ).message;
+    expect(visible(barred.blocks)).toContain(':no_entry: Your token does not let you see an approval’s details.');
+    expect(visible(barred.blocks)).not.toMatch(/getApprovalDetails|countersign tokens|UADA/);
     const actions = (view.blocks as Array<{ type: string; elements?: unknown[] }>).flatMap((b) =>
       b.type === 'actions' ? (b.elements ?? []) : [],
     ) as Array<{ action_id: string }>;
@@ -410,7 +474,7 @@ describe('Details controls', () => {
   });
 
   it('puts Details beside Open on each approval of a page, carrying the asker and the query, and none when not offered', () => {
-    const input = { query: { 'page-size': 10 }, approvals: [approval(1), approval(2)], userId: 'UADA', today: TODAY, approvalLinks: links };
+    const input = { query: { 'page-size': 10 }, approvals: [approval(1), approval(2)], userId: 'UADA', frame: FRAME, approvalLinks: links };
     const on = renderApprovalsPage({ ...input, details: true });
     expect(messageProblems(on)).toEqual([]);
     const rows = on.blocks.filter((b) => b.type === 'actions' && b.block_id === undefined) as Array<{
@@ -431,7 +495,7 @@ describe('Details controls', () => {
       query: { 'page-size': 60 },
       approvals,
       userId: 'UADA',
-      today: TODAY,
+      frame: FRAME,
       approvalLinks: links,
       details: true,
     });
@@ -445,10 +509,10 @@ describe('Details controls', () => {
   });
 
   it('puts Details on Home and digest entries too, saying where they are', () => {
-    const home = approvalBlocks(approval(1), TODAY, undefined, { kind: 'home' });
+    const home = approvalBlocks(approval(1), FRAME, undefined, { kind: 'home' });
     const value = (home[1] as { elements: Array<{ value: string }> }).elements[0]?.value ?? '';
     expect(JSON.parse(value)).toEqual({ a: '1001:WPDS:1', o: 'h' });
-    expect(approvalBlocks(approval(1), TODAY, undefined)).toHaveLength(1);
+    expect(approvalBlocks(approval(1), FRAME, undefined)).toHaveLength(1);
   });
 
   it('offers Details only for an approval id a click on it can carry back: never a control that answers "no longer works"', () => {

@@ -5,6 +5,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { groupByDue } from '../../src/approvals/due.js';
+import { timeFrame } from '../../src/parse/times.js';
 import { buildDigest } from '../../src/reminders/digest.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 import type { Message } from '../../src/render/blocks.js';
@@ -44,7 +46,8 @@ import type { Approval } from '../../src/service/schemas.js';
 import { attemptOf } from '../helpers/attempts.js';
 import { visible } from '../helpers/visible.js';
 
-const TODAY = { year: 2026, month: 11, day: 22 };
+/** Noon UTC on Sunday 22 November 2026, read in UTC; the service's zone not given, so its times are shown as written. */
+const FRAME = timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined);
 const AT = new Date('2026-11-22T10:00:00Z');
 const approval = (i: number, due = '2026-11-24 10:00:00.0'): Approval => ({
   workItemId: `${1000 + i}:WPDS:1`,
@@ -89,18 +92,17 @@ function expectSaysWhatBlocksSay(m: Message): void {
 const cases: Array<[string, Message]> = [
   [
     'a page of approvals',
-    renderApprovalsPage({ query: { 'page-size': 2 }, approvals: [approval(1), approval(2)], userId: 'U0ADA', today: TODAY }),
+    renderApprovalsPage({ query: { 'page-size': 2 }, approvals: [approval(1), approval(2)], userId: 'U0ADA', frame: FRAME }),
   ],
-  ['an empty page', renderApprovalsPage({ query: {}, approvals: [], userId: 'U0ADA', today: TODAY })],
-  ['a page past the end', renderApprovalsPage({ query: { state: 'all', 'start-page': 4 }, approvals: [], userId: 'U0ADA', today: TODAY })],
-  ['a filtered page', renderApprovalsPage({ query: { 'entitlement-name': 'VPN Users' }, approvals: [], userId: 'U0ADA', today: TODAY })],
+  ['an empty page', renderApprovalsPage({ query: {}, approvals: [], userId: 'U0ADA', frame: FRAME })],
+  ['a page past the end', renderApprovalsPage({ query: { state: 'all', 'start-page': 4 }, approvals: [], userId: 'U0ADA', frame: FRAME })],
+  ['a filtered page', renderApprovalsPage({ query: { 'entitlement-name': 'VPN Users' }, approvals: [], userId: 'U0ADA', frame: FRAME })],
   [
     'a digest',
     renderDigest(
       buildDigest({
-        approvals: [approval(1, '2026-11-20 09:00:00.0'), approval(2, '2026-11-22 09:00:00.0')],
-        more: false,
-        today: TODAY,
+        groups: groupByDue([approval(1, '2026-11-20 09:00:00.0'), approval(2, '2026-11-22 09:00:00.0')], FRAME, 3),
+        frame: FRAME,
         windowDays: 3,
         schedule,
         fullList: { userId: 'U0ADA', query: {} },

@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import { DUE_FETCH, groupByDue } from '../../src/approvals/due.js';
 import { approvalPages } from '../../src/config.js';
-import { HOME_COUNT_WINDOW, type HomeOutcome } from '../../src/home/home.js';
+import type { HomeOutcome } from '../../src/home/home.js';
+import { type DueGroup, timeFrame } from '../../src/parse/times.js';
 import { translateFailure } from '../../src/render/errors.js';
-import { type HomeInput, renderHome as render } from '../../src/render/home.js';
+import { HOME_MAX_ENTRIES, type HomeInput, renderHome as render } from '../../src/render/home.js';
 import { ServiceUnavailableError } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/index.js';
 import { visible } from '../helpers/visible.js';
 
-const TODAY = { year: 2026, month: 11, day: 22 };
+/** Sunday 22 November 2026, 07:00 in London; the service's times as written (its zone not given). */
+const FRAME = timeFrame(new Date('2026-11-22T07:00:00Z'), 'Europe/London', undefined);
 const due = (day: string, i = 0): Approval => ({
   workItemId: `${i}:W:1`,
   workItemName: 'W',
@@ -30,39 +33,96 @@ const links = [
 ];
 const commands = ['findApprovals', 'collectEntitlements'] as const;
 
-/** The Home tab for a use-case outcome, as the adapter renders it on TODAY. */
+/** Pending approvals as the use case groups them; `fullFrom`: the fetch came back full, ending in that group. */
+const grouped = (pending: Approval[], fullFrom?: DueGroup) => groupByDue(pending, FRAME, 3, fullFrom);
+
+/** The Home tab for a use-case outcome, as the adapter renders it on FRAME's day, with a window of 3 days. */
 function renderHome(
   input: Partial<HomeOutcome> & Partial<Pick<HomeInput, 'problem' | 'approvalLinks'>> & { commands: HomeInput['commands'] },
 ) {
   const { problem, approvalLinks, commands: shown, ...outcome } = input;
-  return render({ outcome: { links: [], ...outcome }, today: TODAY, commands: shown, problem, approvalLinks });
+  return render({ outcome: { links: [], ...outcome }, frame: FRAME, windowDays: 3, commands: shown, problem, approvalLinks });
 }
+const sections = (view: { blocks: unknown[] }) =>
+  (view.blocks as Array<{ type: string; text?: { text: string } }>).flatMap((b) => (b.type === 'section' ? [b.text?.text ?? ''] : []));
 
 describe('renderHome', () => {
-  it('counts overdue, due today and due later this week from the user’s today', () => {
+  it('counts each group, overdue, due today, due soon and later, from the user’s today', () => {
     const pending = [
       due('2026-11-20', 1),
       due('2026-11-21', 2),
       due('2026-11-22', 3),
       due('2026-11-23', 4),
-      due('2026-11-29', 5),
-      due('2026-11-30', 6),
+      due('2026-11-24', 5),
+      due('2026-11-25', 6),
+      due('2026-11-30', 7),
     ];
-    const view = renderHome({ links, commands, approvals: { pending, page: 1 } });
-    expect(visible(view.blocks)).toContain('*6 pending* · :red_circle: *2 overdue* · 1 due today · 2 more this week');
+    const view = renderHome({ links, commands, approvals: grouped(pending) });
+    expect(visible(view.blocks)).toContain('*7 pending* · :red_circle: *2 overdue* · 1 due today · 2 due by Tue 24 Nov · 2 due later');
+    expect(sections(view).slice(1, 5)).toEqual([
+      ':red_circle: *Overdue* (2)',
+      ':large_orange_circle: *Due today* (1)',
+      ':large_blue_circle: *Due by Tue 24 Nov* (2)',
+      ':white_circle: *Due later* (2)',
+    ]);
+    expect(visible(view.blocks)).toContain('Due Sun 22 Nov 2026, 10:00 service time (due today)');
   });
 
-  it('marks counts that may go on past the window with +', () => {
-    const pending = Array.from({ length: HOME_COUNT_WINDOW }, (_, i) => due('2026-11-01', i));
-    const view = renderHome({ links, commands, approvals: { pending, page: 10 } });
-    expect(visible(view.blocks)).toContain(`*${HOME_COUNT_WINDOW}+ pending* · :red_circle: *${HOME_COUNT_WINDOW}+ overdue*`);
+  it('leaves out of its groups and counts what was decided from chat, and shows one decided from Home a moment ago first, as decided', () => {
+    const pending = [due('2026-11-20', 1), due('2026-11-21', 2), due('2026-11-22', 3), due('2026-11-23', 4)];
+    const at = new Date('2026-11-22T06:55:00Z');
+    const view = render({
+      outcome: { links, approvals: grouped(pending) },
+      frame: FRAME,
+      windowDays: 3,
+      commands,
+      details: true,
+      decided: {
+        marks: new Map([
+          ['1:W:1', { action: 'Rejected', at, userId: 'U1' }],
+          ['3:W:1', { action: 'Accepted', at, userId: 'U2' }],
+          ['9:W:1', { action: 'Rejected', at, userId: 'U1' }],
+        ]),
+        readerId: 'U1',
+      },
+      justDecided: [due('2026-11-19', 9)],
+    });
+    const text = visible(view.blocks);
+    expect(text).toContain('*2 pending* · :red_circle: *1 overdue* · 0 due today · 1 due by Tue 24 Nov · 0 due later');
+    expect(sections(view).slice(1, 3)).toEqual([':red_circle: *Overdue* (1)', ':large_blue_circle: *Due by Tue 24 Nov* (1)']);
+    expect(text).not.toMatch(/\*R[13]\*/);
+    // Decided from Home: first, said so in the reader's words and zone, with no Details to decide it again.
+    expect(text.indexOf('*R9*')).toBeGreaterThan(-1);
+    expect(text.indexOf('*R9*')).toBeLessThan(text.indexOf('*R2*'));
+    expect(text).toContain('*Rejected* by you');
+    expect(text).toContain('Due Thu 19 Nov 2026, 10:00 service time');
+    const details = JSON.stringify(view).match(/"action_id":"approval:details"/g) ?? [];
+    expect(details).toHaveLength(2);
+  });
+
+  it('shows every group however many are overdue, with the command that lists the rest, within 100 blocks', () => {
+    // Regression: Home listed the soonest ten, and with many overdue showed nothing else.
+    const pending = [
+      ...Array.from({ length: 70 }, (_, i) => due('2026-11-01', i)),
+      ...Array.from({ length: 3 }, (_, i) => due('2026-11-22', 70 + i)),
+      ...Array.from({ length: 12 }, (_, i) => due('2026-11-23', 73 + i)),
+      ...Array.from({ length: 15 }, (_, i) => due('2026-12-15', 85 + i)),
+    ];
+    expect(pending).toHaveLength(DUE_FETCH);
+    const view = renderHome({ links, commands, approvals: grouped(pending, 'later') });
+    const text = visible(view.blocks);
     expect(view.blocks.length).toBeLessThanOrEqual(100);
-    expect(JSON.stringify(view)).toContain('home:previous');
+    expect(text.match(/\*R\d+\*/g)).toHaveLength(HOME_MAX_ENTRIES);
+    expect(text).toContain('*100+ pending* · :red_circle: *70 overdue* · 3 due today · 12 due by Tue 24 Nov · 15+ due later');
+    expect(text).toContain('…and 64 more overdue: `/approvals` lists them first.');
+    expect(text).not.toContain('more due today');
+    expect(text).toContain('…and 6 more due by Tue 24 Nov: `/approvals due-after:tomorrow due-before:3d` lists them.');
+    expect(text).toContain('…and 10+ more due later: `/approvals due-after:3d` lists them.');
     expect(JSON.stringify(view)).not.toContain('home:next');
   });
 
   it('says when nothing waits, and shows the problem instead of a list when there is one', () => {
-    expect(visible(renderHome({ links, commands, approvals: { pending: [], page: 1 } }).blocks)).toContain('Nothing waits for you.');
+    expect(visible(renderHome({ links, commands, approvals: grouped([]) }).blocks)).toContain('Nothing waits for you.');
     const failure = new ServiceUnavailableError('network', 'refused', { command: 'findApprovals' });
     const translated = translateFailure(failure, { slash: '/approvals', command: 'findApprovals', userId: 'U1', reference: 'r1' });
     const problem = visible(renderHome({ links, commands, problem: translated.message }).blocks);
@@ -80,34 +140,22 @@ describe('renderHome', () => {
     expect(view.blocks).toHaveLength(4);
   });
 
-  it('shows one approval with its due date, and no paging', () => {
-    const view = renderHome({ links, commands, approvals: { pending: [due('2026-11-25', 7)], page: 1 } });
+  it('shows one approval with its due date, only the group it is in, and Refresh', () => {
+    const view = renderHome({ links, commands, approvals: grouped([due('2026-11-25', 7)]) });
     const text = visible(view.blocks);
-    expect(text).toContain('*1 pending* · :red_circle: *0 overdue* · 0 due today · 1 more this week');
+    expect(text).toContain('*1 pending* · :red_circle: *0 overdue* · 0 due today · 0 due by Tue 24 Nov · 1 due later');
+    expect(sections(view)[1]).toBe(':white_circle: *Due later* (1)');
     expect(text).toContain('*R7*');
     expect(text).toContain('due in 3 days');
-    expect(text).not.toContain('[Next →]');
-    expect(text).not.toContain('[← Previous]');
-  });
-
-  it('marks overdue approvals and pages many, ten at a time', () => {
-    const pending = Array.from({ length: 25 }, (_, i) => due(i < 5 ? '2026-11-19' : '2026-12-15', i));
-    const view = renderHome({ links, commands, approvals: { pending, page: 1 } });
-    const text = visible(view.blocks);
-    expect(text).toContain('*25 pending* · :red_circle: *5 overdue*');
-    expect(text.match(/overdue by 3 days/g)).toHaveLength(5);
-    expect(text.match(/\*R\d+\*/g)).toHaveLength(10);
-    expect(JSON.stringify(view)).toContain('home:next');
-    const last = visible(renderHome({ links, commands, approvals: { pending, page: 3 } }).blocks);
-    expect(last.match(/\*R\d+\*/g)).toHaveLength(5);
-    expect(last).not.toContain('[Next →]');
+    expect(text).toContain('[Refresh]');
+    expect(text).not.toContain('more due later');
   });
 
   it('gives each approval an Open button when the service’s page is known, with the id URL-encoded', () => {
     const view = renderHome({
       links,
       commands,
-      approvals: { pending: [due('2026-11-25', 7)], page: 1 },
+      approvals: grouped([due('2026-11-25', 7)]),
       approvalLinks: approvalPages('https://igl.example.com/aveksa/main?WorkItemId={WorkItemId}'),
     });
     const open = view.blocks

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { approvalPages } from '../../src/config.js';
 import { decodePageState } from '../../src/parse/buttons.js';
+import { timeFrame } from '../../src/parse/times.js';
 import { encodePageState, OPEN_ACTION, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
 import { escapeMrkdwn, inert, LIMITS, truncate } from '../../src/render/blocks.js';
 import { renderCollectConfirmation, renderCollectStatus, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
@@ -20,7 +21,8 @@ import {
 import { attemptOf } from '../helpers/attempts.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 
-const TODAY = { year: 2026, month: 11, day: 22 };
+/** Noon UTC on Sunday 22 November 2026, read in UTC; the service's zone not given, so its times are shown as written. */
+const FRAME = timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined);
 const approval = (i: number, over: Partial<Approval> = {}): Approval => ({
   workItemId: `${1000 + i}:WPDS:1`,
   workItemName: 'Manager Approval',
@@ -89,12 +91,12 @@ describe('renderApprovalsPage', () => {
       query: { 'page-size': 10 },
       approvals: [approval(1), approval(2, { dueDate: '2026-11-20 09:00:00.0' })],
       userId: 'U1',
-      today: TODAY,
+      frame: FRAME,
     });
     const text = visible(m.blocks);
     expect(text).toContain('*Add Access for Turing, Alan #1*\nManager Approval · requested by Turing, Alan');
-    expect(text).toContain(':large_blue_circle: Due Tue 24 Nov 2026, 10:00 (due in 2 days)\n`1001:WPDS:1`');
-    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 (*overdue by 2 days*)');
+    expect(text).toContain(':large_blue_circle: Due Tue 24 Nov 2026, 10:00 service time (due in 2 days)\n`1001:WPDS:1`');
+    expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 service time (*overdue by 2 days*)');
     // The notification says what the page shows: how many, and that the page is all there is.
     expect(m.text).toBe('Pending approvals: 2 shown. Add Access for Turing, Alan #1; Add Access for Turing, Alan #2');
   });
@@ -104,10 +106,71 @@ describe('renderApprovalsPage', () => {
       query: { state: 'completed' },
       approvals: [approval(1, { completedDate: '2026-11-21 08:30:00.0' })],
       userId: 'U1',
-      today: TODAY,
+      frame: FRAME,
     });
-    expect(visible(m.blocks)).toContain(':checkered_flag: Completed Sat 21 Nov 2026, 08:30 · was due Tue 24 Nov 2026, 10:00');
+    expect(visible(m.blocks)).toContain(
+      ':checkered_flag: Completed Sat 21 Nov 2026, 08:30 service time · was due Tue 24 Nov 2026, 10:00 service time',
+    );
     expect(visible(m.blocks)).toContain('Completed approvals');
+  });
+
+  it('shows the service’s times in the reader’s zone, named, when the service’s zone is known', () => {
+    // 09:00 in Berlin on Sunday 22 November; the service in New York.
+    const berlin = timeFrame(new Date('2026-11-22T08:00:00Z'), 'Europe/Berlin', 'America/New_York');
+    const m = renderApprovalsPage({
+      query: { state: 'all' },
+      approvals: [
+        approval(1, { dueDate: '2026-11-24 17:00:00.0' }),
+        approval(2, { dueDate: '2026-11-21 20:00:00.0', completedDate: '2026-11-21 19:30:00.0' }),
+      ],
+      userId: 'U1',
+      frame: berlin,
+    });
+    const text = visible(m.blocks);
+    expect(text).toContain(':large_blue_circle: Due Tue 24 Nov 2026, 23:00 Berlin time (due in 2 days)');
+    expect(text).toContain(':checkered_flag: Completed Sun 22 Nov 2026, 01:30 Berlin time · was due Sun 22 Nov 2026, 02:00 Berlin time');
+    expect(text).not.toContain('service time');
+  });
+
+  it('never calls a time that has passed “due today”: it is overdue, by the hours it is', () => {
+    // 14:00 in Berlin; one due at 09:00 Berlin time (03:00 in New York), one at 20:00.
+    const berlin = timeFrame(new Date('2026-11-22T13:00:00Z'), 'Europe/Berlin', 'America/New_York');
+    const m = renderApprovalsPage({
+      query: {},
+      approvals: [
+        approval(1, { dueDate: '2026-11-22 03:00:00.0' }),
+        approval(2, { dueDate: '2026-11-22 14:00:00.0' }),
+        approval(3, { dueDate: '2026-11-22 07:59:30.0' }),
+        approval(4, { dueDate: '2026-11-19 07:00:00.0' }),
+      ],
+      userId: 'U1',
+      frame: berlin,
+    });
+    const text = visible(m.blocks);
+    expect(text).toContain(':red_circle: Due Sun 22 Nov 2026, 09:00 Berlin time (*overdue by 5 hours*)');
+    expect(text).toContain(':large_blue_circle: Due Sun 22 Nov 2026, 20:00 Berlin time (due today)');
+    expect(text).toContain(':red_circle: Due Sun 22 Nov 2026, 13:59 Berlin time (*overdue by 1 minute*)');
+    expect(text).toContain(':red_circle: Due Thu 19 Nov 2026, 13:00 Berlin time (*overdue by 3 days*)');
+  });
+
+  it('says what a date filter did in the reader’s words, on their clock where the service’s days begin at another hour', () => {
+    const describe = (query: Record<string, string>, frame: ReturnType<typeof timeFrame>) =>
+      visible(renderApprovalsPage({ query, approvals: [], userId: 'U1', frame }).blocks.slice(0, 2));
+    // The same days in Berlin and New York up to 06:00: the days are said, and where they start and end.
+    const berlin = timeFrame(new Date('2026-11-22T08:00:00Z'), 'Europe/Berlin', 'America/New_York');
+    expect(describe({ 'due-after': '22-nov-2026', 'due-before': '28-nov-2026' }, berlin)).toContain(
+      'due from Sun 22 Nov 2026, 06:00 Berlin time · due before Sun 29 Nov 2026, 06:00 Berlin time',
+    );
+    // Where the zones agree, whole days.
+    const utc = timeFrame(new Date('2026-11-22T08:00:00Z'), 'Etc/UTC', 'UTC');
+    expect(describe({ 'completed-after': '16-nov-2026', 'completed-before': '22-nov-2026' }, utc)).toContain(
+      'completed on or after Mon 16 Nov 2026 · completed on or before Sun 22 Nov 2026',
+    );
+    // The service's zone unknown: its calendar, said to be.
+    expect(describe({ 'requested-before': '28-nov-2026' }, FRAME)).toContain(
+      'requested on or before Sat 28 Nov 2026 by the service’s calendar',
+    );
+    expect(describe({ 'due-before': '28-nov-2026' }, FRAME)).not.toContain('28-nov-2026');
   });
 
   it('offers Next on a full page and Previous after page 1, carrying the asker and the query', () => {
@@ -115,7 +178,7 @@ describe('renderApprovalsPage', () => {
       query: { 'page-size': 2, 'start-page': 2, sort: 'desc' },
       approvals: [approval(1), approval(2)],
       userId: 'U012ABCDEF',
-      today: TODAY,
+      frame: FRAME,
     });
     const actions = m.blocks.find((b) => b.type === 'actions') as { elements: Array<{ action_id: string; value: string }> };
     expect(actions.elements.map((e) => e.action_id)).toEqual([PAGE_ACTIONS.previous, PAGE_ACTIONS.next]);
@@ -127,16 +190,16 @@ describe('renderApprovalsPage', () => {
   });
 
   it('has no Next on a short page, and says plainly when there is nothing', () => {
-    const short = renderApprovalsPage({ query: { 'page-size': 10 }, approvals: [approval(1)], userId: 'U1', today: TODAY });
+    const short = renderApprovalsPage({ query: { 'page-size': 10 }, approvals: [approval(1)], userId: 'U1', frame: FRAME });
     expect(short.blocks.some((b) => b.type === 'actions')).toBe(false);
-    const none = renderApprovalsPage({ query: {}, approvals: [], userId: 'U1', today: TODAY });
+    const none = renderApprovalsPage({ query: {}, approvals: [], userId: 'U1', frame: FRAME });
     expect(visible(none.blocks)).toContain('No pending approvals. :tada:');
     expect(none.text).toBe('Pending approvals: No pending approvals.');
-    const filtered = renderApprovalsPage({ query: { 'user-id': 'x' }, approvals: [], userId: 'U1', today: TODAY });
+    const filtered = renderApprovalsPage({ query: { 'user-id': 'x' }, approvals: [], userId: 'U1', frame: FRAME });
     expect(visible(filtered.blocks)).toContain('No approvals match these filters.');
     expect(filtered.text).toBe('Pending approvals, requester “x”: No approvals match these filters.');
     // Past the end: the page before is empty too, so the way back is the first page.
-    const past = renderApprovalsPage({ query: { state: 'all', 'start-page': 4 }, approvals: [], userId: 'U1ABC', today: TODAY });
+    const past = renderApprovalsPage({ query: { state: 'all', 'start-page': 4 }, approvals: [], userId: 'U1ABC', frame: FRAME });
     expect(visible(past.blocks)).toContain('Nothing on page 4: the list ends before it.\n[← First page]');
     expect(decodePageState((past.blocks.at(-1) as { elements: Array<{ value: string }> }).elements[0]?.value)?.query).toEqual({
       state: 'all',
@@ -155,7 +218,7 @@ describe('renderApprovalsPage', () => {
         query: { 'page-size': size, 'entitlement-name': 'n'.repeat(256) },
         approvals,
         userId: 'U1',
-        today: TODAY,
+        frame: FRAME,
       });
       expect(messageProblems(m)).toEqual([]);
       expect(mrkdwnTexts(m.blocks).join('\n')).not.toContain('<!channel>');
@@ -166,7 +229,7 @@ describe('renderApprovalsPage', () => {
 
   it('packs a large page into fewer blocks, and shows every entry even when each is as long as it can be', () => {
     const approvals = Array.from({ length: 100 }, (_, i) => approval(i));
-    const packed = renderApprovalsPage({ query: { 'page-size': 100 }, approvals, userId: 'U1', today: TODAY });
+    const packed = renderApprovalsPage({ query: { 'page-size': 100 }, approvals, userId: 'U1', frame: FRAME });
     expect(packed.blocks.length).toBeLessThanOrEqual(50);
     expect(visible(packed.blocks)).toContain('`1099:WPDS:1`');
     const huge = Array.from({ length: 100 }, (_, i) =>
@@ -177,7 +240,7 @@ describe('renderApprovalsPage', () => {
         fields: { RequestedByName: 'r'.repeat(500) },
       }),
     );
-    const capped = renderApprovalsPage({ query: { 'page-size': 100 }, approvals: huge, userId: 'U1', today: TODAY });
+    const capped = renderApprovalsPage({ query: { 'page-size': 100 }, approvals: huge, userId: 'U1', frame: FRAME });
     expect(messageProblems(capped)).toEqual([]);
     expect(visible(capped.blocks).match(/`\d+:I+…`/g)).toHaveLength(100);
   });
@@ -195,7 +258,7 @@ describe('renderApprovalsPage', () => {
         'user-id',
       ].map((k) => [k, '"'.repeat(256)]),
     );
-    const m = renderApprovalsPage({ query: { ...query, 'page-size': 1 }, approvals: [approval(1)], userId: 'U1', today: TODAY });
+    const m = renderApprovalsPage({ query: { ...query, 'page-size': 1 }, approvals: [approval(1)], userId: 'U1', frame: FRAME });
     expect(m.blocks.some((b) => b.type === 'actions')).toBe(false);
     expect(visible(m.blocks)).toContain('too long to carry in a button');
   });
@@ -210,7 +273,7 @@ describe('Open buttons', () => {
     expect(approvalPages(undefined)).toBeUndefined();
     const page = (workItemId: string) =>
       json(
-        renderApprovalsPage({ query: {}, approvals: [{ ...approval(1), workItemId }], userId: 'U1', today: TODAY, approvalLinks: pages }),
+        renderApprovalsPage({ query: {}, approvals: [{ ...approval(1), workItemId }], userId: 'U1', frame: FRAME, approvalLinks: pages }),
       );
     expect(page('20512:WPDS:1')).toContain(OPEN_ACTION);
     expect(page('')).not.toContain(OPEN_ACTION);
@@ -223,7 +286,7 @@ describe('Open buttons', () => {
       query,
       approvals: [approval(1), approval(2)],
       userId: 'U1',
-      today: TODAY,
+      frame: FRAME,
       approvalLinks: approvalPages(template),
     });
     const opens = page.blocks.flatMap((b) =>
@@ -235,14 +298,14 @@ describe('Open buttons', () => {
       query: { ...query, 'page-size': 100 },
       approvals: Array.from({ length: 100 }, (_, i) => approval(i)),
       userId: 'U1',
-      today: TODAY,
+      frame: FRAME,
       approvalLinks: approvalPages(template),
     });
     expect(packed.blocks.length).toBeLessThanOrEqual(LIMITS.blocksPerMessage);
     expect(visible(packed.blocks)).toContain(
       '`1042:WPDS:1` · <https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId=1042%3AWPDS%3A1|Open>',
     );
-    expect(visible(renderApprovalsPage({ query, approvals: [approval(1)], userId: 'U1', today: TODAY }).blocks)).not.toContain('[Open]');
+    expect(visible(renderApprovalsPage({ query, approvals: [approval(1)], userId: 'U1', frame: FRAME }).blocks)).not.toContain('[Open]');
   });
 });
 
@@ -289,6 +352,23 @@ describe('collect messages', () => {
     expect(m.text).toBe(
       '<@U1> started 2 collections at <!date^1795341600^{time}|2026-11-22 10:00 UTC>: &lt;!here&gt; AD (run 7), unnamed collector (run 8).',
     );
+  });
+  it('words a run’s state in the notification as the message does: the service’s New is queued', () => {
+    const at = new Date('2026-11-22T10:00:00Z');
+    const m = renderCollectStatus({
+      userId: 'U1',
+      query: {},
+      runs: [
+        { runId: '7', collector: 'AD Accounts', state: 'New' },
+        { runId: '8', collector: 'AD Groups', state: 'Running' },
+      ],
+      startedAt: at,
+      now: at,
+      live: undefined,
+    });
+    expect(visible(m.blocks)).toContain('run `7` · queued');
+    expect(m.text).toContain('AD Accounts (run 7, queued), AD Groups (run 8, running).');
+    expect(m.text).not.toContain(', new)');
   });
   it('summarises beyond 40 runs', () => {
     const runs = Array.from({ length: 300 }, (_, i) => ({ runId: String(i), collector: `Collector ${i}`, state: undefined }));
@@ -339,7 +419,7 @@ describe('errors', () => {
         status: 401,
         serviceMessage: "The token is not valid for the command 'findApprovals'. ",
       }),
-      /not allowed to run/,
+      /does not let you list your approvals/,
       'info',
     ],
     [
@@ -430,7 +510,7 @@ describe('history', () => {
       10,
     );
     const text = visible(m.blocks);
-    expect(text).toContain('<@U0ADA> · collector *AD Accounts* · *refused*: <@U0OSCAR> had started it 2026-11-22 08:41 UTC');
+    expect(text).toContain('<@U0ADA> asked for collector *AD Accounts* · *refused*: <@U0OSCAR> had started it 2026-11-22 08:41 UTC');
     expect(text).toContain('*failed*: already queued at the service');
     expect(text).not.toContain('2026-11-22T08:41:45.849Z');
     expect(JSON.stringify(m.blocks)).toContain(`"type":"date","timestamp":${Math.floor(Date.parse('2026-11-22T08:41:45.849Z') / 1000)}`);

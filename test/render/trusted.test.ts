@@ -5,12 +5,13 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { timeFrame } from '../../src/parse/times.js';
 import { renderNotLinked, translateFailure } from '../../src/render/errors.js';
 import { renderHome } from '../../src/render/home.js';
 import { identityLinked, LINK_FIELDS, linkModal, renderLoggedOut, renderWhoami } from '../../src/render/link.js';
 import { renderReminderRelink } from '../../src/render/reminders.js';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
-import { LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
+import { AppTokenRefusedError, LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
 import { AppSignInError, InvalidTokenError, MissingParameterError } from '../../src/service/errors.js';
 import { visible } from '../helpers/visible.js';
 
@@ -75,8 +76,54 @@ describe('the trusted mode’s words', () => {
     expect(visible(none.blocks)).toContain('Not linked. Type `/approvals login` and sign in once.');
   });
 
+  it('says in whoami what is true of a refusal: a command the service does not let the user run, the user unknown, or countersign’s own sign-in refused', () => {
+    const used = new Date('2026-11-02T10:00:00Z');
+    const barred = renderWhoami(
+      'U1',
+      {
+        mode: 'trusted-app',
+        identity: { ...identity, lastUsedAt: used, lastOutcome: 'not-permitted', notPermitted: 'collectEntitlements' },
+        tokens: [],
+      },
+      commands,
+    );
+    expect(messageProblems(barred)).toEqual([]);
+    expect(visible(barred.blocks)).toContain('the service does not let you run `collectEntitlements`');
+    expect(visible(barred.blocks)).toContain('an administrator of the service grants it');
+    expect(visible(barred.blocks)).not.toMatch(/link again|refused/i);
+    const unknown = renderWhoami(
+      'U1',
+      { mode: 'trusted-app', identity: { ...identity, lastUsedAt: used, lastOutcome: 'rejected' }, tokens: [] },
+      commands,
+    );
+    expect(visible(unknown.blocks)).toContain('the service refused to act for you');
+    expect(visible(unknown.blocks)).toContain('link again');
+    const ok = { ...identity, lastUsedAt: used, lastOutcome: 'ok' as const };
+    const refusing = renderWhoami(
+      'U1',
+      { mode: 'trusted-app', identity: ok, tokens: [], trouble: { kind: 'refused', since: used } },
+      commands,
+    );
+    expect(messageProblems(refusing)).toEqual([]);
+    expect(visible(refusing.blocks)).toContain('*The Command Service is refusing countersign’s own sign-in*');
+    expect(visible(refusing.blocks)).toContain('An administrator needs to fix that');
+    expect(visible(refusing.blocks)).not.toMatch(/link again/i);
+    expect(refusing.text).toContain('The Command Service is refusing countersign’s own sign-in');
+    const away = renderWhoami(
+      'U1',
+      { mode: 'trusted-app', identity: ok, tokens: [], trouble: { kind: 'unreachable', since: used } },
+      commands,
+    );
+    expect(visible(away.blocks)).toContain('countersign cannot reach the Command Service to sign in');
+  });
+
   it('shows the identity on Home and forgets it at logout', () => {
-    const view = renderHome({ outcome: { mode: 'trusted-app', identity, links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
+    const view = renderHome({
+      outcome: { mode: 'trusted-app', identity, links: [] },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
+      commands,
+    });
     expect(viewProblems(view)).toEqual([]);
     expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01 UTC`);
     // A link that works does not expire: nothing to link again, only Unlink.
@@ -88,11 +135,44 @@ describe('the trusted mode’s words', () => {
     expect(buttons(view)).not.toContain('Link again');
     const refused = renderHome({
       outcome: { mode: 'trusted-app', identity: { ...identity, lastOutcome: 'rejected' }, links: [] },
-      today: { year: 2026, month: 11, day: 22 },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
       commands,
     });
     expect(buttons(refused)).toEqual(expect.arrayContaining(['Link again', 'Unlink']));
-    const welcome = renderHome({ outcome: { mode: 'trusted-app', links: [] }, today: { year: 2026, month: 11, day: 22 }, commands });
+    // The service refusing countersign's own sign-in, or not answering, is nothing to link again for.
+    for (const failure of [new AppSignInError({ command: 'loginTrustedApp', status: 401 }), new AppTokenRefusedError(expired)]) {
+      const problem = translateFailure(failure, ctx).message;
+      const view2 = renderHome({
+        outcome: { mode: 'trusted-app', identity, links: [], failure },
+        frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+        windowDays: 3,
+        commands,
+        problem,
+      });
+      expect(viewProblems(view2)).toEqual([]);
+      expect(buttons(view2)).not.toContain('Link again');
+    }
+    const barred = renderHome({
+      outcome: {
+        mode: 'trusted-app',
+        identity: { ...identity, lastOutcome: 'not-permitted', notPermitted: 'collectEntitlements' },
+        links: [],
+      },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
+      commands,
+    });
+    expect(visible(barred.blocks)).toContain(
+      'the service does not let you run `collectEntitlements` (an administrator of the service grants it)',
+    );
+    expect(buttons(barred)).not.toContain('Link again');
+    const welcome = renderHome({
+      outcome: { mode: 'trusted-app', links: [] },
+      frame: timeFrame(new Date('2026-11-22T12:00:00Z'), 'UTC', undefined),
+      windowDays: 3,
+      commands,
+    });
     expect(visible(welcome.blocks)).toContain('sign in once');
     expect(visible(welcome.blocks)).not.toContain('or a token');
     expect(renderLoggedOut({ removed: 0, endedAtService: 0, identities: 1 }).text).toContain('forgot who you are in the Command Service');
@@ -123,16 +203,42 @@ describe('the trusted mode’s words', () => {
       ctx,
     );
     expect(messageProblems(refused.message)).toEqual([]);
-    expect(visible(refused.message.blocks)).toContain(
-      `The Command Service does not let your account \`${HOSTILE}\` run \`findApprovals\`.`,
-    );
+    expect(visible(refused.message.blocks)).toContain(`The Command Service refused to act for your account \`${HOSTILE}\`.`);
     expect(visible(refused.message.blocks)).toContain("“The user 'x' given by auth-user-id could not be found.”");
-    const signIn = translateFailure(new AppSignInError({ command: 'loginTrustedApp', status: 401 }), ctx);
-    expect(messageProblems(signIn.message)).toEqual([]);
-    expect(visible(signIn.message.blocks)).toContain('countersign could not sign in to the Command Service as itself');
+    const barred = translateFailure(
+      new RefusedForUserError(
+        new InvalidTokenError({
+          command: 'findApprovals',
+          status: 401,
+          serviceMessage: "The token is not valid for the command 'findApprovals'. ",
+        }),
+        HOSTILE,
+      ),
+      ctx,
+    );
+    expect(messageProblems(barred.message)).toEqual([]);
+    expect(visible(barred.message.blocks)).toContain(`The Command Service does not let your account \`${HOSTILE}\` run \`findApprovals\`.`);
+    expect(visible(barred.message.blocks)).toContain('an administrator of the service grants them');
+    // Countersign's own sign-in refused, or every token it is given: the same words, about no one's link.
+    for (const error of [
+      new AppSignInError({ command: 'loginTrustedApp', status: 401 }),
+      new AppTokenRefusedError(
+        new InvalidTokenError({
+          command: 'findApprovals',
+          status: 401,
+          serviceMessage: "The token is not valid for the command 'findApprovals'. Token is invalid or expired",
+        }),
+      ),
+    ]) {
+      const signIn = translateFailure(error, { ...ctx, relink: '{}' });
+      expect(messageProblems(signIn.message)).toEqual([]);
+      expect(visible(signIn.message.blocks)).toContain('The Command Service is refusing countersign’s own sign-in');
+      expect(visible(signIn.message.blocks)).toContain('an administrator');
+      expect(visible(signIn.message.blocks)).not.toMatch(/link/i);
+    }
     const notLinked = renderNotLinked(ctx);
-    expect(visible(notLinked.blocks)).toContain('countersign users map --user U1 --service-user <your username>');
-    expect(visible(notLinked.blocks)).not.toContain('tokens set');
+    expect(visible(notLinked.blocks)).toContain('or ask your Slack admins to link you.');
+    expect(visible(notLinked.blocks)).not.toMatch(/countersign (users|tokens)|U1\b/);
   });
 
   it('words the service asking for auth-user-id by the mode: no token of one’s own to link in the trusted mode', () => {

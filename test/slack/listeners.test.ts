@@ -48,9 +48,35 @@ describe('approvalsCommand', () => {
   it('counts relative dates from the user’s today in their time zone', async () => {
     const t = build({ zone: 'America/Los_Angeles', now: '2026-11-22T06:30:00Z' });
     await t.link();
-    await approvalsCommand(t.deps)(t.commandArgs('due-before:today due-after:-1d'));
+    // 22:30 on the 21st in Los Angeles: -2d is the last two days, the 20th and the 21st.
+    await approvalsCommand(t.deps)(t.commandArgs('due-before:today due-after:-2d'));
     await t.deps.background.drain();
     expect(t.fake.calls[0]).toMatchObject({ command: 'findApprovals', query: { 'due-before': '21-nov-2026', 'due-after': '20-nov-2026' } });
+  });
+
+  it('sends the user’s days as the service’s, its zone known, and shows its times in theirs', async () => {
+    // 08:00 on Monday the 23rd in Tokyo is 18:00 on Sunday the 22nd in New York.
+    const t = build({
+      zone: 'Asia/Tokyo',
+      serviceTimeZone: 'America/New_York',
+      now: '2026-11-22T23:00:00Z',
+      service: fakeService({
+        findApprovals: async () => ({
+          approvals: [
+            { workItemId: '1:W:1', workItemName: 'W', requestName: 'R', dueDate: '2026-11-23 03:00:00.0', completedDate: '', fields: {} },
+          ],
+          count: 1,
+        }),
+      }),
+    });
+    await t.link();
+    await approvalsCommand(t.deps)(t.commandArgs('due-after:today due-before:7d'));
+    await t.deps.background.drain();
+    // Tokyo's 23rd to 29th are, as nearly as whole days of New York allow, its 22nd to 28th: and the page says so, on Tokyo's clock.
+    expect(t.fake.calls[0]).toMatchObject({ query: { 'due-after': '22-nov-2026', 'due-before': '28-nov-2026' } });
+    const shown = texts(t.responses);
+    expect(shown).toContain('Due Mon 23 Nov 2026, 17:00 Tokyo time (due today)');
+    expect(shown).toContain('due from Sun 22 Nov 2026, 14:00 Tokyo time · due before Sun 29 Nov 2026, 14:00 Tokyo time');
   });
 
   it('never calls the service for bad input', async () => {

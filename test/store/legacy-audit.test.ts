@@ -24,6 +24,16 @@ describe('legacyReason', () => {
       at: new Date('2026-11-22T08:41:45.849Z'),
       offered: true,
     });
+    // The release just before the structured trail named the collector held, where it was part of a bigger target.
+    expect(
+      read('refused', 'cooldown: started by U0DEMOOSCAR at 2026-11-22T08:41:45.849Z; offered start anyway; collector AD; Accounts'),
+    ).toEqual({
+      kind: 'cooldown',
+      userId: 'U0DEMOOSCAR',
+      at: new Date('2026-11-22T08:41:45.849Z'),
+      offered: true,
+      collector: 'AD; Accounts',
+    });
     expect(read('failed', 'no-eligible-collectors: No eligible collectors found for the application X')).toEqual({
       kind: 'service',
       error: 'no-eligible-collectors',

@@ -115,12 +115,12 @@ export function detailsRefreshAction(deps: SlackDeps) {
       'approval details refresh',
       async () => {
         const target = refreshTarget(state, who.userId);
-        if (target === 'home') await publishHome(deps, client, who, 1);
+        if (target === 'home') await publishHome(deps, client, who);
         else if (target === 'page' && state.origin.kind === 'page' && state.origin.query && state.responseUrl) {
           const query = state.origin.query;
-          const { today } = await clockOf(deps, who.userId);
+          const { frame } = await clockOf(deps, who.userId);
           const respond = deps.responder.to(state.responseUrl);
-          await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), today, respond, 'replace');
+          await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace');
         }
         const done =
           target === 'home'
@@ -161,7 +161,7 @@ export function detailsRelinkAction(deps: SlackDeps) {
       const said = oneLine((error as Error).message, 200);
       const words = [
         ['The sign-in form could not be opened (Slack said: ', said, ').'],
-        md(linkInstructions({ userId: who.userId, command: 'findApprovals', linkMode: deps.credentials.mode })),
+        md(linkInstructions({ command: 'findApprovals', linkMode: deps.credentials.mode })),
         ['Then open these details again: ', code(`/approvals show ${modal.state.approvalId}`)],
       ];
       await updateDetails(deps, client, modal.viewId, detailsNoticeView(modal.state, words), modal.state);

@@ -1,4 +1,4 @@
-/** Refresh, Next, Previous and Unlink on the App Home tab. */
+/** Refresh and Unlink on the App Home tab (and Next and Previous, from views published before Home showed groups). */
 
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { forgetAccount } from '../../../accounts/forget.js';
@@ -6,12 +6,11 @@ import type { SlackDeps } from '../../deps.js';
 import { publishHome } from '../../home-view.js';
 import { principalOf } from '../../payload.js';
 
-/** The button's value is the page to show. */
+/** The tab again, as it is now: Home has no pages, so an old view's Next or Previous does the same. */
 export function homePageAction(deps: SlackDeps) {
-  return async ({ ack, body, action, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
+  return async ({ ack, body, client }: SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const page = /^\d{1,4}$/.test(action.value ?? '') ? Number(action.value) : 1;
-    deps.background.run('app home page', () => publishHome(deps, client, principalOf(body), page));
+    deps.background.run('app home page', () => publishHome(deps, client, principalOf(body)));
   };
 }
 
@@ -22,7 +21,7 @@ export function homeUnlinkAction(deps: SlackDeps) {
     const who = principalOf(body);
     deps.background.run('app home unlink', async () => {
       await forgetAccount(deps, who);
-      await publishHome(deps, client, who, 1);
+      await publishHome(deps, client, who);
     });
   };
 }

@@ -30,9 +30,9 @@ export function pagingAction(deps: SlackDeps, how: 'replace' | 'new' = 'replace'
           deps.logger.info({ user: who.userId, owner: state.user }, 'paging refused: not the asker');
           return void (await respond(ephemeral(renderNotYours(state.user, how === 'replace' ? 'page' : 'full-list'))));
         }
-        const { today } = await clockOf(deps, who.userId);
+        const { frame } = await clockOf(deps, who.userId);
         const outcome = await searchApprovals(deps, who, state.query);
-        await answerApprovals(deps, who, state.query, outcome, today, respond, how === 'replace' ? 'replace' : 'ephemeral');
+        await answerApprovals(deps, who, state.query, outcome, frame, respond, how === 'replace' ? 'replace' : 'ephemeral');
       },
       answerEscaped(deps, who, '/approvals', respond),
     );

@@ -30,13 +30,15 @@ export function approvalsCommand(deps: SlackDeps) {
       async () => {
         // login and show must open their modals within the trigger's 3 seconds: before any other I/O.
         const utcToday = todayIn(undefined, deps.now());
-        const early = parseApprovalsCommand(text, utcToday);
+        const serviceZone = deps.serviceTimeZone;
+        const early = parseApprovalsCommand(text, utcToday, serviceZone === undefined ? undefined : { user: 'UTC', service: serviceZone });
         if (early.kind === 'login') return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
         if (early.kind === 'show') return openShown(deps, client, command.trigger_id, who, early.approvalId, respond);
-        const { zone, today } = await clockOf(deps, who.userId);
-        // The grammar is pure: on the same day, the same text reads the same.
+        const { zone, today, frame } = await clockOf(deps, who.userId);
+        // The grammar is pure: on the same day, the same text reads the same (the service's zone known, only in the same zone).
         const sameDay = today.year === utcToday.year && today.month === utcToday.month && today.day === utcToday.day;
-        const parsed = sameDay ? early : parseApprovalsCommand(text, today);
+        const zones = serviceZone === undefined ? undefined : { user: frame.zone, service: serviceZone };
+        const parsed = sameDay && (zones === undefined || frame.zone === 'UTC') ? early : parseApprovalsCommand(text, today, zones);
         switch (parsed.kind) {
           case 'help':
             return void (await respond(ephemeral(renderApprovalsHelp())));
@@ -53,7 +55,7 @@ export function approvalsCommand(deps: SlackDeps) {
             return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
           case 'query': {
             const outcome = await searchApprovals(deps, who, parsed.query);
-            return answerApprovals(deps, who, parsed.query, outcome, today, respond, 'ephemeral');
+            return answerApprovals(deps, who, parsed.query, outcome, frame, respond, 'ephemeral');
           }
           case 'remind':
             return void (await respond(ephemeral(renderRemind(await remind(deps, who, parsed, zone)))));

@@ -8,6 +8,6 @@ export function homeOpened(deps: SlackDeps) {
   return async ({ event, body, client }: SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs): Promise<void> => {
     if (event.tab !== 'home') return;
     const who = { teamId: (body as { team_id?: string }).team_id ?? '', userId: event.user };
-    deps.background.run('app home', () => publishHome(deps, client, who, 1));
+    deps.background.run('app home', () => publishHome(deps, client, who));
   };
 }

@@ -12,6 +12,7 @@ import type { WebClient } from '@slack/web-api';
 import { type DecideOutcome, decide } from '../../../approvals/decide.js';
 import { searchApprovals } from '../../../approvals/search.js';
 import { checkComment, type DecisionState, decodeDecisionState } from '../../../parse/decision.js';
+import type { TimeFrame } from '../../../parse/times.js';
 import {
   COMMENT_FIELD,
   decisionFailureView,
@@ -53,7 +54,9 @@ export function decisionSubmission(deps: SlackDeps) {
           decisionId: state.decisionId,
         });
         deps.metrics.outcome(`decision_${outcome.kind.replace('-', '_')}`);
-        await updateDecision(deps, client as WebClient, viewId, state, outcomeView(deps, who, state, outcome));
+        // The service's times in the approver's own zone, as everywhere else.
+        const { frame } = await clockOf(deps, who.userId);
+        await updateDecision(deps, client as WebClient, viewId, state, outcomeView(deps, who, state, outcome, frame));
         await afterwards(deps, client as WebClient, who, state, outcome);
       },
       async (error: unknown) => {
@@ -64,7 +67,7 @@ export function decisionSubmission(deps: SlackDeps) {
   };
 }
 
-function outcomeView(deps: SlackDeps, who: Principal, state: DecisionState, outcome: DecideOutcome): View {
+function outcomeView(deps: SlackDeps, who: Principal, state: DecisionState, outcome: DecideOutcome, frame: TimeFrame): View {
   if (outcome.kind === 'failed') return failureView(deps, who, state, outcome.error);
   // Checked before the ack as the use case checks it: the use case's own refusal cannot differ.
   if (outcome.kind === 'bad-comment') return failureView(deps, who, state, new Error(`comment refused after the ack: ${outcome.problem}`));
@@ -73,7 +76,7 @@ function outcomeView(deps: SlackDeps, who: Principal, state: DecisionState, outc
       { approval: state.details.approvalId, error: isServiceError(outcome.error) ? outcome.error.kind : 'internal' },
       'decision outcome unknown',
     );
-  return decisionOutcomeView({ state, outcome, readerId: who.userId, approvalLinks: deps.approvalLinks });
+  return decisionOutcomeView({ state, outcome, readerId: who.userId, frame, approvalLinks: deps.approvalLinks });
 }
 
 /** What went wrong before anything was decided, worded by the translator (nothing was sent, or it never arrived). */
@@ -155,12 +158,12 @@ async function afterwards(deps: SlackDeps, client: WebClient, who: Principal, st
     fields: { RequestedByName: d?.requestedByName || state.about.requestedBy },
   };
   const target = refreshTarget(state.details, who.userId);
-  if (target === 'home') await publishHome(deps, client, who, 1, { approval, hold }).catch(quietly('Home'));
+  if (target === 'home') await publishHome(deps, client, who, { approval, hold }).catch(quietly('Home'));
   if (target === 'page' && state.details.origin.kind === 'page' && state.details.origin.query && state.details.responseUrl) {
     const query = state.details.origin.query;
     const respond = deps.responder.to(state.details.responseUrl);
-    const { today } = await clockOf(deps, who.userId);
-    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), today, respond, 'replace', { approval, hold }).catch(
+    const { frame } = await clockOf(deps, who.userId);
+    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace', { approval, hold }).catch(
       quietly('the list'),
     );
   }

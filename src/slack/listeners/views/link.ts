@@ -13,7 +13,16 @@ import { searchApprovals } from '../../../approvals/search.js';
 import { startCollection } from '../../../collections/start.js';
 import { decodeLinkMetadata, type LinkMetadata } from '../../../parse/buttons.js';
 import { checkLinkForm, type LinkFields } from '../../../parse/link-form.js';
-import { identityLinked, LINK_FIELDS, linkDone, linkModal, linkProblem, linkProgress, TOKEN_NOT_ACCEPTED } from '../../../render/link.js';
+import {
+  identityLinked,
+  LINK_FIELDS,
+  LINK_PROBLEM_BLOCK,
+  linkDone,
+  linkModal,
+  linkProblem,
+  linkProgress,
+  TOKEN_NOT_ACCEPTED,
+} from '../../../render/link.js';
 import type { Principal } from '../../../store/index.js';
 import { answerApprovals, answerStart } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
@@ -32,9 +41,19 @@ export function linkSubmission(deps: SlackDeps) {
     const metadata = decodeLinkMetadata(view.private_metadata);
     if (metadata === undefined) return void (await ack({ response_action: 'errors', errors: { [LINK_FIELDS.token.block]: OUT_OF_DATE } }));
     const mode = deps.credentials.mode;
+    /**
+     * A problem with the form, under its field; but where the view still says why the last try
+     * failed, Slack would show both, so the form comes back with the new problem in the old one's
+     * place (and what was typed, but the password).
+     */
+    const refuse = async (errors: Record<string, string>) => {
+      if (!view.blocks.some((b) => b.block_id === LINK_PROBLEM_BLOCK)) return ack({ response_action: 'errors', errors });
+      const kept = { username: value('username').trim() || undefined, authsource: value('authsource').trim() || undefined };
+      return ack({ response_action: 'update', view: linkModal(metadata, Object.values(errors).join(' '), kept, mode) });
+    };
     // Only a form opened before the switch to the trusted mode still has a token field.
     if (mode === 'trusted-app' && value('token').trim() !== '')
-      return void (await ack({ response_action: 'errors', errors: { [LINK_FIELDS.token.block]: TOKEN_NOT_ACCEPTED } }));
+      return void (await refuse({ [LINK_FIELDS.token.block]: TOKEN_NOT_ACCEPTED }));
     const form = checkLinkForm({
       username: value('username'),
       password: value('password'),
@@ -45,7 +64,7 @@ export function linkSubmission(deps: SlackDeps) {
       const errors = Object.fromEntries(
         Object.entries(form.errors).map(([field, text]) => [LINK_FIELDS[field as keyof LinkFields].block, text]),
       );
-      return void (await ack({ response_action: 'errors', errors }));
+      return void (await refuse(errors));
     }
 
     await ack({ response_action: 'update', view: linkProgress('Checking with the Command Service…') });
@@ -69,7 +88,7 @@ export function linkSubmission(deps: SlackDeps) {
           : linkDone(outcome.commands, outcome.checked, form.request.kind);
       await client.views.update({ view_id: viewId, view: done });
       await replay(deps, who, metadata, client as WebClient);
-      if (metadata.home) await publishHome(deps, client as WebClient, who, 1);
+      if (metadata.home) await publishHome(deps, client as WebClient, who);
     });
   };
 }
@@ -82,8 +101,8 @@ async function replay(deps: SlackDeps, who: Principal, metadata: LinkMetadata, c
   const respond = deps.responder.to(metadata.responseUrl);
   if (metadata.replay.kind === 'approvals') {
     const { query } = metadata.replay;
-    const { today } = await clockOf(deps, who.userId);
-    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), today, respond, 'replace');
+    const { frame } = await clockOf(deps, who.userId);
+    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace');
   } else {
     const request = { who, channelId: metadata.channelId ?? '', query: metadata.replay.query };
     await answerStart(deps, who, request.query, await startCollection(deps, request), respond);

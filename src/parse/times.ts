@@ -1,0 +1,94 @@
+/**
+ * The service's times, read for one reader. The service writes wall-clock times with no zone
+ * (`2026-11-24 17:00:00.0`). When the operator says which zone that is (COMMAND_SERVICE_TIME_ZONE),
+ * each time is a real instant: shown in the reader's own zone, and due or overdue by the real
+ * clock. When not, a time is only what the service wrote: shown as written, as the service's time,
+ * and its day is compared with the reader's today as a day of the calendar, nothing finer. Pure.
+ */
+
+import { parseServiceTimestamp } from '../service/timestamps.js';
+import { type Bound, parseDateInput, serviceDateText, serviceDay, todayIn } from './dates.js';
+import { type CalendarDay, calendarDaysBetween, instantOf, type WallTime, wallClock, zoneLabel, zoneOrUtc } from './zones.js';
+
+/** Who reads the service's times, and when. */
+export interface TimeFrame {
+  readonly now: Date;
+  /** The reader's IANA zone (UTC when Slack did not say). */
+  readonly zone: string;
+  /** The zone the service writes its times in; undefined when the operator did not say. */
+  readonly serviceZone: string | undefined;
+  /** The reader's calendar day, in their zone. */
+  readonly today: CalendarDay;
+}
+
+export function timeFrame(now: Date, zone: string | undefined, serviceZone: string | undefined): TimeFrame {
+  const z = zoneOrUtc(zone);
+  return { now, zone: z, serviceZone, today: todayIn(z, now) };
+}
+
+/** A service time: an instant, read on the reader's clock; or, the service's zone unknown, the wall clock as written. */
+export type ServiceTime =
+  | { readonly kind: 'instant'; readonly at: Date; readonly wall: WallTime & { weekday: number }; readonly label: string }
+  | { readonly kind: 'as-written'; readonly wall: WallTime & { weekday: number }; readonly label: string };
+
+/** How a time as written is named: it is the service's clock, which may not be the reader's. */
+export const AS_WRITTEN_LABEL = 'service time';
+
+/** Undefined when the service wrote something that is not a time. */
+export function readServiceTime(value: string, frame: TimeFrame): ServiceTime | undefined {
+  const t = parseServiceTimestamp(value);
+  if (t === undefined) return undefined;
+  if (frame.serviceZone === undefined) {
+    const weekday = new Date(Date.UTC(t.year, t.month - 1, t.day)).getUTCDay();
+    return { kind: 'as-written', wall: { ...t, weekday }, label: AS_WRITTEN_LABEL };
+  }
+  const at = instantOf(t, frame.serviceZone);
+  return { kind: 'instant', at, wall: wallClock(at, frame.zone), label: zoneLabel(frame.zone) };
+}
+
+/**
+ * Where a pending approval stands: overdue (its time has passed), due today (later today, the
+ * reader's day), due soon (on one of the next `soonDays` - 1 days: "within 3 days" is today and
+ * the two after it, as `due-before:3d` is), or later.
+ */
+export type DueGroup = 'overdue' | 'today' | 'soon' | 'later';
+
+export const DUE_GROUPS: readonly DueGroup[] = ['overdue', 'today', 'soon', 'later'];
+
+export interface DueStanding {
+  group: DueGroup;
+  /** Calendar days from the reader's today to the day it is due (negative when that day is past). */
+  days: number;
+  /** How long ago it fell due, when the instant is known. */
+  overdueMs?: number;
+}
+
+export function dueStanding(time: ServiceTime, frame: TimeFrame, soonDays: number): DueStanding {
+  const days = calendarDaysBetween(frame.today, time.wall);
+  if (time.kind === 'instant') {
+    const past = frame.now.getTime() - time.at.getTime();
+    // A time that has passed is overdue, on the day it fell due too: never merely "due today".
+    if (past > 0) return { group: 'overdue', days, overdueMs: past };
+  } else if (days < 0) return { group: 'overdue', days };
+  if (days <= 0) return { group: 'today', days: 0 };
+  return { group: days < soonDays ? 'soon' : 'later', days };
+}
+
+/** dueStanding of a time as the service wrote it; undefined for one that is not a time. */
+export function dueStandingOf(value: string, frame: TimeFrame, soonDays: number): DueStanding | undefined {
+  const time = readServiceTime(value, frame);
+  return time === undefined ? undefined : dueStanding(time, frame, soonDays);
+}
+
+/**
+ * A date typed as the user would (`today`, `3d`), as the service's filter value for one end of a
+ * range: counted from the reader's today, then carried to the service's calendar when its zone is
+ * known, exactly as /approvals reads it. Undefined for what is not a date.
+ */
+export function serviceDateFilter(input: string, bound: Bound, frame: TimeFrame): string | undefined {
+  const date = parseDateInput(input, frame.today, bound);
+  if (!date.ok) return undefined;
+  return serviceDateText(
+    frame.serviceZone === undefined ? date.day : serviceDay(date.day, { user: frame.zone, service: frame.serviceZone }),
+  );
+}

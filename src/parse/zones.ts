@@ -1,0 +1,111 @@
+/**
+ * Wall clocks in IANA time zones, on @date-fns/tz: what an instant reads in a zone, and which
+ * instant a zone's wall clock means. Pure: the zone is always given, never the machine's.
+ *
+ * Only TZDate's instant constructor and tzOffset are used. TZDate's wall-clock constructor goes
+ * through the machine's own zone, and for a time that happens twice (clocks going back) its answer
+ * changes with it; the rule for those is ours and stated below.
+ */
+
+import { TZDate, tzOffset } from '@date-fns/tz';
+
+export interface WallTime {
+  year: number;
+  /** 1–12. */
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+export interface CalendarDay {
+  year: number;
+  month: number;
+  day: number;
+}
+
+/** An IANA zone name: letters, digits, _ + - and slashes (`Europe/Berlin`, `UTC`, `Etc/GMT+5`); a bare offset such as +01:00 is not one. */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+const known = new Map<string, boolean>();
+
+/** Whether this runtime knows `name` as an IANA time zone. */
+export function isTimeZone(name: string): boolean {
+  let ok = known.get(name);
+  if (ok === undefined) {
+    ok = name.length <= 64 && ZONE_NAME.test(name) && !Number.isNaN(tzOffset(name, new Date(0)));
+    if (known.size < 5000) known.set(name, ok);
+  }
+  return ok;
+}
+
+/** The zone itself, or UTC for one this runtime does not know (a Slack profile may name anything). */
+export function zoneOrUtc(zone: string | undefined): string {
+  return zone !== undefined && isTimeZone(zone) ? zone : 'UTC';
+}
+
+/** The zone's offset from UTC at an instant, in milliseconds. */
+function offsetMs(zone: string, instant: number): number {
+  return Math.round(tzOffset(zone, new Date(instant)) * 60_000);
+}
+
+/** What a wall clock in `zone` reads at `instant` (UTC's for an unknown zone). */
+export function wallClock(instant: Date, zone: string): WallTime & { weekday: number } {
+  const d = new TZDate(instant.getTime(), zoneOrUtc(zone));
+  return {
+    year: d.getFullYear(),
+    month: d.getMonth() + 1,
+    day: d.getDate(),
+    hour: d.getHours(),
+    minute: d.getMinutes(),
+    second: d.getSeconds(),
+    weekday: d.getDay(),
+  };
+}
+
+/**
+ * The instant at which `zone`'s clocks read `wall`. A time that happens twice (clocks going back)
+ * is taken the first time; a time that does not happen (clocks going forward) is taken as the same
+ * distance past the jump, as a clock nobody changed would read it: 02:30 on a night that skips
+ * 02:00–03:00 becomes 03:30.
+ */
+export function instantOf(wall: WallTime, zone: string): Date {
+  const z = zoneOrUtc(zone);
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  const day = 86_400_000;
+  // A zone changes its offset at most once within a day or so: the offsets a day either side are the two it can have.
+  const before = asUtc - offsetMs(z, asUtc - day);
+  const after = asUtc - offsetMs(z, asUtc + day);
+  const matches = [before, after].filter((t) => t + offsetMs(z, t) === asUtc);
+  return new Date(matches.length > 0 ? Math.min(...matches) : before);
+}
+
+/** The instant a calendar day starts in a zone (its first moment, which is not always 00:00). */
+export function startOfDay(day: CalendarDay, zone: string): Date {
+  return instantOf({ ...day, hour: 0, minute: 0, second: 0 }, zone);
+}
+
+export function addCalendarDays(day: CalendarDay, n: number): CalendarDay {
+  const d = new Date(Date.UTC(day.year, day.month - 1, day.day + n));
+  return { year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate() };
+}
+
+/** Whole calendar days from `from` to `to` (negative when `to` is earlier). */
+export function calendarDaysBetween(from: CalendarDay, to: CalendarDay): number {
+  return Math.round((Date.UTC(to.year, to.month - 1, to.day) - Date.UTC(from.year, from.month - 1, from.day)) / 86_400_000);
+}
+
+/**
+ * How to name a zone after a time: "Berlin time", "New York time", "UTC". People know the city
+ * their Slack profile names; an abbreviation (CET, IST) can mean several zones.
+ */
+export function zoneLabel(zone: string): string {
+  if (zone === 'UTC' || zone === 'Etc/UTC' || zone === 'Etc/Universal' || zone === 'UCT' || zone === 'Zulu') return 'UTC';
+  const last = zone.split('/').at(-1) ?? zone;
+  // Etc/GMT+5 and its kin are offsets with a name, with the sign the other way round: say the offset itself.
+  const etc = /^GMT([+-])(\d{1,2})$/.exec(last);
+  if (zone.startsWith('Etc/') && etc) return `UTC${etc[1] === '+' ? '−' : '+'}${etc[2]}`;
+  if (zone.startsWith('Etc/') || last === 'GMT') return 'UTC';
+  return `${last.replace(/_/g, ' ')} time`;
+}
