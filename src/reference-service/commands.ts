@@ -406,9 +406,10 @@ export class RequestReader {
    * performWorkItem, in this service's own shape (the real one's is shown only to its
    * administrators): the caller's own pending work item, completed with one of the actions its
    * workflow lists, the comment kept. Anything else "could not be retrieved", as getApprovalDetails
-   * answers; an action the step does not list is refused naming it.
+   * answers; an action the step does not list is refused naming it. Its completed time is written
+   * on the service's clocks (`timeZone`), as every other time it writes.
    */
-  decide(userId: string, fields: DecisionFields, params: Params, now: Date): Answer {
+  decide(userId: string, fields: DecisionFields, params: Params, now: Date, timeZone: string): Answer {
     return withParameterChecks(() => {
       const format = formatParam(params);
       if (!fields.workItemId) return errorAnswer(412, 'The workitem-id parameter is required.');
@@ -421,7 +422,7 @@ export class RequestReader {
           412,
           `The action '${fields.action}' is not valid for the work item. Valid actions are: ${request.actions.join(', ')}.`,
         );
-      const at = formatServiceTimestamp(now);
+      const at = formatServiceTimestamp(now, timeZone);
       const done = this.#db.transaction(() => {
         if (this.#complete.run(at, row.work_item_id, userId).changes !== 1) return false;
         this.#record.run(row.work_item_id, fields.action as string, fields.comment ?? '', userId, at);

@@ -324,7 +324,7 @@ export function createReferenceHandler(deps: HandlerDeps) {
       case 'getRequestItems':
         return requests.items(userId, params, quirks);
       case 'performWorkItem': {
-        const answer = requests.decide(userId, await decisionFields(req, params), params, now);
+        const answer = requests.decide(userId, await decisionFields(req, params), params, now, deps.timeZone);
         const late = quirks.lateAnswers?.performWorkItem;
         // Done, and then slow to say so: the caller's deadline passes with the decision made.
         if (late !== undefined && late > 0) await sleep(late);

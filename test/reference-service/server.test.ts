@@ -299,6 +299,38 @@ describe('performWorkItem (this service’s own shape: inferred, README says so)
     expect(again.body).toContain('The work item could not be retrieved');
   });
 
+  it('writes the completed time on the service’s clocks, as every other time it writes', async () => {
+    const at = new TestClock('2026-11-22T12:00:00Z');
+    const ny = await startReferenceService({ now: at.now, timeZone: 'America/New_York' });
+    try {
+      const token = ny.demoTokens.find((t) => t.label === 'approver')?.token ?? '';
+      const call = async (query: string) =>
+        JSON.parse(
+          await (
+            await request(`${ny.url}/command.submit?format=json&${query}`, { headers: { authorization: `Bearer ${token}` } })
+          ).body.text(),
+        );
+      const found = call('cmd=findApprovals&page-size=50').then((r) => r.findApprovals.Approval as Array<{ WorkItemId: string }>);
+      let item: { WorkItemId: string; Actions: { ActionName: string[] } } | undefined;
+      for (const a of await found) {
+        const d = (await call(`cmd=getApprovalDetails&approval-id=${encodeURIComponent(a.WorkItemId)}`)).getApprovalDetails.Approval;
+        if (d.LineItemApprovalEnabled === false && Array.isArray(d.Actions?.ActionName)) {
+          item = d;
+          break;
+        }
+      }
+      if (item === undefined) throw new Error('no pending approval with several actions');
+      const id = encodeURIComponent(item.WorkItemId);
+      const done = await call(`cmd=performWorkItem&workitem-id=${id}&action=${encodeURIComponent(item.Actions.ActionName[0] as string)}`);
+      // 12:00 UTC is 07:00 in New York.
+      expect(done.data['completed-date']).toBe('2026-11-22 07:00:00.0');
+      const after = (await call(`cmd=getApprovalDetails&approval-id=${id}`)).getApprovalDetails.Approval;
+      expect(after.WorkItemCompletedDate).toBe('2026-11-22 07:00:00.0');
+    } finally {
+      await ny.close();
+    }
+  });
+
   it('takes its fields from a POSTed XML body too', async () => {
     const item = await pending();
     const action = item.Actions.ActionName[0] as string;
