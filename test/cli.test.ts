@@ -836,6 +836,53 @@ describe('countersign audit', () => {
     expect(lines[2]).toContain('refused: decided from Slack already: Rejected by UADA 2026-12-31 22:01 +00:00; nothing sent');
     expect(lines[2]).toMatch(/\(none\)$/);
 
+    // The trusted mode's refusals in the words the collections' trail uses: countersign's own sign-in, a command not granted.
+    const refusals = join(dir, 'audit-decision-refusals', 'countersign.db');
+    const refusalsEnv = { DATABASE_URL: `sqlite:${refusals}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const again = new SqliteStore(refusals, new Secret(KEY));
+    const expired = "The token is not valid for the command 'performWorkItem'. Token is invalid or expired";
+    const sign = { ...ada, decisionId: 'd3' };
+    await again.recordDecisionStep({ ...sign, at: at(8), step: 'sent' });
+    await again.recordDecisionStep({
+      ...sign,
+      at: at(8),
+      step: 'answered',
+      result: 'refused',
+      error: 'app-sign-in',
+      message: expired,
+      status: 401,
+    });
+    const granted = { ...ada, decisionId: 'd4' };
+    await again.recordDecisionStep({ ...granted, at: at(7), step: 'sent' });
+    await again.recordDecisionStep({
+      ...granted,
+      at: at(7),
+      step: 'answered',
+      result: 'refused',
+      error: 'invalid-token',
+      message: "The token is not valid for the command 'performWorkItem'. ",
+      status: 401,
+    });
+    const checked = { ...ada, decisionId: 'd5' };
+    await again.recordDecisionStep({
+      ...checked,
+      at: at(6),
+      step: 'refused',
+      reason: { kind: 'check-failed', error: 'app-sign-in', message: expired },
+    });
+    await again.close();
+    const worded = countersign(['audit', '--kind', 'decisions'], refusalsEnv, '', clock);
+    expect(await worded.exited).toBe(0);
+    const refusalLines = worded.stdout().trim().split('\n');
+    expect(refusalLines[1]).toContain('not done: the Command Service refused countersign’s own sign-in (an administrator is needed)');
+    expect(refusalLines[2]).toContain(
+      'not done: the service does not let them run performWorkItem; an administrator of the service grants it',
+    );
+    expect(refusalLines[3]).toContain(
+      'refused: it could not be checked with the service first: the Command Service refused countersign’s own sign-in (an administrator is needed); nothing sent',
+    );
+    expect(worded.stdout()).not.toMatch(/link again/);
+
     const json = countersign(['audit', '--kind', 'decisions', '--user', 'UADA', '--json'], decisionsEnv, '', clock);
     expect(await json.exited).toBe(0);
     const rows = json

@@ -654,6 +654,18 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * A refusal of countersign's token, or of the user's, in the words the collections' trail uses: the
+ * service refusing countersign's own sign-in (the trusted mode), a command it does not let the user
+ * run, a user it does not know, a token refused. Undefined for any other error.
+ */
+function refusedWords(error: string, message: string): string | undefined {
+  if (error !== 'invalid-token' && error !== 'app-sign-in') return undefined;
+  return reasonParts({ kind: 'service', error, message })
+    .filter((part): part is string => typeof part === 'string')
+    .join('');
+}
+
 /** Why a decision was turned away before it was sent, in words for a terminal. */
 function refusalText(r: DecisionRefusal, timeZone: string): string {
   switch (r.kind) {
@@ -673,8 +685,10 @@ function refusalText(r: DecisionRefusal, timeZone: string): string {
       return `${r.userId}'s decision (${r.action}) was ${r.state === 'sending' ? 'being sent' : 'unsettled'} until ${localTime(r.until, timeZone)}`;
     case 'not-offered':
       return `the service does not offer ${r.command}`;
-    case 'check-failed':
-      return `it could not be checked with the service first (${r.error})`;
+    case 'check-failed': {
+      const words = refusedWords(r.error, r.message);
+      return `it could not be checked with the service first${words === undefined ? ` (${r.error})` : `: ${words}`}`;
+    }
   }
 }
 
@@ -691,8 +705,11 @@ function decisionOutcomeText(d: DecisionRecord, timeZone: string): string {
   switch (a?.result) {
     case 'done':
       return `done${seen(a.seen)}`;
-    case 'refused':
+    case 'refused': {
+      const words = refusedWords(a.error, a.message);
+      if (words !== undefined) return `not done: ${words}`;
       return `not done: the service refused it (${a.error}${a.status === undefined ? '' : ` ${a.status}`})${a.message ? `: “${a.message}”` : ''}`;
+    }
     case 'not-sent':
       return 'not done: it never reached the service';
     case 'unknown':

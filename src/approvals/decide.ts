@@ -156,6 +156,9 @@ function outcomeUnknown(error: unknown): boolean {
 }
 
 function whyNotDone(error: AnyServiceError): NotDoneWhy | 'token' {
+  // The trusted mode's own token refused again after a new sign-in: nobody's decision was looked at,
+  // and the words are the translator's ("the service is refusing countersign's own sign-in").
+  if (error.kind === 'app-sign-in') return 'token';
   if (error.kind === 'not-visible') return 'not-visible';
   if (error.kind === 'not-offered') return 'not-offered';
   if (error.kind === 'invalid-token') return error.commandOnly ? 'not-permitted' : 'token';

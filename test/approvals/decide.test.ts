@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { decide, decidedAmong, decisionOffer, recordAsked } from '../../src/approvals/decide.js';
 import { approvalDetails } from '../../src/approvals/details.js';
 import { Secret } from '../../src/runtime/secret.js';
+import { AppTokenRefusedError } from '../../src/service/credentials.js';
 import {
   type ApprovalDetails,
   InvalidParameterError,
@@ -251,6 +252,31 @@ describe('decide: what the service answers', () => {
       outcome: 'not-done',
       answer: { result: 'refused', error: 'invalid-token', status: 401 },
     });
+  });
+
+  it('in the trusted mode, countersign’s own token refused after a new sign-in is a failure of countersign’s, not a refusal of the decision', async () => {
+    const t = build({
+      decide: async () => {
+        throw new AppTokenRefusedError(
+          new InvalidTokenError({
+            command: 'performWorkItem',
+            status: 401,
+            serviceMessage: "The token is not valid for the command 'performWorkItem'. Token is invalid or expired",
+          }),
+        );
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({ kind: 'failed', error: { kind: 'app-sign-in' } });
+    // Given back: it was refused before it was run, and may be decided again once the service takes countersign's token.
+    expect(await t.hold()).toBeUndefined();
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'not-done',
+      answer: { result: 'refused', error: 'app-sign-in', status: 401 },
+    });
+    // Nobody's link is at fault.
+    expect((await t.deps.store.listLinks(ADA)).find((l) => l.command === 'findApprovals')?.lastOutcome).not.toBe('rejected');
   });
 
   it('says a switched-off decision command is not offered', async () => {
