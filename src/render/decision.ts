@@ -17,7 +17,7 @@ import type { DecisionRefusal } from '../store/types.js';
 import type { ApprovalLinks } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
 import { readableTimestamp } from './dates.js';
-import { detailsWires } from './details-controls.js';
+import { detailsWires, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
 
 /** The most action buttons shown: beside Open, within an actions block's 25 elements. */
@@ -226,7 +226,8 @@ function seenLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
   return ['It shows it completed as ', bold(oneLine(d.state || 'completed', 60)), ', ', done, ...by, '.'];
 }
 
-function refusalLines(r: DecisionRefusal, action: string, readerId: string, hasOpen: boolean): Paragraph[] {
+function refusalLines(r: DecisionRefusal, state: DecisionState, readerId: string, hasOpen: boolean): Paragraph[] {
+  const action = state.action;
   const elsewhere = hasOpen ? 'Open in the service to decide it there.' : 'Decide it in the Command Service itself.';
   switch (r.kind) {
     case 'not-linked':
@@ -236,6 +237,16 @@ function refusalLines(r: DecisionRefusal, action: string, readerId: string, hasO
         ),
       ];
     case 'not-visible':
+      // Only an approval on a list of the reader's is known to have existed for them (as Details says it).
+      if (state.details.origin.kind === 'page' && !shownBefore(state.details, readerId))
+        return [
+          [
+            emoji('mag'),
+            ' The Command Service has no approval ',
+            code(oneLine(state.details.approvalId, 120)),
+            ' that you can see: it is not on a list of yours, and may be someone else’s.',
+          ],
+        ];
       return [
         [
           emoji('see_no_evil'),
@@ -271,8 +282,8 @@ function refusalLines(r: DecisionRefusal, action: string, readerId: string, hasO
       return [
         md(
           r.command === 'getApprovalDetails'
-            ? ':information_source: countersign checks an approval with the service before deciding it, and this Command Service does not offer approval details (`getApprovalDetails` is switched off there).'
-            : `:information_source: This Command Service does not offer decisions (\`${r.command}\` is switched off there), so countersign stops offering them.`,
+            ? ':information_source: countersign checks an approval with the service before deciding it, and this Command Service does not offer approval details (its administrators have switched them off).'
+            : ':information_source: This Command Service does not offer decisions (its administrators have switched them off), so countersign stops offering them.',
         ),
         [elsewhere],
       ];
@@ -315,7 +326,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
       ];
       break;
     case 'refused':
-      paragraphs = [...refusalLines(outcome.refusal, state.action, readerId, hasOpen), nothing, ...about];
+      paragraphs = [...refusalLines(outcome.refusal, state, readerId, hasOpen), nothing, ...about];
       break;
     case 'duplicate':
       paragraphs = [
@@ -347,15 +358,11 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
         ],
         'not-permitted': [
           emoji('no_entry'),
-          ' The Command Service does not let your account decide through countersign (',
-          code(oneLine(outcome.error.command, 64)),
-          '): decide in the service instead.',
+          ' The Command Service does not let your account decide through countersign: decide in the service instead, or ask your identity team for that permission.',
         ],
         'not-offered': [
           emoji('information_source'),
-          ' This Command Service does not offer decisions (',
-          code(oneLine(outcome.error.command, 64)),
-          ' is switched off there), so countersign stops offering them: decide in the service instead.',
+          ' This Command Service does not offer decisions (its administrators have switched them off), so countersign stops offering them: decide in the service instead.',
         ],
       };
       paragraphs = [first[outcome.why], [italic('Nothing was decided.')], ...about];
@@ -397,7 +404,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
       break;
     }
     case 'not-linked':
-      paragraphs = [...refusalLines({ kind: 'not-linked' }, state.action, readerId, hasOpen), nothing];
+      paragraphs = [...refusalLines({ kind: 'not-linked' }, state, readerId, hasOpen), nothing];
       break;
     case 'off':
       paragraphs = [[emoji('information_source'), ' Deciding from Slack is not turned on here. '], nothing];

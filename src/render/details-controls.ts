@@ -130,3 +130,10 @@ export function detailsSelect(approvals: readonly Approval[], owner: string, que
   };
   return { type: 'actions', block_id: carried.length <= LIMITS.blockId ? carried : DETAILS_SELECT_BLOCK, elements: [select] };
 }
+
+/** Whether the approval was on a list of this reader's (so existed for them), rather than typed or on someone else's. */
+export function shownBefore(state: DetailsState, userId: string): boolean {
+  const origin = state.origin;
+  if (origin.kind === 'typed') return false;
+  return origin.kind !== 'page' || origin.owner === undefined || origin.owner === userId;
+}

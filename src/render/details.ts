@@ -18,7 +18,7 @@ import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
 import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { decisionButtons, decisionNote } from './decision.js';
-import { DETAILS_ACTIONS, encodeDetailsMetadata } from './details-controls.js';
+import { DETAILS_ACTIONS, encodeDetailsMetadata, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
 export const DETAILS_CALLBACK = 'approval-details';
@@ -48,13 +48,6 @@ export function refreshTarget(state: DetailsState, userId: string): 'page' | 'ho
   if (origin.kind === 'home') return 'home';
   if (origin.kind === 'page' && origin.owner === userId && origin.query !== undefined && state.responseUrl !== undefined) return 'page';
   return undefined;
-}
-
-/** Whether the approval was on a list of this reader's (so existed for them), rather than typed or on someone else's. */
-function shownBefore(state: DetailsState, userId: string): boolean {
-  const origin = state.origin;
-  if (origin.kind === 'typed') return false;
-  return origin.kind !== 'page' || origin.owner === undefined || origin.owner === userId;
 }
 
 function openButton(links: ApprovalLinks | undefined, approvalId: string): Button | undefined {

@@ -274,7 +274,7 @@ for (const setup of SETUPS) {
       const confirm = await choose('UADA', details, actions[0] as string);
       const calls = performed();
       const { outcome } = await submit('UGRACE', confirm, 'mine now');
-      expect((await outcome()).text).toContain('The Command Service no longer shows this approval to you');
+      expect((await outcome()).text).toContain(`The Command Service has no approval \`${id}\` that you can see`);
       expect(performed()).toBe(calls);
       expect(decisionRow(id)).toBeUndefined();
     });
@@ -396,7 +396,7 @@ for (const setup of SETUPS) {
         const { outcome } = await submit('UADA', confirm, 'switched off');
         const text = (await outcome()).text;
         expect(text).toContain(
-          'This Command Service does not offer decisions (`performWorkItem` is switched off there), so countersign stops offering them',
+          'This Command Service does not offer decisions (its administrators have switched them off), so countersign stops offering them',
         );
         expect(text).toContain('Nothing was decided.');
         expect(text).toContain('[Open in the service]');

@@ -211,7 +211,7 @@ describe('what came of it', () => {
     [
       'not offered',
       { kind: 'refused', refusal: { kind: 'not-offered', command: 'performWorkItem' } },
-      ['does not offer decisions (`performWorkItem` is switched off there)'],
+      ['does not offer decisions (its administrators have switched them off)'],
     ],
     ['twice', { kind: 'duplicate', hold: hold() }, ['submitted twice: it is sent once, and nothing more was sent.']],
     [
@@ -239,12 +239,12 @@ describe('what came of it', () => {
           serviceMessage: "The token is not valid for the command 'performWorkItem'.",
         }),
       },
-      ['does not let your account decide through countersign (`performWorkItem`): decide in the service instead.'],
+      ['does not let your account decide through countersign: decide in the service instead'],
     ],
     [
       'service: switched off',
       { kind: 'not-done', why: 'not-offered', error: new NotOfferedError({ command: 'performWorkItem', status: 404 }) },
-      ['(`performWorkItem` is switched off there), so countersign stops offering them'],
+      ['(its administrators have switched them off), so countersign stops offering them'],
     ],
     [
       'unknown, landed',
@@ -277,12 +277,27 @@ describe('what came of it', () => {
       const text = visible(view.blocks);
       for (const s of says) expect(text).toContain(s);
       expect(text).toContain('[Open in the service]');
+      // In the approver's words, as Details: no service command names.
+      expect(text).not.toMatch(/performWorkItem|getApprovalDetails/);
       expect(mrkdwnTexts(view.blocks).join('\n')).not.toContain('evil');
       // Never "done" for what the service did not take.
       if (outcome.kind !== 'done' && !(outcome.kind === 'unknown' && outcome.details?.completedDate))
         expect(text).not.toMatch(/Done:|went through\./);
     });
   }
+
+  it('says an approval refused as not visible to a reader it was never shown to (someone else’s list) is none they can see, not one gone', () => {
+    const view = decisionOutcomeView({
+      state: state(),
+      outcome: { kind: 'refused', refusal: { kind: 'not-visible' } },
+      readerId: 'U0GRACE',
+      frame: FRAME,
+      approvalLinks: links,
+    });
+    const text = visible(view.blocks);
+    expect(text).toContain('The Command Service has no approval `10001:WPDS:1` that you can see: it is not on a list of yours');
+    expect(text).not.toContain('no longer shows');
+  });
 
   it('says the service’s time of it on the reader’s clock, named, when the service’s zone is known', () => {
     const berlin = timeFrame(AT, 'Europe/Berlin', 'America/New_York');
