@@ -211,6 +211,16 @@ async function fill(raw: Raw): Promise<void> {
     detail: 'may not force',
     runs: '[]',
   });
+  // As the release just before the structured trail wrote a cooldown: the collector held, where it was part of a bigger target.
+  await raw.insert('collect_attempts', {
+    id: 'a0',
+    at: ms(-6 * MINUTE),
+    ...started,
+    query: '{}',
+    outcome: 'refused',
+    detail: `cooldown: started by UADA at ${new Date(ms(-7 * MINUTE)).toISOString()}; offered start anyway; collector AD Accounts`,
+    runs: '[]',
+  });
   await raw.insert('collect_cooldowns', {
     team_id: 'T1',
     target: TARGET,
@@ -330,6 +340,19 @@ async function expectReadable(store: Store): Promise<void> {
       runs: [{ runId: '7', collector: 'AD Accounts', state: 'Running' }],
       steps: [{ step: 'answered', at: new Date(ms(-5 * MINUTE)) }],
       watch: { note: 'watching', done: false },
+    },
+    {
+      id: 'a0',
+      at: new Date(ms(-6 * MINUTE)),
+      lastAt: new Date(ms(-6 * MINUTE)),
+      ...attempt,
+      ...noneLeftOut,
+      query: {},
+      outcome: 'refused',
+      reason: { kind: 'cooldown', userId: 'UADA', at: new Date(ms(-7 * MINUTE)), offered: true, collector: 'AD Accounts' },
+      runs: [],
+      steps: [{ step: 'refused', at: new Date(ms(-6 * MINUTE)) }],
+      watch: undefined,
     },
   ]);
   // And the trail goes on from them: a new step of a carried attempt joins it.
