@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './runtime/logger.js';
 import { Secret } from './runtime/secret.js';
+import { type DecisionCall, parseDecisionCall } from './service/decision-call.js';
 
 export type Mode = Config['mode'];
 
@@ -44,6 +45,15 @@ interface CommonConfig {
    * then shown in each reader's own zone. Undefined: shown as written, as the service's time.
    */
   readonly serviceTimeZone: string | undefined;
+  /** DECISION_REQUEST: approvers decide in chat with this call; undefined: the decision stays in the service (Open). */
+  readonly decisions: DecisionsConfig | undefined;
+}
+
+/** The operator's decision call, and which actions need a comment. */
+export interface DecisionsConfig {
+  readonly call: DecisionCall;
+  /** Action names (lower case) whose comment may not be empty. */
+  readonly commentRequired: readonly string[];
 }
 
 /**
@@ -266,6 +276,48 @@ function readServiceAuth(env: Env): ServiceAuth {
   return Object.freeze({ mode: 'trusted-app', clientId, clientSecret, maxTokenAgeMs: maxTokenAgeMs ?? 3_600_000 });
 }
 
+export const DECISION_REQUEST_EXAMPLE = 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}';
+const DECISION_BODY_EXAMPLE = '<workitem-id>{id}</workitem-id><action>{action}</action><comment>{comment}</comment>';
+
+/**
+ * DECISION_REQUEST and its companions, read together: unset, nothing is decided in chat, and the
+ * companions are a mistake said at start. Exported for local mode, which states the reference
+ * service's own call.
+ */
+export function readDecisions(env: Env): DecisionsConfig | undefined {
+  const request = env.DECISION_REQUEST?.trim() || undefined;
+  // A body is taken as written: its spaces and line breaks may matter to the service.
+  const body = env.DECISION_REQUEST_BODY?.trim() ? env.DECISION_REQUEST_BODY : undefined;
+  const required = read(env, {
+    variable: 'DECISION_COMMENT_REQUIRED',
+    example: 'Rejected,Needs Info',
+    schema: z
+      .string()
+      .transform((v) => v.split(',').map((name) => name.trim().toLowerCase()))
+      .refine(
+        (names) => names.every((n) => /^[^\u0000-\u001f\u007f]{1,64}$/.test(n)),
+        'must be action names (as getApprovalDetails lists them) separated by commas, or none',
+      )
+      .optional(),
+  });
+  if (request === undefined) {
+    for (const [variable, set, example] of [
+      ['DECISION_REQUEST_BODY', body, DECISION_BODY_EXAMPLE],
+      ['DECISION_COMMENT_REQUIRED', required, 'Rejected'],
+    ] as const)
+      if (set !== undefined)
+        throw new ConfigError(variable, 'is only used with DECISION_REQUEST: set it too (the decision call), or unset this', example);
+    return undefined;
+  }
+  const parsed = parseDecisionCall(request, body);
+  if (!parsed.ok) {
+    const variable = parsed.variable ?? 'DECISION_REQUEST';
+    throw new ConfigError(variable, parsed.problem, variable === 'DECISION_REQUEST' ? DECISION_REQUEST_EXAMPLE : DECISION_BODY_EXAMPLE);
+  }
+  const commentRequired = required === undefined ? ['rejected'] : required.length === 1 && required[0] === 'none' ? [] : required;
+  return Object.freeze({ call: parsed.value, commentRequired: Object.freeze(commentRequired) });
+}
+
 export function loadConfig(env: Env): Config {
   const botToken = read(env, {
     variable: 'SLACK_BOT_TOKEN',
@@ -426,6 +478,7 @@ export function loadConfig(env: Env): Config {
   });
 
   const serviceAuth = readServiceAuth(env);
+  const decisions = readDecisions(env);
 
   const serviceTimeZone = read(env, { variable: 'COMMAND_SERVICE_TIME_ZONE', example: 'America/New_York', schema: ianaZone.optional() });
 
@@ -464,6 +517,7 @@ export function loadConfig(env: Env): Config {
     shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
     serviceAuth,
     serviceTimeZone,
+    decisions,
   };
   // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
   if (botToken === undefined || signingSecret === undefined)

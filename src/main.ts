@@ -160,6 +160,9 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     firstPollMs: runWatcher.firstPollMs,
     announceWithinMs: overrides.announceWithinMs ?? 5_000,
     collectPolicy: config.collect,
+    decisions: config.decisions,
+    // Past any call and the reading that follows it: a hold whose call may still be under way is not raced.
+    decisionHoldMs: 3 * config.serviceTimeoutMs + 30_000,
     commandsPerMinute: config.commandsPerMinute,
     maxInFlight: overrides.maxInFlight ?? 2000,
   };

@@ -132,7 +132,7 @@ describe('countersign service', () => {
     for (const [args, says] of [
       [['service', '--help'], /^Usage: countersign service …\n\n {2}service \[--port N\]/],
       [['tokens', 'set', '-h'], /^Usage: countersign tokens …\n\n {2}tokens set --user[\s\S]+ {2}tokens delete/],
-      [['audit', '--help'], /^Usage: countersign audit …\n\n {2}audit \[--since/],
+      [['audit', '--help'], /^Usage: countersign audit …\n\n {2}audit \[--kind collections\|decisions\] \[--since/],
     ] as const) {
       const cli = countersign([...args]);
       expect(await cli.exited).toBe(0);
@@ -580,36 +580,32 @@ describe('countersign audit', () => {
   it('prints every attempt oldest first, as a table or JSON lines, filtered by time and channel', async () => {
     const { SqliteStore } = await import('../src/store/sqlite.js');
     const store = new SqliteStore(db, new Secret(KEY));
-    const base = { teamId: 'T1', userId: 'UOSCAR', detail: undefined, runs: [] };
+    const base = { teamId: 'T1', userId: 'UOSCAR' };
     const day = 86_400_000;
     // The CLI's clock and zone are the test's: "7d" counts back from this instant, whatever the date.
     const NOW = Date.parse('2026-12-31T22:30:00Z');
     const at = { now: () => new Date(NOW), timeZone: 'Asia/Kolkata' };
-    await store.recordCollectAttempt({
-      ...base,
-      id: 'a1',
-      at: new Date(NOW - 10 * day),
-      channelId: 'C0ONE',
-      query: {},
-      outcome: 'cancelled',
-    });
-    await store.recordCollectAttempt({
-      ...base,
-      id: 'a2',
+    const asked = { ...base, attemptId: 'a1', channelId: 'C0ONE', query: {} };
+    await store.recordCollectStep({ ...asked, at: new Date(NOW - 10 * day), step: 'asked' });
+    await store.recordCollectStep({ ...asked, at: new Date(NOW - 10 * day + 60_000), step: 'cancelled', reason: { kind: 'cancelled' } });
+    const started = { ...base, attemptId: 'a2', channelId: 'C0ONE', query: { name: 'AD Accounts' } };
+    await store.recordCollectStep({ ...started, at: new Date(NOW - 2 * day), step: 'sent' });
+    await store.recordCollectStep({
+      ...started,
       at: new Date(NOW - 2 * day),
-      channelId: 'C0ONE',
-      query: { name: 'AD Accounts' },
-      outcome: 'started',
+      step: 'answered',
       runs: [{ runId: '41', collector: 'AD Accounts', state: undefined }],
+      leftOut: [],
+      ranAgain: [],
     });
-    await store.recordCollectAttempt({
+    await store.recordCollectStep({
       ...base,
-      id: 'a3',
+      attemptId: 'a3',
       at: new Date(NOW - day),
       channelId: 'C0TWO',
       query: { name: 'AWS IAM', force: true },
-      outcome: 'refused',
-      detail: 'may not force',
+      step: 'refused',
+      reason: { kind: 'force' },
     });
     await store.close();
 
@@ -617,7 +613,11 @@ describe('countersign audit', () => {
     expect(await table.exited).toBe(0);
     const lines = table.stdout().trim().split('\n');
     expect(lines[0]).toMatch(/^WHEN +TEAM +CHANNEL +WHO +COLLECTOR +APPLICATION +FORCE +OUTCOME +RUNS$/);
-    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['cancelled', 'started', 'refused: they may not force']);
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual([
+      'cancelled: cancelled at the confirmation',
+      'started',
+      'refused: they may not force',
+    ]);
     // In the reader's zone, with its offset: never an ISO instant with milliseconds.
     expect(lines[1]).toMatch(/^2026-12-22 04:00 \+05:30 /);
     expect(lines[1]).toContain('every collector  every application');
@@ -642,7 +642,12 @@ describe('countersign audit', () => {
       outcome: 'started',
     });
     expect(rows[0].runs).toEqual([{ runId: '41', collector: 'AD Accounts', state: null }]);
-    expect(rows[1]).toMatchObject({ outcome: 'refused', reason: 'they may not force', detail: 'may not force' });
+    expect(rows[1]).toMatchObject({ outcome: 'refused', reason: 'they may not force', detail: { kind: 'force' } });
+    // Every step, with its own time: the question's time is not lost when it is answered.
+    expect(rows[0].steps).toEqual([
+      { step: 'sent', at: new Date(NOW - 2 * day).toISOString() },
+      { step: 'answered', at: new Date(NOW - 2 * day).toISOString() },
+    ]);
 
     const channel = countersign(['audit', '--channel', 'C0TWO', '--json'], env, '', at);
     expect(await channel.exited).toBe(0);
@@ -655,31 +660,45 @@ describe('countersign audit', () => {
     const { SqliteStore } = await import('../src/store/sqlite.js');
     const store = new SqliteStore(wordsDb, new Secret(KEY));
     const NOW = Date.parse('2026-12-31T22:30:00Z');
-    const base = { teamId: 'T1', channelId: 'C0ONE', userId: 'UOSCAR', detail: undefined, runs: [] };
-    await store.recordCollectAttempt({
+    const base = { teamId: 'T1', channelId: 'C0ONE', userId: 'UOSCAR' };
+    await store.recordCollectStep({
       ...base,
-      id: 'w1',
+      attemptId: 'w1',
       at: new Date(NOW - 3000),
       query: { name: 'Nosuch' },
-      outcome: 'nothing-matched',
+      step: 'answered',
+      runs: [],
+      leftOut: [],
+      ranAgain: [],
     });
-    await store.recordCollectAttempt({ ...base, id: 'w2', at: new Date(NOW - 2000), query: {}, outcome: 'unanswered' });
-    await store.recordCollectAttempt({
+    await store.recordCollectStep({ ...base, attemptId: 'w2', at: new Date(NOW - 2000), query: {}, step: 'asked' });
+    await store.recordCollectStep({
       ...base,
-      id: 'w3',
+      attemptId: 'w3',
       at: new Date(NOW - 1000),
       query: { application: 'Active Directory' },
-      outcome: 'started',
+      step: 'answered',
       runs: [
         { runId: '51', collector: 'AD Accounts', state: 'New' },
         { runId: '52', collector: 'AD Groups', state: 'Completed' },
       ],
+      leftOut: [],
+      ranAgain: [],
     });
+    // The structured trail's own outcomes: Run clicked and nothing after it, and a start sent with no answer recorded.
+    await store.recordCollectStep({ ...base, attemptId: 'w4', at: new Date(NOW - 900), query: {}, step: 'confirmed' });
+    await store.recordCollectStep({ ...base, attemptId: 'w5', at: new Date(NOW - 800), query: { name: 'AD Groups' }, step: 'sent' });
     await store.close();
     const table = countersign(['audit'], wordsEnv, '', { now: () => new Date(NOW), timeZone: 'UTC' });
     expect(await table.exited).toBe(0);
     const lines = table.stdout().trim().split('\n');
-    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual(['matched no collector', 'asked to confirm, no answer', 'started']);
+    expect(lines.slice(1).map((l) => l.split(/ {2,}/)[7])).toEqual([
+      'matched no collector',
+      'asked to confirm, no answer',
+      'started',
+      'confirmed, not started yet',
+      'sent to the service, no answer recorded',
+    ]);
     expect(table.stdout()).not.toMatch(/nothing-matched|unanswered/);
     expect(lines[3]).toMatch(/AD Accounts 51 queued, AD Groups 52 completed$/);
     // JSON lines are for programs: the stable codes stay there, with the words beside them.
@@ -694,6 +713,8 @@ describe('countersign audit', () => {
       ['nothing-matched', 'matched no collector'],
       ['unanswered', 'asked to confirm, no answer'],
       ['started', 'started'],
+      ['confirmed', 'confirmed, not started yet'],
+      ['sent', 'sent to the service, no answer recorded'],
     ]);
   });
 
@@ -704,16 +725,16 @@ describe('countersign audit', () => {
     const store = new SqliteStore(hostileDb, new Secret(KEY));
     // As a value stored before input was checked, or written into the database by hand, would be.
     const name = 'AD\u202eevil\u0085next\u009b2J\u2066x\u2069\u200e\u200f\u061c\u2028';
-    await store.recordCollectAttempt({
-      id: 'h1',
+    await store.recordCollectStep({
+      attemptId: 'h1',
       at: new Date(),
       teamId: 'T1',
       channelId: 'C0ONE',
       userId: 'U\u202eOSCAR',
       query: { name, application: 'App\u001b[2J' },
-      outcome: 'failed',
-      detail: 'service said \u001b]0;title\u0007 and \u009b31m',
-      runs: [],
+      step: 'failed',
+      reason: { kind: 'other', text: 'service said \u001b]0;title\u0007 and \u009b31m' },
+      maybeStarted: false,
     });
     await store.setToken({ teamId: 'T\u202e1', userId: 'U012ABCDEF' }, ['findApprovals'], new Secret('t'), 'admin', new Date());
     await store.close();
@@ -743,15 +764,158 @@ describe('countersign audit', () => {
     }
   });
 
-  it('refuses a bad --since or --channel with exit 2', async () => {
+  it('refuses a bad --since, --channel, --user or --kind with exit 2', async () => {
     for (const args of [
       ['audit', '--since', 'last week'],
       ['audit', '--channel', 'general'],
+      ['audit', '--user', 'ada'],
+      ['audit', '--kind', 'everything'],
+      ['audit', '--kind', 'decisions', '--channel', 'C0ONE'],
       ['audit', 'now'],
     ]) {
       const cli = countersign(args, env);
       expect(await cli.exited).toBe(2);
-      expect(cli.stderr()).toMatch(/^countersign: (--since takes|--channel takes|audit takes options only)/);
+      expect(cli.stderr()).toMatch(
+        /^countersign: (--since takes|--channel takes|--channel is for collections|--user takes|--kind takes|audit takes options only)/,
+      );
     }
+  });
+
+  it('prints the decisions made from Slack with --kind decisions: who, which approval, the action, the comment, how it came out, every step', async () => {
+    const decisionsDb = join(dir, 'audit-decisions', 'countersign.db');
+    const decisionsEnv = { DATABASE_URL: `sqlite:${decisionsDb}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(decisionsDb, new Secret(KEY));
+    const NOW = Date.parse('2026-12-31T22:30:00Z');
+    const at = (minutes: number) => new Date(NOW - minutes * 60_000);
+    const ada = {
+      decisionId: 'd1',
+      teamId: 'T1',
+      userId: 'UADA',
+      approvalId: '10001:WPDS:1',
+      action: 'Rejected',
+      requestId: 'req00000001',
+    };
+    await store.recordDecisionStep({ ...ada, at: at(30), step: 'asked' });
+    await store.recordDecisionStep({ ...ada, at: at(29), step: 'confirmed', comment: 'Not needed\nany more \u202e' });
+    await store.recordDecisionStep({ ...ada, at: at(29), step: 'sent' });
+    await store.recordDecisionStep({
+      ...ada,
+      at: at(29),
+      step: 'answered',
+      result: 'done',
+      seen: { pending: false, state: 'Rejected', completedDate: '2026-12-31 22:01:00.0', completedBy: 'Lovelace, Ada' },
+    });
+    const eve = { ...ada, decisionId: 'd2', userId: 'UEVE', action: 'Accepted' };
+    await store.recordDecisionStep({ ...eve, at: at(10), step: 'confirmed', comment: '' });
+    await store.recordDecisionStep({
+      ...eve,
+      at: at(10),
+      step: 'refused',
+      reason: { kind: 'already-decided', userId: 'UADA', action: 'Rejected', at: at(29) },
+    });
+    await store.recordCollectStep({
+      attemptId: 'a1',
+      at: at(5),
+      teamId: 'T1',
+      channelId: 'C0ONE',
+      userId: 'UOSCAR',
+      query: {},
+      step: 'asked',
+    });
+    await store.close();
+    const clock = { now: () => new Date(NOW), timeZone: 'UTC' };
+
+    const table = countersign(['audit', '--kind', 'decisions'], decisionsEnv, '', clock);
+    expect(await table.exited).toBe(0);
+    const lines = table.stdout().trim().split('\n');
+    expect(lines[0]).toMatch(/^WHEN +TEAM +WHO +APPROVAL +ACTION +OUTCOME +COMMENT$/);
+    expect(lines[1]).toMatch(
+      /^2026-12-31 22:00 \+00:00 +T1 +UADA +10001:WPDS:1 +Rejected +done; the service then showed it Rejected +Not needed\\u000aany more \\u202e$/,
+    );
+    expect(lines[2]).toContain('refused: decided from Slack already: Rejected by UADA 2026-12-31 22:01 +00:00; nothing sent');
+    expect(lines[2]).toMatch(/\(none\)$/);
+
+    // The trusted mode's refusals in the words the collections' trail uses: countersign's own sign-in, a command not granted.
+    const refusals = join(dir, 'audit-decision-refusals', 'countersign.db');
+    const refusalsEnv = { DATABASE_URL: `sqlite:${refusals}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const again = new SqliteStore(refusals, new Secret(KEY));
+    const expired = "The token is not valid for the command 'performWorkItem'. Token is invalid or expired";
+    const sign = { ...ada, decisionId: 'd3' };
+    await again.recordDecisionStep({ ...sign, at: at(8), step: 'sent' });
+    await again.recordDecisionStep({
+      ...sign,
+      at: at(8),
+      step: 'answered',
+      result: 'refused',
+      error: 'app-sign-in',
+      message: expired,
+      status: 401,
+    });
+    const granted = { ...ada, decisionId: 'd4' };
+    await again.recordDecisionStep({ ...granted, at: at(7), step: 'sent' });
+    await again.recordDecisionStep({
+      ...granted,
+      at: at(7),
+      step: 'answered',
+      result: 'refused',
+      error: 'invalid-token',
+      message: "The token is not valid for the command 'performWorkItem'. ",
+      status: 401,
+    });
+    const checked = { ...ada, decisionId: 'd5' };
+    await again.recordDecisionStep({
+      ...checked,
+      at: at(6),
+      step: 'refused',
+      reason: { kind: 'check-failed', error: 'app-sign-in', message: expired },
+    });
+    await again.close();
+    const worded = countersign(['audit', '--kind', 'decisions'], refusalsEnv, '', clock);
+    expect(await worded.exited).toBe(0);
+    const refusalLines = worded.stdout().trim().split('\n');
+    expect(refusalLines[1]).toContain('not done: the Command Service refused countersign’s own sign-in (an administrator is needed)');
+    expect(refusalLines[2]).toContain(
+      'not done: the service does not let them run performWorkItem; an administrator of the service grants it',
+    );
+    expect(refusalLines[3]).toContain(
+      'refused: it could not be checked with the service first: the Command Service refused countersign’s own sign-in (an administrator is needed); nothing sent',
+    );
+    expect(worded.stdout()).not.toMatch(/link again/);
+
+    const json = countersign(['audit', '--kind', 'decisions', '--user', 'UADA', '--json'], decisionsEnv, '', clock);
+    expect(await json.exited).toBe(0);
+    const rows = json
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      kind: 'decision',
+      id: 'd1',
+      user: 'UADA',
+      approval: '10001:WPDS:1',
+      action: 'Rejected',
+      comment: 'Not needed\nany more \u202e',
+      outcome: 'done',
+      detail: { result: 'done', seen: { state: 'Rejected' } },
+    });
+    expect(rows[0].steps.map((s: { step: string; request: string }) => [s.step, s.request])).toEqual([
+      ['asked', 'req00000001'],
+      ['confirmed', 'req00000001'],
+      ['sent', 'req00000001'],
+      ['answered', 'req00000001'],
+    ]);
+    // Collections stay where they were, and the default.
+    const collections = countersign(['audit', '--json'], decisionsEnv, '', clock);
+    expect(await collections.exited).toBe(0);
+    expect(
+      collections
+        .stdout()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['a1']);
   });
 });

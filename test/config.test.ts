@@ -374,3 +374,168 @@ describe('the trusted-application mode', () => {
     });
   }
 });
+
+describe('decisions in chat (DECISION_REQUEST, DECISION_REQUEST_BODY, DECISION_COMMENT_REQUIRED)', () => {
+  const REQUEST = 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}';
+
+  it('are off when DECISION_REQUEST is unset: exactly as before, Open only', () => {
+    expect(loadConfig(SLACK).decisions).toBeUndefined();
+    expect(loadConfig({}).decisions).toBeUndefined();
+  });
+
+  it('read the call: method, command, the query’s parameters with their placeholders, and Rejected needing a comment', () => {
+    const { decisions } = loadConfig({ ...SLACK, DECISION_REQUEST: REQUEST });
+    expect(decisions).toEqual({
+      call: {
+        method: 'POST',
+        command: 'performWorkItem',
+        setsFormat: false,
+        body: undefined,
+        query: [
+          { name: 'workitem-id', value: [{ value: 'id' }] },
+          { name: 'action', value: [{ value: 'action' }] },
+          { name: 'comment', value: [{ value: 'comment' }] },
+        ],
+      },
+      commentRequired: ['rejected'],
+    });
+    expect(Object.isFrozen(decisions)).toBe(true);
+  });
+
+  it('take a GET with literal text around the placeholders, percent-decoded once, and a format the operator set', () => {
+    const { decisions } = loadConfig({
+      ...SLACK,
+      DECISION_REQUEST: 'get performApproval?id=WI-{id}&decision={action}&note=by%20chat&format=xml',
+    });
+    expect(decisions?.call).toMatchObject({
+      method: 'GET',
+      command: 'performApproval',
+      setsFormat: true,
+      query: [
+        { name: 'id', value: [{ text: 'WI-' }, { value: 'id' }] },
+        { name: 'decision', value: [{ value: 'action' }] },
+        { name: 'note', value: [{ text: 'by chat' }] },
+        { name: 'format', value: [{ text: 'xml' }] },
+      ],
+    });
+  });
+
+  it('read a body template, its type from its first character', () => {
+    const xml = loadConfig({
+      ...SLACK,
+      DECISION_REQUEST: 'POST performWorkItem',
+      DECISION_REQUEST_BODY: '<workitem-id>{id}</workitem-id><action>{action}</action><comment>{comment}</comment>',
+    }).decisions?.call.body;
+    expect(xml?.type).toBe('application/xml');
+    expect(xml?.template.filter((p) => 'value' in p)).toEqual([{ value: 'id' }, { value: 'action' }, { value: 'comment' }]);
+    const json = loadConfig({
+      ...SLACK,
+      DECISION_REQUEST: 'POST performWorkItem?workitem-id={id}',
+      DECISION_REQUEST_BODY: '{"action": "{action}", "comment": "{comment}"}',
+    }).decisions?.call.body;
+    expect(json?.type).toBe('application/json');
+    const form = loadConfig({ ...SLACK, DECISION_REQUEST: 'POST performWorkItem', DECISION_REQUEST_BODY: 'id={id}&action={action}' })
+      .decisions?.call.body;
+    expect(form?.type).toBe('application/x-www-form-urlencoded');
+  });
+
+  it('read which actions need a comment, any case, or none', () => {
+    const with_ = (value: string) => loadConfig({ ...SLACK, DECISION_REQUEST: REQUEST, DECISION_COMMENT_REQUIRED: value }).decisions;
+    expect(with_('Rejected, Needs Info')?.commentRequired).toEqual(['rejected', 'needs info']);
+    expect(with_('none')?.commentRequired).toEqual([]);
+  });
+
+  const cases: Array<[string, Record<string, string>, string, RegExp]> = [
+    [
+      'an unknown placeholder',
+      { DECISION_REQUEST: 'POST performWorkItem?id={id}&action={action}&by={user}' },
+      'DECISION_REQUEST',
+      /unknown placeholder \{user\}/,
+    ],
+    ['no {id}', { DECISION_REQUEST: 'POST performWorkItem?action={action}' }, 'DECISION_REQUEST', /has no \{id\}/],
+    [
+      'no {action}',
+      { DECISION_REQUEST: 'GET performWorkItem?workitem-id={id}&comment={comment}' },
+      'DECISION_REQUEST',
+      /has no \{action\}/,
+    ],
+    [
+      'a bad method',
+      { DECISION_REQUEST: 'DELETE performWorkItem?id={id}&action={action}' },
+      'DECISION_REQUEST',
+      /method DELETE: it must be GET or POST/,
+    ],
+    ['no command', { DECISION_REQUEST: 'POST ?id={id}&action={action}' }, 'DECISION_REQUEST', /must be METHOD COMMAND\?QUERY/],
+    ['a method alone', { DECISION_REQUEST: 'POST' }, 'DECISION_REQUEST', /must be METHOD COMMAND\?QUERY/],
+    ['cmd in the query', { DECISION_REQUEST: 'POST performWorkItem?cmd=x&id={id}&action={action}' }, 'DECISION_REQUEST', /sets cmd/],
+    [
+      'auth-user-id in the query',
+      { DECISION_REQUEST: 'POST performWorkItem?id={id}&action={action}&auth-user-id=admin' },
+      'DECISION_REQUEST',
+      /auth-user-id is added by countersign/,
+    ],
+    [
+      'a parameter twice',
+      { DECISION_REQUEST: 'POST performWorkItem?id={id}&id={action}' },
+      'DECISION_REQUEST',
+      /sets the parameter id twice/,
+    ],
+    [
+      'a broken escape',
+      { DECISION_REQUEST: 'POST performWorkItem?id={id}&action={action}&note=%zz' },
+      'DECISION_REQUEST',
+      /percent-encoding in the value of note/,
+    ],
+    [
+      'a body with GET',
+      { DECISION_REQUEST: 'GET performWorkItem?id={id}&action={action}', DECISION_REQUEST_BODY: '<c>{comment}</c>' },
+      'DECISION_REQUEST_BODY',
+      /a body needs POST/,
+    ],
+    [
+      'an unknown placeholder in the body',
+      { DECISION_REQUEST: 'POST performWorkItem?id={id}', DECISION_REQUEST_BODY: '<a>{action}</a><x>{when}</x>' },
+      'DECISION_REQUEST_BODY',
+      /unknown placeholder \{when\}/,
+    ],
+    [
+      'a JSON body whose placeholder is not in quotes',
+      { DECISION_REQUEST: 'POST performWorkItem?id={id}', DECISION_REQUEST_BODY: '{"action": {action}}' },
+      'DECISION_REQUEST_BODY',
+      /inside quotes/,
+    ],
+    [
+      'no {action} in the query or the body',
+      { DECISION_REQUEST: 'POST performWorkItem?id={id}', DECISION_REQUEST_BODY: '<c>{comment}</c>' },
+      'DECISION_REQUEST',
+      /has no \{action\}, nor has DECISION_REQUEST_BODY/,
+    ],
+    [
+      'a body without the request',
+      { DECISION_REQUEST_BODY: '<a>{action}</a>' },
+      'DECISION_REQUEST_BODY',
+      /only used with DECISION_REQUEST/,
+    ],
+    [
+      'comments required without the request',
+      { DECISION_COMMENT_REQUIRED: 'Rejected' },
+      'DECISION_COMMENT_REQUIRED',
+      /only used with DECISION_REQUEST/,
+    ],
+    [
+      'a control character in an action name',
+      { DECISION_REQUEST: REQUEST, DECISION_COMMENT_REQUIRED: 'Rejected,\u0007' },
+      'DECISION_COMMENT_REQUIRED',
+      /action names/,
+    ],
+  ];
+  for (const [name, env, variable, problem] of cases) {
+    it(`stop on ${name}, naming the variable and what is wrong, with an example`, () => {
+      const error = failure({ ...SLACK, ...env });
+      expect(error.variable).toBe(variable);
+      expect(error.message).toMatch(new RegExp(`^${variable} `));
+      expect(error.message).toMatch(problem);
+      expect(error.message).toMatch(new RegExp(`Example: ${variable}=\\S`));
+    });
+  }
+});

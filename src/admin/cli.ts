@@ -14,7 +14,15 @@ import { type DemoToken, newTrustedApp, startReferenceService } from '../referen
 import { Secret } from '../runtime/secret.js';
 import { createServiceClient, isServiceError } from '../service/index.js';
 import { serviceUserIdSchema, UNSAFE_CHARACTERS } from '../service/query.js';
-import { type CollectAttempt, openStore, SERVICE_COMMANDS, type ServiceCommandName } from '../store/index.js';
+import {
+  type CollectAttempt,
+  type DecisionRecord,
+  type DecisionRefusal,
+  openStore,
+  SERVICE_COMMANDS,
+  type SeenState,
+  type ServiceCommandName,
+} from '../store/index.js';
 
 const USAGE = `Usage: countersign <command> [options]
 
@@ -55,10 +63,13 @@ Commands:
       --latency makes every call wait that long before it is answered, as a slow service
       would (0 to 60s; e.g. 200ms, 1.5s). The calls answered and the most in flight at once
       are printed when it stops, and on SIGUSR2 (kill -USR2 <pid>) while it runs.
-  audit [--since 7d|24h|2026-11-01] [--channel <ChannelId>] [--team <TeamId>] [--limit N] [--json]
-      Every attempt to start a collection, oldest first: when, workspace, channel, user, what
-      was asked, how it ended (runs and their last known state, or why it was refused or failed).
-      --json prints one JSON object per line. Never a token.
+  audit [--kind collections|decisions] [--since 7d|24h|2026-11-01] [--channel <ChannelId>] [--team <TeamId>]
+        [--user <SlackUserId>] [--limit N] [--json]
+      Every attempt to start a collection (the default), or every decision made from Slack
+      (--kind decisions), oldest first: when, workspace, channel, user, what was asked, how it
+      ended (runs and their last known state, the action and comment and the service's answer, or
+      why it was refused or failed). --json prints one JSON object per line, with every step and
+      its time. Never a token.
   help
       Show this text.
 
@@ -66,6 +77,7 @@ Examples:
   countersign tokens set --user U012ABCDEF --command all < token.txt
   countersign users map --user U012ABCDEF --service-user jdoe --authsource corp-ldap
   countersign audit --since 7d --json > collections.jsonl
+  countersign audit --kind decisions --since 30d
   countersign service --port 4000
   countersign service --data ./data/reference.db --approvals 1000000
   countersign service --latency 200ms
@@ -511,11 +523,17 @@ function parseSince(value: string, now: Date): Date {
 
 /** Why an attempt ended so, in words, for a terminal: the user by id, the time in this machine's zone. */
 function reasonText(attempt: CollectAttempt, timeZone: string): string | undefined {
-  const reason = attempt.outcome === 'started' ? undefined : explainAttempt(attempt);
+  const reason = explainAttempt(attempt);
   if (reason === undefined) return undefined;
   return reasonParts(reason)
     .map((part) => (typeof part === 'string' ? part : 'user' in part ? part.user : localTime(part.time, timeZone)))
     .join('');
+}
+
+/** How an attempt ended, in the table's OUTCOME column: the one place that words an outcome. */
+function outcomeText(attempt: CollectAttempt, timeZone: string): string {
+  const reason = reasonText(attempt, timeZone);
+  return reason ? `${outcomeWords(attempt.outcome)}: ${reason}` : outcomeWords(attempt.outcome);
 }
 
 /** "2026-11-22 09:41 +01:00": in the reader's zone (the machine's, for a person at a terminal), with its offset so that the line is never ambiguous. */
@@ -548,11 +566,19 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
       since: { type: 'string' },
       channel: { type: 'string' },
       team: { type: 'string' },
+      user: { type: 'string' },
+      kind: { type: 'string', default: 'collections' },
       limit: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
   if (positionals.length > 0) throw new UsageError(`audit takes options only, not '${positionals.join(' ')}'`);
+  if (values.kind !== 'collections' && values.kind !== 'decisions')
+    throw new UsageError(`--kind takes collections or decisions, not '${values.kind}'`);
+  if (values.user !== undefined && !USER_ID.test(values.user))
+    throw new UsageError(`--user takes a Slack user id such as U012ABCDEF, not '${values.user}'`);
+  if (values.kind === 'decisions' && values.channel !== undefined)
+    throw new UsageError('--channel is for collections: decisions are made in a private window, in no channel');
   const since = values.since === undefined ? undefined : parseSince(values.since, io.now());
   if (values.channel !== undefined && !/^[CGD][A-Z0-9]{2,}$/.test(values.channel))
     throw new UsageError(`--channel takes a Slack channel id such as C012ABCDEF, not '${values.channel}'`);
@@ -562,12 +588,17 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
 
   const store = await openStore(loadConfig(io.env));
   try {
+    if (values.kind === 'decisions') {
+      const decisions = (await store.listDecisions({ limit, since, teamId: values.team, userId: values.user })).reverse();
+      return printDecisions(io, decisions, values.json);
+    }
     const attempts = (
       await store.listCollectAttempts({
         limit,
         since,
         channelId: values.channel,
         teamId: values.team,
+        userId: values.user,
       })
     ).reverse();
     if (values.json) {
@@ -584,7 +615,9 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
           outcome: a.outcome,
           outcomeWords: outcomeWords(a.outcome),
           reason: reasonText(a, 'UTC') ?? null,
-          detail: a.detail ?? null,
+          // The reason's fields as the trail holds them, and every step with its time.
+          detail: a.reason ?? null,
+          steps: a.steps.map((s) => ({ step: s.step, at: s.at.toISOString() })),
           runs: a.runs.map((r) => ({ runId: r.runId, collector: r.collector ?? null, state: r.state ?? null })),
           liveStatus: a.watch ? (a.watch.done ? (a.watch.note ?? 'done') : 'watching') : null,
         };
@@ -600,7 +633,6 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
       io,
       [['WHEN', 'TEAM', 'CHANNEL', 'WHO', 'COLLECTOR', 'APPLICATION', 'FORCE', 'OUTCOME', 'RUNS']].concat(
         attempts.map((a) => {
-          const reason = reasonText(a, io.timeZone);
           return [
             localTime(a.at, io.timeZone),
             a.teamId,
@@ -609,7 +641,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
             a.query.name ?? 'every collector',
             a.query.application ?? (a.query.name === undefined ? 'every application' : '-'),
             a.query.force ? 'yes' : '-',
-            reason ? `${outcomeWords(a.outcome)}: ${reason}` : outcomeWords(a.outcome),
+            outcomeText(a, io.timeZone),
             a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${runStateWords(r.state) ?? 'started'}`).join(', '),
           ];
         }),
@@ -620,6 +652,118 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * A refusal of countersign's token, or of the user's, in the words the collections' trail uses: the
+ * service refusing countersign's own sign-in (the trusted mode), a command it does not let the user
+ * run, a user it does not know, a token refused. Undefined for any other error.
+ */
+function refusedWords(error: string, message: string): string | undefined {
+  if (error !== 'invalid-token' && error !== 'app-sign-in') return undefined;
+  return reasonParts({ kind: 'service', error, message })
+    .filter((part): part is string => typeof part === 'string')
+    .join('');
+}
+
+/** Why a decision was turned away before it was sent, in words for a terminal. */
+function refusalText(r: DecisionRefusal, timeZone: string): string {
+  switch (r.kind) {
+    case 'not-linked':
+      return 'their account was not linked';
+    case 'not-visible':
+      return 'the service would not show it to them';
+    case 'not-pending':
+      return `the service showed it completed already${r.state ? ` (as ${r.state})` : ''}`;
+    case 'line-items':
+      return 'its items are decided one by one, in the service';
+    case 'action-not-listed':
+      return `the service did not list that action (it listed ${r.listed.join(', ') || 'none'})`;
+    case 'already-decided':
+      return `decided from Slack already: ${r.action} by ${r.userId} ${localTime(r.at, timeZone)}`;
+    case 'held':
+      return `${r.userId}'s decision (${r.action}) was ${r.state === 'sending' ? 'being sent' : 'unsettled'} until ${localTime(r.until, timeZone)}`;
+    case 'not-offered':
+      return `the service does not offer ${r.command}`;
+    case 'check-failed': {
+      const words = refusedWords(r.error, r.message);
+      return `it could not be checked with the service first${words === undefined ? ` (${r.error})` : `: ${words}`}`;
+    }
+  }
+}
+
+/** How a decision stands, in the table's OUTCOME column: the one place that words a decision's outcome. */
+function decisionOutcomeText(d: DecisionRecord, timeZone: string): string {
+  const seen = (s: SeenState | undefined) =>
+    s === undefined
+      ? ''
+      : s.pending
+        ? '; the service then showed it still waiting'
+        : `; the service then showed it ${s.state || 'completed'}`;
+  if (d.outcome === 'refused' && d.refusal !== undefined) return `refused: ${refusalText(d.refusal, timeZone)}; nothing sent`;
+  const a = d.answer;
+  switch (a?.result) {
+    case 'done':
+      return `done${seen(a.seen)}`;
+    case 'refused': {
+      const words = refusedWords(a.error, a.message);
+      if (words !== undefined) return `not done: ${words}`;
+      return `not done: the service refused it (${a.error}${a.status === undefined ? '' : ` ${a.status}`})${a.message ? `: “${a.message}”` : ''}`;
+    }
+    case 'not-sent':
+      return 'not done: it never reached the service';
+    case 'unknown':
+      return `unknown: no answer that says (${a.error})${seen(a.seen)}`;
+    default:
+      return (
+        { asked: 'asked, not confirmed', confirmed: 'confirmed, not sent', sent: 'sent, no answer recorded' }[d.outcome as string] ??
+        d.outcome
+      );
+  }
+}
+
+function printDecisions(io: CliIo, decisions: readonly DecisionRecord[], json: boolean): number {
+  if (json) {
+    for (const d of decisions)
+      io.stdout.write(
+        jsonLine({
+          kind: 'decision',
+          id: d.id,
+          at: d.at.toISOString(),
+          lastAt: d.lastAt.toISOString(),
+          team: d.teamId,
+          user: d.userId,
+          approval: d.approvalId,
+          action: d.action,
+          comment: d.comment ?? null,
+          outcome: d.outcome,
+          reason: decisionOutcomeText(d, 'UTC'),
+          detail: d.refusal ?? d.answer ?? null,
+          steps: d.steps.map((s) => ({ step: s.step, at: s.at.toISOString(), request: s.requestId ?? null })),
+        }),
+      );
+    return 0;
+  }
+  if (decisions.length === 0) {
+    io.stderr.write('No decisions recorded for that period.\n');
+    return 0;
+  }
+  printTable(
+    io,
+    [['WHEN', 'TEAM', 'WHO', 'APPROVAL', 'ACTION', 'OUTCOME', 'COMMENT']].concat(
+      decisions.map((d) => [
+        localTime(d.at, io.timeZone),
+        d.teamId,
+        d.userId,
+        d.approvalId,
+        d.action,
+        decisionOutcomeText(d, io.timeZone),
+        d.comment === undefined ? '-' : d.comment === '' ? '(none)' : d.comment,
+      ]),
+    ),
+  );
+  io.stderr.write(`Times are in this machine's zone (${io.timeZone}); --json gives them in UTC, with every step.\n`);
+  return 0;
 }
 
 const MAX_TOKEN_BYTES = 8192;

@@ -9,6 +9,7 @@ import type { Deps } from '../runtime/deps.js';
 import type { ApprovalDetails, RequestItemsPage } from '../service/index.js';
 import { isServiceError } from '../service/index.js';
 import type { Principal } from '../store/index.js';
+import { type DecideDeps, type DecisionOffer, decisionOffer } from './decide.js';
 
 /** Request items shown on one page of the modal: enough to read at a glance, few enough to page. */
 export const ITEMS_PAGE_SIZE = 10;
@@ -22,7 +23,8 @@ export type ItemsOutcome =
   | { kind: 'failed'; error: unknown };
 
 export type DetailsOutcome =
-  | { kind: 'details'; details: ApprovalDetails; items: ItemsOutcome }
+  /** `decision`: what may be decided here (buttons for the actions, when decisions are on); absent: nothing. */
+  | { kind: 'details'; details: ApprovalDetails; items: ItemsOutcome; decision?: DecisionOffer | undefined }
   | { kind: 'not-linked' }
   /** The service could not retrieve it for this user: completed, reassigned, withdrawn, or never theirs. */
   | { kind: 'not-visible' }
@@ -35,7 +37,7 @@ export function detailsOffered(deps: Pick<Deps, 'service'>): boolean {
   return deps.service.offers('getApprovalDetails');
 }
 
-export async function approvalDetails(deps: Deps, who: Principal, approvalId: string, page = 1): Promise<DetailsOutcome> {
+export async function approvalDetails(deps: DecideDeps, who: Principal, approvalId: string, page = 1): Promise<DetailsOutcome> {
   try {
     // Details belong to the approvals a user can list: the link for findApprovals is the one to use.
     const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
@@ -51,7 +53,8 @@ export async function approvalDetails(deps: Deps, who: Principal, approvalId: st
     ]);
     if (details.status === 'rejected') throw details.reason;
     await noteSuccess(deps, who, 'findApprovals');
-    return { kind: 'details', details: details.value, items: itemsOutcome(items, page) };
+    const decision = await decisionOffer(deps, details.value);
+    return { kind: 'details', details: details.value, items: itemsOutcome(items, page), ...(decision.kind === 'off' ? {} : { decision }) };
   } catch (error) {
     // A token refused only this command ("not valid for the command") still lists approvals: its link is not marked refused.
     const commandOnly = isServiceError(error) && error.kind === 'invalid-token' && error.commandOnly;

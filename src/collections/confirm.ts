@@ -8,7 +8,7 @@
 import type { ConfirmReason } from '../parse/collect.js';
 import type { CollectQuery } from '../service/index.js';
 import { collectQuerySchema } from '../service/query.js';
-import type { CollectOutcome, Principal } from '../store/index.js';
+import type { AttemptReason, CollectStep, Principal } from '../store/index.js';
 import { coverageOf } from './coverage.js';
 import { type CollectRefusal, mayOverride } from './policy.js';
 import type { CollectDeps } from './ports.js';
@@ -16,10 +16,10 @@ import {
   type CollectionRequest,
   canonical,
   catalogFor,
-  cooldownDetail,
+  cooldownReason,
   createConfirmation,
   heldNow,
-  recordAttempt,
+  recordStep,
   refusalFor,
   type StartOutcome,
   unknownRest,
@@ -44,11 +44,11 @@ export async function offerConfirmation(
   // The attempt is recorded when the question is asked, and the click completes that same line.
   const attemptId = deps.newId();
   const at = deps.now();
-  const record = (outcome: CollectOutcome, detail?: string) => recordAttempt(deps, req, outcome, detail, [], attemptId, at);
+  const record = (step: CollectStep) => recordStep(deps, req, attemptId, step, at);
   const refusal = await refusalFor(deps, req, attemptId, at);
   if (refusal) return { kind: 'refused', refusal };
   if ((await deps.credentials.credentialsFor(req.who, 'collectEntitlements')) === undefined) {
-    await record('refused', 'not linked');
+    await record({ step: 'refused', reason: { kind: 'not-linked' } });
     return { kind: 'not-linked' };
   }
   if (deps.collectPolicy.cooldownMs > 0) {
@@ -62,7 +62,7 @@ export async function offerConfirmation(
       held.length < coverage.collectors.length;
     if (held.length > 0 && !someCanStart) {
       const overrideId = mayOverride(deps.collectPolicy, req.who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
-      await record('refused', cooldownDetail(req.query, held, overrideId !== undefined));
+      await record({ step: 'refused', reason: cooldownReason(req.query, held, overrideId !== undefined) });
       return {
         kind: 'cooldown',
         query: canonical(req.query, coverage),
@@ -73,7 +73,7 @@ export async function offerConfirmation(
       };
     }
   }
-  await record('unanswered');
+  await record({ step: 'asked' });
   return { kind: 'confirm', id: await createConfirmation(deps, req, false, attemptId), query: req.query, reasons };
 }
 
@@ -104,20 +104,23 @@ export async function decideConfirmation(deps: CollectDeps, who: Principal, id: 
       break;
   }
   const payload = readPayload(claim.confirmation.payload);
+  // Confirmations made before questions were recorded have no attempt: the click begins one.
+  const attemptId = payload?.attemptId ?? deps.newId();
+  const asked = payload && { who, channelId: claim.confirmation.channelId, query: payload.query };
   if (decision === 'cancel') {
     deps.logger.info({ user: who.userId, confirmation: id }, 'collection cancelled');
-    if (payload) {
-      const detail = payload.overrideCooldown ? 'did not start it again within the cooldown' : 'cancelled at the confirmation';
-      const asked = { who, channelId: claim.confirmation.channelId, query: payload.query };
-      await recordAttempt(deps, asked, 'cancelled', detail, [], payload.attemptId ?? deps.newId());
+    if (asked) {
+      const reason: AttemptReason = payload?.overrideCooldown ? { kind: 'not-again' } : { kind: 'cancelled' };
+      await recordStep(deps, asked, attemptId, { step: 'cancelled', reason });
     }
     return { kind: 'cancelled' };
   }
-  if (payload === undefined) {
+  if (payload === undefined || asked === undefined) {
     deps.logger.error({ confirmation: id }, 'stored confirmation does not hold a valid query');
     return { kind: 'unreadable' };
   }
-  return { kind: 'confirmed', request: { who, channelId: claim.confirmation.channelId, ...payload } };
+  await recordStep(deps, asked, attemptId, { step: 'confirmed' });
+  return { kind: 'confirmed', request: { ...asked, overrideCooldown: payload.overrideCooldown, attemptId } };
 }
 
 /**

@@ -1,55 +1,16 @@
 /**
- * Why an attempt ended as it did, read back from its audit row. The use case writes a short,
- * stable detail ("cooldown: started by U… at …", "conflict: …"); readers (the channel's history,
- * the auditors' CLI) get it as a reason they can put in words of their own.
+ * Why an attempt ended as it did, in words. The trail holds the reason as fields (the use case
+ * writes them, store/types.ts AttemptReason); readers (the channel's history, the auditors' CLI)
+ * put them in words of their own, from the parts this module gives.
  */
 
-import type { CollectAttempt } from '../store/index.js';
+import type { AttemptReason, CollectAttempt } from '../store/index.js';
 
-export type AttemptReason =
-  | { kind: 'channel'; allowedChannels: string[] }
-  | { kind: 'user' }
-  | { kind: 'force' }
-  | { kind: 'not-linked' }
-  /**
-   * `offered`: the asker was offered "Start anyway" and did not take it (taking it completes the line otherwise).
-   * `collector`: the collector held, where it was part of a bigger target (lines written before it was recorded have none).
-   */
-  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean; collector: string | undefined }
-  /** The service's own error, by kind (ServiceError kinds), with what it said. */
-  | { kind: 'service'; error: string; message: string }
-  | { kind: 'internal' }
-  | { kind: 'cancelled' }
-  | { kind: 'not-again' }
-  /** A detail this version does not recognise: shown as it was written. */
-  | { kind: 'other'; text: string };
+export type { AttemptReason } from '../store/index.js';
 
-export function explainAttempt(attempt: Pick<CollectAttempt, 'outcome' | 'detail'>): AttemptReason | undefined {
-  const detail = attempt.detail;
-  if (detail === undefined || detail === '') return undefined;
-  const channel = /^not an allowed channel \(allowed: (.*)\)$/.exec(detail);
-  if (channel) return { kind: 'channel', allowedChannels: (channel[1] ?? '').split(/,\s*/).filter((c) => c !== '') };
-  if (detail === 'not an allowed user') return { kind: 'user' };
-  if (detail === 'may not force') return { kind: 'force' };
-  if (detail === 'not linked') return { kind: 'not-linked' };
-  const cooldown =
-    /^cooldown: started by ([UW][A-Z0-9]+) at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)(; offered start anyway)?(?:; collector ([\s\S]+))?$/.exec(
-      detail,
-    );
-  if (cooldown)
-    return {
-      kind: 'cooldown',
-      userId: cooldown[1] as string,
-      at: new Date(cooldown[2] as string),
-      offered: cooldown[3] !== undefined,
-      collector: cooldown[4],
-    };
-  if (detail === 'internal error') return { kind: 'internal' };
-  if (detail === 'cancelled at the confirmation') return { kind: 'cancelled' };
-  if (detail === 'did not start it again within the cooldown') return { kind: 'not-again' };
-  const service = /^([a-z]+(?:-[a-z]+)*): ([\s\S]*)$/.exec(detail);
-  if (attempt.outcome === 'failed' && service) return { kind: 'service', error: service[1] as string, message: service[2] as string };
-  return { kind: 'other', text: detail };
+/** The reason worth telling: a started attempt's steps may have been refused or failed before, but it started. */
+export function explainAttempt(attempt: Pick<CollectAttempt, 'outcome' | 'reason'>): AttemptReason | undefined {
+  return attempt.outcome === 'started' ? undefined : attempt.reason;
 }
 
 /** A reason's words, with the person and the time left for the reader's medium: a mention and a local date in Slack, an id and a zone offset in a terminal. */
@@ -118,6 +79,8 @@ const OUTCOME_WORDS: Record<string, string> = {
   failed: 'failed',
   cancelled: 'cancelled',
   unanswered: 'asked to confirm, no answer',
+  confirmed: 'confirmed, not started yet',
+  sent: 'sent to the service, no answer recorded',
 };
 
 export function outcomeWords(outcome: string): string {

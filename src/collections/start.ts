@@ -10,7 +10,7 @@ import { collectCommandText } from '../parse/collect.js';
 import { nearest } from '../parse/suggest.js';
 import { isServiceError } from '../service/errors.js';
 import type { CollectionRun, CollectQuery } from '../service/index.js';
-import type { CollectOutcome, Principal, WatchedRun } from '../store/index.js';
+import type { AttemptReason, CollectStep, Principal, WatchedRun } from '../store/index.js';
 import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf, fold, forceMisspelt } from './coverage.js';
 import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from './policy.js';
 import type { CollectDeps } from './ports.js';
@@ -89,37 +89,33 @@ async function collectRefusal(deps: CollectDeps, req: CollectionRequest): Promis
   return checkCollect(policy, { userId: req.who.userId, channelId: req.channelId, force: req.query.force === true, userGroups });
 }
 
-function describeRefusal(refusal: CollectRefusal): string {
+function refusalReason(refusal: CollectRefusal): AttemptReason {
   switch (refusal.kind) {
     case 'channel':
-      return `not an allowed channel (allowed: ${refusal.allowedChannels.join(', ')})`;
+      return { kind: 'channel', allowedChannels: [...refusal.allowedChannels] };
     case 'user':
-      return 'not an allowed user';
+      return { kind: 'user' };
     case 'force':
-      return 'may not force';
+      return { kind: 'force' };
   }
 }
 
-/** One row of the audit trail for this request: who, where, what, and how it ended. */
-export function recordAttempt(
+/** Appends one step of this request's attempt to the audit trail: who, where, what, and the step's own fields. */
+export function recordStep(
   deps: CollectDeps,
-  req: CollectionRequest,
-  outcome: CollectOutcome,
-  detail?: string,
-  runs: WatchedRun[] = [],
-  id = deps.newId(),
+  req: Pick<CollectionRequest, 'who' | 'channelId' | 'query'>,
+  attemptId: string,
+  step: CollectStep,
   at = deps.now(),
 ): Promise<void> {
-  return deps.store.recordCollectAttempt({
-    id,
+  return deps.store.recordCollectStep({
+    ...step,
+    attemptId,
     at,
     teamId: req.who.teamId,
     channelId: req.channelId,
     userId: req.who.userId,
     query: req.query,
-    outcome,
-    detail,
-    runs,
   });
 }
 
@@ -136,7 +132,7 @@ export async function refusalFor(
   const refusal = await collectRefusal(deps, req);
   if (refusal === undefined) return undefined;
   deps.logger.info({ user: req.who.userId, channel: req.channelId, refusal: refusal.kind }, 'collection refused');
-  await recordAttempt(deps, req, 'refused', describeRefusal(refusal), [], attemptId, at);
+  await recordStep(deps, req, attemptId, { step: 'refused', reason: refusalReason(refusal) }, at);
   return refusal;
 }
 
@@ -149,13 +145,19 @@ export function unknownRest(query: CollectQuery, coverage: Coverage, held: reado
 }
 
 /**
- * The audit detail of a start turned away by the cooldown, as explainAttempt reads it back: who
- * started what held it, and when; the collector too where it is part of a bigger target asked for.
+ * Why a start was turned away by the cooldown: who started what held it, when, and whether "Start
+ * anyway" was offered; the collector too where it is part of a bigger target asked for.
  */
-export function cooldownDetail(query: CollectQuery, held: readonly Held[], offered: boolean): string {
+export function cooldownReason(query: CollectQuery, held: readonly Held[], offered: boolean): AttemptReason {
   const first = held.find((h) => h.collector === undefined) ?? (held[0] as Held);
-  const collector = query.name === undefined && first.collector !== undefined ? `; collector ${first.collector}` : '';
-  return `cooldown: started by ${first.holder.userId} at ${first.holder.at.toISOString()}${offered ? '; offered start anyway' : ''}${collector}`;
+  const collector = query.name === undefined ? first.collector : undefined;
+  return {
+    kind: 'cooldown',
+    userId: first.holder.userId,
+    at: first.holder.at,
+    offered,
+    ...(collector === undefined ? {} : { collector }),
+  };
 }
 
 /** What the trail knows of the collectors this team's collections covered. */
@@ -197,8 +199,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
   const { who, query, channelId } = req;
   const attemptId = req.attemptId ?? deps.newId();
   const at = deps.now();
-  const record = (outcome: CollectOutcome, detail?: string, runs: WatchedRun[] = []) =>
-    recordAttempt(deps, req, outcome, detail, runs, attemptId, at);
+  const record = (step: CollectStep) => recordStep(deps, req, attemptId, step);
   const { cooldownMs } = deps.collectPolicy;
   /** Cooldown keys this attempt took: given back together when it started nothing for certain. */
   const taken: string[] = [];
@@ -224,7 +225,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     if (refusal) return { kind: 'refused', refusal };
     const linked = await deps.credentials.credentialsFor(who, 'collectEntitlements');
     if (linked === undefined) {
-      await record('refused', 'not linked');
+      await record({ step: 'refused', reason: { kind: 'not-linked' } });
       return { kind: 'not-linked' };
     }
     const catalog = await catalogFor(deps, who.teamId);
@@ -246,7 +247,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     if (held.length > 0 && rest.length === 0) {
       await release();
       const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
-      await record('refused', cooldownDetail(query, held, overrideId !== undefined));
+      await record({ step: 'refused', reason: cooldownReason(query, held, overrideId !== undefined) });
       return {
         kind: 'cooldown',
         query: canonical(query, coverage),
@@ -258,6 +259,8 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     }
 
     const asked = rest.length > 0 ? rest.map((name) => ({ ...query, name })) : [query];
+    // Recorded before the service is asked: a start the process dies during still shows in the trail.
+    await record({ step: 'sent' });
     const found: CollectionRun[] = [];
     for (const one of asked) {
       const result = await linked.call((token, options) => deps.service.collectEntitlements(one, token, options));
@@ -279,7 +282,7 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     );
     if (found.length === 0) {
       await release();
-      await record('nothing-matched');
+      await record({ step: 'answered', runs: [], leftOut: [], ranAgain: [] });
       const known = [...catalog.names.values()].sort((a, b) => a.localeCompare(b));
       const forced = forceMisspelt(query, catalog);
       const retry = forced === undefined ? undefined : collectCommandText(forced);
@@ -300,11 +303,8 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       }
     }
     const runs: WatchedRun[] = found.map((r) => ({ runId: r.runId, collector: r.collector ?? undefined, state: undefined }));
-    const notes = [
-      ...(held.length > 0 ? [`left out: ${held.map((h) => h.collector).join(', ')}`] : []),
-      ...(ranAgain.length > 0 ? [`started again within the cooldown: ${ranAgain.map((h) => h.collector).join(', ')}`] : []),
-    ];
-    await record('started', notes.length > 0 ? notes.join('; ') : undefined, runs);
+    const names = (list: readonly Held[]) => list.map((h) => h.collector).filter((c): c is string => c !== undefined);
+    await record({ step: 'answered', runs, leftOut: names(held), ranAgain: names(ranAgain) });
     const announced = await announce(deps, req, attemptId, at, runs);
     return { ...announced, leftOut: held, ranAgain, cooldownMs };
   } catch (error) {
@@ -312,8 +312,10 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
     // 'network' means the request never reached the service: nothing started, so the cooldown goes back.
     const maybeStarted = started || (isServiceError(error) && error.kind === 'service-unavailable' && error.reason !== 'network');
     if (!maybeStarted) await release();
-    const detail = isServiceError(error) ? `${error.kind}: ${error.serviceMessage ?? error.message}` : 'internal error';
-    await record('failed', detail.slice(0, 500)).catch((e: unknown) =>
+    const reason: AttemptReason = isServiceError(error)
+      ? { kind: 'service', error: error.kind, message: (error.serviceMessage ?? error.message).slice(0, 500) }
+      : { kind: 'internal' };
+    await record({ step: 'failed', reason, maybeStarted }).catch((e: unknown) =>
       deps.logger.error({ attempt: attemptId, error: (e as Error).message }, 'could not record the collection attempt'),
     );
     await noteFailure(deps, who, 'collectEntitlements', error);

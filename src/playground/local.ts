@@ -4,10 +4,10 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { HttpConfig, LocalConfig } from '../config.js';
+import { type HttpConfig, type LocalConfig, readDecisions } from '../config.js';
 import { APPROVALS_USAGE } from '../parse/approvals.js';
 import { COLLECT_USAGE } from '../parse/collect.js';
-import { startReferenceService } from '../reference-service/server.js';
+import { PERFORM_WORK_ITEM_REQUEST, startReferenceService } from '../reference-service/server.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
 import { resolveEncryptionKey, type ServiceCommandName, type Store } from '../store/index.js';
@@ -99,6 +99,8 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
     mode: 'http',
     port: 0,
     commandServiceUrl: reference.url,
+    // Decisions work out of the box here: the embedded service's own call, unless the operator states another.
+    decisions: config.decisions ?? readDecisions({ DECISION_REQUEST: PERFORM_WORK_ITEM_REQUEST }),
     serviceTimeZone: reference.timeZone,
     tokenEncryptionKey: resolveEncryptionKey(config),
     slack: { botToken: new Secret(botToken), signingSecret: new Secret(signingSecret), apiUrl: playground.apiUrl },

@@ -16,7 +16,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { HOSTILE_REQUEST_NAMES } from './demo.js';
 import { type ApprovalRowForRequest, sketchRequest } from './requests.js';
-import { formatRunTime, nextDay, parseFilterDate } from './time.js';
+import { formatRunTime, formatServiceTimestamp, nextDay, parseFilterDate } from './time.js';
 
 export type Format = 'json' | 'properties' | 'xml';
 
@@ -36,6 +36,11 @@ export interface Quirks {
    * reason phrase, as the real service was seen to (getApprovalDetails, getRequestItems).
    */
   disabledCommands?: readonly string[];
+  /**
+   * Commands answered this many milliseconds after they have taken effect, as a service that does
+   * the work and then stalls would: a decision that landed, whose answer never came in time.
+   */
+  lateAnswers?: Readonly<Record<string, number>>;
 }
 
 export interface RunTimings {
@@ -325,11 +330,31 @@ const REQUEST_ROW_COLUMNS = `a.work_item_id, a.work_item_name, a.request_id, a.r
  * assigned to them, and the requests behind those; anything else "could not be retrieved", as an
  * unknown id could not, so that the answer does not say which ids exist.
  */
+/** What performWorkItem is given, from the query or the body. */
+export interface DecisionFields {
+  workItemId: string | undefined;
+  action: string | undefined;
+  comment: string | undefined;
+}
+
 export class RequestReader {
+  readonly #db: Db;
   readonly #byWorkItem: Statement<[string, string], RequestRow>;
   readonly #byRequest: Statement<[string, number], RequestRow>;
+  readonly #decision: Statement<[string], { action: string }>;
+  readonly #complete: Statement<[string, string, string]>;
+  readonly #record: Statement<[string, string, string, string, string]>;
 
   constructor(db: Db) {
+    this.#db = db;
+    this.#decision = db.prepare('SELECT action FROM decisions WHERE work_item_id = ?');
+    // Only a pending item moves: of two decisions at once, the second finds it completed.
+    this.#complete = db.prepare(
+      "UPDATE approvals SET state = 'completed', completed_at = ? WHERE work_item_id = ? AND approver_id = ? AND state = 'pending'",
+    );
+    this.#record = db.prepare(
+      'INSERT OR REPLACE INTO decisions (work_item_id, action, comment, decided_by, decided_at) VALUES (?, ?, ?, ?, ?)',
+    );
     this.#byWorkItem = db.prepare(
       `SELECT ${REQUEST_ROW_COLUMNS} FROM approvals a LEFT JOIN users u ON u.id = a.approver_id WHERE a.work_item_id = ? AND a.approver_id = ?`,
     );
@@ -356,7 +381,7 @@ export class RequestReader {
         WorkItemDueDate: row.due_at,
         WorkItemCompletedDate: row.completed_at ?? '',
         WorkItemCompletedByName: pending ? '' : `${row.approver_last_name ?? ''}, ${row.approver_first_name ?? ''}`,
-        WorkItemState: pending ? 'Available' : request.outcome,
+        WorkItemState: pending ? 'Available' : (this.#decision.get(row.work_item_id)?.action ?? request.outcome),
         WorkItemReassignDisabled: scalar(request.reassignDisabled),
         RequestId: scalar(row.request_id),
         RequestName: row.request_name,
@@ -374,6 +399,43 @@ export class RequestReader {
         approval.Actions = format === 'properties' ? request.actions.join(',') : { ActionName: names };
       }
       return { kind: 'object', status: 200, root: 'getApprovalDetails', value: { Approval: approval }, format };
+    });
+  }
+
+  /**
+   * performWorkItem, in this service's own shape (the real one's is shown only to its
+   * administrators): the caller's own pending work item, completed with one of the actions its
+   * workflow lists, the comment kept. Anything else "could not be retrieved", as getApprovalDetails
+   * answers; an action the step does not list is refused naming it. Its completed time is written
+   * on the service's clocks (`timeZone`), as every other time it writes.
+   */
+  decide(userId: string, fields: DecisionFields, params: Params, now: Date, timeZone: string): Answer {
+    return withParameterChecks(() => {
+      const format = formatParam(params);
+      if (!fields.workItemId) return errorAnswer(412, 'The workitem-id parameter is required.');
+      if (!fields.action) return errorAnswer(412, 'The action parameter is required.');
+      const row = this.#byWorkItem.get(fields.workItemId, userId);
+      if (row === undefined || row.state !== 'pending') return errorAnswer(412, 'The work item could not be retrieved');
+      const request = sketchRequest(row, HOSTILE_REQUEST_NAMES.includes(row.request_name));
+      if (!request.actions.includes(fields.action))
+        return errorAnswer(
+          412,
+          `The action '${fields.action}' is not valid for the work item. Valid actions are: ${request.actions.join(', ')}.`,
+        );
+      const at = formatServiceTimestamp(now, timeZone);
+      const done = this.#db.transaction(() => {
+        if (this.#complete.run(at, row.work_item_id, userId).changes !== 1) return false;
+        this.#record.run(row.work_item_id, fields.action as string, fields.comment ?? '', userId, at);
+        return true;
+      })();
+      if (!done) return errorAnswer(412, 'The work item could not be retrieved');
+      return {
+        kind: 'object',
+        status: 200,
+        root: 'data',
+        value: { type: 'performWorkItem', 'workitem-id': row.work_item_id, action: fields.action, 'completed-date': at },
+        format,
+      };
     });
   }
 

@@ -41,6 +41,15 @@ CREATE TABLE IF NOT EXISTS approvals (
   completed_at         TEXT
 );
 
+-- performWorkItem's decisions: what a completed item ended as, and what its approver wrote.
+CREATE TABLE IF NOT EXISTS decisions (
+  work_item_id TEXT PRIMARY KEY,
+  action       TEXT NOT NULL,
+  comment      TEXT NOT NULL,
+  decided_by   TEXT NOT NULL,
+  decided_at   TEXT NOT NULL
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS collectors (
   id              INTEGER PRIMARY KEY,
   name            TEXT NOT NULL,

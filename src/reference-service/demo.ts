@@ -30,7 +30,7 @@ export const DEMO_USERS: readonly DemoUser[] = [
     lastName: 'Lovelace',
     authSource: 'internal',
     password: DEMO_PASSWORD,
-    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'logoutUser'],
+    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'performWorkItem', 'logoutUser'],
     approvals: 240,
   },
   {
@@ -39,7 +39,15 @@ export const DEMO_USERS: readonly DemoUser[] = [
     lastName: 'Hopper',
     authSource: 'internal',
     password: DEMO_PASSWORD,
-    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'collectEntitlements', 'getRunStatus', 'logoutUser'],
+    commands: [
+      'findApprovals',
+      'getApprovalDetails',
+      'getRequestItems',
+      'performWorkItem',
+      'collectEntitlements',
+      'getRunStatus',
+      'logoutUser',
+    ],
     approvals: 120,
   },
   {
@@ -48,7 +56,7 @@ export const DEMO_USERS: readonly DemoUser[] = [
     lastName: 'Johnson',
     authSource: 'corp-ldap',
     password: DEMO_PASSWORD,
-    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'logoutUser'],
+    commands: ['findApprovals', 'getApprovalDetails', 'getRequestItems', 'performWorkItem', 'logoutUser'],
     approvals: 60,
   },
   {

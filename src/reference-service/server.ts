@@ -14,6 +14,7 @@ import {
   ApprovalFinder,
   collectEntitlements,
   DEFAULT_RUN_TIMINGS,
+  type DecisionFields,
   errorAnswer,
   formatParam,
   getRunStatus,
@@ -120,6 +121,12 @@ export interface ReferenceService {
   close(): Promise<void>;
 }
 
+/**
+ * How this service's performWorkItem is called, as DECISION_REQUEST says it (its shape is this
+ * service's own: a real one shows its own under Admin > Web Services > performWorkItem > Request).
+ */
+export const PERFORM_WORK_ITEM_REQUEST = 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}';
+
 /** The path prefix the real product uses; any prefix ending in /command.submit is accepted. */
 export const BASE_PATH = '/aveksa';
 
@@ -130,6 +137,7 @@ const COMMANDS_NEEDING_TOKEN = new Set([
   'logoutUser',
   'getApprovalDetails',
   'getRequestItems',
+  'performWorkItem',
 ]);
 
 /** What an application's token may run, always for a user named by auth-user-id: every command that acts for someone. */
@@ -315,6 +323,13 @@ export function createReferenceHandler(deps: HandlerDeps) {
         return requests.details(userId, params, quirks);
       case 'getRequestItems':
         return requests.items(userId, params, quirks);
+      case 'performWorkItem': {
+        const answer = requests.decide(userId, await decisionFields(req, params), params, now, deps.timeZone);
+        const late = quirks.lateAnswers?.performWorkItem;
+        // Done, and then slow to say so: the caller's deadline passes with the decision made.
+        if (late !== undefined && late > 0) await sleep(late);
+        return answer;
+      }
       default:
         return withParameterChecks(() => {
           const format = formatParam(params);
@@ -412,6 +427,38 @@ export function createReferenceHandler(deps: HandlerDeps) {
       appTokenPolicy = { ...policy };
     },
   };
+}
+
+/**
+ * performWorkItem's fields: from the query, or from a POSTed body, as XML elements
+ * (<workitem-id>…</workitem-id>), a JSON object or a form; the query's win where both say.
+ */
+async function decisionFields(req: IncomingMessage, params: URLSearchParams): Promise<DecisionFields> {
+  const fields: Record<string, string | undefined> = {
+    'workitem-id': params.get('workitem-id') ?? undefined,
+    action: params.get('action') ?? undefined,
+    comment: params.get('comment') ?? undefined,
+  };
+  if (req.method === 'POST') {
+    const body = (await readBody(req, 64 * 1024)).trim();
+    const fromBody = (name: string): string | undefined => {
+      if (body.startsWith('<')) {
+        const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body);
+        return m?.[1] === undefined ? undefined : decodeXmlText(m[1]);
+      }
+      if (body.startsWith('{')) {
+        try {
+          const value = (JSON.parse(body) as Record<string, unknown>)[name];
+          return typeof value === 'string' ? value : undefined;
+        } catch {
+          return undefined;
+        }
+      }
+      return new URLSearchParams(body).get(name) ?? undefined;
+    };
+    for (const name of Object.keys(fields)) fields[name] ??= fromBody(name);
+  }
+  return { workItemId: fields['workitem-id'], action: fields.action, comment: fields.comment };
 }
 
 function write(res: ServerResponse, a: Answer, rawQuery: string): void {

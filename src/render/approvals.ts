@@ -17,6 +17,7 @@ import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import { actions, button, fallback, header, LIMITS, linkButton, type Message, plainContext, section } from './blocks.js';
 import { readableTime, readableTimestamp, standingText } from './dates.js';
+import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
@@ -84,7 +85,10 @@ export function approvalBlocks(
   frame: TimeFrame,
   links: ApprovalLinks | undefined,
   details?: DetailsOrigin,
+  decided?: { mark: DecidedMark; readerId: string },
 ): KnownBlock[] {
+  // Decided from chat: said so, and nothing offered on it again.
+  if (decided !== undefined) return [richText([...approvalParagraphs(approval, frame), decidedLine(decided.mark, decided.readerId)])];
   const url = approvalUrl(links, approval.workItemId);
   const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, frame))];
   const buttons = [
@@ -112,6 +116,10 @@ export interface ApprovalsPageInput {
   approvalLinks?: ApprovalLinks | undefined;
   /** Details controls: while the service offers getApprovalDetails. */
   details?: boolean | undefined;
+  /** Approvals decided from chat, by id: their rows say so, with no buttons. */
+  decided?: ReadonlyMap<string, DecidedMark> | undefined;
+  /** Decided from this very page a moment ago, and no longer in the list it shows: first, as decided. */
+  justDecided?: readonly Approval[] | undefined;
 }
 
 const STATE_TITLES = { pending: 'Pending approvals', completed: 'Completed approvals', all: 'All approvals' } as const;
@@ -200,13 +208,36 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
   const blocks: KnownBlock[] = [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${pageSize} per page`)];
 
   const details = input.details === true;
-  if (approvals.length * entryBlocks(input.approvalLinks, details) <= LIMITS.blocksPerMessage - FIXED_BLOCKS) {
+  const marks = input.decided ?? new Map<string, DecidedMark>();
+  const justDecided = (input.justDecided ?? []).filter((a) => marks.has(a.workItemId));
+  const entries = [...justDecided, ...approvals];
+  const markOf = (a: Approval) => {
+    const mark = marks.get(a.workItemId);
+    return mark === undefined ? undefined : { mark, readerId: input.userId };
+  };
+  const needed = entries.reduce((n, a) => n + (marks.has(a.workItemId) ? 1 : entryBlocks(input.approvalLinks, details)), 0);
+  if (needed <= LIMITS.blocksPerMessage - FIXED_BLOCKS) {
     const origin: DetailsOrigin = { kind: 'page', owner: input.userId, query };
-    for (const a of approvals) blocks.push(...approvalBlocks(a, input.frame, input.approvalLinks, details ? origin : undefined));
+    for (const a of entries) blocks.push(...approvalBlocks(a, input.frame, input.approvalLinks, details ? origin : undefined, markOf(a)));
   } else {
-    blocks.push(...packEntries(approvals.map((a) => approvalParagraphs(a, input.frame, approvalUrl(input.approvalLinks, a.workItemId)))));
-    // Packed, there is no room for a button each: one select names them all.
-    const select = details ? detailsSelect(approvals, input.userId, query) : undefined;
+    blocks.push(
+      ...packEntries(
+        entries.map((a) => {
+          const mark = markOf(a);
+          return mark === undefined
+            ? approvalParagraphs(a, input.frame, approvalUrl(input.approvalLinks, a.workItemId))
+            : [...approvalParagraphs(a, input.frame), decidedLine(mark.mark, mark.readerId)];
+        }),
+      ),
+    );
+    // Packed, there is no room for a button each: one select names them all (but those decided).
+    const select = details
+      ? detailsSelect(
+          approvals.filter((a) => !marks.has(a.workItemId)),
+          input.userId,
+          query,
+        )
+      : undefined;
     if (select) blocks.push(select);
   }
   let empty: string | undefined;
@@ -245,5 +276,8 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
       : `${where}: ${approvals.length} shown${more ? ', more on the next page' : ''}. ${approvals
           .map((a) => oneLine(a.requestName || '(unnamed request)', 80))
           .join('; ')}`;
-  return { text: fallback(plain), blocks };
+  const decidedNow = justDecided.map(
+    (a) => `${oneLine(marks.get(a.workItemId)?.action ?? '', 60)} by you: ${oneLine(a.requestName || '(unnamed request)', 80)}. `,
+  );
+  return { text: fallback(`${decidedNow.join('')}${plain}`), blocks };
 }

@@ -70,20 +70,30 @@ export function encodeDetailsValue(approvalId: string, origin: DetailsOrigin): s
   return undefined;
 }
 
-/** The modal's private_metadata: within Slack's 3,000 characters, giving up the page's query, then the response_url, if need be. */
-export function encodeDetailsMetadata(state: DetailsState): string {
+/**
+ * A details state's wire forms, whole first, then giving up the page's query, then the
+ * response_url, then all but the approval: for fitting it where room is short.
+ */
+export function detailsWires(state: DetailsState): DetailsWire[] {
   const bare: DetailsOrigin = state.origin.kind === 'page' ? { kind: 'page' } : state.origin;
   const url = state.responseUrl === undefined ? {} : { r: state.responseUrl };
   const paging = { p: state.page, ...(state.servicePageSize === undefined ? {} : { s: state.servicePageSize }) };
-  for (const candidate of [
+  return [
     { ...wire(state.approvalId, state.origin), ...paging, ...url },
     { ...wire(state.approvalId, bare), ...paging, ...url },
     { ...wire(state.approvalId, bare), ...paging },
-  ]) {
+    { a: state.approvalId, o: 't', p: 1 },
+  ];
+}
+
+/** The modal's private_metadata: within Slack's 3,000 characters, giving up the page's query, then the response_url, if need be. */
+export function encodeDetailsMetadata(state: DetailsState): string {
+  const wires = detailsWires(state);
+  for (const candidate of wires) {
     const text = JSON.stringify(candidate);
     if (text.length <= LIMITS.privateMetadata) return text;
   }
-  return JSON.stringify({ a: state.approvalId, o: 't', p: 1 });
+  return JSON.stringify(wires.at(-1));
 }
 
 /** The Details button of one approval. */
@@ -119,4 +129,11 @@ export function detailsSelect(approvals: readonly Approval[], owner: string, que
     options: options.slice(0, 100),
   };
   return { type: 'actions', block_id: carried.length <= LIMITS.blockId ? carried : DETAILS_SELECT_BLOCK, elements: [select] };
+}
+
+/** Whether the approval was on a list of this reader's (so existed for them), rather than typed or on someone else's. */
+export function shownBefore(state: DetailsState, userId: string): boolean {
+  const origin = state.origin;
+  if (origin.kind === 'typed') return false;
+  return origin.kind !== 'page' || origin.owner === undefined || origin.owner === userId;
 }

@@ -2,9 +2,9 @@
  * An approval's details in a modal: the step and how it stands, the request and who asked, its
  * description and notes, due date on the reader’s clock, each request item as a sentence
  * ("Add Wayne, Bruce to group Domain Admins (Active Directory)"), paged, and the actions the
- * service lists for the step, as words: the decision stays in the service ("Open in the
- * service"), and the modal's other states (loading, gone, not offered, not linked, failed); the
- * controls that open it are in details-controls.ts. Everything from the service is a rich text run or plain_text,
+ * service lists for the step: as words, and, with DECISION_REQUEST, a button each (decision.ts)
+ * beside "Open in the service"; and the modal's other states (loading, gone, not offered, not
+ * linked, failed). The controls that open it are in details-controls.ts. Everything from the service is a rich text run or plain_text,
  * shown exactly; within a modal's 100 blocks and 3,000 characters a block whatever it holds.
  */
 
@@ -17,7 +17,8 @@ import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
 import { readableTime, readableTimestamp, standingText } from './dates.js';
-import { DETAILS_ACTIONS, encodeDetailsMetadata } from './details-controls.js';
+import { decisionButtons, decisionNote } from './decision.js';
+import { DETAILS_ACTIONS, encodeDetailsMetadata, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
 
 export const DETAILS_CALLBACK = 'approval-details';
@@ -47,13 +48,6 @@ export function refreshTarget(state: DetailsState, userId: string): 'page' | 'ho
   if (origin.kind === 'home') return 'home';
   if (origin.kind === 'page' && origin.owner === userId && origin.query !== undefined && state.responseUrl !== undefined) return 'page';
   return undefined;
-}
-
-/** Whether the approval was on a list of this reader's (so existed for them), rather than typed or on someone else's. */
-function shownBefore(state: DetailsState, userId: string): boolean {
-  const origin = state.origin;
-  if (origin.kind === 'typed') return false;
-  return origin.kind !== 'page' || origin.owner === undefined || origin.owner === userId;
 }
 
 function openButton(links: ApprovalLinks | undefined, approvalId: string): Button | undefined {
@@ -426,15 +420,11 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000, open !== undefined)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));
-  blocks.push(...buttonsBlock('details:open', [open]));
-  // A completed step has nothing left to decide; its actions line says so.
-  if (!completed(d))
-    blocks.push(
-      context(
-        open === undefined
-          ? 'The decision is made in the Command Service itself.'
-          : 'The decision is made in the service: Open in the service.',
-      ),
-    );
+  // With decisions in chat, a button per action the service lists, beside Open; without, Open alone, as before.
+  const decision = input.outcome.kind === 'details' ? input.outcome.decision : undefined;
+  blocks.push(...decisionButtons(decision ?? { kind: 'off' }, d, open));
+  // A completed step has nothing left to decide, and its actions line says so: below it, only a decision made from Slack.
+  if (!completed(d) || decision?.kind === 'decided' || decision?.kind === 'held')
+    blocks.push(decisionNote(decision, input.userId, open !== undefined));
   return blocks;
 }

@@ -7,11 +7,13 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { DueGroups } from '../approvals/due.js';
 import type { HomeOutcome } from '../home/home.js';
-import { DUE_GROUPS, type TimeFrame } from '../parse/times.js';
+import { DUE_GROUPS, type DueGroup, type TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
+import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
-import type { ApprovalLinks } from './approvals.js';
+import { type ApprovalLinks, approvalBlocks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
+import type { DecidedMark } from './decision.js';
 import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
@@ -39,9 +41,32 @@ export interface HomeInput {
   approvalLinks?: ApprovalLinks | undefined;
   /** Details controls: while the service offers getApprovalDetails. */
   details?: boolean | undefined;
+  /** Approvals decided from chat, by id, and the reader's Slack id: their rows say so, with no buttons. */
+  decided?: { marks: ReadonlyMap<string, DecidedMark>; readerId: string } | undefined;
+  /** Decided from Home a moment ago, and no longer waiting: shown first, as decided. */
+  justDecided?: readonly Approval[] | undefined;
 }
 
-function approvalsBlocks(groups: DueGroups, input: HomeInput): KnownBlock[] {
+/** The groups without the approvals decided from chat: they no longer wait, whatever the service's list says yet. */
+function undecided(groups: DueGroups, decided: HomeInput['decided']): DueGroups {
+  if (decided === undefined || decided.marks.size === 0) return groups;
+  const keep = (g: DueGroup) => ({ ...groups[g], approvals: groups[g].approvals.filter((a) => !decided.marks.has(a.workItemId)) });
+  return { overdue: keep('overdue'), today: keep('today'), soon: keep('soon'), later: keep('later') };
+}
+
+function justDecidedBlocks(input: HomeInput): KnownBlock[] {
+  const decided = input.decided;
+  if (decided === undefined) return [];
+  return (input.justDecided ?? []).flatMap((approval) => {
+    const mark = decided.marks.get(approval.workItemId);
+    return mark === undefined
+      ? []
+      : approvalBlocks(approval, input.frame, input.approvalLinks, undefined, { mark, readerId: decided.readerId });
+  });
+}
+
+function approvalsBlocks(listed: DueGroups, input: HomeInput): KnownBlock[] {
+  const groups = undecided(listed, input.decided);
   const total = DUE_GROUPS.reduce((n, g) => n + groups[g].approvals.length, 0);
   const more = DUE_GROUPS.some((g) => groups[g].more);
   const order = groupsFor(DUE_GROUPS, input.windowDays);
@@ -51,6 +76,8 @@ function approvalsBlocks(groups: DueGroups, input: HomeInput): KnownBlock[] {
   });
   const blocks: KnownBlock[] = [
     section(total === 0 && !more ? '*Nothing waits for you.* :tada:' : [`*${countText(total, more)} pending*`, ...counts].join(' · ')),
+    // Decided from Home a moment ago: first, as decided, with nothing offered on it again.
+    ...justDecidedBlocks(input),
     ...groupBlocks({
       groups,
       order,

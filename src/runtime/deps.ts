@@ -20,6 +20,8 @@ export interface Deps {
   now: () => Date;
   /** Unpredictable ids (confirmations, log references, audit rows). */
   newId: () => string;
+  /** The Slack request this work is for, as every log line of it says: audit rows name it too, so the two read together. */
+  requestId?: string | undefined;
 }
 
 /** Users' time zones, as the chat platform knows them; undefined when it does not say. */

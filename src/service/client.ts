@@ -11,6 +11,7 @@ import { type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import type { z } from 'zod';
 import { type LogFields, type Logger, silentLogger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
+import { type DecisionCall, type DecisionValues, fillDecisionCall } from './decision-call.js';
 import {
   AppSignInError,
   ConflictError,
@@ -36,6 +37,7 @@ import {
   buildQueryString,
   type CollectQuery,
   collectQuerySchema,
+  decisionValuesSchema,
   type RequestItemsPageQuery,
   type RequestItemsSelector,
   requestItemsPageSchema,
@@ -68,8 +70,12 @@ export type CommandName =
   | 'getRequestItems'
   | 'loginTrustedApp';
 
-/** Commands an administrator may have switched off, whose absence the app works around (it stops offering Details). */
-export type OptionalCommand = 'getApprovalDetails' | 'getRequestItems';
+/**
+ * Commands an administrator may have switched off, whose absence the app works around (it stops
+ * offering Details, or decisions); 'decision' stands for the operator's decision call, whatever
+ * its command is named.
+ */
+export type OptionalCommand = 'getApprovalDetails' | 'getRequestItems' | 'decision';
 
 /**
  * The largest answer of getApprovalDetails and getRequestItems read: one approval, or a page of its
@@ -131,7 +137,7 @@ export interface CallOptions {
 }
 
 /** auth-user-id when the token is an application's, checked like every value that is sent. */
-function actingFor(command: CommandName, callOptions: CallOptions | undefined): Array<readonly [string, string]> {
+function actingFor(command: string, callOptions: CallOptions | undefined): Array<readonly [string, string]> {
   const id = callOptions?.onBehalfOf;
   if (id === undefined) return [];
   if (!serviceUserIdSchema.safeParse(id).success)
@@ -171,6 +177,13 @@ export interface ServiceClient {
     token: Secret,
     options?: CallOptions,
   ): Promise<RequestItemsPage>;
+  /**
+   * The operator's decision call (DECISION_REQUEST) for one approval: `values` checked, then put in
+   * its template, each escaped for where it goes. Deciding is not idempotent, so it is never sent
+   * twice by the client, whatever happens to the connection; any 2xx is success (the answer's body
+   * says nothing countersign relies on: getApprovalDetails tells the new state).
+   */
+  decide(call: DecisionCall, values: DecisionValues, token: Secret, options?: CallOptions): Promise<void>;
   /**
    * False once the service answered that it does not offer the command (NotOfferedError), until
    * NOT_OFFERED_RECHECK_MS has passed; meanwhile calls to it fail at once without a request.
@@ -268,11 +281,14 @@ interface RawResponse {
 }
 
 interface Request {
-  command: CommandName;
+  /** A command of the spec's, or the one the operator's decision call names. */
+  command: string;
+  /** GET unless it has a body or is loginTrustedApp; the decision call says its own. */
+  method?: 'GET' | 'POST';
   params: Array<readonly [string, string]>;
   token?: Secret;
-  /** Body and its content type, for loginUser only. */
-  body?: { contentType: string; text: string };
+  /** Body and its content type: loginUser's, and the decision call's when the operator gives one. */
+  body?: { contentType: string; text: string } | undefined;
   /** loginTrustedApp: POSTed without a body, the application's credentials as headers. */
   app?: TrustedAppCredentials;
   /** Safe to send twice: the call only reads. */
@@ -311,7 +327,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     const response = await dispatcher.request({
       origin: base.origin,
       path: `${base.path}/command.submit?${query}`,
-      method: req.body || req.app ? 'POST' : 'GET',
+      method: req.method ?? (req.body || req.app ? 'POST' : 'GET'),
       headers,
       body: req.body?.text ?? null,
       signal,
@@ -372,13 +388,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     notOfferedUntil.delete(command);
     return true;
   };
-  async function optional<T>(logger: Logger, command: OptionalCommand, work: () => Promise<T>): Promise<T> {
-    if (!offers(command)) throw new NotOfferedError({ command, status: 404 }, true);
+  /** `named`: the command as the service knows it, when the key is not its name (the decision call's). */
+  async function optional<T>(logger: Logger, command: OptionalCommand, work: () => Promise<T>, named: string = command): Promise<T> {
+    if (!offers(command)) throw new NotOfferedError({ command: named, status: 404 }, true);
     try {
       return await work();
     } catch (error) {
       if (error instanceof NotOfferedError) {
-        if (!notOfferedUntil.has(command)) logger.info({ command, recheckMinutes: Math.round(recheckMs / 60_000) }, 'command not offered');
+        if (!notOfferedUntil.has(command))
+          logger.info({ command: named, recheckMinutes: Math.round(recheckMs / 60_000) }, 'command not offered');
         notOfferedUntil.set(command, now() + recheckMs);
       }
       throw error;
@@ -573,6 +591,33 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       });
     },
 
+    decide(decision, values, token, callOptions) {
+      return optional(
+        logger,
+        'decision',
+        async () => {
+          const checked = checkQuery(decision.command, decisionValuesSchema, values);
+          const filled = fillDecisionCall(decision, checked);
+          const res = await call(logger, {
+            command: filled.command,
+            method: filled.method,
+            params: [
+              ...filled.params,
+              ...(decision.setsFormat ? [] : [['format', 'json'] as const]),
+              ...actingFor(filled.command, callOptions),
+            ],
+            body: filled.body,
+            token,
+            idempotent: false,
+            signal: callOptions?.signal,
+            maxBodyBytes: DETAILS_MAX_BODY_BYTES,
+          });
+          if (res.status < 200 || res.status >= 300) throw errorFor(filled.command, res, {});
+        },
+        decision.command,
+      );
+    },
+
     offers,
 
     withLogFields: (fields) => clientFor(logger.child(fields)),
@@ -595,7 +640,7 @@ function detailsFromProperties(props: Map<string, string>): Record<string, unkno
   return record;
 }
 
-function checkQuery<S extends z.ZodType>(command: CommandName, schema: S, query: unknown): z.infer<S> {
+function checkQuery<S extends z.ZodType>(command: string, schema: S, query: unknown): z.infer<S> {
   const parsed = schema.safeParse(query);
   if (parsed.success) return parsed.data;
   // A programming error upstream (the parsers validate user input first); say what, never send it.
@@ -754,7 +799,7 @@ function revealedBy(req: Request): string[] {
   );
 }
 
-function errorFor(command: CommandName, res: RawResponse, context: ErrorContext): ServiceError {
+function errorFor(command: string, res: RawResponse, context: ErrorContext): ServiceError {
   // Read with the request's secrets taken out, and what it says checked again once its entities are decoded.
   const body = res.redact(res.body);
   const read = looksLikeHtml(body) ? parseErrorPage(body) : { message: excerpt(body, 500), queryString: undefined };
@@ -814,7 +859,7 @@ function errorFor(command: CommandName, res: RawResponse, context: ErrorContext)
  * A switched-off command is answered 404 with its own name as the reason phrase; an unknown one has
  * been seen answered "The command 'X' is not a valid command.". Either way the service lacks it.
  */
-function offersNot(command: CommandName, reason: string, message: string): boolean {
+function offersNot(command: string, reason: string, message: string): boolean {
   if (reason.trim().toLowerCase() === command.toLowerCase()) return true;
   return message.includes(`'${command}'`) && /is not a valid command|is not enabled|is disabled/i.test(message);
 }
@@ -832,7 +877,7 @@ function isConnectionFailure(error: unknown): boolean {
 }
 
 /** `deadlineMs` is set when the call's own deadline cut it off (not the caller's signal). */
-function toTransportError(command: CommandName, error: unknown, deadlineMs?: number): ServiceUnavailableError {
+function toTransportError(command: string, error: unknown, deadlineMs?: number): ServiceUnavailableError {
   const code = errorCode(error);
   // The cause is kept for the log; undici errors carry no headers, so no token rides along.
   const details = { command, cause: error };

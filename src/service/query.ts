@@ -135,6 +135,22 @@ export const requestItemsPageSchema = z.strictObject({
 
 export type RequestItemsPageQuery = z.infer<typeof requestItemsPageSchema>;
 
+/** The longest comment sent with a decision: a paragraph or two, within any service's field. */
+export const MAX_COMMENT_CHARS = 2000;
+
+/** What an approver wrote: line breaks and tabs are text; other control and bidirectional characters never belong in it. */
+export const commentSchema = z
+  .string()
+  .max(MAX_COMMENT_CHARS)
+  .refine((v) => unsafeCharacter(v.replace(/[\n\t]/g, ' ')) === undefined, 'no control or bidirectional formatting characters');
+
+/** A decision's values, checked before any goes into the operator's call. */
+export const decisionValuesSchema = z.strictObject({
+  id: approvalIdSchema,
+  action: freeText,
+  comment: commentSchema,
+});
+
 /**
  * The query string, percent-encoded by hand: URLSearchParams writes a space as "+", which not
  * every servlet container reads back as a space, while %20 is read the same everywhere.

@@ -5,6 +5,7 @@
  */
 
 import type { RespondArguments } from '@slack/bolt';
+import { decidedAmong } from '../approvals/decide.js';
 import { detailsOffered } from '../approvals/details.js';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
@@ -20,11 +21,13 @@ import {
   renderNoCollectorMatched,
   renderRanAgain,
 } from '../render/collect.js';
+import type { DecidedMark } from '../render/decision.js';
 import { type FailureContext, renderNotLinked, translateFailure } from '../render/errors.js';
 import { encodeRelink } from '../render/link.js';
 import { isServiceError } from '../service/errors.js';
 import type { ApprovalQuery, CollectQuery } from '../service/query.js';
-import { type Principal, StoreUnavailableError } from '../store/index.js';
+import type { Approval } from '../service/schemas.js';
+import { type DecisionHold, type Principal, StoreUnavailableError } from '../store/index.js';
 import type { SlackDeps } from './deps.js';
 import { type Respond, ResponseUrlError } from './responder.js';
 
@@ -79,7 +82,16 @@ const approvalsContext = (deps: SlackDeps, who: Principal, query: ApprovalQuery)
   relink: encodeRelink({ kind: 'approvals', query }),
 });
 
-/** A page of approvals, as a new message or in place of the one whose button was clicked. */
+/** An approval decided from chat, as the lists show it. */
+export function markOf(hold: DecisionHold): DecidedMark {
+  return { action: hold.action, at: hold.settledAt ?? hold.at, userId: hold.userId };
+}
+
+/**
+ * A page of approvals, as a new message or in place of the one whose button was clicked. Those
+ * decided from chat say so; `justDecided`, one decided from this page a moment ago, is shown first
+ * when the service no longer lists it here.
+ */
 export async function answerApprovals(
   deps: SlackDeps,
   who: Principal,
@@ -88,9 +100,13 @@ export async function answerApprovals(
   frame: TimeFrame,
   respond: Respond,
   how: 'ephemeral' | 'replace',
+  justDecided?: { approval: Approval; hold: DecisionHold },
 ): Promise<void> {
   switch (outcome.kind) {
     case 'page': {
+      const holds = await decidedAmong(deps, outcome.approvals);
+      const listed = justDecided !== undefined && outcome.approvals.some((a) => a.workItemId === justDecided.approval.workItemId);
+      if (justDecided !== undefined) holds.set(justDecided.approval.workItemId, justDecided.hold);
       const message = renderApprovalsPage({
         query: outcome.query,
         approvals: outcome.approvals,
@@ -98,6 +114,8 @@ export async function answerApprovals(
         frame,
         approvalLinks: deps.approvalLinks,
         details: detailsOffered(deps),
+        decided: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])),
+        justDecided: justDecided === undefined || listed ? [] : [justDecided.approval],
       });
       return void (await respond(how === 'replace' ? replace(message) : ephemeral(message)));
     }

@@ -5,6 +5,7 @@
  * metrics, background work and service client are the request's.
  */
 
+import type { DecideDeps } from '../approvals/decide.js';
 import type { CollectDeps } from '../collections/ports.js';
 import type { ReminderDeps } from '../reminders/remind.js';
 import type { ApprovalLinks } from '../render/approvals.js';
@@ -12,7 +13,7 @@ import type { BackgroundWork } from '../runtime/background.js';
 import type { TimeZones } from '../runtime/deps.js';
 import type { Responder } from './responder.js';
 
-export interface SlackDeps extends CollectDeps, ReminderDeps {
+export interface SlackDeps extends CollectDeps, ReminderDeps, DecideDeps {
   timeZones: TimeZones;
   /** Work that runs after the ack; tracked so that shutdown can wait for it. */
   background: BackgroundWork;

@@ -1,19 +1,32 @@
 /** Publishing a user's App Home tab: the use case's content, rendered, with views.publish. */
 
 import type { WebClient } from '@slack/web-api';
+import { decidedAmong } from '../approvals/decide.js';
 import { detailsOffered } from '../approvals/details.js';
 import { loadHome } from '../home/home.js';
+import { DUE_GROUPS } from '../parse/times.js';
 import type { Message } from '../render/blocks.js';
 import { translateFailure } from '../render/errors.js';
 import { renderHome } from '../render/home.js';
-import { type Principal, SERVICE_COMMANDS } from '../store/index.js';
+import type { Approval } from '../service/schemas.js';
+import { type DecisionHold, type Principal, SERVICE_COMMANDS } from '../store/index.js';
+import { markOf } from './answers.js';
 import type { SlackDeps } from './deps.js';
 import { clockOf } from './payload.js';
 
-export async function publishHome(deps: SlackDeps, client: WebClient, who: Principal): Promise<void> {
+/** `justDecided`: an approval decided from Home a moment ago, shown first as decided when the service no longer lists it. */
+export async function publishHome(
+  deps: SlackDeps,
+  client: WebClient,
+  who: Principal,
+  justDecided?: { approval: Approval; hold: DecisionHold },
+): Promise<void> {
   const { frame } = await clockOf(deps, who.userId);
   const windowDays = deps.reminders.windowDays;
   const outcome = await loadHome(deps, who, frame, windowDays);
+  const listed = outcome.approvals === undefined ? [] : DUE_GROUPS.flatMap((g) => outcome.approvals?.[g].approvals ?? []);
+  const holds = await decidedAmong(deps, listed);
+  if (justDecided !== undefined) holds.set(justDecided.approval.workItemId, justDecided.hold);
   let problem: Message | undefined;
   if (outcome.failure !== undefined) {
     const translated = translateFailure(outcome.failure, {
@@ -36,6 +49,8 @@ export async function publishHome(deps: SlackDeps, client: WebClient, who: Princ
       problem,
       approvalLinks: deps.approvalLinks,
       details: detailsOffered(deps),
+      decided: { marks: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])), readerId: who.userId },
+      justDecided: justDecided === undefined ? [] : [justDecided.approval],
     }),
   });
 }

@@ -7,15 +7,26 @@
 
 import pg from 'pg';
 import type { Secret } from '../runtime/secret.js';
+import {
+  AuditIds,
+  type AuditRow,
+  type CollectRow,
+  collectValues,
+  decisionValues,
+  foldAttempts,
+  foldDecisions,
+  INSERT_AUDIT,
+} from './audit.js';
 import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import {
-  type AttemptRow,
-  attemptOf,
   type ConfirmationRow,
   type CooldownHolderRow,
   confirmationOf,
   cooldownHolderOf,
+  type DecisionHoldRow,
+  decisionClaimOutcome,
+  decisionHoldOf,
   type IdentityRow,
   identityOf,
   identityOutcomeText,
@@ -43,8 +54,13 @@ import type {
   AuditFilter,
   ClaimResult,
   CollectAttempt,
+  CollectEvent,
   CooldownClaim,
   CooldownHolderOf,
+  DecisionClaim,
+  DecisionEvent,
+  DecisionHold,
+  DecisionRecord,
   IdentityLink,
   IdentityOutcome,
   IdentitySource,
@@ -77,6 +93,14 @@ function asUnavailable(error: unknown): unknown {
 /** The outcome throttle's name for an identity's calls, apart from any command's. */
 const IDENTITY_OUTCOME = 'service-identity';
 
+/** The trail's one INSERT, with PostgreSQL's numbered placeholders. */
+const INSERT_AUDIT_PG = numbered(INSERT_AUDIT);
+
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
 /** Any number: it only has to be the same for every instance of countersign. */
 const MIGRATION_LOCK = 0x636f756e;
 
@@ -84,6 +108,7 @@ export class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #keys: Keyring;
   readonly #outcomes = new OutcomeThrottle();
+  readonly #auditIds = new AuditIds();
   readonly #pruning = new SignaturePruning();
   /** Service-call slots known to exist: made once per process, up to the largest limit asked for. */
   #slotsMade = 0;
@@ -115,6 +140,10 @@ export class PostgresStore implements Store {
       const { rows } = await client.query<{ version: number }>(APPLIED_VERSIONS);
       for (const m of pendingMigrations(rows.map((r) => r.version))) {
         await client.query(m.sql);
+        if (m.carry) {
+          const { rows: old } = await client.query<Record<string, unknown>>(m.carry.select);
+          for (const row of old) for (const values of m.carry.rows(row)) await client.query(INSERT_AUDIT_PG, values);
+        }
         await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
       }
     });
@@ -344,24 +373,84 @@ export class PostgresStore implements Store {
     return (await this.#query('UPDATE service_slots SET until = $1 WHERE owner = $2', [until.getTime(), owner])).rowCount ?? 0;
   }
 
-  async recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
-    await this.#query(
-      `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-       ON CONFLICT (id) DO UPDATE SET at = excluded.at, outcome = excluded.outcome, detail = excluded.detail, runs = excluded.runs`,
-      [a.id, a.at.getTime(), a.teamId, a.channelId, a.userId, JSON.stringify(a.query), a.outcome, a.detail ?? null, JSON.stringify(a.runs)],
-    );
+  async recordCollectStep(e: CollectEvent): Promise<void> {
+    // Only ever INSERT: the trail is evidence, and nothing here updates or deletes its rows.
+    await this.#query(INSERT_AUDIT_PG, collectValues(this.#auditIds.next(e.at), e));
   }
 
   async listCollectAttempts(f: AuditFilter): Promise<CollectAttempt[]> {
-    const { rows } = await this.#query<AttemptRow>(
-      `SELECT a.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
-       FROM collect_attempts a LEFT JOIN collect_watches w ON w.attempt_id = a.id
-       WHERE ($1::TEXT IS NULL OR a.team_id = $1) AND ($2::TEXT IS NULL OR a.channel_id = $2) AND ($3::BIGINT IS NULL OR a.at >= $3)
-       ORDER BY a.at DESC, a.id DESC LIMIT $4`,
-      [f.teamId ?? null, f.channelId ?? null, f.since?.getTime() ?? null, f.limit],
+    const { rows } = await this.#query<CollectRow>(
+      `SELECT e.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
+       FROM audit_events e LEFT JOIN collect_watches w ON w.attempt_id = e.subject
+       WHERE e.kind = 'collection' AND e.subject IN (
+         SELECT subject FROM audit_events
+         WHERE kind = 'collection' AND ($1::TEXT IS NULL OR team_id = $1) AND ($2::TEXT IS NULL OR channel_id = $2)
+           AND ($5::TEXT IS NULL OR user_id = $5)
+         GROUP BY subject HAVING ($3::BIGINT IS NULL OR MAX(at) >= $3)
+         ORDER BY MAX(id) DESC LIMIT $4)`,
+      [f.teamId ?? null, f.channelId ?? null, f.since?.getTime() ?? null, f.limit, f.userId ?? null],
     );
-    return rows.map(attemptOf);
+    return foldAttempts(rows);
+  }
+
+  async recordDecisionStep(e: DecisionEvent): Promise<void> {
+    await this.#query(INSERT_AUDIT_PG, decisionValues(this.#auditIds.next(e.at), e));
+  }
+
+  async listDecisions(f: AuditFilter): Promise<DecisionRecord[]> {
+    const { rows } = await this.#query<AuditRow>(
+      `SELECT e.* FROM audit_events e
+       WHERE e.kind = 'decision' AND e.subject IN (
+         SELECT subject FROM audit_events
+         WHERE kind = 'decision' AND ($1::TEXT IS NULL OR team_id = $1) AND ($2::TEXT IS NULL OR user_id = $2)
+         GROUP BY subject HAVING ($3::BIGINT IS NULL OR MAX(at) >= $3)
+         ORDER BY MAX(id) DESC LIMIT $4)`,
+      [f.teamId ?? null, f.userId ?? null, f.since?.getTime() ?? null, f.limit],
+    );
+    return foldDecisions(rows);
+  }
+
+  async claimDecision(c: Parameters<Store['claimDecision']>[0]): Promise<DecisionClaim> {
+    for (;;) {
+      // The conditional upsert is the claim: on any number of instances, one caller takes an approval
+      // that is free, or whose hold has given way; a hold that is done never gives way.
+      const won = await this.#query(
+        `INSERT INTO decision_claims (approval_id, decision_id, team_id, user_id, action, state, claimed_at, until)
+         VALUES ($1, $2, $3, $4, $5, 'sending', $6, $7)
+         ON CONFLICT (approval_id) DO UPDATE SET decision_id = excluded.decision_id, team_id = excluded.team_id,
+           user_id = excluded.user_id, action = excluded.action, state = 'sending', claimed_at = excluded.claimed_at,
+           until = excluded.until, settled_at = NULL
+         WHERE decision_claims.state <> 'done' AND decision_claims.until <= $6
+         RETURNING decision_id`,
+        [c.approvalId, c.decisionId, c.teamId, c.userId, c.action, c.at.getTime(), c.until.getTime()],
+      );
+      const holder =
+        won.rowCount === 1
+          ? undefined
+          : (await this.#query<DecisionHoldRow>('SELECT * FROM decision_claims WHERE approval_id = $1', [c.approvalId])).rows[0];
+      const outcome = decisionClaimOutcome(won.rowCount === 1, holder === undefined ? undefined : decisionHoldOf(holder));
+      if (outcome !== 'again') return outcome;
+    }
+  }
+
+  async settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean> {
+    const result = await this.#query(
+      'UPDATE decision_claims SET state = $1, until = $2, settled_at = $3 WHERE approval_id = $4 AND decision_id = $5',
+      [state, until.getTime(), at.getTime(), approvalId, decisionId],
+    );
+    return result.rowCount === 1;
+  }
+
+  async releaseDecision(approvalId: string, decisionId: string): Promise<void> {
+    await this.#query('DELETE FROM decision_claims WHERE approval_id = $1 AND decision_id = $2', [approvalId, decisionId]);
+  }
+
+  async decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>> {
+    if (approvalIds.length === 0) return new Map();
+    const { rows } = await this.#query<DecisionHoldRow>('SELECT * FROM decision_claims WHERE approval_id = ANY($1::TEXT[])', [
+      [...approvalIds],
+    ]);
+    return new Map(rows.map((r) => [r.approval_id, decisionHoldOf(r)]));
   }
 
   async claimCooldown(c: Parameters<Store['claimCooldown']>[0]): Promise<CooldownClaim> {

@@ -7,8 +7,8 @@ import type { CollectQuery } from '../service/index.js';
 import type { Keyring } from './keyring.js';
 import type { CooldownHolder, StoredConfirmation } from './rules.js';
 import type {
-  CollectAttempt,
-  CollectOutcome,
+  DecisionClaim,
+  DecisionHold,
   IdentityLink,
   IdentityOutcome,
   IdentitySource,
@@ -161,38 +161,6 @@ export function reminderOf(r: ReminderRow): Reminder {
   };
 }
 
-export interface AttemptRow {
-  id: string;
-  at: Millis;
-  team_id: string;
-  channel_id: string;
-  user_id: string;
-  query: string;
-  outcome: CollectOutcome;
-  detail: string | null;
-  runs: string;
-  watch_runs?: string | null;
-  watch_note?: string | null;
-  watch_done?: Millis | null;
-  watch_id?: string | null;
-}
-
-export function attemptOf(r: AttemptRow): CollectAttempt {
-  return {
-    id: r.id,
-    at: dateOf(r.at),
-    teamId: r.team_id,
-    channelId: r.channel_id,
-    userId: r.user_id,
-    query: JSON.parse(r.query) as CollectQuery,
-    outcome: r.outcome,
-    detail: r.detail ?? undefined,
-    // The watch holds the runs' latest states; the attempt, the runs as they were started.
-    runs: JSON.parse(r.watch_runs ?? r.runs) as WatchedRun[],
-    watch: r.watch_id ? { note: r.watch_note ?? undefined, done: r.watch_done !== null && r.watch_done !== undefined } : undefined,
-  };
-}
-
 export interface WatchRow {
   attempt_id: string;
   team_id: string;
@@ -236,4 +204,35 @@ export interface CooldownHolderRow {
 
 export function cooldownHolderOf(r: CooldownHolderRow): CooldownHolder {
   return { userId: r.user_id, channelId: r.channel_id, at: dateOf(r.at), attemptId: r.attempt_id };
+}
+
+export interface DecisionHoldRow {
+  approval_id: string;
+  decision_id: string;
+  team_id: string;
+  user_id: string;
+  action: string;
+  state: string;
+  claimed_at: Millis;
+  until: Millis;
+  settled_at: Millis | null;
+}
+
+export function decisionHoldOf(r: DecisionHoldRow): DecisionHold {
+  return {
+    decisionId: r.decision_id,
+    teamId: r.team_id,
+    userId: r.user_id,
+    action: r.action,
+    state: r.state === 'done' || r.state === 'unsettled' ? r.state : 'sending',
+    at: dateOf(r.claimed_at),
+    until: dateOf(r.until),
+    settledAt: optionalDateOf(r.settled_at),
+  };
+}
+
+/** A claim that found the approval held, and the hold went in between (released): it may be taken on a second try. */
+export function decisionClaimOutcome(won: boolean, holder: DecisionHold | undefined): DecisionClaim | 'again' {
+  if (won) return { claimed: true };
+  return holder === undefined ? 'again' : { claimed: false, holder };
 }

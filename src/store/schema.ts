@@ -7,12 +7,21 @@
  * list was shared, so a database made by any earlier release is recognised as it is.
  */
 
+import type { AuditValues } from './audit.js';
+import { carryAttempt, type LegacyAttemptRow } from './legacy-audit.js';
+
 export interface Migration {
   readonly version: number;
   /** What it adds, for people reading the list and the errors. */
   readonly name: string;
   /** Statements separated by semicolons, run together in one transaction. */
   readonly sql: string;
+  /**
+   * Rows carried into the audit trail by code, after the SQL and in the same transaction, where a
+   * sentence must be read into fields (which SQL alike in both databases cannot do): each row
+   * `select` returns becomes the audit rows `rows` makes of it, inserted as the stores insert any.
+   */
+  readonly carry?: { readonly select: string; readonly rows: (row: Record<string, unknown>) => AuditValues[] };
 }
 
 /**
@@ -23,6 +32,8 @@ export interface Migration {
  * COLUMN works in both). test/store/migrations.test.ts then upgrades a frozen v3 database on both
  * and checks it ends up like a new one; if the migration moves or rewrites rows, check them there.
  */
+const carryAttempts = (row: Record<string, unknown>): AuditValues[] => [carryAttempt(row as unknown as LegacyAttemptRow)];
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -152,6 +163,49 @@ export const MIGRATIONS: readonly Migration[] = [
        slot  INTEGER PRIMARY KEY,
        owner TEXT,
        until BIGINT
+     );`,
+  },
+  {
+    version: 7,
+    name: 'an append-only, structured audit trail',
+    // One row per step (asked, confirmed, sent, answered, refused…), only ever inserted: the time of
+    // each step is kept, and its fields are data (JSON in `data`), not a sentence. collect_attempts,
+    // written by earlier releases, is carried over and kept as it was (an older instance still
+    // running beside a newer one during a deploy writes there); this release no longer reads it.
+    sql: `CREATE TABLE audit_events (
+       id          TEXT PRIMARY KEY,
+       at          BIGINT NOT NULL,
+       kind        TEXT NOT NULL,
+       subject     TEXT NOT NULL,
+       step        TEXT NOT NULL,
+       team_id     TEXT NOT NULL,
+       user_id     TEXT NOT NULL,
+       channel_id  TEXT NOT NULL,
+       approval_id TEXT NOT NULL,
+       data        TEXT NOT NULL
+     );
+     CREATE INDEX audit_events_subject ON audit_events (subject);
+     CREATE INDEX audit_events_kind_at ON audit_events (kind, at);
+     CREATE INDEX audit_events_channel ON audit_events (team_id, channel_id, at);
+     CREATE INDEX audit_events_approval ON audit_events (approval_id);`,
+    carry: { select: 'SELECT * FROM collect_attempts', rows: carryAttempts },
+  },
+  {
+    version: 8,
+    name: 'decisions in chat: one hold per approval',
+    // The row is the claim that makes a decision exactly once across clicks, retries and instances;
+    // 'done' holds for good (the approval is not offered again), while 'sending' and 'unsettled'
+    // give way at `until`, so that a user is never locked out by a call whose outcome is unknown.
+    sql: `CREATE TABLE decision_claims (
+       approval_id TEXT PRIMARY KEY,
+       decision_id TEXT NOT NULL,
+       team_id     TEXT NOT NULL,
+       user_id     TEXT NOT NULL,
+       action      TEXT NOT NULL,
+       state       TEXT NOT NULL,
+       claimed_at  BIGINT NOT NULL,
+       until       BIGINT NOT NULL,
+       settled_at  BIGINT
      );`,
   },
 ];

@@ -7,15 +7,27 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Secret } from '../runtime/secret.js';
+import {
+  AuditIds,
+  type AuditRow,
+  type AuditValues,
+  type CollectRow,
+  collectValues,
+  decisionValues,
+  foldAttempts,
+  foldDecisions,
+  INSERT_AUDIT,
+} from './audit.js';
 import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
 import {
-  type AttemptRow,
-  attemptOf,
   type ConfirmationRow,
   type CooldownHolderRow,
   confirmationOf,
   cooldownHolderOf,
+  type DecisionHoldRow,
+  decisionClaimOutcome,
+  decisionHoldOf,
   type IdentityRow,
   identityOf,
   identityOutcomeText,
@@ -43,8 +55,13 @@ import type {
   AuditFilter,
   ClaimResult,
   CollectAttempt,
+  CollectEvent,
   CooldownClaim,
   CooldownHolderOf,
+  DecisionClaim,
+  DecisionEvent,
+  DecisionHold,
+  DecisionRecord,
   IdentityLink,
   IdentityOutcome,
   IdentitySource,
@@ -159,20 +176,47 @@ function prepare(db: Database.Database) {
          lease_owner = NULL, lease_until = NULL
        WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ?`,
     ),
-    insertAttempt: db.prepare<[string, number, string, string, string, string, string, string | null, string]>(
-      `INSERT INTO collect_attempts (id, at, team_id, channel_id, user_id, query, outcome, detail, runs)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET at = excluded.at, outcome = excluded.outcome, detail = excluded.detail, runs = excluded.runs`,
-    ),
+    // Only ever INSERT: the trail is evidence, and nothing here updates or deletes its rows.
+    insertAudit: db.prepare<AuditValues>(INSERT_AUDIT),
     listAttempts: db.prepare<
-      [string | null, string | null, string | null, string | null, number | null, number | null, number],
-      AttemptRow
+      [string | null, string | null, string | null, string | null, string | null, string | null, number | null, number | null, number],
+      CollectRow
     >(
-      `SELECT a.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
-       FROM collect_attempts a LEFT JOIN collect_watches w ON w.attempt_id = a.id
-       WHERE (? IS NULL OR a.team_id = ?) AND (? IS NULL OR a.channel_id = ?) AND (? IS NULL OR a.at >= ?)
-       ORDER BY a.at DESC, a.rowid DESC LIMIT ?`,
+      `SELECT e.*, w.attempt_id AS watch_id, w.runs AS watch_runs, w.note AS watch_note, w.done_at AS watch_done
+       FROM audit_events e LEFT JOIN collect_watches w ON w.attempt_id = e.subject
+       WHERE e.kind = 'collection' AND e.subject IN (
+         SELECT subject FROM audit_events
+         WHERE kind = 'collection' AND (? IS NULL OR team_id = ?) AND (? IS NULL OR channel_id = ?) AND (? IS NULL OR user_id = ?)
+         GROUP BY subject HAVING (? IS NULL OR MAX(at) >= ?)
+         ORDER BY MAX(id) DESC LIMIT ?)`,
     ),
+    listDecisions: db.prepare<[string | null, string | null, string | null, string | null, number | null, number | null, number], AuditRow>(
+      `SELECT e.* FROM audit_events e
+       WHERE e.kind = 'decision' AND e.subject IN (
+         SELECT subject FROM audit_events
+         WHERE kind = 'decision' AND (? IS NULL OR team_id = ?) AND (? IS NULL OR user_id = ?)
+         GROUP BY subject HAVING (? IS NULL OR MAX(at) >= ?)
+         ORDER BY MAX(id) DESC LIMIT ?)`,
+    ),
+    // The conditional upsert is the claim: only one caller can take an approval that is free, or
+    // whose hold has given way; a hold that is done never gives way.
+    claimDecision: db.prepare<[string, string, string, string, string, number, number, number], { decision_id: string }>(
+      `INSERT INTO decision_claims (approval_id, decision_id, team_id, user_id, action, state, claimed_at, until)
+       VALUES (?, ?, ?, ?, ?, 'sending', ?, ?)
+       ON CONFLICT (approval_id) DO UPDATE SET decision_id = excluded.decision_id, team_id = excluded.team_id,
+         user_id = excluded.user_id, action = excluded.action, state = 'sending', claimed_at = excluded.claimed_at,
+         until = excluded.until, settled_at = NULL
+       WHERE decision_claims.state <> 'done' AND decision_claims.until <= ?
+       RETURNING decision_id`,
+    ),
+    decisionHold: db.prepare<[string], DecisionHoldRow>('SELECT * FROM decision_claims WHERE approval_id = ?'),
+    decisionHolds: db.prepare<[string], DecisionHoldRow>(
+      'SELECT * FROM decision_claims WHERE approval_id IN (SELECT value FROM json_each(?))',
+    ),
+    settleDecision: db.prepare<[string, number, number, string, string]>(
+      'UPDATE decision_claims SET state = ?, until = ?, settled_at = ? WHERE approval_id = ? AND decision_id = ?',
+    ),
+    releaseDecision: db.prepare<[string, string]>('DELETE FROM decision_claims WHERE approval_id = ? AND decision_id = ?'),
     claimCooldown: db.prepare<[string, string, string, string, string, number, number], { attempt_id: string }>(
       `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (team_id, target) DO UPDATE SET user_id = excluded.user_id, channel_id = excluded.channel_id,
@@ -228,6 +272,7 @@ export class SqliteStore implements Store {
   readonly #keys: Keyring;
   readonly #sql: ReturnType<typeof prepare>;
   readonly #outcomes = new OutcomeThrottle();
+  readonly #auditIds = new AuditIds();
   readonly #pruning = new SignaturePruning();
   /** Signatures waiting for the next write, with whom to tell whether each was new. */
   readonly #signatures: Array<{
@@ -289,6 +334,11 @@ export class SqliteStore implements Store {
       const [next] = pendingMigrations(applied.all().map((r) => r.version));
       if (next === undefined) return false;
       this.#db.exec(next.sql);
+      if (next.carry) {
+        const insert = this.#db.prepare<AuditValues>(INSERT_AUDIT);
+        for (const row of this.#db.prepare<[], Record<string, unknown>>(next.carry.select).all())
+          for (const values of next.carry.rows(row)) insert.run(...values);
+      }
       record.run(next.version, Date.now());
       return true;
     });
@@ -492,19 +542,9 @@ export class SqliteStore implements Store {
     });
   }
 
-  recordCollectAttempt(a: Omit<CollectAttempt, 'watch'>): Promise<void> {
+  recordCollectStep(e: CollectEvent): Promise<void> {
     return this.#patiently(() => {
-      this.#sql.insertAttempt.run(
-        a.id,
-        a.at.getTime(),
-        a.teamId,
-        a.channelId,
-        a.userId,
-        JSON.stringify(a.query),
-        a.outcome,
-        a.detail ?? null,
-        JSON.stringify(a.runs),
-      );
+      this.#sql.insertAudit.run(...collectValues(this.#auditIds.next(e.at), e));
     });
   }
 
@@ -512,8 +552,62 @@ export class SqliteStore implements Store {
     return this.#patiently(() => {
       const team = f.teamId ?? null;
       const channel = f.channelId ?? null;
+      const user = f.userId ?? null;
       const since = f.since?.getTime() ?? null;
-      return this.#sql.listAttempts.all(team, team, channel, channel, since, since, f.limit).map(attemptOf);
+      return foldAttempts(this.#sql.listAttempts.all(team, team, channel, channel, user, user, since, since, f.limit));
+    });
+  }
+
+  recordDecisionStep(e: DecisionEvent): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.insertAudit.run(...decisionValues(this.#auditIds.next(e.at), e));
+    });
+  }
+
+  listDecisions(f: AuditFilter): Promise<DecisionRecord[]> {
+    return this.#patiently(() => {
+      const team = f.teamId ?? null;
+      const user = f.userId ?? null;
+      const since = f.since?.getTime() ?? null;
+      return foldDecisions(this.#sql.listDecisions.all(team, team, user, user, since, since, f.limit));
+    });
+  }
+
+  claimDecision(c: Parameters<Store['claimDecision']>[0]): Promise<DecisionClaim> {
+    return this.#patiently(() => {
+      for (;;) {
+        const won = this.#sql.claimDecision.get(
+          c.approvalId,
+          c.decisionId,
+          c.teamId,
+          c.userId,
+          c.action,
+          c.at.getTime(),
+          c.until.getTime(),
+          c.at.getTime(),
+        );
+        const row = won === undefined ? this.#sql.decisionHold.get(c.approvalId) : undefined;
+        const outcome = decisionClaimOutcome(won !== undefined, row === undefined ? undefined : decisionHoldOf(row));
+        if (outcome !== 'again') return outcome;
+      }
+    });
+  }
+
+  settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean> {
+    return this.#patiently(() => this.#sql.settleDecision.run(state, until.getTime(), at.getTime(), approvalId, decisionId).changes === 1);
+  }
+
+  releaseDecision(approvalId: string, decisionId: string): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.releaseDecision.run(approvalId, decisionId);
+    });
+  }
+
+  decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>> {
+    return this.#patiently(() => {
+      if (approvalIds.length === 0) return new Map();
+      const rows = this.#sql.decisionHolds.all(JSON.stringify(approvalIds));
+      return new Map(rows.map((r) => [r.approval_id, decisionHoldOf(r)]));
     });
   }
 

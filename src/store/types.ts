@@ -118,8 +118,13 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** How an attempt ended; 'unanswered': a confirmation was asked for, and neither Run nor Cancel has been clicked. */
-export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled' | 'unanswered';
+/**
+ * How an attempt ended, as its last step says. 'unanswered': a confirmation was asked for, and
+ * neither Run nor Cancel has been clicked; 'confirmed': Run was clicked and nothing followed (yet);
+ * 'sent': the service was asked and no answer was recorded (the process stopped meanwhile, or it
+ * is under way).
+ */
+export type CollectOutcome = 'started' | 'nothing-matched' | 'refused' | 'failed' | 'cancelled' | 'unanswered' | 'confirmed' | 'sent';
 
 /** A run as the audit trail and the live message know it. */
 export interface WatchedRun {
@@ -133,21 +138,170 @@ export interface WatchedRun {
   endedAt?: number;
 }
 
-/** One attempt to start a collection: who, where, what, and how it ended. Never a token. */
-export interface CollectAttempt {
-  id: string;
+/** Why a collection was refused, cancelled or failed: fields, not a sentence, so that every reader words it its own way. */
+export type AttemptReason =
+  | { kind: 'channel'; allowedChannels: string[] }
+  | { kind: 'user' }
+  | { kind: 'force' }
+  | { kind: 'not-linked' }
+  /**
+   * `offered`: the asker was offered "Start anyway" and did not take it (taking it is a step of its own).
+   * `collector`: the collector held, where it was part of a bigger target (reasons recorded before it was have none).
+   */
+  | { kind: 'cooldown'; userId: string; at: Date; offered: boolean; collector?: string | undefined }
+  /** The service's own error, by kind (ServiceError kinds), with what it said. */
+  | { kind: 'service'; error: string; message: string }
+  | { kind: 'internal' }
+  | { kind: 'cancelled' }
+  | { kind: 'not-again' }
+  /** What a row carried over from before the structured trail held and nothing here recognises: as it was written. */
+  | { kind: 'other'; text: string };
+
+/** The steps an audited action goes through; each is one row of the trail, appended, never changed. */
+export type AuditStep = 'asked' | 'refused' | 'confirmed' | 'cancelled' | 'sent' | 'answered' | 'failed';
+
+/** One step of a collection attempt, with the fields that step has. */
+export type CollectStep =
+  /** A confirmation (Run / Cancel, or "Start anyway") was offered. */
+  | { step: 'asked' }
+  | { step: 'refused'; reason: AttemptReason }
+  | { step: 'confirmed' }
+  | { step: 'cancelled'; reason: AttemptReason }
+  | { step: 'sent' }
+  /** The service answered the start: the runs it began (none: nothing matched), and the collectors left out or run again within the cooldown. */
+  | { step: 'answered'; runs: WatchedRun[]; leftOut: string[]; ranAgain: string[] }
+  /** `maybeStarted`: the request may have reached the service, so runs may have begun. */
+  | { step: 'failed'; reason: AttemptReason; maybeStarted: boolean };
+
+/** A step of a collection attempt as it is recorded: who, where, what, and the step. Never a token. */
+export type CollectEvent = CollectStep & {
+  /** The attempt it belongs to: every step of one attempt has its id. */
+  attemptId: string;
   at: Date;
   teamId: string;
   channelId: string;
   userId: string;
   query: CollectQuery;
+};
+
+/** One attempt to start a collection, read back from its steps: who, where, what, and how it ended. */
+export interface CollectAttempt {
+  id: string;
+  /** When it began: the question asked, or the start typed. */
+  at: Date;
+  /** Its latest step. */
+  lastAt: Date;
+  teamId: string;
+  channelId: string;
+  userId: string;
+  query: CollectQuery;
   outcome: CollectOutcome;
-  /** Why it was refused, or the service's error; plain words. */
-  detail: string | undefined;
+  /** Why it was refused, cancelled or failed. */
+  reason: AttemptReason | undefined;
+  /** Started: collectors of the target left out, or run again, within the cooldown. */
+  leftOut: string[];
+  ranAgain: string[];
   runs: WatchedRun[];
+  /** Every step, oldest first. */
+  steps: Array<{ step: AuditStep; at: Date }>;
   /** Where the live status stands: watching, finished, timed out, unavailable… (from the watch, when there is one). */
   watch?: { note: string | undefined; done: boolean } | undefined;
 }
+
+/** Why a decision was turned away before anything was sent to the service. */
+export type DecisionRefusal =
+  | { kind: 'not-linked' }
+  /** The service would not show the approval to this user: completed, reassigned, withdrawn, or never theirs. */
+  | { kind: 'not-visible' }
+  /** The service shows it completed already (as `state`, by `by`). */
+  | { kind: 'not-pending'; state: string; by: string }
+  /** Its items are decided one by one, in the service. */
+  | { kind: 'line-items' }
+  /** The action chosen is not among those the service lists for it now. */
+  | { kind: 'action-not-listed'; listed: string[] }
+  /** Decided from chat already (by this user or another). */
+  | { kind: 'already-decided'; userId: string; action: string; at: Date }
+  /** A decision on it is being sent, or was sent without an answer, and may not be sent again yet. */
+  | { kind: 'held'; userId: string; action: string; state: 'sending' | 'unsettled'; until: Date }
+  /** The service does not offer a command the decision needs (the decision call, or getApprovalDetails to check it). */
+  | { kind: 'not-offered'; command: string }
+  /** Reading the approval before sending failed; nothing was sent. */
+  | { kind: 'check-failed'; error: string; message: string };
+
+/** What the service shows of an approval, read after a decision: for the trail, and for the approver. */
+export interface SeenState {
+  pending: boolean;
+  state: string;
+  completedDate: string;
+  completedBy: string;
+}
+
+/** How the service answered a decision that was sent. */
+export type DecisionResult =
+  /** It accepted it (any 2xx). */
+  | { result: 'done'; seen?: SeenState | undefined }
+  /** It refused it, by its error's kind (ServiceError kinds), with what it said. */
+  | { result: 'refused'; error: string; message: string; status?: number | undefined }
+  /** It never reached the service (no connection could be made). */
+  | { result: 'not-sent'; error: string; message: string }
+  /** No answer that says (a timeout, a connection lost, a 5xx): `seen` is what getApprovalDetails showed afterwards, when it answered. */
+  | { result: 'unknown'; error: string; message: string; seen?: SeenState | undefined };
+
+export type DecisionStep =
+  /** The approver chose an action and was shown its confirmation. */
+  | { step: 'asked' }
+  /** They submitted it, with this comment; the decision was claimed for them. */
+  | { step: 'confirmed'; comment: string }
+  | { step: 'refused'; reason: DecisionRefusal }
+  | { step: 'sent' }
+  | ({ step: 'answered' } & DecisionResult);
+
+/** A step of a decision as it is recorded: who, which approval, which action, and the step. Never a token. */
+export type DecisionEvent = DecisionStep & {
+  /** Every step of one decision has its id. */
+  decisionId: string;
+  at: Date;
+  teamId: string;
+  userId: string;
+  approvalId: string;
+  action: string;
+  /** The Slack request it was made in, as every log line of it says. */
+  requestId?: string | undefined;
+};
+
+/** A decision read back from its steps. */
+export interface DecisionRecord {
+  id: string;
+  /** When it began (the action chosen), and its latest step. */
+  at: Date;
+  lastAt: Date;
+  teamId: string;
+  userId: string;
+  approvalId: string;
+  action: string;
+  comment: string | undefined;
+  /** How it stands: 'asked' (no submission), 'refused' (before sending), 'sent' (no answer recorded), or the service's answer. */
+  outcome: 'asked' | 'confirmed' | 'refused' | 'sent' | 'done' | 'not-done' | 'not-sent' | 'unknown';
+  refusal: DecisionRefusal | undefined;
+  answer: DecisionResult | undefined;
+  steps: Array<{ step: AuditStep; at: Date; requestId: string | undefined }>;
+}
+
+/** A decision's hold on an approval: one at a time, so that none is sent twice. */
+export interface DecisionHold {
+  decisionId: string;
+  teamId: string;
+  userId: string;
+  action: string;
+  /** sending: claimed, its call under way; unsettled: sent, no answer that says; done: the service took it (or shows it completed). */
+  state: 'sending' | 'unsettled' | 'done';
+  at: Date;
+  /** Until when a sending or unsettled hold keeps others off: after it, a new decision may take it (and checks the service first). */
+  until: Date;
+  settledAt: Date | undefined;
+}
+
+export type DecisionClaim = { claimed: true } | { claimed: false; holder: DecisionHold };
 
 export type CooldownHolderOf = Extract<CooldownClaim, { claimed: false }>['holder'];
 
@@ -177,6 +331,7 @@ export interface RunWatch {
 export interface AuditFilter {
   teamId?: string | undefined;
   channelId?: string | undefined;
+  userId?: string | undefined;
   since?: Date | undefined;
   limit: number;
 }
@@ -258,13 +413,34 @@ export interface Store {
   /** Extends every slot `owner` holds to `until`; returns how many. */
   renewServiceSlots(owner: string, until: Date): Promise<number>;
 
-  /**
-   * Records an attempt; recording one with the same id again completes its line (when, outcome,
-   * detail, runs), so that a question and the click that answers it are one line, not two.
-   */
-  recordCollectAttempt(attempt: Omit<CollectAttempt, 'watch'>): Promise<void>;
-  /** Newest first, with the live state of their runs. */
+  /** Appends a step of a collection attempt to the audit trail: rows are only ever added, never changed or removed. */
+  recordCollectStep(event: CollectEvent): Promise<void>;
+  /** Attempts, latest activity first, each read back from its steps, with the live state of their runs. */
   listCollectAttempts(filter: AuditFilter): Promise<CollectAttempt[]>;
+  /** Appends a step of a decision to the audit trail. */
+  recordDecisionStep(event: DecisionEvent): Promise<void>;
+  /** Decisions, latest activity first, each read back from its steps. */
+  listDecisions(filter: AuditFilter): Promise<DecisionRecord[]>;
+  /**
+   * Claims an approval for one decision, atomically: of any number of concurrent claims (a double
+   * submit, a retry from Slack, two instances), one gets it, and the others learn who holds it. A
+   * hold that is done is for good; one sending or unsettled gives way once its `until` has passed.
+   */
+  claimDecision(c: {
+    approvalId: string;
+    decisionId: string;
+    teamId: string;
+    userId: string;
+    action: string;
+    at: Date;
+    until: Date;
+  }): Promise<DecisionClaim>;
+  /** The decision's hold becomes done (for good) or unsettled until `until`; false when it no longer holds it. */
+  settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean>;
+  /** Gives the approval back (nothing was sent, or the service said no): only the decision that holds it can. */
+  releaseDecision(approvalId: string, decisionId: string): Promise<void>;
+  /** The holds on these approvals (any state), by approval id. */
+  decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>>;
   /**
    * Takes the cooldown for a collection target in a workspace, atomically: of two starts of the
    * same target within `cooldownMs`, on any instances, one gets it and the other learns who has it.

@@ -29,7 +29,7 @@ function build(options: FakeDepsOptions = {}) {
       channel: a.channelId,
       query: a.query,
       outcome: a.outcome,
-      detail: a.detail,
+      reason: a.reason,
     }));
   /** A confirmation Ada was offered for `query`. */
   const offered = async (query: CollectionRequest['query'] = {}) => {
@@ -65,7 +65,7 @@ describe('offerConfirmation', () => {
     ]);
     expect(t.fake.calls).toEqual([]);
     expect(await t.attempts()).toEqual([
-      { user: 'UADA', channel: 'C1', query: { application: 'AD', force: true }, outcome: 'unanswered', detail: undefined },
+      { user: 'UADA', channel: 'C1', query: { application: 'AD', force: true }, outcome: 'unanswered', reason: undefined },
     ]);
   });
 
@@ -78,7 +78,7 @@ describe('offerConfirmation', () => {
     });
     expect(t.created).toEqual([]);
     expect(await t.attempts()).toEqual([
-      { user: 'UADA', channel: 'C1', query: {}, outcome: 'refused', detail: 'not an allowed channel (allowed: C0OPS)' },
+      { user: 'UADA', channel: 'C1', query: {}, outcome: 'refused', reason: { kind: 'channel', allowedChannels: ['C0OPS'] } },
     ]);
   });
 
@@ -165,8 +165,12 @@ describe('decideConfirmation', () => {
     });
     expect(await decideConfirmation(t.deps, ADA, 'older-build-1', 'run')).toEqual({
       kind: 'confirmed',
-      request: { who: ADA, channelId: 'C9', query: { name: 'AD Accounts', force: true }, overrideCooldown: false },
+      // Without an attempt of its own, the click begins one: its steps and the start's share it.
+      request: { who: ADA, channelId: 'C9', query: { name: 'AD Accounts', force: true }, overrideCooldown: false, attemptId: 'id-000001' },
     });
+    expect((await t.deps.store.listCollectAttempts({ limit: 5 })).map((a) => [a.id, a.outcome, a.steps.map((s) => s.step)])).toEqual([
+      ['id-000001', 'confirmed', ['confirmed']],
+    ]);
   });
 
   it('holds up to its expiry, and is expired after it', async () => {
@@ -188,7 +192,7 @@ describe('decideConfirmation', () => {
     expect(await decideConfirmation(t.deps, ADA, id, 'run')).toEqual({ kind: 'already-used' });
     expect(await decideConfirmation(t.deps, ADA, id, 'cancel')).toEqual({ kind: 'already-used' });
     expect(await t.attempts()).toEqual([
-      { user: 'UADA', channel: 'C1', query: { application: 'AD' }, outcome: 'cancelled', detail: 'cancelled at the confirmation' },
+      { user: 'UADA', channel: 'C1', query: { application: 'AD' }, outcome: 'cancelled', reason: { kind: 'cancelled' } },
     ]);
   });
 
@@ -223,7 +227,7 @@ describe('decideConfirmation', () => {
     ]);
     expect(await decideConfirmation(t.deps, ADA, run, 'run')).toEqual({
       kind: 'confirmed',
-      request: { who: ADA, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true },
+      request: { who: ADA, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true, attemptId: expect.any(String) },
     });
     expect(await decideConfirmation(t.deps, ADA, cancel, 'cancel')).toEqual({ kind: 'cancelled' });
     expect(await t.attempts()).toEqual([
@@ -232,8 +236,10 @@ describe('decideConfirmation', () => {
         channel: 'C1',
         query: { name: 'AD Accounts' },
         outcome: 'cancelled',
-        detail: 'did not start it again within the cooldown',
+        reason: { kind: 'not-again' },
       },
+      // The Run was clicked and no start followed it here: the trail says so, and no more.
+      { user: 'UADA', channel: 'C1', query: { name: 'AD Accounts' }, outcome: 'confirmed', reason: undefined },
     ]);
   });
 });
@@ -276,12 +282,12 @@ describe('the audit trail: one line per attempt, with how it ended', () => {
     expect(offer).toMatchObject({ kind: 'cooldown', overrideId: expect.any(String) });
     const forced = await offerConfirmation(t.deps, req({ who: EVE, query: { name: 'AD Accounts', force: true } }), ['force']);
     expect(forced).toMatchObject({ kind: 'cooldown', overrideId: expect.any(String) });
-    const cooldown = `cooldown: started by UADA at ${NOW.toISOString()}; offered start anyway`;
+    const cooldown = { kind: 'cooldown', userId: 'UADA', at: NOW, offered: true };
     expect(await t.attempts()).toEqual([
-      { user: 'UEVE', channel: 'C1', query: { name: 'AD Accounts', force: true }, outcome: 'refused', detail: cooldown },
-      // Everything was held by one collector of it: the line says which, so that history can say who started what.
-      { user: 'UEVE', channel: 'C1', query: {}, outcome: 'refused', detail: `${cooldown}; collector AD Accounts` },
-      { user: 'UADA', channel: 'C1', query: { name: 'AD Accounts' }, outcome: 'started', detail: undefined },
+      { user: 'UEVE', channel: 'C1', query: { name: 'AD Accounts', force: true }, outcome: 'refused', reason: cooldown },
+      // Everything was held by one collector of it: the reason says which, so that history can say who started what.
+      { user: 'UEVE', channel: 'C1', query: {}, outcome: 'refused', reason: { ...cooldown, collector: 'AD Accounts' } },
+      { user: 'UADA', channel: 'C1', query: { name: 'AD Accounts' }, outcome: 'started', reason: undefined },
     ]);
   });
 
@@ -307,13 +313,19 @@ describe('the audit trail: one line per attempt, with how it ended', () => {
     if (decided.kind !== 'confirmed') throw new Error(`expected confirmed, got ${decided.kind}`);
     expect((await startCollection(t.deps, decided.request)).kind).toBe('started');
     const rows = await t.deps.store.listCollectAttempts({ limit: 20 });
-    expect(rows.map((a) => [a.userId, a.channelId, a.outcome, a.detail])).toEqual([
+    expect(rows.map((a) => [a.userId, a.channelId, a.outcome, a.reason])).toEqual([
       ['UEVE', 'C1', 'started', undefined],
-      ['UEVE', 'C2', 'cancelled', 'did not start it again within the cooldown'],
+      ['UEVE', 'C2', 'cancelled', { kind: 'not-again' }],
       ['UADA', 'C1', 'started', undefined],
     ]);
-    // The line tells when it was decided, as the cooldown it now holds does.
-    expect(rows[0]?.at).toEqual(later);
+    // Each step keeps its own time: when it was refused (and "Start anyway" offered), and when that was taken.
+    expect(rows[0]?.steps.map((s) => [s.step, s.at])).toEqual([
+      ['refused', NOW],
+      ['confirmed', later],
+      ['sent', later],
+      ['answered', later],
+    ]);
+    expect([rows[0]?.at, rows[0]?.lastAt]).toEqual([NOW, later]);
   });
 
   it('records a confirmation that is never answered as asked, not answered; Run or Cancel completes that line', async () => {
@@ -321,7 +333,7 @@ describe('the audit trail: one line per attempt, with how it ended', () => {
     await t.link();
     await t.offered({ application: 'AD' });
     expect(await t.attempts()).toEqual([
-      { user: 'UADA', channel: 'C1', query: { application: 'AD' }, outcome: 'unanswered', detail: undefined },
+      { user: 'UADA', channel: 'C1', query: { application: 'AD' }, outcome: 'unanswered', reason: undefined },
     ]);
     const run = await t.offered({});
     const cancel = await t.offered({ application: 'AWS' });
@@ -329,9 +341,10 @@ describe('the audit trail: one line per attempt, with how it ended', () => {
     const decided = await decideConfirmation(t.deps, ADA, run, 'run');
     if (decided.kind !== 'confirmed') throw new Error(`expected confirmed, got ${decided.kind}`);
     expect((await startCollection(t.deps, decided.request)).kind).toBe('started');
+    // Latest activity first: the start came after the cancel.
     expect((await t.attempts()).map((a) => [a.query, a.outcome])).toEqual([
-      [{ application: 'AWS' }, 'cancelled'],
       [{}, 'started'],
+      [{ application: 'AWS' }, 'cancelled'],
       [{ application: 'AD' }, 'unanswered'],
     ]);
   });
@@ -340,7 +353,7 @@ describe('the audit trail: one line per attempt, with how it ended', () => {
     const t = build();
     await t.link('UEVE');
     expect(await offerConfirmation(t.deps, req(), ['all-collectors'])).toEqual({ kind: 'not-linked' });
-    expect(await t.attempts()).toEqual([{ user: 'UADA', channel: 'C1', query: {}, outcome: 'refused', detail: 'not linked' }]);
+    expect(await t.attempts()).toEqual([{ user: 'UADA', channel: 'C1', query: {}, outcome: 'refused', reason: { kind: 'not-linked' } }]);
   });
 
   it('completes the line of a typed start turned away by the cooldown when its "Start anyway" is clicked', async () => {

@@ -1,18 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { catalogOf, coverageOf } from '../../src/collections/coverage.js';
 import type { CollectAttempt } from '../../src/store/index.js';
+import { attemptOf } from '../helpers/attempts.js';
 
-const attempt = (query: CollectAttempt['query'], collectors: string[], at = 0): CollectAttempt => ({
-  id: `a${at}`,
-  at: new Date(at),
-  teamId: 'T1',
-  channelId: 'C1',
-  userId: 'U1',
-  query,
-  outcome: 'started',
-  detail: undefined,
-  runs: collectors.map((c, i) => ({ runId: String(i), collector: c, state: undefined })),
-});
+const attempt = (query: CollectAttempt['query'], collectors: string[], at = 0): CollectAttempt =>
+  attemptOf({
+    id: `a${at}`,
+    at: new Date(at),
+    query,
+    runs: collectors.map((c, i) => ({ runId: String(i), collector: c, state: undefined })),
+  });
 
 describe('what earlier runs tell of the collectors a start covers', () => {
   // Newest first, as the store lists them.

@@ -30,7 +30,7 @@ function build(options: FakeDepsOptions = {}) {
     t.deps.now = () => new Date(NOW.getTime() + ms);
   };
   const attempts = async () =>
-    (await t.deps.store.listCollectAttempts({ limit: 20 })).map((a) => ({ user: a.userId, outcome: a.outcome, detail: a.detail }));
+    (await t.deps.store.listCollectAttempts({ limit: 20 })).map((a) => ({ user: a.userId, outcome: a.outcome, reason: a.reason }));
   const watchesDue = (at: Date) => t.deps.store.claimDueWatches(at, 'test', new Date(at.getTime() + 60_000), 10);
   return { ...t, later, attempts, watchesDue };
 }
@@ -66,7 +66,7 @@ describe('startCollection: who may', () => {
       userId: 'UADA',
       query: { name: 'AD Accounts' },
       outcome: 'refused',
-      detail: 'not an allowed channel (allowed: C0OPS, C0SEC)',
+      reason: { kind: 'channel', allowedChannels: ['C0OPS', 'C0SEC'] },
       runs: [],
     });
   });
@@ -93,9 +93,9 @@ describe('startCollection: who may', () => {
     expect(t.groupLookups).toEqual(['S0OPS', 'S0SEC']);
     expect(t.fake.calls.map((c) => 'token' in c && c.token)).toEqual(['token-of-UOSCAR', 'token-of-UADA']);
     expect(await t.attempts()).toEqual([
-      { user: 'UADA', outcome: 'started', detail: undefined },
-      { user: 'UOSCAR', outcome: 'started', detail: undefined },
-      { user: 'UEVE', outcome: 'refused', detail: 'not an allowed user' },
+      { user: 'UADA', outcome: 'started', reason: undefined },
+      { user: 'UOSCAR', outcome: 'started', reason: undefined },
+      { user: 'UEVE', outcome: 'refused', reason: { kind: 'user' } },
     ]);
   });
 
@@ -111,7 +111,7 @@ describe('startCollection: who may', () => {
     expect(t.fake.calls).toEqual([]);
     expect((await startCollection(t.deps, req({ who: OSCAR, query: forced }))).kind).toBe('started');
     expect(t.fake.calls).toEqual([{ command: 'collectEntitlements', query: forced, token: 'token-of-UOSCAR' }]);
-    expect((await t.attempts()).at(-1)).toEqual({ user: 'UADA', outcome: 'refused', detail: 'may not force' });
+    expect((await t.attempts()).at(-1)).toEqual({ user: 'UADA', outcome: 'refused', reason: { kind: 'force' } });
   });
 
   it('answers not-linked without a call, and records it', async () => {
@@ -119,7 +119,7 @@ describe('startCollection: who may', () => {
     await t.link('UEVE');
     expect(await startCollection(t.deps, req())).toEqual({ kind: 'not-linked' });
     expect(t.fake.calls).toEqual([]);
-    expect(await t.attempts()).toEqual([{ user: 'UADA', outcome: 'refused', detail: 'not linked' }]);
+    expect(await t.attempts()).toEqual([{ user: 'UADA', outcome: 'refused', reason: { kind: 'not-linked' } }]);
   });
 });
 
@@ -145,7 +145,7 @@ describe('startCollection: the cooldown', () => {
     expect((await t.attempts())[0]).toEqual({
       user: 'UEVE',
       outcome: 'refused',
-      detail: `cooldown: started by UADA at ${NOW.toISOString()}; offered start anyway`,
+      reason: { kind: 'cooldown', userId: 'UADA', at: NOW, offered: true },
     });
 
     // Another collector is another collection.
@@ -173,9 +173,10 @@ describe('startCollection: the cooldown', () => {
     if (oscar.kind !== 'cooldown' || oscar.overrideId === undefined)
       throw new Error(`expected a cooldown with an override, got ${oscar.kind}`);
     const decision = await decideConfirmation(t.deps, OSCAR, oscar.overrideId, 'run');
-    // The click completes the line of Oscar's refused attempt.
+    // The click is a step of Oscar's refused attempt.
     const [oscarsLine] = await t.deps.store.listCollectAttempts({ limit: 1 });
-    expect(oscarsLine).toMatchObject({ userId: 'UOSCAR', outcome: 'refused' });
+    expect(oscarsLine).toMatchObject({ userId: 'UOSCAR', outcome: 'confirmed', reason: { kind: 'cooldown', offered: true } });
+    expect(oscarsLine?.steps.map((s) => s.step)).toEqual(['refused', 'confirmed']);
     expect(decision).toEqual({
       kind: 'confirmed',
       request: { who: OSCAR, channelId: 'C1', query: { name: 'AD Accounts' }, overrideCooldown: true, attemptId: oscarsLine?.id },
@@ -238,7 +239,7 @@ describe('startCollection: the cooldown', () => {
     expect((await t.attempts()).at(-1)).toEqual({
       user: 'UADA',
       outcome: 'failed',
-      detail: 'service-unavailable: The Command Service did not answer in time',
+      reason: { kind: 'service', error: 'service-unavailable', message: 'The Command Service did not answer in time' },
     });
   });
 
@@ -268,23 +269,23 @@ describe('startCollection: the cooldown', () => {
     expect(await startCollection(t.deps, req())).toEqual({ kind: 'failed', error: conflict });
     expect((await startCollection(t.deps, req())).kind).toBe('started');
     expect(t.fake.calls).toHaveLength(2);
-    expect((await t.attempts()).map((a) => [a.outcome, a.detail])).toEqual([
+    expect((await t.attempts()).map((a) => [a.outcome, a.reason])).toEqual([
       ['started', undefined],
-      ['failed', 'conflict: Already queued'],
+      ['failed', { kind: 'service', error: 'conflict', message: 'Already queued' }],
     ]);
   });
 
   it('keeps the cooldown when the store fails after the service has started the runs', async () => {
     const t = build({ policy: { cooldownMs: COOLDOWN } });
     await t.link();
-    const record = t.deps.store.recordCollectAttempt.bind(t.deps.store);
+    const record = t.deps.store.recordCollectStep.bind(t.deps.store);
     // The audit row of the started runs cannot be written: the database went away just then.
-    t.deps.store.recordCollectAttempt = async (attempt) => {
-      if (attempt.outcome === 'started') throw new Error('connection terminated unexpectedly');
-      return record(attempt);
+    t.deps.store.recordCollectStep = async (event) => {
+      if (event.step === 'answered') throw new Error('connection terminated unexpectedly');
+      return record(event);
     };
     expect((await startCollection(t.deps, req())).kind).toBe('failed');
-    t.deps.store.recordCollectAttempt = record;
+    t.deps.store.recordCollectStep = record;
     // The runs are going: starting them again at once is what the cooldown is for.
     expect(await startCollection(t.deps, req())).toMatchObject({
       kind: 'cooldown',
@@ -451,7 +452,8 @@ describe('startCollection: the cooldown across targets (what earlier runs covere
       ranAgain: [{ collector: 'AD Accounts', holder: { userId: 'UADA', channelId: 'C1', at: NOW } }],
       status: { runs: [{ collector: 'AD Accounts' }, { collector: 'AD Groups' }] },
     });
-    expect((await t.attempts())[0]).toEqual({ user: 'UEVE', outcome: 'started', detail: 'started again within the cooldown: AD Accounts' });
+    expect((await t.attempts())[0]).toEqual({ user: 'UEVE', outcome: 'started', reason: undefined });
+    expect((await t.deps.store.listCollectAttempts({ limit: 1 }))[0]).toMatchObject({ leftOut: [], ranAgain: ['AD Accounts'] });
     // It ran, so its cooldown is Eve's now; and the application's collectors are known.
     t.later(60_000);
     expect(await startCollection(t.deps, req({ who: OSCAR, query: { name: 'AD Accounts' } }))).toMatchObject({

@@ -224,8 +224,8 @@ describe('audit trail', () => {
     expect(attempts.filter((a) => a.outcome === 'unanswered').map((a) => [a.userId, a.query])).toEqual([
       ['UGRACE', { name: 'AWS IAM', force: true }],
     ]);
-    const refusedWhy = attempts.filter((a) => a.outcome === 'refused').map((a) => a.detail?.split(' (')[0]?.split(':')[0]);
-    expect(new Set(refusedWhy)).toEqual(new Set(['not an allowed channel', 'not an allowed user', 'may not force', 'cooldown']));
+    const refusedWhy = attempts.filter((a) => a.outcome === 'refused').map((a) => a.reason?.kind);
+    expect(new Set(refusedWhy)).toEqual(new Set(['channel', 'user', 'force', 'cooldown']));
     const workday = attempts.find((a) => a.query.name === 'Workday Workers');
     expect(workday?.runs).toEqual([expect.objectContaining({ collector: 'Workday Workers', state: 'Completed' })]);
     expect(JSON.stringify(attempts)).not.toContain(h.demoToken('ops'));
@@ -254,6 +254,8 @@ describe('audit trail', () => {
     expect(unmatched).toMatchObject({ outcome: 'nothing-matched', query: { name: 'No Such Collector' }, runs: [] });
     expect(cancelled).toMatchObject({ outcome: 'cancelled', userId: 'UGRACE', query: {} });
     expect(fail).toMatchObject({ outcome: 'failed', query: { application: 'Mainframe' } });
-    expect(fail?.detail).toContain('no-eligible-collectors');
+    expect(fail?.reason).toMatchObject({ kind: 'service', error: 'no-eligible-collectors' });
+    // The question and its answer keep their own times: asked, then cancelled.
+    expect(cancelled?.steps.map((s) => s.step)).toEqual(['asked', 'cancelled']);
   });
 });

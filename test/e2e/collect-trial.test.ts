@@ -72,7 +72,7 @@ describe('a newcomer’s trial of /collect', () => {
     expect(buttonsOf(answer).map((b) => b.text)).toEqual(['Start anyway, forced', 'Cancel']);
     const [forced, everything] = await attempts();
     expect(forced).toMatchObject({ query: { name: 'AD Accounts', force: true }, outcome: 'refused' });
-    expect(forced?.detail).toMatch(/^cooldown: started by UOSCAR at .*; offered start anyway$/);
+    expect(forced?.reason).toMatchObject({ kind: 'cooldown', userId: 'UOSCAR', offered: true });
     expect(everything).toMatchObject({ query: {}, outcome: 'refused' });
     expect(collects()).toBe(1);
   });

@@ -160,6 +160,52 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await tab.close();
   });
 
+  it('decides an approval in three clicks and a comment: Details, the action, Confirm; the list then says so', async () => {
+    const modal = page.locator('#modal');
+    await type('/approvals');
+    await page.waitForSelector('.msg.ephemeral .bk-header');
+    const list = page.locator('.msg.ephemeral').last();
+    const details = list.locator('button[data-action-id="approval:details"]');
+    let action: string | undefined;
+    for (let i = 0; i < (await details.count()) && action === undefined; i++) {
+      await details.nth(i).click();
+      await modal.getByText('What the request asks for').waitFor();
+      const choices = modal.locator('button[data-action-id^="decision:choose:"]');
+      if ((await choices.count()) >= 2) {
+        // The second action the workflow lists: Rejected for approvals, Canceled for activities.
+        action = (await choices.nth(1).textContent()) ?? undefined;
+        await shot('12-decide-details');
+        await choices.nth(1).click();
+      } else {
+        await page.click('#modal-cancel');
+        await modal.waitFor({ state: 'hidden' });
+      }
+    }
+    if (action === undefined) throw new Error('nothing on the first page can be decided here');
+    await modal.getByText(`You are deciding this approval as ${action}:`).waitFor();
+    const comment = modal.locator('textarea[name="decision:comment|value"]');
+    if (action === 'Rejected') {
+      // Rejected needs a comment: an empty one is refused in the modal, and nothing is sent.
+      await modal.locator('button.primary').click();
+      await modal.getByText('Rejected needs a comment').waitFor();
+    }
+    await comment.fill('Not needed any more: <b>moved</b> to *Finance*');
+    await shot('13-decide-confirm');
+    await modal.locator('button.primary').click();
+    await modal.getByText('Done: the Command Service took your decision').waitFor();
+    expect(await modal.innerText()).toContain(`It shows it completed as ${action}`);
+    await shot('14-decided');
+    // Closing the outcome goes back to the Details, which now say it was decided, and offer nothing more.
+    await page.click('#modal-cancel');
+    await modal.getByText('(from Slack)').waitFor();
+    expect(await modal.locator('button[data-action-id^="decision:choose:"]').count()).toBe(0);
+    await page.click('#modal-cancel');
+    await modal.waitFor({ state: 'hidden' });
+    // The list, in place: the row says so, with no buttons.
+    await see(`${action} by you`);
+    expect(await page.locator('.msg.ephemeral').last().innerText()).toContain(`${action} by you`);
+  });
+
   it('shows the exact payload of a message on request', async () => {
     await page.locator('button.toggle').last().click();
     await page.waitForSelector('pre.payload');

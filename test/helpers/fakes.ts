@@ -7,7 +7,7 @@ import type { RespondArguments } from '@slack/bolt';
 import { storedTokens, trustedApplication } from '../../src/accounts/credentials.js';
 import { AppSession } from '../../src/accounts/trusted-app.js';
 import type { CollectStatus } from '../../src/collections/runs.js';
-import type { CollectPolicy } from '../../src/config.js';
+import { type CollectPolicy, readDecisions } from '../../src/config.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
 import { Background } from '../../src/runtime/background.js';
 import { createLogger } from '../../src/runtime/logger.js';
@@ -19,6 +19,7 @@ import type {
   ApprovalsPage,
   CollectionResult,
   CollectQuery,
+  DecisionValues,
   OptionalCommand,
   RequestItemsPage,
   RequestItemsPageQuery,
@@ -35,7 +36,8 @@ export type Call =
   | { command: 'logoutUser'; token: string }
   | { command: 'getApprovalDetails'; approvalId: string; token: string; onBehalfOf?: string }
   | { command: 'getRequestItems'; selector: RequestItemsSelector; page: RequestItemsPageQuery; token: string; onBehalfOf?: string }
-  | { command: 'loginTrustedApp'; clientId: string };
+  | { command: 'loginTrustedApp'; clientId: string }
+  | { command: 'decide'; values: DecisionValues; token: string; onBehalfOf?: string };
 
 export interface ServiceScript {
   findApprovals?: (q: ApprovalQuery) => Promise<ApprovalsPage>;
@@ -44,6 +46,7 @@ export interface ServiceScript {
   loginApp?: (clientId: string, clientSecret: string) => Promise<Secret>;
   details?: (approvalId: string) => Promise<ApprovalDetails>;
   items?: (selector: RequestItemsSelector, page: RequestItemsPageQuery) => Promise<RequestItemsPage>;
+  decide?: (values: DecisionValues) => Promise<void>;
   /** What offers() answers; every command is offered when absent. */
   offers?: (command: OptionalCommand) => boolean;
 }
@@ -120,6 +123,11 @@ export function fakeService(script: ServiceScript = {}) {
       if (script.items) return script.items(selector, page);
       return { items: [], received: 0, count: 0, total: undefined, workItemId: '', requestId: '', requestStatus: '' };
     },
+    async decide(_call, values, token, options) {
+      events.push('service');
+      calls.push({ command: 'decide', values, token: token.reveal(), ...behalf(options) });
+      if (script.decide) return script.decide(values);
+    },
     offers: (command) => script.offers?.(command) ?? true,
     withLogFields: () => service,
     close: async () => {},
@@ -142,6 +150,9 @@ export interface FakeDepsOptions {
   announceWithinMs?: number;
   /** The trusted-application mode, signing in with the scripted service's loginTrustedApp. */
   trusted?: boolean;
+  /** DECISION_REQUEST (and its companions) as an operator would set them; unset: no decisions. */
+  decisions?: Record<string, string>;
+  decisionHoldMs?: number;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}) {
@@ -221,6 +232,8 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
       watchLimitMs: 3_600_000,
       ...options.policy,
     },
+    decisions: options.decisions === undefined ? undefined : readDecisions(options.decisions),
+    decisionHoldMs: options.decisionHoldMs ?? 90_000,
     commandsPerMinute: 20,
     maxInFlight: 1000,
   };

@@ -256,6 +256,128 @@ describe('run ids', () => {
   });
 });
 
+describe('performWorkItem (this service’s own shape: inferred, README says so)', () => {
+  const details = async (id: string, label = 'approver') =>
+    JSON.parse((await get(`cmd=getApprovalDetails&format=json&approval-id=${encodeURIComponent(id)}`, label)).body).getApprovalDetails
+      .Approval;
+  const pending = async (label = 'approver') => {
+    const found = JSON.parse((await get('cmd=findApprovals&format=json&page-size=50', label)).body).findApprovals.Approval as Array<{
+      WorkItemId: string;
+    }>;
+    for (const a of found) {
+      const d = await details(a.WorkItemId, label);
+      if (d.LineItemApprovalEnabled === false && Array.isArray(d.Actions?.ActionName))
+        return d as { WorkItemId: string; Actions: { ActionName: string[] } };
+    }
+    throw new Error('no pending approval with several actions');
+  };
+  const post = async (query: string, body: string, contentType: string, label = 'approver') => {
+    const res = await request(`${svc.url}/command.submit?${query}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demo(label)}`, 'content-type': contentType },
+      body,
+    });
+    return { status: res.statusCode, body: await res.body.text() };
+  };
+
+  it('completes the caller’s pending item with a listed action, from the query, keeping the comment', async () => {
+    const item = await pending();
+    const action = item.Actions.ActionName[1] as string;
+    const res = await get(
+      `cmd=performWorkItem&format=json&workitem-id=${encodeURIComponent(item.WorkItemId)}&action=${encodeURIComponent(action)}&comment=Not%20needed`,
+    );
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).data).toMatchObject({ type: 'performWorkItem', 'workitem-id': item.WorkItemId, action });
+    const after = await details(item.WorkItemId);
+    expect(after).toMatchObject({ WorkItemState: action, WorkItemCompletedByName: 'Lovelace, Ada' });
+    expect(after.WorkItemCompletedDate).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d$/);
+    expect(after.Actions).toBeUndefined();
+    expect(svc.db.prepare('SELECT comment FROM decisions WHERE work_item_id = ?').get(item.WorkItemId)).toEqual({ comment: 'Not needed' });
+    // Decided once: a second decision finds it no longer pending.
+    const again = await get(`cmd=performWorkItem&workitem-id=${encodeURIComponent(item.WorkItemId)}&action=${encodeURIComponent(action)}`);
+    expect(again.status).toBe(412);
+    expect(again.body).toContain('The work item could not be retrieved');
+  });
+
+  it('writes the completed time on the service’s clocks, as every other time it writes', async () => {
+    const at = new TestClock('2026-11-22T12:00:00Z');
+    const ny = await startReferenceService({ now: at.now, timeZone: 'America/New_York' });
+    try {
+      const token = ny.demoTokens.find((t) => t.label === 'approver')?.token ?? '';
+      const call = async (query: string) =>
+        JSON.parse(
+          await (
+            await request(`${ny.url}/command.submit?format=json&${query}`, { headers: { authorization: `Bearer ${token}` } })
+          ).body.text(),
+        );
+      const found = call('cmd=findApprovals&page-size=50').then((r) => r.findApprovals.Approval as Array<{ WorkItemId: string }>);
+      let item: { WorkItemId: string; Actions: { ActionName: string[] } } | undefined;
+      for (const a of await found) {
+        const d = (await call(`cmd=getApprovalDetails&approval-id=${encodeURIComponent(a.WorkItemId)}`)).getApprovalDetails.Approval;
+        if (d.LineItemApprovalEnabled === false && Array.isArray(d.Actions?.ActionName)) {
+          item = d;
+          break;
+        }
+      }
+      if (item === undefined) throw new Error('no pending approval with several actions');
+      const id = encodeURIComponent(item.WorkItemId);
+      const done = await call(`cmd=performWorkItem&workitem-id=${id}&action=${encodeURIComponent(item.Actions.ActionName[0] as string)}`);
+      // 12:00 UTC is 07:00 in New York.
+      expect(done.data['completed-date']).toBe('2026-11-22 07:00:00.0');
+      const after = (await call(`cmd=getApprovalDetails&approval-id=${id}`)).getApprovalDetails.Approval;
+      expect(after.WorkItemCompletedDate).toBe('2026-11-22 07:00:00.0');
+    } finally {
+      await ny.close();
+    }
+  });
+
+  it('takes its fields from a POSTed XML body too', async () => {
+    const item = await pending();
+    const action = item.Actions.ActionName[0] as string;
+    const res = await post(
+      'cmd=performWorkItem&format=json',
+      `<workitem-id>${item.WorkItemId}</workitem-id><action>${action}</action><comment>Fine &amp; dandy</comment>`,
+      'application/xml',
+    );
+    expect(res.status).toBe(200);
+    expect(svc.db.prepare('SELECT action, comment FROM decisions WHERE work_item_id = ?').get(item.WorkItemId)).toEqual({
+      action,
+      comment: 'Fine & dandy',
+    });
+  });
+
+  it('412s an item that is not the caller’s, an action the step does not list, and a missing parameter; 401s a token without the command', async () => {
+    const item = await pending();
+    const id = encodeURIComponent(item.WorkItemId);
+    const others = await get(`cmd=performWorkItem&workitem-id=${id}&action=${item.Actions.ActionName[0]}`, 'approver+ops');
+    expect([others.status, others.body.includes('could not be retrieved')]).toEqual([412, true]);
+    const unlisted = await get(`cmd=performWorkItem&workitem-id=${id}&action=Escalated`);
+    expect(unlisted.status).toBe(412);
+    expect(unlisted.body).toContain("The action 'Escalated' is not valid for the work item.");
+    expect((await get('cmd=performWorkItem&action=Accepted')).body).toContain('The workitem-id parameter is required.');
+    const ops = await get(`cmd=performWorkItem&workitem-id=${id}&action=${item.Actions.ActionName[0]}`, 'ops');
+    expect(ops.status).toBe(401);
+    expect(ops.body).toContain("The token is not valid for the command 'performWorkItem'.");
+    // None of them decided it.
+    expect((await details(item.WorkItemId)).WorkItemCompletedDate).toBe('');
+  });
+
+  it('can answer late, having decided: the caller’s deadline passes with the decision made', async () => {
+    const item = await pending();
+    svc.setQuirks({ lateAnswers: { performWorkItem: 300 } });
+    try {
+      const started = performance.now();
+      const res = await get(
+        `cmd=performWorkItem&workitem-id=${encodeURIComponent(item.WorkItemId)}&action=${encodeURIComponent(item.Actions.ActionName[0] as string)}`,
+      );
+      expect(res.status).toBe(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(290);
+    } finally {
+      svc.setQuirks({});
+    }
+  });
+});
+
 describe('sessions', () => {
   const signIn = async (svc: ReferenceService) => {
     const res = await request(`${svc.url}/command.submit?cmd=loginTrustedApp&format=json`, {

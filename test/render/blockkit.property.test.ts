@@ -47,7 +47,7 @@ import {
 } from '../../src/service/errors.js';
 import type { CollectQuery } from '../../src/service/query.js';
 import type { Approval, ApprovalDetails, RequestItem } from '../../src/service/schemas.js';
-import type { CollectAttempt, WatchedRun } from '../../src/store/types.js';
+import type { AttemptReason, CollectAttempt, WatchedRun } from '../../src/store/types.js';
 import { mrkdwnTexts } from '../helpers/visible.js';
 
 /** Marks every generated string, so that it can be recognised wherever it ends up. */
@@ -223,16 +223,27 @@ const live = fc.oneof(
   fc.constantFrom<LiveStatus>({ kind: 'off', reason: 'unlinked' }, { kind: 'off', reason: 'not-in-channel' }),
 );
 
+const reason = fc.oneof(
+  hostile.map((text): AttemptReason => ({ kind: 'other', text })),
+  fc.record({ kind: fc.constant('service' as const), error: hostile, message: hostile }),
+  fc.record({ kind: fc.constant('channel' as const), allowedChannels: fc.array(hostile, { maxLength: 3 }) }),
+  fc.constant<AttemptReason>({ kind: 'cooldown', userId: 'U0OSCAR', at: AT, offered: true }),
+);
+
 const attempt = fc.record<CollectAttempt>({
   id: fc.constant('a1'),
   at: fc.constant(AT),
+  lastAt: fc.constant(AT),
   teamId: fc.constant('T1'),
   channelId: fc.constant('C0OPS'),
   userId: fc.constant('U0ADA'),
   query,
-  outcome: fc.constantFrom('started', 'nothing-matched', 'refused', 'failed', 'cancelled', 'unanswered'),
-  detail: fc.option(hostile, { nil: undefined }),
+  outcome: fc.constantFrom('started', 'nothing-matched', 'refused', 'failed', 'cancelled', 'unanswered', 'confirmed', 'sent'),
+  reason: fc.option(reason, { nil: undefined }),
+  leftOut: fc.array(hostile, { maxLength: 3 }),
+  ranAgain: fc.array(hostile, { maxLength: 3 }),
   runs: fc.array(run, { maxLength: 8 }),
+  steps: fc.constant([]),
 });
 
 /** Where Slack reads markup there is no generated text; the notification escapes it; Slack would take the payload. */

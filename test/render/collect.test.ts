@@ -13,6 +13,7 @@ import {
   renderRanAgain,
 } from '../../src/render/collect.js';
 import type { CollectAttempt } from '../../src/store/types.js';
+import { attemptOf } from '../helpers/attempts.js';
 import { visible } from '../helpers/visible.js';
 
 const AT = new Date('2026-11-22T12:14:00Z');
@@ -106,18 +107,8 @@ describe('a name that matched nothing, its last word a misspelt force', () => {
 });
 
 describe('history: questions asked', () => {
-  const line = (over: Partial<CollectAttempt>): CollectAttempt => ({
-    id: 'a',
-    at: AT,
-    teamId: 'T1',
-    channelId: 'C0OPS',
-    userId: 'U0EVE',
-    query: {},
-    outcome: 'unanswered',
-    detail: undefined,
-    runs: [],
-    ...over,
-  });
+  const line = (over: Partial<CollectAttempt>): CollectAttempt =>
+    attemptOf({ id: 'a', at: AT, userId: 'U0EVE', outcome: 'unanswered', ...over });
 
   it('says a confirmation was asked for and not answered, and a "Start anyway" offered and not taken', () => {
     const text = visible(
@@ -127,7 +118,7 @@ describe('history: questions asked', () => {
           line({
             query: { name: 'AD Accounts', force: true },
             outcome: 'refused',
-            detail: `cooldown: started by U0OSCAR at ${AT.toISOString()}; offered start anyway`,
+            reason: { kind: 'cooldown', userId: 'U0OSCAR', at: AT, offered: true },
           }),
         ],
         10,
@@ -154,7 +145,7 @@ describe('history: questions asked', () => {
           }),
           line({
             outcome: 'refused',
-            detail: `cooldown: started by U0OSCAR at ${AT.toISOString()}; collector AD Accounts`,
+            reason: { kind: 'cooldown', userId: 'U0OSCAR', at: AT, offered: false, collector: 'AD Accounts' },
           }),
         ],
         10,

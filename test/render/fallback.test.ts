@@ -43,6 +43,7 @@ import {
   UnexpectedResponseError,
 } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/schemas.js';
+import { attemptOf } from '../helpers/attempts.js';
 import { visible } from '../helpers/visible.js';
 
 /** Noon UTC on Sunday 22 November 2026, read in UTC; the service's zone not given, so its times are shown as written. */
@@ -149,15 +150,9 @@ const cases: Array<[string, Message]> = [
     renderHistory(
       [
         {
-          id: 'a',
-          at: AT,
-          teamId: 'T1',
-          channelId: 'C0OPS',
-          userId: 'U0ADA',
-          query: {},
+          ...attemptOf({ id: 'a', at: AT }),
           outcome: 'cancelled',
-          detail: 'cancelled at the confirmation',
-          runs: [],
+          reason: { kind: 'cancelled' },
         },
       ],
       10,

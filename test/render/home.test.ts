@@ -68,6 +68,38 @@ describe('renderHome', () => {
     expect(visible(view.blocks)).toContain('Due Sun 22 Nov 2026, 10:00 service time (due today)');
   });
 
+  it('leaves out of its groups and counts what was decided from chat, and shows one decided from Home a moment ago first, as decided', () => {
+    const pending = [due('2026-11-20', 1), due('2026-11-21', 2), due('2026-11-22', 3), due('2026-11-23', 4)];
+    const at = new Date('2026-11-22T06:55:00Z');
+    const view = render({
+      outcome: { links, approvals: grouped(pending) },
+      frame: FRAME,
+      windowDays: 3,
+      commands,
+      details: true,
+      decided: {
+        marks: new Map([
+          ['1:W:1', { action: 'Rejected', at, userId: 'U1' }],
+          ['3:W:1', { action: 'Accepted', at, userId: 'U2' }],
+          ['9:W:1', { action: 'Rejected', at, userId: 'U1' }],
+        ]),
+        readerId: 'U1',
+      },
+      justDecided: [due('2026-11-19', 9)],
+    });
+    const text = visible(view.blocks);
+    expect(text).toContain('*2 pending* · :red_circle: *1 overdue* · 0 due today · 1 due by Tue 24 Nov · 0 due later');
+    expect(sections(view).slice(1, 3)).toEqual([':red_circle: *Overdue* (1)', ':large_blue_circle: *Due by Tue 24 Nov* (1)']);
+    expect(text).not.toMatch(/\*R[13]\*/);
+    // Decided from Home: first, said so in the reader's words and zone, with no Details to decide it again.
+    expect(text.indexOf('*R9*')).toBeGreaterThan(-1);
+    expect(text.indexOf('*R9*')).toBeLessThan(text.indexOf('*R2*'));
+    expect(text).toContain('*Rejected* by you');
+    expect(text).toContain('Due Thu 19 Nov 2026, 10:00 service time');
+    const details = JSON.stringify(view).match(/"action_id":"approval:details"/g) ?? [];
+    expect(details).toHaveLength(2);
+  });
+
   it('shows every group however many are overdue, with the command that lists the rest, within 100 blocks', () => {
     // Regression: Home listed the soonest ten, and with many overdue showed nothing else.
     const pending = [

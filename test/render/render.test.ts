@@ -18,6 +18,7 @@ import {
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from '../../src/service/index.js';
+import { attemptOf } from '../helpers/attempts.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 
 /** Noon UTC on Sunday 22 November 2026, read in UTC; the service's zone not given, so its times are shown as written. */
@@ -488,23 +489,23 @@ describe('help', () => {
 
 describe('history', () => {
   it('says who, when and why as a person would: a mention, a time in the reader’s zone, the reason in words', () => {
-    const base = { teamId: 'T1', channelId: 'C0OPS', userId: 'U0ADA', runs: [], query: { name: 'AD Accounts' } };
+    const base = { query: { name: 'AD Accounts' } };
     const m = renderHistory(
       [
-        {
+        attemptOf({
           ...base,
           id: 'a1',
           at: new Date('2026-11-22T09:00:00Z'),
           outcome: 'refused',
-          detail: 'cooldown: started by U0OSCAR at 2026-11-22T08:41:45.849Z',
-        },
-        {
+          reason: { kind: 'cooldown', userId: 'U0OSCAR', at: new Date('2026-11-22T08:41:45.849Z'), offered: false },
+        }),
+        attemptOf({
           ...base,
           id: 'a2',
           at: new Date('2026-11-22T09:01:00Z'),
           outcome: 'failed',
-          detail: 'conflict: Cannot schedule the collector AD Accounts',
-        },
+          reason: { kind: 'service', error: 'conflict', message: 'Cannot schedule the collector AD Accounts' },
+        }),
       ],
       10,
     );
@@ -518,17 +519,13 @@ describe('history', () => {
 
 describe('history with long names', () => {
   it('never sends an empty section (a first entry longer than a section once left one behind)', () => {
-    const attempt = {
+    const attempt = attemptOf({
       id: 'a1',
       at: new Date('2026-11-22T10:00:00Z'),
-      teamId: 'T1',
-      channelId: 'C0OPS',
-      userId: 'U0ADA',
       query: { name: '&'.repeat(256), application: '&'.repeat(256) },
       outcome: 'failed' as const,
-      detail: '&'.repeat(500),
-      runs: [],
-    };
+      reason: { kind: 'other', text: '&'.repeat(500) },
+    });
     const m = renderHistory([attempt, attempt, attempt], 10);
     expect(messageProblems(m)).toEqual([]);
     expect(visible(m.blocks).match(/\*failed\*/g)).toHaveLength(3);

@@ -230,11 +230,11 @@ describe('collect', () => {
     expect(answers[1]).not.toContain('collect:run');
     expect(answers[2]).toContain('You are not among those who may start collections: <@UOSCAR>, <!subteam^S0OPS>');
     expect(answers[3]).toContain('Forcing a collection (past its circuit breaker) is kept for <@UOSCAR>');
-    expect((await t.deps.store.listCollectAttempts({ limit: 10 })).map((a) => [a.outcome, a.detail?.split(' (')[0]])).toEqual([
-      ['refused', 'may not force'],
-      ['refused', 'not an allowed user'],
-      ['refused', 'not an allowed channel'],
-      ['refused', 'not an allowed channel'],
+    expect((await t.deps.store.listCollectAttempts({ limit: 10 })).map((a) => [a.outcome, a.reason?.kind])).toEqual([
+      ['refused', 'force'],
+      ['refused', 'user'],
+      ['refused', 'channel'],
+      ['refused', 'channel'],
     ]);
     // In the right channel, Ada (in the allowed group) may start one.
     await collectCommand(t.deps)(t.commandArgs('AD Accounts', { channel_id: 'C0OPS' }));

@@ -211,6 +211,16 @@ async function fill(raw: Raw): Promise<void> {
     detail: 'may not force',
     runs: '[]',
   });
+  // As the release just before the structured trail wrote a cooldown: the collector held, where it was part of a bigger target.
+  await raw.insert('collect_attempts', {
+    id: 'a0',
+    at: ms(-6 * MINUTE),
+    ...started,
+    query: '{}',
+    outcome: 'refused',
+    detail: `cooldown: started by UADA at ${new Date(ms(-7 * MINUTE)).toISOString()}; offered start anyway; collector AD Accounts`,
+    runs: '[]',
+  });
   await raw.insert('collect_cooldowns', {
     team_id: 'T1',
     target: TARGET,
@@ -301,29 +311,53 @@ async function expectReadable(store: Store): Promise<void> {
   });
   expect(await store.claimDueReminders(new Date(ms(37_000)), 'new-instance', new Date(ms(5 * MINUTE)), 10)).toEqual([ada]);
 
+  // Migration 7: the one row each attempt had is the step it last recorded, its sentence read into fields.
   const attempt = { teamId: 'T1', channelId: 'C1', userId: 'UOPS' };
+  const noneLeftOut = { leftOut: [], ranAgain: [] };
   expect(await store.listCollectAttempts({ limit: 10 })).toEqual([
     {
       id: 'a2',
       at: new Date(ms(-4 * MINUTE)),
+      lastAt: new Date(ms(-4 * MINUTE)),
       ...attempt,
+      ...noneLeftOut,
       query: { name: 'AD Accounts', force: true },
       outcome: 'refused',
-      detail: 'may not force',
+      reason: { kind: 'force' },
       runs: [],
+      steps: [{ step: 'refused', at: new Date(ms(-4 * MINUTE)) }],
       watch: undefined,
     },
     {
       id: 'a1',
       at: new Date(ms(-5 * MINUTE)),
+      lastAt: new Date(ms(-5 * MINUTE)),
       ...attempt,
+      ...noneLeftOut,
       query: { name: 'AD Accounts' },
       outcome: 'started',
-      detail: undefined,
+      reason: undefined,
       runs: [{ runId: '7', collector: 'AD Accounts', state: 'Running' }],
+      steps: [{ step: 'answered', at: new Date(ms(-5 * MINUTE)) }],
       watch: { note: 'watching', done: false },
     },
+    {
+      id: 'a0',
+      at: new Date(ms(-6 * MINUTE)),
+      lastAt: new Date(ms(-6 * MINUTE)),
+      ...attempt,
+      ...noneLeftOut,
+      query: {},
+      outcome: 'refused',
+      reason: { kind: 'cooldown', userId: 'UADA', at: new Date(ms(-7 * MINUTE)), offered: true, collector: 'AD Accounts' },
+      runs: [],
+      steps: [{ step: 'refused', at: new Date(ms(-6 * MINUTE)) }],
+      watch: undefined,
+    },
   ]);
+  // And the trail goes on from them: a new step of a carried attempt joins it.
+  await store.recordCollectStep({ ...attempt, attemptId: 'a2', at, query: { name: 'AD Accounts', force: true }, step: 'asked' });
+  expect((await store.listCollectAttempts({ limit: 1 }))[0]?.steps.map((s) => s.step)).toEqual(['refused', 'asked']);
   expect(
     await store.claimCooldown({
       teamId: 'T1',

@@ -435,20 +435,21 @@ for (const [name, backend] of Object.entries(backends)) {
     it('keeps the collection trail, newest first, filtered, with the runs’ latest states from the watch', async () => {
       const db = await backend.database();
       const store = await db.open(KEY);
-      const attempt = (id: string, minutes: number, channelId: string, outcome: 'started' | 'refused') => ({
-        id,
-        at: new Date(at.getTime() + minutes * 60_000),
-        teamId: 'T1',
-        channelId,
-        userId: 'UOPS',
-        query: { name: 'AD Accounts', force: outcome === 'refused' },
-        outcome,
-        detail: outcome === 'refused' ? 'may not force' : undefined,
-        runs: outcome === 'started' ? [{ runId: '7', collector: 'AD Accounts', state: undefined }] : [],
-      });
-      await store.recordCollectAttempt(attempt('a1', 0, 'C1', 'started'));
-      await store.recordCollectAttempt(attempt('a2', 1, 'C1', 'refused'));
-      await store.recordCollectAttempt(attempt('a3', 2, 'C2', 'started'));
+      const attempt = (attemptId: string, minutes: number, channelId: string, outcome: 'started' | 'refused') =>
+        store.recordCollectStep({
+          attemptId,
+          at: new Date(at.getTime() + minutes * 60_000),
+          teamId: 'T1',
+          channelId,
+          userId: 'UOPS',
+          query: { name: 'AD Accounts', force: outcome === 'refused' },
+          ...(outcome === 'refused'
+            ? { step: 'refused', reason: { kind: 'force' } }
+            : { step: 'answered', runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }], leftOut: [], ranAgain: [] }),
+        });
+      await attempt('a1', 0, 'C1', 'started');
+      await attempt('a2', 1, 'C1', 'refused');
+      await attempt('a3', 2, 'C2', 'started');
       await store.createWatch({
         attemptId: 'a1',
         teamId: 'T1',
@@ -515,35 +516,168 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
-    it('keeps one line per attempt: recording the same attempt again completes its line (a question, then its answer)', async () => {
+    it('appends a row per step, never rewriting one: a question and its answer keep their own times, on two instances', async () => {
       const db = await backend.database();
-      const store = await db.open(KEY);
-      const asked = {
-        id: 'a1',
-        at,
-        teamId: 'T1',
-        channelId: 'C1',
-        userId: 'UOPS',
-        query: {},
-        outcome: 'unanswered' as const,
-        detail: undefined,
-        runs: [],
-      };
-      await store.recordCollectAttempt(asked);
-      await store.recordCollectAttempt({ ...asked, id: 'a2', at: new Date(at.getTime() + 1_000) });
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      const asked = { attemptId: 'a1', teamId: 'T1', channelId: 'C1', userId: 'UOPS', query: {} };
+      await stores[0].recordCollectStep({ ...asked, at, step: 'asked' });
+      await stores[0].recordCollectStep({ ...asked, attemptId: 'a2', at: new Date(at.getTime() + 1_000), step: 'asked' });
       const answered = new Date(at.getTime() + 30_000);
-      await store.recordCollectAttempt({
+      // The click that answers it lands on the other instance; its steps, in one millisecond, keep their order.
+      await stores[1].recordCollectStep({ ...asked, at: answered, step: 'confirmed' });
+      await stores[1].recordCollectStep({ ...asked, at: answered, step: 'sent' });
+      await stores[1].recordCollectStep({
         ...asked,
         at: answered,
-        outcome: 'started',
+        step: 'answered',
         runs: [{ runId: '7', collector: 'AD Accounts', state: undefined }],
+        leftOut: [],
+        ranAgain: [],
       });
-      const rows = await store.listCollectAttempts({ limit: 10 });
-      expect(rows.map((a) => [a.id, a.outcome, a.at.getTime()])).toEqual([
-        ['a1', 'started', answered.getTime()],
-        ['a2', 'unanswered', at.getTime() + 1_000],
+      for (const store of stores) {
+        const rows = await store.listCollectAttempts({ limit: 10 });
+        expect(rows.map((a) => [a.id, a.outcome, a.at.getTime(), a.lastAt.getTime()])).toEqual([
+          ['a1', 'started', at.getTime(), answered.getTime()],
+          ['a2', 'unanswered', at.getTime() + 1_000, at.getTime() + 1_000],
+        ]);
+        expect(rows[0]?.steps).toEqual([
+          { step: 'asked', at },
+          { step: 'confirmed', at: answered },
+          { step: 'sent', at: answered },
+          { step: 'answered', at: answered },
+        ]);
+        expect(rows[0]?.runs).toEqual([{ runId: '7', collector: 'AD Accounts' }]);
+      }
+      expect(await db.count('SELECT COUNT(*) AS n FROM audit_events')).toBe(5);
+      for (const store of stores) await store.close();
+    });
+
+    it('reads a step it does not know (a newer release wrote it) without failing, and keeps its time', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.recordCollectStep({ attemptId: 'a1', at, teamId: 'T1', channelId: 'C1', userId: 'UOPS', query: {}, step: 'asked' });
+      await db.raw(
+        `INSERT INTO audit_events (id, at, kind, subject, step, team_id, user_id, channel_id, approval_id, data)
+         VALUES ('zz-newer', ${at.getTime() + 5_000}, 'collection', 'a1', 'escalated', 'T1', 'UOPS', 'C1', '', 'not json')`,
+      );
+      const [attempt] = await store.listCollectAttempts({ limit: 10 });
+      expect(attempt).toMatchObject({ id: 'a1', query: {}, lastAt: new Date(at.getTime() + 5_000) });
+      expect(attempt?.steps.map((s) => s.step)).toEqual(['asked', 'escalated']);
+      await store.close();
+    });
+
+    it('gives an approval to one of many concurrent decisions, on two instances; done is for good, the rest give way in time', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      const claim = (i: number, seconds = 0, approvalId = '1:WPDS:1') =>
+        (stores[i % 2] as Store).claimDecision({
+          approvalId,
+          decisionId: `decision-${i}`,
+          teamId: 'T1',
+          userId: `U${i}`,
+          action: 'Accepted',
+          at: new Date(at.getTime() + seconds * 1000),
+          until: new Date(at.getTime() + (seconds + 60) * 1000),
+        });
+      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(i)));
+      expect(results.filter((r) => r.claimed)).toHaveLength(1);
+      const winner = results.findIndex((r) => r.claimed);
+      for (const r of results.filter((r) => !r.claimed))
+        expect(r).toEqual({
+          claimed: false,
+          holder: {
+            decisionId: `decision-${winner}`,
+            teamId: 'T1',
+            userId: `U${winner}`,
+            action: 'Accepted',
+            state: 'sending',
+            at,
+            until: new Date(at.getTime() + 60_000),
+            settledAt: undefined,
+          },
+        });
+      // Only its holder settles or releases it.
+      expect(await stores[0].settleDecision('1:WPDS:1', 'decision-x', 'done', at, at)).toBe(false);
+      await stores[1].releaseDecision('1:WPDS:1', 'decision-x');
+      expect((await claim(9, 30)).claimed).toBe(false);
+      // A hold sending past its time gives way; one unsettled too.
+      expect((await claim(9, 60)).claimed).toBe(true);
+      expect(await stores[1].settleDecision('1:WPDS:1', 'decision-9', 'unsettled', at, new Date(at.getTime() + 120_000))).toBe(true);
+      expect((await claim(10, 119)).claimed).toBe(false);
+      expect((await claim(10, 120)).claimed).toBe(true);
+      // Released, it is free at once; done, it never is again.
+      await stores[0].releaseDecision('1:WPDS:1', 'decision-10');
+      expect((await claim(11, 121)).claimed).toBe(true);
+      expect(await stores[0].settleDecision('1:WPDS:1', 'decision-11', 'done', new Date(at.getTime() + 122_000), at)).toBe(true);
+      expect(await claim(12, 86_400)).toMatchObject({
+        claimed: false,
+        holder: { state: 'done', userId: 'U11', settledAt: new Date(at.getTime() + 122_000) },
+      });
+      expect((await claim(13, 0, '2:WPDS:1')).claimed).toBe(true);
+      const holds = await stores[1].decisionHolds(['1:WPDS:1', '2:WPDS:1', '3:WPDS:1']);
+      expect([...holds.entries()].map(([id, h]) => [id, h.state]).sort()).toEqual([
+        ['1:WPDS:1', 'done'],
+        ['2:WPDS:1', 'sending'],
       ]);
-      expect(rows[0]?.runs).toEqual([{ runId: '7', collector: 'AD Accounts' }]);
+      expect(await stores[0].decisionHolds([])).toEqual(new Map());
+      for (const store of stores) await store.close();
+    });
+
+    it('keeps every step of a decision, and reads each decision back whole, filtered by team and user', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const base = { decisionId: 'd1', teamId: 'T1', userId: 'UADA', approvalId: '1:WPDS:1', action: 'Rejected', requestId: 'req-1' };
+      await store.recordDecisionStep({ ...base, at, step: 'asked' });
+      await store.recordDecisionStep({ ...base, at: new Date(at.getTime() + 5_000), step: 'confirmed', comment: 'Not <b>needed</b>' });
+      await store.recordDecisionStep({ ...base, at: new Date(at.getTime() + 5_000), step: 'sent' });
+      await store.recordDecisionStep({
+        ...base,
+        at: new Date(at.getTime() + 6_000),
+        step: 'answered',
+        result: 'done',
+        seen: { pending: false, state: 'Rejected', completedDate: '2026-11-22 10:00:06.0', completedBy: 'Lovelace, Ada' },
+      });
+      const other = { ...base, decisionId: 'd2', userId: 'UEVE', approvalId: '2:WPDS:1', action: 'Accepted' };
+      await store.recordDecisionStep({ ...other, at: new Date(at.getTime() + 1_000), step: 'asked' });
+      await store.recordDecisionStep({
+        ...other,
+        at: new Date(at.getTime() + 2_000),
+        step: 'refused',
+        reason: { kind: 'already-decided', userId: 'UADA', action: 'Rejected', at },
+      });
+      const all = await store.listDecisions({ limit: 10 });
+      expect(all.map((d) => [d.id, d.outcome])).toEqual([
+        ['d1', 'done'],
+        ['d2', 'refused'],
+      ]);
+      expect(all[0]).toEqual({
+        id: 'd1',
+        at,
+        lastAt: new Date(at.getTime() + 6_000),
+        teamId: 'T1',
+        userId: 'UADA',
+        approvalId: '1:WPDS:1',
+        action: 'Rejected',
+        comment: 'Not <b>needed</b>',
+        outcome: 'done',
+        refusal: undefined,
+        answer: {
+          result: 'done',
+          seen: { pending: false, state: 'Rejected', completedDate: '2026-11-22 10:00:06.0', completedBy: 'Lovelace, Ada' },
+        },
+        steps: [
+          { step: 'asked', at, requestId: 'req-1' },
+          { step: 'confirmed', at: new Date(at.getTime() + 5_000), requestId: 'req-1' },
+          { step: 'sent', at: new Date(at.getTime() + 5_000), requestId: 'req-1' },
+          { step: 'answered', at: new Date(at.getTime() + 6_000), requestId: 'req-1' },
+        ],
+      });
+      expect(all[1]?.refusal).toEqual({ kind: 'already-decided', userId: 'UADA', action: 'Rejected', at });
+      expect((await store.listDecisions({ userId: 'UEVE', limit: 10 })).map((d) => d.id)).toEqual(['d2']);
+      expect(await store.listDecisions({ teamId: 'T2', limit: 10 })).toEqual([]);
+      expect((await store.listDecisions({ since: new Date(at.getTime() + 3_000), limit: 10 })).map((d) => d.id)).toEqual(['d1']);
+      // Decisions and collections share the trail and never mix.
+      expect(await store.listCollectAttempts({ limit: 10 })).toEqual([]);
       await store.close();
     });
 

@@ -84,6 +84,7 @@ export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs
     const logger = deps.logger.child(fields);
     const request: SlackDeps = {
       ...deps,
+      requestId: fields.request,
       logger,
       metrics,
       background: deps.background.forRequest(logger, metrics),

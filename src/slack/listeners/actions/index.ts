@@ -1,6 +1,7 @@
 import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { OPEN_ACTION, PAGE_ACTIONS } from '../../../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../../render/collect.js';
+import { DECISION_ACTIONS } from '../../../render/decision.js';
 import { DETAILS_ACTIONS } from '../../../render/details-controls.js';
 import { HOME_ACTIONS } from '../../../render/home.js';
 import { RELINK_ACTION } from '../../../render/link.js';
@@ -8,6 +9,7 @@ import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
 import { requestDeps } from '../middleware.js';
 import { confirmAction } from './confirm.js';
+import { decisionChooseAction } from './decision.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
 import { homePageAction, homeUnlinkAction } from './home.js';
 import { pagingAction } from './paging.js';
@@ -26,7 +28,7 @@ function actionRoutes(): ReadonlyMap<string, Make> {
   on([PAGE_ACTIONS.next, PAGE_ACTIONS.previous], pagingAction);
   on([DIGEST_ACTIONS.fullList], (deps) => pagingAction(deps, 'new'));
   // "Open" is a link: Slack opens the page itself and still sends the click, which only needs an ack.
-  on([OPEN_ACTION], () => async ({ ack }: ActionArgs) => {
+  on([OPEN_ACTION, DECISION_ACTIONS.open], () => async ({ ack }: ActionArgs) => {
     await ack();
   });
   on([CONFIRM_ACTIONS.run], (deps) => confirmAction(deps, 'run'));
@@ -39,6 +41,7 @@ function actionRoutes(): ReadonlyMap<string, Make> {
   on([DETAILS_ACTIONS.next, DETAILS_ACTIONS.previous, DETAILS_ACTIONS.retry], detailsPageAction);
   on([DETAILS_ACTIONS.refresh], detailsRefreshAction);
   on([DETAILS_ACTIONS.relink], detailsRelinkAction);
+  on(DECISION_ACTIONS.choose, decisionChooseAction);
   return routes;
 }
 

@@ -1,0 +1,435 @@
+/**
+ * Deciding in chat, in words and Block Kit: one button per action the service lists (in the
+ * Details modal), the confirmation pushed over it (the approval, the request, who asked, the
+ * action, and a comment field), and what came of it, as the service answered or, when it did not,
+ * as it shows afterwards. Never more than happened: "sent" is not "done", and a call whose answer
+ * did not come is said to be just that. The service's words and the approver's are rich text or
+ * plain_text, shown exactly. The Open link, when there is one, is on every outcome.
+ */
+
+import type { Button, KnownBlock, ModalView } from '@slack/types';
+import type { DecideOutcome, DecisionOffer } from '../approvals/decide.js';
+import type { DecisionAbout, DecisionChoiceWire, DecisionState, DecisionStateWire } from '../parse/decision.js';
+import type { TimeFrame } from '../parse/times.js';
+import { MAX_COMMENT_CHARS } from '../service/query.js';
+import type { ApprovalDetails } from '../service/schemas.js';
+import type { DecisionRefusal } from '../store/types.js';
+import type { ApprovalLinks } from './approvals.js';
+import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
+import { readableTimestamp } from './dates.js';
+import { detailsWires, shownBefore } from './details-controls.js';
+import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
+
+/** The most action buttons shown: beside Open, within an actions block's 25 elements. */
+const MAX_ACTION_BUTTONS = 20;
+
+export const DECISION_ACTIONS = {
+  /** An action's button in the Details modal, numbered (Slack wants each of a block's ids once): pushes its confirmation. */
+  choose: Array.from({ length: MAX_ACTION_BUTTONS }, (_, i) => `decision:choose:${i}`),
+  /** "Open in the service" on a decision's views: a link, acked only. */
+  open: 'decision:open',
+} as const;
+
+export const DECISION_CALLBACK = 'approval-decision';
+
+/** Where the comment is typed, and where the modal shows what is wrong with it. */
+export const COMMENT_FIELD = { block: 'decision:comment', action: 'value' } as const;
+
+/** A decision made from chat, as a list or the Details modal shows it. */
+export interface DecidedMark {
+  action: string;
+  at: Date;
+  userId: string;
+}
+
+/** "✅ Rejected by you today at 10:42" (by @someone, for another's): each reader sees their own zone. */
+export function decidedLine(mark: DecidedMark, readerId: string): Paragraph {
+  const by: Run[] = mark.userId === readerId ? [' by you '] : [' by ', user(mark.userId), ' '];
+  return [
+    emoji('white_check_mark'),
+    ' ',
+    bold(oneLine(mark.action, 60)),
+    ...by,
+    when(mark.at, '{date_short_pretty} at {time}'),
+    ' (from Slack)',
+  ];
+}
+
+/** The words of an action's button value: each cut so that the whole holds in a button's 2,000 characters. */
+function choiceValue(action: string, d: Pick<ApprovalDetails, 'requestName' | 'requestedByName' | 'workItemName'>): string | undefined {
+  const wire: DecisionChoiceWire = {
+    x: action,
+    ...(d.requestName ? { r: truncate(d.requestName, 150) } : {}),
+    ...(d.requestedByName ? { b: truncate(d.requestedByName, 80) } : {}),
+    ...(d.workItemName ? { n: truncate(d.workItemName, 80) } : {}),
+  };
+  const value = JSON.stringify(wire);
+  return value.length <= LIMITS.buttonValue ? value : undefined;
+}
+
+/** One button per action the service lists, named as it names them, and Open beside them. */
+export function decisionButtons(offer: DecisionOffer, d: ApprovalDetails, open: Button | undefined): KnownBlock[] {
+  if (offer.kind !== 'actions') return open === undefined ? [] : [actions('details:open', [open])];
+  const buttons: Button[] = [];
+  for (const action of offer.actions.slice(0, MAX_ACTION_BUTTONS)) {
+    const value = choiceValue(action, d);
+    // An action whose name cannot be carried is one countersign cannot offer: the service still can.
+    const actionId = DECISION_ACTIONS.choose[buttons.length] as string;
+    if (value !== undefined) buttons.push(button({ actionId, text: oneLine(action, LIMITS.buttonText), value }));
+  }
+  return [actions('details:decide', [...buttons, ...(open === undefined ? [] : [open])])];
+}
+
+/** What the Details modal says of deciding it, below its buttons. */
+export function decisionNote(offer: DecisionOffer | undefined, readerId: string, hasOpen: boolean): KnownBlock {
+  switch (offer?.kind) {
+    case 'actions':
+      return context('Choosing an action asks you to confirm it, with a comment, before anything is sent to the Command Service.');
+    case 'line-items':
+      return context(
+        hasOpen
+          ? 'Each item of this request is decided on its own, in the service: Open in the service to decide them.'
+          : 'Each item of this request is decided on its own, in the Command Service itself.',
+      );
+    case 'decided':
+      return richText([
+        decidedLine({ action: offer.hold.action, at: offer.hold.settledAt ?? offer.hold.at, userId: offer.hold.userId }, readerId),
+      ]);
+    case 'held':
+      return richText([
+        heldLine(
+          offer.hold.userId,
+          offer.hold.action,
+          offer.hold.state === 'sending' ? 'sending' : 'unsettled',
+          offer.hold.until,
+          readerId,
+        ),
+      ]);
+    default:
+      return context(
+        hasOpen ? 'The decision is made in the service: Open in the service.' : 'The decision is made in the Command Service itself.',
+      );
+  }
+}
+
+function heldLine(holder: string, action: string, state: 'sending' | 'unsettled', until: Date, readerId: string): Paragraph {
+  const who: Run[] = holder === readerId ? ['you'] : [user(holder)];
+  return state === 'sending'
+    ? [emoji('hourglass_flowing_sand'), ' A decision on it (', bold(oneLine(action, 60)), ', by ', ...who, ') is being sent right now.']
+    : [
+        emoji('grey_question'),
+        ' A decision on it (',
+        bold(oneLine(action, 60)),
+        ', by ',
+        ...who,
+        ') was sent, and no answer said how it went: check in the service. It can be decided here again after ',
+        when(until, '{time}'),
+        '.',
+      ];
+}
+
+/** The confirmation's private_metadata, within 3,000 characters: the Details state gives way first (the page's query, then the response_url). */
+export function encodeDecisionState(state: DecisionState): string {
+  const base = {
+    d: state.decisionId,
+    x: state.action,
+    ...(state.parentViewId === undefined ? {} : { v: state.parentViewId }),
+    ...(state.about.requestName ? { r: truncate(state.about.requestName, 150) } : {}),
+    ...(state.about.requestedBy ? { b: truncate(state.about.requestedBy, 80) } : {}),
+    ...(state.about.step ? { n: truncate(state.about.step, 80) } : {}),
+  };
+  const wires = detailsWires(state.details);
+  for (const s of wires) {
+    const text = JSON.stringify({ ...base, s } satisfies DecisionStateWire);
+    if (text.length <= LIMITS.privateMetadata) return text;
+  }
+  return JSON.stringify({ ...base, s: wires.at(-1) });
+}
+
+const CONFIRM_TITLE = { type: 'plain_text' as const, text: 'Confirm your decision' };
+const OUTCOME_TITLE = { type: 'plain_text' as const, text: 'Your decision' };
+
+/** The approval in a few lines: the request, the step and who asked, its id. */
+function aboutLines(approvalId: string, about: DecisionAbout): Paragraph[] {
+  const step: Run[] = [oneLine(about.step || 'Approval', 80)];
+  if (about.requestedBy) step.push(' · requested by ', oneLine(about.requestedBy, 80));
+  return [[bold(oneLine(about.requestName || '(unnamed request)', 150))], step, ['Approval id ', code(oneLine(approvalId, 120))]];
+}
+
+function modal(state: DecisionState, title: ModalView['title'], blocks: KnownBlock[], submit?: string): ModalView {
+  return {
+    type: 'modal',
+    callback_id: DECISION_CALLBACK,
+    private_metadata: encodeDecisionState(state),
+    title,
+    close: { type: 'plain_text', text: submit === undefined ? 'Close' : 'Cancel' },
+    ...(submit === undefined ? {} : { submit: { type: 'plain_text' as const, text: submit } }),
+    blocks: blocks.slice(0, LIMITS.blocksPerView),
+  };
+}
+
+/** Pushed over the Details modal when an action is chosen: what will be decided, and the comment. Nothing is sent before Confirm. */
+export function decisionConfirmView(state: DecisionState, commentRequired: boolean): ModalView {
+  return modal(
+    state,
+    CONFIRM_TITLE,
+    [
+      richText([
+        ['You are deciding this approval as ', bold(oneLine(state.action, 60)), ':'],
+        ...aboutLines(state.details.approvalId, state.about),
+      ]),
+      {
+        type: 'input',
+        block_id: COMMENT_FIELD.block,
+        optional: !commentRequired,
+        // Slack marks an optional field "(optional)" itself.
+        label: plain(commentRequired ? `Comment (needed for ${state.action})` : 'Comment', LIMITS.inputLabel),
+        element: {
+          type: 'plain_text_input',
+          action_id: COMMENT_FIELD.action,
+          multiline: true,
+          max_length: MAX_COMMENT_CHARS,
+          ...(commentRequired ? { min_length: 1 } : {}),
+        },
+        hint: plain('Sent to the Command Service with your decision, and kept in countersign’s audit trail.', LIMITS.inputHint),
+      } as KnownBlock,
+      context(
+        'Nothing is sent until you press Confirm; Cancel sends nothing. The service is asked again first, so only what it offers now is sent.',
+      ),
+    ],
+    'Confirm',
+  );
+}
+
+/** Shown at once on Confirm, while the service is asked. */
+export function decisionProgressView(state: DecisionState): ModalView {
+  return modal(state, OUTCOME_TITLE, [
+    richText([
+      [emoji('hourglass_flowing_sand'), ' Sending ', bold(oneLine(state.action, 60)), ' to the Command Service…'],
+      ...aboutLines(state.details.approvalId, state.about),
+    ]),
+  ]);
+}
+
+function openBlock(links: ApprovalLinks | undefined, approvalId: string): KnownBlock[] {
+  const url = links?.(approvalId);
+  return url !== undefined && url.length <= LIMITS.buttonUrl
+    ? [actions('decision:open', [linkButton({ actionId: DECISION_ACTIONS.open, text: 'Open in the service', url })])]
+    : [];
+}
+
+/** What the service shows of it now: "completed as Rejected, 2026-11-22 10:42:05.0, by Lovelace, Ada". */
+function seenLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
+  if (d.completedDate === '') return ['It still shows it waiting for a decision.'];
+  const by: Run[] = d.completedByName ? [', by ', oneLine(d.completedByName, 80)] : [];
+  const done = readableTimestamp(d.completedDate, frame) ?? oneLine(d.completedDate, 40);
+  return ['It shows it completed as ', bold(oneLine(d.state || 'completed', 60)), ', ', done, ...by, '.'];
+}
+
+function refusalLines(r: DecisionRefusal, state: DecisionState, readerId: string, hasOpen: boolean): Paragraph[] {
+  const action = state.action;
+  const elsewhere = hasOpen ? 'Open in the service to decide it there.' : 'Decide it in the Command Service itself.';
+  switch (r.kind) {
+    case 'not-linked':
+      return [
+        md(
+          ':link: Your Slack account is not linked to the Command Service, so countersign cannot decide for you. Type `/approvals login` first.',
+        ),
+      ];
+    case 'not-visible':
+      // Only an approval on a list of the reader's is known to have existed for them (as Details says it).
+      if (state.details.origin.kind === 'page' && !shownBefore(state.details, readerId))
+        return [
+          [
+            emoji('mag'),
+            ' The Command Service has no approval ',
+            code(oneLine(state.details.approvalId, 120)),
+            ' that you can see: it is not on a list of yours, and may be someone else’s.',
+          ],
+        ];
+      return [
+        [
+          emoji('see_no_evil'),
+          ' The Command Service no longer shows this approval to you: it may have been decided meanwhile, reassigned or withdrawn.',
+        ],
+      ];
+    case 'not-pending':
+      return [
+        [
+          emoji('checkered_flag'),
+          ' It is decided already: the service shows it completed',
+          ...(r.state ? [' as ', bold(oneLine(r.state, 60))] : []),
+          ...(r.by ? [', by ', oneLine(r.by, 80)] : []),
+          '.',
+        ],
+      ];
+    case 'line-items':
+      return [[emoji('ballot_box_with_check'), ' Each item of this request is decided on its own, in the service. ', elsewhere]];
+    case 'action-not-listed': {
+      const listed: Run[] = r.listed.slice(0, 10).flatMap((a, i) => [...(i > 0 ? [', '] : []), bold(oneLine(a, 60))]);
+      return [
+        [emoji('warning'), ' The service does not offer ', bold(oneLine(action, 60)), ' for this approval now.'],
+        r.listed.length > 0
+          ? ['It offers ', ...listed, ': close this and choose again in the details.']
+          : ['It offers no action for it now.'],
+      ];
+    }
+    case 'already-decided':
+      return [[...decidedLine({ action: r.action, at: r.at, userId: r.userId }, readerId), ': it is not decided twice.']];
+    case 'held':
+      return [heldLine(r.userId, r.action, r.state, r.until, readerId)];
+    case 'not-offered':
+      return [
+        md(
+          r.command === 'getApprovalDetails'
+            ? ':information_source: countersign checks an approval with the service before deciding it, and this Command Service does not offer approval details (its administrators have switched them off).'
+            : ':information_source: This Command Service does not offer decisions (its administrators have switched them off), so countersign stops offering them.',
+        ),
+        [elsewhere],
+      ];
+    case 'check-failed':
+      return [[emoji('warning'), ' countersign could not check the approval with the service first.']];
+  }
+}
+
+export interface DecisionOutcomeInput {
+  state: DecisionState;
+  outcome: Exclude<DecideOutcome, { kind: 'failed' } | { kind: 'bad-comment' }>;
+  readerId: string;
+  /** The reader's zone and now, with the service's zone: the service's times in theirs. */
+  frame: TimeFrame;
+  approvalLinks?: ApprovalLinks | undefined;
+}
+
+/** What came of it, once the service answered (or did not). */
+export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
+  const { state, outcome, readerId } = input;
+  const id = state.details.approvalId;
+  const open = openBlock(input.approvalLinks, id);
+  const hasOpen = open.length > 0;
+  const about = aboutLines(id, state.about);
+  const nothing: Paragraph = [italic('Nothing was sent to the Command Service.')];
+  let paragraphs: Paragraph[];
+  switch (outcome.kind) {
+    case 'done':
+      paragraphs = [
+        [
+          emoji('white_check_mark'),
+          ' Done: the Command Service took your decision, ',
+          bold(oneLine(outcome.action, 60)),
+          ', ',
+          when(outcome.at, '{date_short_pretty} at {time}'),
+          '.',
+        ],
+        ...(outcome.details ? [seenLine(outcome.details, input.frame)] : []),
+        ...about,
+      ];
+      break;
+    case 'refused':
+      paragraphs = [...refusalLines(outcome.refusal, state, readerId, hasOpen), nothing, ...about];
+      break;
+    case 'duplicate':
+      paragraphs = [
+        [emoji('repeat'), ' This decision was submitted twice: it is sent once, and nothing more was sent.'],
+        ...(outcome.hold.state === 'done'
+          ? [
+              decidedLine(
+                { action: outcome.hold.action, at: outcome.hold.settledAt ?? outcome.hold.at, userId: outcome.hold.userId },
+                readerId,
+              ),
+            ]
+          : []),
+        ...about,
+      ];
+      break;
+    case 'not-done': {
+      const says: Run[] = outcome.error.serviceMessage ? [' It said: “', oneLine(outcome.error.serviceMessage, 300), '”'] : [];
+      const first: Record<typeof outcome.why, Paragraph> = {
+        'not-visible': [
+          emoji('see_no_evil'),
+          ' The Command Service did not take it: it could not retrieve this approval for you, so it was decided meanwhile, reassigned or withdrawn.',
+        ],
+        rejected: [
+          emoji('no_entry'),
+          ' The Command Service did not take ',
+          bold(oneLine(state.action, 60)),
+          ' for this approval.',
+          ...says,
+        ],
+        'not-permitted': [
+          emoji('no_entry'),
+          ' The Command Service does not let your account decide through countersign: decide in the service instead, or ask your identity team for that permission.',
+        ],
+        'not-offered': [
+          emoji('information_source'),
+          ' This Command Service does not offer decisions (its administrators have switched them off), so countersign stops offering them: decide in the service instead.',
+        ],
+      };
+      paragraphs = [first[outcome.why], [italic('Nothing was decided.')], ...about];
+      break;
+    }
+    case 'unknown': {
+      const d = outcome.details;
+      const retry: Run[] = [' countersign lets it be decided here again after ', when(outcome.retryAt, '{time}'), '.'];
+      if (d !== undefined && d.completedDate !== '') {
+        const yours = d.state === state.action;
+        paragraphs = [
+          [
+            emoji(yours ? 'white_check_mark' : 'grey_question'),
+            ' The Command Service did not answer in time, but it has the approval decided now.',
+          ],
+          seenLine(d, input.frame),
+          yours ? ['So your decision went through.'] : ['Check in the service whether that was yours.'],
+          ...about,
+        ];
+      } else if (d !== undefined) {
+        paragraphs = [
+          [
+            emoji('grey_question'),
+            ' The Command Service did not answer in time, and it still shows this approval waiting: your decision has not been recorded so far, though it may still arrive.',
+          ],
+          ['Check in the service before deciding again.', ...retry],
+          ...about,
+        ];
+      } else {
+        paragraphs = [
+          [
+            emoji('grey_question'),
+            ' countersign could not learn whether your decision went through: the Command Service did not answer, and could not be asked again.',
+          ],
+          ['Check in the service before deciding again.', ...retry],
+          ...about,
+        ];
+      }
+      break;
+    }
+    case 'not-linked':
+      paragraphs = [...refusalLines({ kind: 'not-linked' }, state, readerId, hasOpen), nothing];
+      break;
+    case 'off':
+      paragraphs = [[emoji('information_source'), ' Deciding from Slack is not turned on here. '], nothing];
+      break;
+  }
+  return modal(state, OUTCOME_TITLE, [richText(paragraphs), ...open]);
+}
+
+/** A failure the error translator has put into words, with "Nothing was sent" where nothing was, and the way to the service. */
+export function decisionFailureView(state: DecisionState, message: Message, approvalLinks: ApprovalLinks | undefined): ModalView {
+  // The translator's buttons answer through a response_url, which a modal has not.
+  const words = message.blocks.filter((b) => b.type !== 'actions');
+  return modal(state, OUTCOME_TITLE, [...words, ...openBlock(approvalLinks, state.details.approvalId)]);
+}
+
+/** Our own words only, in place of a view Slack refused, so the approver is not left on "Sending…": what happened is in the log. */
+export function decisionUnshownView(state: DecisionState, reference: string, approvalLinks: ApprovalLinks | undefined): ModalView {
+  return modal(state, OUTCOME_TITLE, [
+    richText([
+      [
+        emoji('warning'),
+        ' Slack would not show what came of your decision here. Check the approval in the service; it has been logged for your Slack admins.',
+      ],
+      ['Reference ', code(oneLine(reference, 40)), '.'],
+    ]),
+    ...openBlock(approvalLinks, state.details.approvalId),
+  ]);
+}

@@ -1,0 +1,390 @@
+/**
+ * Deciding an approval, with a scripted service and a real in-memory store: what is sent (exactly
+ * once, with the approver's own credentials, only an action the service lists now), what every
+ * answer becomes, how the hold on the approval is taken, given back and settled, and the audit trail.
+ */
+import { describe, expect, it } from 'vitest';
+import { decide, decidedAmong, decisionOffer, recordAsked } from '../../src/approvals/decide.js';
+import { approvalDetails } from '../../src/approvals/details.js';
+import { Secret } from '../../src/runtime/secret.js';
+import { AppTokenRefusedError } from '../../src/service/credentials.js';
+import {
+  type ApprovalDetails,
+  InvalidParameterError,
+  InvalidTokenError,
+  NotOfferedError,
+  NotVisibleError,
+  ServiceUnavailableError,
+} from '../../src/service/index.js';
+import { type Call, fakeDeps, fakeDetails, fakeService, type ServiceScript } from '../helpers/fakes.js';
+
+const ADA = { teamId: 'T1', userId: 'UADA' };
+const EVE = { teamId: 'T1', userId: 'UEVE' };
+const ID = '10001:WPDS:1';
+const NOW = new Date('2026-11-22T06:30:00Z');
+const DECISIONS = { DECISION_REQUEST: 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}' };
+const HOLD_MS = 90_000;
+
+/** A service whose approval stays pending until a decision is taken, then shows it completed as that action. */
+function serviceOf(over: ServiceScript = {}, start: Partial<ApprovalDetails> = {}) {
+  let current = fakeDetails({ workItemId: ID, ...start });
+  const script: ServiceScript = {
+    details: async () => current,
+    decide: async (values) => {
+      current = { ...current, completedDate: '2026-11-22 06:30:00.0', completedByName: 'Lovelace, Ada', state: values.action, actions: [] };
+    },
+    ...over,
+  };
+  return {
+    fake: fakeService(script),
+    complete: (state: string) => (current = { ...current, completedDate: '2026-11-22 06:29:00.0', state, actions: [] }),
+  };
+}
+
+function build(over: ServiceScript = {}, start: Partial<ApprovalDetails> = {}, options: Parameters<typeof fakeDeps>[0] = {}) {
+  const s = serviceOf(over, start);
+  const t = fakeDeps({ service: s.fake, decisions: DECISIONS, decisionHoldMs: HOLD_MS, ...options });
+  let n = 0;
+  const request = (action = 'Accepted', comment = '', decisionId = `decision-${String(++n).padStart(4, '0')}`) => ({
+    approvalId: ID,
+    action,
+    comment,
+    decisionId,
+  });
+  const decided = () => t.fake.calls.filter((c): c is Extract<Call, { command: 'decide' }> => c.command === 'decide');
+  const trail = async () =>
+    (await t.deps.store.listDecisions({ limit: 20 })).map((d) => [d.userId, d.action, d.outcome, d.steps.map((s) => s.step)]);
+  const hold = async () => (await t.deps.store.decisionHolds([ID])).get(ID);
+  return { ...t, ...s, request, decided, trail, hold };
+}
+
+describe('decide: what is sent', () => {
+  it('approves with the approver’s own token, after reading the approval again, and records every step', async () => {
+    const t = build();
+    await t.link('UADA');
+    await recordAsked(t.deps, ADA, { approvalId: ID, action: 'Accepted', decisionId: 'decision-0001' });
+    const outcome = await decide(t.deps, ADA, t.request('Accepted', '  Looks right  '));
+    expect(outcome).toMatchObject({
+      kind: 'done',
+      action: 'Accepted',
+      at: NOW,
+      details: { state: 'Accepted', completedByName: 'Lovelace, Ada' },
+    });
+    expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'decide', 'getApprovalDetails']);
+    expect(t.decided()).toEqual([
+      { command: 'decide', values: { id: ID, action: 'Accepted', comment: 'Looks right' }, token: 'token-of-UADA' },
+    ]);
+    const [record] = await t.deps.store.listDecisions({ limit: 5 });
+    expect(record).toMatchObject({
+      id: 'decision-0001',
+      userId: 'UADA',
+      approvalId: ID,
+      action: 'Accepted',
+      comment: 'Looks right',
+      outcome: 'done',
+      answer: { result: 'done', seen: { pending: false, state: 'Accepted', completedBy: 'Lovelace, Ada' } },
+    });
+    expect(record?.steps.map((s) => s.step)).toEqual(['asked', 'confirmed', 'sent', 'answered']);
+    expect(await t.hold()).toMatchObject({ state: 'done', userId: 'UADA', action: 'Accepted' });
+  });
+
+  it('refuses an empty comment for an action that needs one before anything is claimed or sent, and sends one that has it', async () => {
+    const t = build();
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request('Rejected', '   '))).toEqual({
+      kind: 'bad-comment',
+      problem: 'Rejected needs a comment: say why, for the requester and the audit trail.',
+    });
+    expect(await decide(t.deps, ADA, t.request('Rejected', 'evil \u202Etxt'))).toMatchObject({ kind: 'bad-comment' });
+    expect(t.fake.calls).toEqual([]);
+    expect(await t.hold()).toBeUndefined();
+    expect(await decide(t.deps, ADA, t.request('Rejected', 'Not needed\r\nany more'))).toMatchObject({ kind: 'done', action: 'Rejected' });
+    expect(t.decided()[0]?.values.comment).toBe('Not needed\nany more');
+  });
+
+  it('sends an action no comment is required for with an empty comment', async () => {
+    const t = build();
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request('Accepted', ''))).toMatchObject({ kind: 'done' });
+    expect(t.decided()[0]?.values.comment).toBe('');
+  });
+
+  it('acts for the linked identity in the trusted mode, naming them from the store only', async () => {
+    const t = build({ loginApp: async () => new Secret('app-token') }, {}, { trusted: true });
+    await t.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'admin', NOW);
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'done' });
+    expect(t.decided()).toEqual([
+      { command: 'decide', values: { id: ID, action: 'Accepted', comment: '' }, token: 'app-token', onBehalfOf: 'ada.lovelace' },
+    ]);
+  });
+});
+
+describe('decide: exactly once', () => {
+  it('sends one of a double submit of the same decision; the other is told nothing new', async () => {
+    const t = build();
+    await t.link('UADA');
+    const request = t.request('Accepted', '', 'decision-same');
+    const outcomes = await Promise.all([decide(t.deps, ADA, request), decide(t.deps, ADA, request)]);
+    expect(outcomes.map((o) => o.kind).sort()).toEqual(['done', 'duplicate']);
+    expect(t.decided()).toHaveLength(1);
+  });
+
+  it('sends one of two decisions at once (two modals, two instances); the other is refused naming the one under way', async () => {
+    const t = build();
+    await t.link('UADA');
+    const outcomes = await Promise.all([decide(t.deps, ADA, t.request('Accepted')), decide(t.deps, ADA, t.request('Rejected', 'no'))]);
+    expect(outcomes.map((o) => o.kind).sort()).toEqual(['done', 'refused']);
+    expect(outcomes.find((o) => o.kind === 'refused')).toMatchObject({ refusal: { kind: 'held', state: 'sending', userId: 'UADA' } });
+    expect(t.decided()).toHaveLength(1);
+  });
+
+  it('does not decide an approval twice: once done, it is refused as decided, by whom, and not offered again', async () => {
+    const t = build();
+    await t.link('UADA');
+    await decide(t.deps, ADA, t.request('Accepted'));
+    expect(await decide(t.deps, ADA, t.request('Rejected', 'changed my mind'))).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'already-decided', userId: 'UADA', action: 'Accepted', at: NOW },
+    });
+    expect(t.decided()).toHaveLength(1);
+    // Even while the service still lists it as waiting (it is slow to show the change).
+    expect(await decisionOffer(t.deps, fakeDetails({ workItemId: ID }))).toMatchObject({ kind: 'decided', hold: { action: 'Accepted' } });
+    expect([...(await decidedAmong(t.deps, [{ workItemId: ID } as never])).keys()]).toEqual([ID]);
+  });
+});
+
+describe('decide: what is refused before sending', () => {
+  it('refuses an action the service does not list now (a forged button), sends nothing, and gives the approval back', async () => {
+    const t = build();
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request('Approved'))).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'action-not-listed', listed: ['Accepted', 'Rejected'] },
+    });
+    expect(await decide(t.deps, ADA, t.request('accepted'))).toMatchObject({ refusal: { kind: 'action-not-listed' } });
+    expect(t.decided()).toEqual([]);
+    expect(await t.hold()).toBeUndefined();
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'done' });
+  });
+
+  it('refuses, sending no decision, an approval the service will not show this user (another’s, or reassigned)', async () => {
+    const t = build({
+      details: async () => {
+        throw new NotVisibleError({ command: 'getApprovalDetails', status: 412 });
+      },
+    });
+    await t.link('UEVE');
+    expect(await decide(t.deps, EVE, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-visible' } });
+    expect(t.decided()).toEqual([]);
+    expect(t.fake.calls).toEqual([{ command: 'getApprovalDetails', approvalId: ID, token: 'token-of-UEVE' }]);
+    expect(await t.trail()).toEqual([['UEVE', 'Accepted', 'refused', ['confirmed', 'refused']]]);
+  });
+
+  it('refuses an approval completed meanwhile in the service, and one whose items are decided one by one', async () => {
+    const t = build();
+    await t.link('UADA');
+    t.complete('Rejected');
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-pending', state: 'Rejected' } });
+    const items = build({}, { lineItemApprovalEnabled: true });
+    await items.link('UADA');
+    expect(await decide(items.deps, ADA, items.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'line-items' } });
+    expect(await decisionOffer(items.deps, fakeDetails({ workItemId: ID, lineItemApprovalEnabled: true }))).toEqual({ kind: 'line-items' });
+    expect([...t.decided(), ...items.decided()]).toEqual([]);
+  });
+
+  it('refuses the unlinked, and sends nothing when decisions are off', async () => {
+    const t = build();
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-linked' } });
+    const off = fakeDeps();
+    await off.link('UADA');
+    expect(await decide(off.deps, ADA, { approvalId: ID, action: 'Accepted', comment: '', decisionId: 'decision-x' })).toEqual({
+      kind: 'off',
+    });
+    expect(await decisionOffer(off.deps, fakeDetails({ workItemId: ID }))).toEqual({ kind: 'off' });
+    expect([...t.fake.calls, ...off.fake.calls]).toEqual([]);
+  });
+
+  it('gives the approval back when the check before sending fails: nothing was sent, and trying again works', async () => {
+    let down = true;
+    const t = build({
+      details: async () => {
+        if (down) throw new ServiceUnavailableError('timeout', 'slow', { command: 'getApprovalDetails' });
+        return fakeDetails({ workItemId: ID });
+      },
+    });
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'failed' });
+    expect(t.decided()).toEqual([]);
+    expect(await t.hold()).toBeUndefined();
+    down = false;
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'done' });
+  });
+});
+
+describe('decide: what the service answers', () => {
+  it('gives the approval back when the service refuses: "could not be retrieved", an action it rejects, a command refused to the user', async () => {
+    const errors = [
+      new NotVisibleError({ command: 'performWorkItem', status: 412 }),
+      new InvalidParameterError(undefined, {
+        command: 'performWorkItem',
+        status: 412,
+        serviceMessage: "The action 'Accepted' is not valid",
+      }),
+      new InvalidTokenError({
+        command: 'performWorkItem',
+        status: 401,
+        serviceMessage: "The token is not valid for the command 'performWorkItem'. ",
+      }),
+    ];
+    const t = build({
+      decide: async () => {
+        throw errors.shift();
+      },
+    });
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'not-done', why: 'not-visible' });
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'not-done', why: 'rejected' });
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'not-done', why: 'not-permitted' });
+    expect(await t.hold()).toBeUndefined();
+    // Refused the command alone, the link still works for the rest.
+    expect((await t.deps.store.listLinks(ADA)).find((l) => l.command === 'findApprovals')?.lastOutcome).not.toBe('rejected');
+    expect((await t.deps.store.listDecisions({ limit: 5 }))[0]).toMatchObject({
+      outcome: 'not-done',
+      answer: { result: 'refused', error: 'invalid-token', status: 401 },
+    });
+  });
+
+  it('in the trusted mode, countersign’s own token refused after a new sign-in is a failure of countersign’s, not a refusal of the decision', async () => {
+    const t = build({
+      decide: async () => {
+        throw new AppTokenRefusedError(
+          new InvalidTokenError({
+            command: 'performWorkItem',
+            status: 401,
+            serviceMessage: "The token is not valid for the command 'performWorkItem'. Token is invalid or expired",
+          }),
+        );
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({ kind: 'failed', error: { kind: 'app-sign-in' } });
+    // Given back: it was refused before it was run, and may be decided again once the service takes countersign's token.
+    expect(await t.hold()).toBeUndefined();
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'not-done',
+      answer: { result: 'refused', error: 'app-sign-in', status: 401 },
+    });
+    // Nobody's link is at fault.
+    expect((await t.deps.store.listLinks(ADA)).find((l) => l.command === 'findApprovals')?.lastOutcome).not.toBe('rejected');
+  });
+
+  it('says a switched-off decision command is not offered', async () => {
+    const t = build({
+      decide: async () => {
+        throw new NotOfferedError({ command: 'performWorkItem', status: 404 });
+      },
+    });
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'not-done', why: 'not-offered' });
+    expect(await t.hold()).toBeUndefined();
+  });
+
+  it('a call that never reached the service decided nothing: the approval is given back', async () => {
+    let down = true;
+    const s = build({
+      decide: async () => {
+        if (down) throw new ServiceUnavailableError('network', 'refused', { command: 'performWorkItem' });
+      },
+    });
+    await s.link('UADA');
+    expect(await decide(s.deps, ADA, s.request())).toMatchObject({ kind: 'failed' });
+    expect((await s.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({ outcome: 'not-sent' });
+    down = false;
+    expect(await decide(s.deps, ADA, s.request())).toMatchObject({ kind: 'done' });
+    expect(s.decided()).toHaveLength(2);
+  });
+
+  it('a timeout whose call did land: never sent again, the service read again, and the approver told it went through', async () => {
+    const t = build({
+      decide: async (values) => {
+        t.complete(values.action);
+        throw new ServiceUnavailableError('timeout', 'The Command Service did not answer within 20 s.', { command: 'performWorkItem' });
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request('Accepted'));
+    expect(outcome).toMatchObject({ kind: 'unknown', details: { state: 'Accepted', completedDate: '2026-11-22 06:29:00.0' } });
+    expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'decide', 'getApprovalDetails']);
+    expect(await t.hold()).toMatchObject({ state: 'done' });
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'unknown',
+      answer: { result: 'unknown', error: 'service-unavailable', seen: { pending: false, state: 'Accepted' } },
+    });
+  });
+
+  it('a timeout while the service still shows it waiting: held until the call cannot still land, then tried again after a fresh check', async () => {
+    let slow = true;
+    const t = build({
+      decide: async (values) => {
+        if (slow) throw new ServiceUnavailableError('dropped', 'connection lost', { command: 'performWorkItem' });
+        t.complete(values.action);
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({ kind: 'unknown', details: { completedDate: '' }, retryAt: new Date(NOW.getTime() + HOLD_MS) });
+    expect(await t.hold()).toMatchObject({ state: 'unsettled', until: new Date(NOW.getTime() + HOLD_MS) });
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'held', state: 'unsettled' } });
+    expect(t.decided()).toHaveLength(1);
+    expect(await decisionOffer(t.deps, fakeDetails({ workItemId: ID }))).toMatchObject({ kind: 'held' });
+    t.deps.now = () => new Date(NOW.getTime() + HOLD_MS);
+    slow = false;
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'done' });
+    expect(t.decided()).toHaveLength(2);
+  });
+
+  it('a timeout after which the service cannot be read either: held a while, never claimed done', async () => {
+    let calls = 0;
+    const t = build({
+      details: async () => {
+        if (++calls > 1) throw new ServiceUnavailableError('network', 'down', { command: 'getApprovalDetails' });
+        return fakeDetails({ workItemId: ID });
+      },
+      decide: async () => {
+        throw new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' });
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({ kind: 'unknown' });
+    expect(outcome.kind === 'unknown' && outcome.details).toBeUndefined();
+    expect(await t.hold()).toMatchObject({ state: 'unsettled' });
+  });
+});
+
+describe('approvalDetails with decisions on', () => {
+  it('offers the actions the service lists for a pending approval, and nothing once it is completed', async () => {
+    const t = build();
+    await t.link('UADA');
+    expect(await approvalDetails(t.deps, ADA, ID)).toMatchObject({
+      kind: 'details',
+      decision: { kind: 'actions', actions: ['Accepted', 'Rejected'] },
+    });
+    t.complete('Accepted');
+    const after = await approvalDetails(t.deps, ADA, ID);
+    expect(after.kind === 'details' && after.decision).toBeUndefined();
+  });
+
+  it('offers nothing once the service said the decision command is switched off', async () => {
+    const t = build({ offers: (command) => command !== 'decision' });
+    await t.link('UADA');
+    const outcome = await approvalDetails(t.deps, ADA, ID);
+    expect(outcome.kind === 'details' && outcome.decision).toBeUndefined();
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'not-offered', command: 'performWorkItem' },
+    });
+    expect(t.decided()).toEqual([]);
+  });
+});

@@ -1,0 +1,168 @@
+/**
+ * The decision call against stub servers: exactly the operator's call is sent, once, never again by
+ * the client whatever happens to the connection; what the service answers becomes a typed error.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Secret } from '../../src/runtime/secret.js';
+import { type DecisionCall, parseDecisionCall } from '../../src/service/decision-call.js';
+import {
+  createServiceClient,
+  InvalidParameterError,
+  InvalidTokenError,
+  NotOfferedError,
+  NotVisibleError,
+  type ServiceClient,
+  ServiceUnavailableError,
+} from '../../src/service/index.js';
+import { type StubServer, sendBody, sendHtml, startStubServer } from '../helpers/stub-server.js';
+
+const TOKEN = new Secret('ws3101abc:-28aff589:18a2758240d:-7c4e0.57');
+const VALUES = { id: '20512:WPDS:1', action: 'Rejected', comment: 'Not needed & <b>not</b> "now"' };
+
+function call(request: string, body?: string): DecisionCall {
+  const parsed = parseDecisionCall(request, body);
+  if (!parsed.ok) throw new Error(parsed.problem);
+  return parsed.value;
+}
+const GET = call('GET performWorkItem?workitem-id={id}&action={action}&comment={comment}');
+const POST_XML = call('POST performWorkItem', '<workitem-id>{id}</workitem-id><action>{action}</action><comment>{comment}</comment>');
+
+let stub: StubServer | undefined;
+let client: ServiceClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await stub?.close();
+  client = undefined;
+  stub = undefined;
+});
+
+async function withStub(handler: Parameters<typeof startStubServer>[0], options: Partial<Parameters<typeof createServiceClient>[0]> = {}) {
+  stub = await startStubServer(handler);
+  client = createServiceClient({ baseUrl: stub.url, ...options });
+  return { stub, client };
+}
+
+const ok = (_req: unknown, res: ServerResponse) => sendBody(res, 200, '{"data":{"type":"performWorkItem"}}');
+
+describe('the decision call: what is sent', () => {
+  it('sends a GET with everything in the query, percent-encoded, format=json and auth-user-id added', async () => {
+    const { stub, client } = await withStub(ok);
+    await client.decide(GET, VALUES, TOKEN);
+    await client.decide(GET, { ...VALUES, comment: '' }, TOKEN, { onBehalfOf: 'ada.lovelace' });
+    expect(stub.requests.map((r) => [r.method, r.url, r.body])).toEqual([
+      [
+        'GET',
+        '/aveksa/command.submit?cmd=performWorkItem&workitem-id=20512%3AWPDS%3A1&action=Rejected&comment=Not%20needed%20%26%20%3Cb%3Enot%3C%2Fb%3E%20%22now%22&format=json',
+        '',
+      ],
+      [
+        'GET',
+        '/aveksa/command.submit?cmd=performWorkItem&workitem-id=20512%3AWPDS%3A1&action=Rejected&comment=&format=json&auth-user-id=ada.lovelace',
+        '',
+      ],
+    ]);
+    expect(stub.requests[0]?.headers.authorization).toBe(`Bearer ${TOKEN.reveal()}`);
+  });
+
+  it('POSTs the body template with its values escaped, typed by its first character, and leaves format to an operator who set it', async () => {
+    const { stub, client } = await withStub(ok);
+    await client.decide(POST_XML, VALUES, TOKEN);
+    await client.decide(call('POST performWorkItem?format=xml', '{"id":"{id}","action":"{action}","comment":"{comment}"}'), VALUES, TOKEN);
+    const [xml, json] = stub.requests;
+    expect([xml?.method, xml?.url, xml?.headers['content-type']]).toEqual([
+      'POST',
+      '/aveksa/command.submit?cmd=performWorkItem&format=json',
+      'application/xml',
+    ]);
+    expect(xml?.body).toBe(
+      '<workitem-id>20512:WPDS:1</workitem-id><action>Rejected</action><comment>Not needed &amp; &lt;b&gt;not&lt;/b&gt; &quot;now&quot;</comment>',
+    );
+    expect([json?.url, json?.headers['content-type'], JSON.parse(json?.body ?? '')]).toEqual([
+      '/aveksa/command.submit?cmd=performWorkItem&format=xml',
+      'application/json',
+      { id: '20512:WPDS:1', action: 'Rejected', comment: VALUES.comment },
+    ]);
+  });
+
+  it('sends nothing for an id not of the service’s shape, an empty action, or a comment with control or bidirectional characters', async () => {
+    const { stub, client } = await withStub(ok);
+    for (const values of [
+      { ...VALUES, id: '20512' },
+      { ...VALUES, action: '' },
+      { ...VALUES, comment: 'evil\u202Etxt' },
+      { ...VALUES, comment: 'bell\u0007' },
+      { ...VALUES, comment: 'x'.repeat(2001) },
+    ])
+      await expect(client.decide(GET, values, TOKEN)).rejects.toBeInstanceOf(InvalidParameterError);
+    expect(stub.requests).toEqual([]);
+    // Line breaks and tabs are what a comment is made of.
+    await client.decide(GET, { ...VALUES, comment: 'line one\nline\ttwo' }, TOKEN);
+    expect(stub.requests).toHaveLength(1);
+  });
+});
+
+describe('the decision call: what comes back', () => {
+  it('takes any 2xx as done, whatever its body says', async () => {
+    let n = 0;
+    const { client } = await withStub((_req, res) => {
+      const answers = [() => sendBody(res, 200, ''), () => sendBody(res, 204, ''), () => sendBody(res, 202, '<ok/>', 'text/xml')];
+      (answers[n++] as () => void)();
+    });
+    for (let i = 0; i < 3; i++) await expect(client.decide(GET, VALUES, TOKEN)).resolves.toBeUndefined();
+  });
+
+  it('never sends it twice: a connection dropped after the request went out is a failure the caller must look into', async () => {
+    const { stub, client } = await withStub((req) => req.socket.destroy());
+    const error = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as ServiceUnavailableError).reason).toBe('dropped');
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('times out at its deadline once, without a second try', async () => {
+    const { stub, client } = await withStub(() => {}, { timeouts: { totalMs: 300 } });
+    const error = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect((error as ServiceUnavailableError).reason).toBe('timeout');
+    expect(stub.requests).toHaveLength(1);
+  });
+
+  it('reads 412 "could not be retrieved" as not visible, another 412 as a refused parameter, and a 401 for the command alone as such', async () => {
+    const pages = [
+      [412, 'The work item could not be retrieved'],
+      [412, "The action 'Accepted' is not valid for the work item."],
+      [401, "The token is not valid for the command 'performWorkItem'. "],
+    ] as const;
+    let n = 0;
+    const { client } = await withStub((_req, res) => {
+      const [status, message] = pages[n++] as (typeof pages)[number];
+      sendHtml(res, status, message, 'cmd=performWorkItem');
+    });
+    await expect(client.decide(GET, VALUES, TOKEN)).rejects.toBeInstanceOf(NotVisibleError);
+    await expect(client.decide(GET, VALUES, TOKEN)).rejects.toBeInstanceOf(InvalidParameterError);
+    const refused = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InvalidTokenError);
+    expect((refused as InvalidTokenError).commandOnly).toBe(true);
+  });
+
+  it('says "not offered" for a 404 named after the command, and stops offering decisions without asking again for an hour', async () => {
+    let now = 1_000;
+    const { stub, client } = await withStub(
+      (_req, res) => {
+        res.writeHead(404, 'performWorkItem', { 'content-type': 'text/html' });
+        res.end('<html><head><title>Error</title></head><body>performWorkItem</body></html>');
+      },
+      { now: () => now },
+    );
+    expect(client.offers('decision')).toBe(true);
+    const error = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotOfferedError);
+    expect((error as NotOfferedError).command).toBe('performWorkItem');
+    expect(client.offers('decision')).toBe(false);
+    expect(client.offers('getApprovalDetails')).toBe(true);
+    await expect(client.decide(GET, VALUES, TOKEN)).rejects.toMatchObject({ remembered: true, command: 'performWorkItem' });
+    expect(stub.requests).toHaveLength(1);
+    now += 3_600_000;
+    expect(client.offers('decision')).toBe(true);
+  });
+});
