@@ -1,5 +1,5 @@
 /**
- * The /approvals grammar (../shared/DESIGN.md, "Slash commands"):
+ * The /approvals grammar (docs/using.md, "The /approvals grammar"):
  *   /approvals [pending|completed|all] [key:value …] | show <approval-id> | remind … | help | login | logout | whoami
  * Pure: text and the user's today in, a validated ApprovalQuery (or a help, login, logout, or an
  * Invalid naming the bad part) out. Nothing reaches the service unless it passes here and then

@@ -1,5 +1,5 @@
 /**
- * The /collect grammar (../shared/DESIGN.md, "Slash commands"):
+ * The /collect grammar (docs/using.md, "/collect"):
  *   /collect [collector name] [name:"…"] [application:"…"] [force] | history [n] | help | login | logout | whoami
  * Bare words make the collector's name (`/collect AD Accounts`); `force` alone is the flag
  * (quote it to mean a collector called force). A first word that is exactly a subcommand (help,

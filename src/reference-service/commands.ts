@@ -2,7 +2,7 @@
  * The commands of the reference service, as pure functions of (parameters, caller, clock) to an
  * Answer. The HTTP layer (server.ts) only parses requests and writes Answers.
  *
- * Decisions where the spec is silent (documented in README.md, "Reference Command Service"):
+ * Decisions where the spec is silent (documented in docs/reference-service.md, "Where the contract is silent"):
  * - Enumerations and dates must be lower case; a bad value is a 412 naming the parameter and
  *   the accepted form, as the real service answers for an invalid enumeration value.
  * - page-size is 1 to 1000; start-page is 1 or more; a page past the end has no approvals.

@@ -2,7 +2,7 @@
  * The reference Command Service over HTTP (node:http): `{base}/command.submit?cmd=…`, bearer
  * tokens, HTML error pages titled Error with the `Query String=` line, json and properties
  * formats. It is what local mode and the end-to-end tests talk to, so it follows the spec
- * (../shared/spec/command-service.md) and service-notes.md rather than this app's wishes.
+ * as docs/service-contract.md describes it, rather than this app's wishes.
  */
 
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';

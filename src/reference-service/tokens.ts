@@ -1,5 +1,5 @@
 /**
- * Tokens as service-notes.md describes them: opaque, containing ':', acting as one user, valid
+ * Tokens as docs/service-contract.md describes them: opaque, containing ':', acting as one user, valid
  * for a set of commands, ending after a lifespan or a stretch of inactivity, or at logoutUser.
  * Only a SHA-256 of each token is stored, as a real service should.
  *

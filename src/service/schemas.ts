@@ -1,6 +1,6 @@
 /**
  * What the service answers, checked with zod and normalised into the shapes the rest of the app
- * uses. Tolerant where service-notes.md says the real service varies (object or list, numbers as
+ * uses. Tolerant where docs/service-contract.md says the real service varies (object or list, numbers as
  * strings, extra fields), strict where a wrong guess would mislead a user (a count that is not a
  * number, a record without an id).
  */

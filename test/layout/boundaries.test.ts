@@ -1,5 +1,5 @@
 /**
- * The layout's rules (../shared/DESIGN.md, "Layout"), checked on the imports of every source
+ * The layout's rules (docs/architecture.md, "What each folder owns"), checked on the imports of every source
  * file, so that an import pointing the wrong way fails here and not in a review:
  * - parse/ and render/ reach no I/O, however indirectly;
  * - use cases (approvals/, collections/, accounts/, reminders/, home/) import nothing of Slack,
@@ -130,7 +130,7 @@ function projectGraph(): Graph {
 }
 
 describe('layout', () => {
-  it('has every import pointing the way DESIGN.md says', () => {
+  it('has every import pointing the way docs/architecture.md says', () => {
     const graph = projectGraph();
     expect(graph.size).toBeGreaterThan(50);
     expect(layoutViolations(graph)).toEqual([]);

@@ -256,7 +256,7 @@ describe('run ids', () => {
   });
 });
 
-describe('performWorkItem (this service’s own shape: inferred, README says so)', () => {
+describe('performWorkItem (this service’s own shape: inferred, docs/reference-service.md says so)', () => {
   const details = async (id: string, label = 'approver') =>
     JSON.parse((await get(`cmd=getApprovalDetails&format=json&approval-id=${encodeURIComponent(id)}`, label)).body).getApprovalDetails
       .Approval;
