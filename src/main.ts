@@ -18,7 +18,7 @@ import type { TimeZones } from './runtime/deps.js';
 import { randomIds } from './runtime/ids.js';
 import { createLogger, type Logger } from './runtime/logger.js';
 import { countFailures, Metrics } from './runtime/metrics.js';
-import { gracefulStop } from './runtime/shutdown.js';
+import { gracefulStop, type StopPlan } from './runtime/shutdown.js';
 import type { CredentialSource } from './service/credentials.js';
 import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
 import { createSlackApp, type SlackApp, type SlackAppOptions } from './slack/app.js';
@@ -93,26 +93,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     { mode: config.mode, port, service: new URL(config.commandServiceUrl).origin, serviceAuth: config.serviceAuth.mode },
     'countersign is running',
   );
-  const stopper = gracefulStop({
-    logger,
-    limitMs: config.shutdownTimeoutMs,
-    // The listener stays open to the end, so that health checks hear 503 (draining) rather than a
-    // closed port while the work already taken is finished.
-    steps: [
-      ['taking new requests', () => slack.beginDraining()],
-      ['the reminder scheduler', () => workers.reminders.stop()],
-      ['the run-status watcher', () => workers.runWatcher.stop()],
-      ['work in flight', () => background.drain()],
-      ['the HTTP server', () => slack.stop()],
-    ],
-    inFlight: background,
-    abandon: () => slack.abandon(),
-    closers: [
-      ['response_url client', () => deps.responder.close()],
-      ['service client', () => service.close()],
-      ['store', () => store.close()],
-    ],
-  });
+  const stopper = gracefulStop(shutdownSequence(base, { slack, ...workers, background, deps }));
   return {
     port,
     slack,
@@ -124,6 +105,36 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     shutdown: () => stopper.stop(),
   };
 };
+
+/**
+ * The stop, in order: no new requests, the workers, the work in flight, the HTTP server; then the
+ * clients. The listener stays open to the end, so that health checks hear 503 (draining) rather than
+ * a closed port while the work already taken is finished.
+ */
+function shutdownSequence(
+  { config, logger }: Base,
+  parts: ReturnType<typeof backgroundWorkers> & { slack: SlackApp; background: CountedBackground; deps: SlackDeps },
+): StopPlan {
+  const { slack, reminders, runWatcher, background, deps } = parts;
+  return {
+    logger,
+    limitMs: config.shutdownTimeoutMs,
+    steps: [
+      ['taking new requests', () => slack.beginDraining()],
+      ['the reminder scheduler', () => reminders.stop()],
+      ['the run-status watcher', () => runWatcher.stop()],
+      ['work in flight', () => background.drain()],
+      ['the HTTP server', () => slack.stop()],
+    ],
+    inFlight: background,
+    abandon: () => slack.abandon(),
+    closers: [
+      ['response_url client', () => deps.responder.close()],
+      ['service client', () => deps.service.close()],
+      ['store', () => deps.store.close()],
+    ],
+  };
+}
 
 /** What every part of the composition is built from. */
 interface Base {
