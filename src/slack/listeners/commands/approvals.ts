@@ -27,10 +27,10 @@ export function approvalsCommand(deps: SlackDeps) {
     await ack();
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
-    const form = approvalsRead(context, command.text ?? '');
     deps.background.run(
       '/approvals',
       async () => {
+        const form = approvalsRead(context, command.text ?? '');
         // login and show must open their modals within the trigger's 3 seconds: before any other I/O.
         if (form.kind === 'login') return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
         if (form.kind === 'show') return openShown(deps, client, command.trigger_id, who, form.approvalId, respond);

@@ -22,12 +22,12 @@ import { collectRead } from './read.js';
 export function collectCommand(deps: SlackDeps) {
   return async ({ command, ack, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
-    const parsed = collectRead(context, command.text ?? '');
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
     deps.background.run(
       '/collect',
       async () => {
+        const parsed = collectRead(context, command.text ?? '');
         switch (parsed.kind) {
           case 'help':
             return void (await respond(ephemeral(renderCollectHelp())));
