@@ -12,8 +12,9 @@ import type { AttemptReason, CollectStep, Principal } from '../store/index.js';
 import { coverageOf } from './coverage.js';
 import { type CollectRefusal, mayOverride } from './policy.js';
 import type { CollectDeps } from './ports.js';
-import { type CollectionRequest, catalogFor, createConfirmation, heldNow, recordStep, refusalFor, type StartOutcome } from './start.js';
-import { cooldownReason, planStart } from './start-plan.js';
+import { type CollectionRequest, catalogFor, createConfirmation, heldNow, refusalFor, type StartOutcome } from './start.js';
+import { planStart } from './start-plan.js';
+import { cooldownReason, recordStep } from './start-record.js';
 
 export type OfferOutcome =
   | { kind: 'confirm'; id: string; query: CollectQuery; reasons: readonly ConfirmReason[] }

@@ -1,16 +1,16 @@
 /**
  * What a start does, decided from data alone: the cooldown keys it takes, what it starts once those
  * claims have been answered (all of it, the rest by name, or nothing), what is said when nothing
- * matched, which runs' collectors it must claim after the service answered, and how a failure is
- * recorded. Pure: the policy, the catalog and coverage, and the holders in; the plan out. The
- * claims, the call and the record are start.ts's.
+ * matched, which runs' collectors it must claim after the service answered, and whether a failed
+ * start may have started runs. Pure: the policy, the catalog and coverage, and the holders in; the
+ * plan out. The claims and the calls are start-execution.ts's, the trail start-record.ts's.
  */
 
 import { collectCommandText } from '../parse/collect.js';
 import { nearest } from '../parse/suggest.js';
 import { isServiceError } from '../service/errors.js';
 import type { CollectionRun, CollectQuery } from '../service/index.js';
-import type { AttemptReason, WatchedRun } from '../store/index.js';
+import type { WatchedRun } from '../store/index.js';
 import { type Catalog, type Coverage, collectorKey, fold, forceMisspelt } from './coverage.js';
 import { cooldownTarget } from './policy.js';
 
@@ -77,22 +77,6 @@ export function canonical(query: CollectQuery, coverage: Coverage): CollectQuery
 }
 
 /**
- * Why a start was turned away by the cooldown: who started what held it, when, and whether "Start
- * anyway" was offered; the collector too where it is part of a bigger target asked for.
- */
-export function cooldownReason(query: CollectQuery, held: readonly Held[], offered: boolean): AttemptReason {
-  const first = held.find((h) => h.collector === undefined) ?? (held[0] as Held);
-  const collector = query.name === undefined ? first.collector : undefined;
-  return {
-    kind: 'cooldown',
-    userId: first.holder.userId,
-    at: first.holder.at,
-    offered,
-    ...(collector === undefined ? {} : { collector }),
-  };
-}
-
-/**
  * A start the service answered with no runs: the collectors earlier runs here reported, to choose
  * from; the one nearest to the name asked for; and the command meant, when the last word looks like
  * a misspelt force (then no nearest name: the name was right).
@@ -141,11 +125,4 @@ export function heldNames(list: readonly Held[]): string[] {
  */
 export function maybeStarted(error: unknown, answered: boolean): boolean {
   return answered || (isServiceError(error) && error.kind === 'service-unavailable' && error.reason !== 'network');
-}
-
-/** A failure as the trail keeps it: the service's own error by kind and words, or an internal one. */
-export function failureReason(error: unknown): AttemptReason {
-  return isServiceError(error)
-    ? { kind: 'service', error: error.kind, message: (error.serviceMessage ?? error.message).slice(0, 500) }
-    : { kind: 'internal' };
 }

@@ -7,7 +7,7 @@
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import type { CollectQuery } from '../service/index.js';
-import type { AttemptReason, CollectStep, Principal } from '../store/index.js';
+import type { CollectStep, Principal } from '../store/index.js';
 import { type Catalog, type Coverage, catalogOf, coverageOf } from './coverage.js';
 import { type CollectRefusal, checkCollect, mayOverride, needsGroupLookup } from './policy.js';
 import type { CollectDeps } from './ports.js';
@@ -15,8 +15,6 @@ import type { CollectStatus } from './runs.js';
 import { announce, CooldownClaims, startRuns } from './start-execution.js';
 import {
   cooldownKeys,
-  cooldownReason,
-  failureReason,
   type Held,
   heldNames,
   maybeStarted,
@@ -26,6 +24,7 @@ import {
   unclaimedRuns,
   watchedRuns,
 } from './start-plan.js';
+import { cooldownReason, failureReason, recordStep, refusalReason } from './start-record.js';
 
 export interface CollectionRequest {
   who: Principal;
@@ -86,36 +85,6 @@ async function collectRefusal(deps: CollectDeps, req: CollectionRequest): Promis
     }
   }
   return checkCollect(policy, { userId: req.who.userId, channelId: req.channelId, force: req.query.force === true, userGroups });
-}
-
-function refusalReason(refusal: CollectRefusal): AttemptReason {
-  switch (refusal.kind) {
-    case 'channel':
-      return { kind: 'channel', allowedChannels: [...refusal.allowedChannels] };
-    case 'user':
-      return { kind: 'user' };
-    case 'force':
-      return { kind: 'force' };
-  }
-}
-
-/** Appends one step of this request's attempt to the audit trail: who, where, what, and the step's own fields. */
-export function recordStep(
-  deps: CollectDeps,
-  req: Pick<CollectionRequest, 'who' | 'channelId' | 'query'>,
-  attemptId: string,
-  step: CollectStep,
-  at = deps.now(),
-): Promise<void> {
-  return deps.store.recordCollectStep({
-    ...step,
-    attemptId,
-    at,
-    teamId: req.who.teamId,
-    channelId: req.channelId,
-    userId: req.who.userId,
-    query: req.query,
-  });
 }
 
 /**

@@ -5,16 +5,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { catalogOf } from '../../src/collections/coverage.js';
-import {
-  cooldownKeys,
-  cooldownReason,
-  failureReason,
-  type Held,
-  maybeStarted,
-  nothingMatched,
-  planStart,
-  unclaimedRuns,
-} from '../../src/collections/start-plan.js';
+import { cooldownKeys, type Held, maybeStarted, nothingMatched, planStart, unclaimedRuns } from '../../src/collections/start-plan.js';
+import { cooldownReason, failureReason } from '../../src/collections/start-record.js';
 import { ConflictError, ServiceUnavailableError } from '../../src/service/errors.js';
 import type { CollectAttempt } from '../../src/store/index.js';
 
