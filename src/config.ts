@@ -318,7 +318,30 @@ export function readDecisions(env: Env): DecisionsConfig | undefined {
   return Object.freeze({ call: parsed.value, commentRequired: Object.freeze(commentRequired) });
 }
 
+/**
+ * The environment, area by area. A bad value stops at the first reader that meets it; each reader
+ * checks its own variables together (both client credentials or neither, a previous key only with a
+ * current one), and what depends on the mode is checked last, once the mode is known.
+ */
 export function loadConfig(env: Env): Config {
+  const slack = readSlack(env);
+  const serviceUrl = commandServiceUrlOf(env);
+  const { logLevel, ...server } = readServer(env);
+  const { tokenEncryptionKey, ...store } = readStore(env);
+  const common: Omit<CommonConfig, 'logLevel'> = {
+    ...server,
+    ...store,
+    ...readOperations(env),
+    ...readService(env),
+    collect: readCollectPolicy(env),
+  };
+  // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
+  if (slack === undefined) return Object.freeze({ ...common, logLevel: logLevel ?? 'warn', mode: 'local', tokenEncryptionKey });
+  return connected({ ...common, logLevel: logLevel ?? 'info' }, slack, serviceUrl, tokenEncryptionKey);
+}
+
+/** The Slack credentials, when set: the bot token and signing secret together, and an app token only with them. */
+function readSlack(env: Env): (SlackCredentials & { readonly appToken: Secret | undefined }) | undefined {
   const botToken = read(env, {
     variable: 'SLACK_BOT_TOKEN',
     example: 'xoxb-1234-5678-abcdef',
@@ -338,22 +361,23 @@ export function loadConfig(env: Env): Config {
     example: 'xapp-1-A0123-4567-abcdef',
     schema: prefixed('xapp-', 'an app-level token').optional(),
   });
-
   if (botToken && !signingSecret)
     throw new ConfigError('SLACK_SIGNING_SECRET', 'is required when SLACK_BOT_TOKEN is set', '8f742231b10e8888abcd99yyyzzz85a5');
   if (signingSecret && !botToken)
     throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_SIGNING_SECRET is set', 'xoxb-1234-5678-abcdef');
   if (appToken && !botToken)
     throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set (Socket Mode)', 'xoxb-1234-5678-abcdef');
-
-  const commandServiceUrl = commandServiceUrlOf(env);
-
   const apiUrl = read(env, {
     variable: 'SLACK_API_URL',
     example: 'https://slack.com/api/',
     schema: httpUrl('the Slack Web API base').optional(),
   });
+  if (botToken === undefined || signingSecret === undefined) return undefined;
+  return { botToken, signingSecret, apiUrl, appToken };
+}
 
+/** The process itself: where it listens, what it logs, who may read its metrics, how long a stop may take. */
+function readServer(env: Env): Pick<CommonConfig, 'port' | 'metricsToken' | 'shutdownTimeoutMs'> & { logLevel: LogLevel | undefined } {
   const port = read(env, {
     variable: 'PORT',
     example: '3000',
@@ -364,7 +388,34 @@ export function loadConfig(env: Env): Config {
       .refine((n) => n <= 65_535, 'must be a port number from 0 to 65535 (0 picks a free port)')
       .optional(),
   });
+  const logLevel = read(env, {
+    variable: 'LOG_LEVEL',
+    example: 'info',
+    schema: z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }))
+      .optional(),
+  });
+  const metricsToken = read(env, {
+    variable: 'METRICS_TOKEN',
+    example: '$(openssl rand -hex 32)',
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible characters, without spaces')
+      .transform((v) => new Secret(v))
+      .optional(),
+  });
+  const shutdownTimeoutMs = read(env, {
+    variable: 'SHUTDOWN_TIMEOUT',
+    example: '30s',
+    schema: duration('at least 1s', 1000).optional(),
+  });
+  return { port: port ?? 3000, logLevel, metricsToken, shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000 };
+}
 
+/** The store: where it is, and the keys its tokens are encrypted with (a previous one only beside a current one). */
+function readStore(env: Env): Pick<CommonConfig, 'database' | 'tokenEncryptionKeyPrevious'> & { tokenEncryptionKey: Secret | undefined } {
   const database = read(env, {
     variable: 'DATABASE_URL',
     example: 'postgres://countersign@db.internal:5432/countersign',
@@ -381,7 +432,6 @@ export function loadConfig(env: Env): Config {
         }),
       ),
   });
-
   const tokenEncryptionKey = read(env, {
     variable: 'TOKEN_ENCRYPTION_KEY',
     example: '$(openssl rand -base64 32)',
@@ -395,17 +445,13 @@ export function loadConfig(env: Env): Config {
   if (tokenEncryptionKeyPrevious !== undefined && tokenEncryptionKey === undefined) {
     throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when TOKEN_ENCRYPTION_KEY_PREVIOUS is set', '$(openssl rand -base64 32)');
   }
+  return { database, tokenEncryptionKey, tokenEncryptionKeyPrevious };
+}
 
-  const logLevel = read(env, {
-    variable: 'LOG_LEVEL',
-    example: 'info',
-    schema: z
-      .string()
-      .transform((v) => v.toLowerCase())
-      .pipe(z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }))
-      .optional(),
-  });
-
+/** The Command Service beyond its URL: how long a call may take, the zone of its times, how calls are made for people, its pages, deciding in chat. */
+function readService(
+  env: Env,
+): Pick<CommonConfig, 'serviceTimeoutMs' | 'serviceTimeZone' | 'serviceAuth' | 'approvalUrlTemplate' | 'decisions'> {
   const approvalUrlTemplate = read(env, {
     variable: 'APPROVAL_URL_TEMPLATE',
     example: 'https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}',
@@ -415,7 +461,22 @@ export function loadConfig(env: Env): Config {
       .pipe(httpUrl('the page for one approval in the service').transform((v) => v))
       .optional(),
   });
+  // Under a minute or so keeps the user's wait bearable; 15 minutes leaves room in response_url's 30-minute life.
+  const serviceTimeoutMs = read(env, {
+    variable: 'SERVICE_TIMEOUT',
+    example: '20s',
+    schema: duration('at least 1s')
+      .refine((ms) => ms >= 1000 && ms <= 15 * 60_000, 'must be from 1s to 15m')
+      .optional(),
+  });
+  const serviceAuth = readServiceAuth(env);
+  const decisions = readDecisions(env);
+  const serviceTimeZone = read(env, { variable: 'COMMAND_SERVICE_TIME_ZONE', example: 'America/New_York', schema: ianaZone.optional() });
+  return { approvalUrlTemplate, serviceTimeoutMs: serviceTimeoutMs ?? 20_000, serviceAuth, decisions, serviceTimeZone };
+}
 
+/** What the app does on its own and how much: reminders' window and their calls at once, commands a minute per user. */
+function readOperations(env: Env): Pick<CommonConfig, 'remindWindowDays' | 'reminderConcurrency' | 'commandsPerMinute'> {
   const remindWindowDays = read(env, {
     variable: 'REMIND_WINDOW',
     example: '3d',
@@ -426,7 +487,6 @@ export function loadConfig(env: Env): Config {
       .refine((n) => n >= 1 && n <= 30, 'must be a number of days from 1 to 30, like 3d')
       .optional(),
   });
-
   const reminderConcurrency = read(env, {
     variable: 'REMINDER_CONCURRENCY',
     example: '4',
@@ -440,7 +500,6 @@ export function loadConfig(env: Env): Config {
       )
       .optional(),
   });
-
   const commandsPerMinute = read(env, {
     variable: 'COMMANDS_PER_MINUTE',
     example: '20',
@@ -451,37 +510,15 @@ export function loadConfig(env: Env): Config {
       .refine((n) => n <= 1000, 'must be a whole number from 0 (no limit) to 1000')
       .optional(),
   });
+  return {
+    remindWindowDays: remindWindowDays ?? 3,
+    reminderConcurrency: reminderConcurrency ?? DEFAULT_REMINDER_CONCURRENCY,
+    commandsPerMinute: commandsPerMinute ?? 20,
+  };
+}
 
-  // Under a minute or so keeps the user's wait bearable; 15 minutes leaves room in response_url's 30-minute life.
-  const serviceTimeoutMs = read(env, {
-    variable: 'SERVICE_TIMEOUT',
-    example: '20s',
-    schema: duration('at least 1s')
-      .refine((ms) => ms >= 1000 && ms <= 15 * 60_000, 'must be from 1s to 15m')
-      .optional(),
-  });
-
-  const metricsToken = read(env, {
-    variable: 'METRICS_TOKEN',
-    example: '$(openssl rand -hex 32)',
-    schema: z
-      .string()
-      .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible characters, without spaces')
-      .transform((v) => new Secret(v))
-      .optional(),
-  });
-
-  const shutdownTimeoutMs = read(env, {
-    variable: 'SHUTDOWN_TIMEOUT',
-    example: '30s',
-    schema: duration('at least 1s', 1000).optional(),
-  });
-
-  const serviceAuth = readServiceAuth(env);
-  const decisions = readDecisions(env);
-
-  const serviceTimeZone = read(env, { variable: 'COMMAND_SERVICE_TIME_ZONE', example: 'America/New_York', schema: ianaZone.optional() });
-
+/** Who may start collections, where, how often, and how long their runs are followed. */
+function readCollectPolicy(env: Env): CollectPolicy {
   const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
     read(env, {
       variable,
@@ -492,7 +529,7 @@ export function loadConfig(env: Env): Config {
         .refine((ids) => ids.every((id) => prefix.test(id)), `must be ${what}, separated by commas`)
         .optional(),
     }) ?? [];
-  const collect: CollectPolicy = Object.freeze({
+  return Object.freeze({
     allowedChannels: idList('COLLECT_ALLOWED_CHANNELS', /^[CG][A-Z0-9]{2,}$/, 'Slack channel ids (C…)', 'C0123ABCD,C0456EFGH'),
     allowedUsers: idList('COLLECT_ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)', 'U0123ABCD,U0456EFGH'),
     allowedUserGroups: idList('COLLECT_ALLOWED_USERGROUPS', /^S[A-Z0-9]{2,}$/, 'Slack user-group ids (S…)', 'S0123ABCD'),
@@ -501,42 +538,29 @@ export function loadConfig(env: Env): Config {
     watchLimitMs:
       read(env, { variable: 'COLLECT_WATCH_LIMIT', example: '6h', schema: duration('more than 0', 1).optional() }) ?? 6 * 3_600_000,
   });
+}
 
-  const common: CommonConfig = {
-    port: port ?? 3000,
-    database,
-    tokenEncryptionKeyPrevious,
-    logLevel: logLevel ?? 'info',
-    approvalUrlTemplate,
-    remindWindowDays: remindWindowDays ?? 3,
-    reminderConcurrency: reminderConcurrency ?? DEFAULT_REMINDER_CONCURRENCY,
-    collect,
-    commandsPerMinute: commandsPerMinute ?? 20,
-    serviceTimeoutMs: serviceTimeoutMs ?? 20_000,
-    metricsToken,
-    shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000,
-    serviceAuth,
-    serviceTimeZone,
-    decisions,
-  };
-  // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
-  if (botToken === undefined || signingSecret === undefined)
-    return Object.freeze({ ...common, logLevel: logLevel ?? 'warn', mode: 'local', tokenEncryptionKey });
-
+/** HTTP or Socket Mode: what connecting to Slack requires of the rest, checked once every value has been read. */
+function connected(
+  common: CommonConfig,
+  slack: SlackCredentials & { readonly appToken: Secret | undefined },
+  commandServiceUrl: string | undefined,
+  tokenEncryptionKey: Secret | undefined,
+): SlackConfig {
   if (commandServiceUrl === undefined)
     throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set', 'https://igl.example.com/aveksa');
   if (tokenEncryptionKey === undefined)
     throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set', '$(openssl rand -base64 32)');
-  if (serviceAuth.mode === 'trusted-app' && !sentPrivately(commandServiceUrl))
+  if (common.serviceAuth.mode === 'trusted-app' && !sentPrivately(commandServiceUrl))
     throw new ConfigError(
       'COMMAND_SERVICE_URL',
       'must be https in the trusted-application mode: COMMAND_SERVICE_CLIENT_SECRET is sent to it, and over http anyone on the way reads it (http is for a service on this machine only: localhost, 127.0.0.1, ::1)',
       'https://igl.example.com/aveksa',
     );
-  const connected = { ...common, commandServiceUrl, tokenEncryptionKey };
-  const credentials = { botToken, signingSecret, apiUrl };
-  if (appToken !== undefined) return Object.freeze({ ...connected, mode: 'socket', slack: Object.freeze({ ...credentials, appToken }) });
-  return Object.freeze({ ...connected, mode: 'http', slack: Object.freeze(credentials) });
+  const base = { ...common, commandServiceUrl, tokenEncryptionKey };
+  const { appToken, ...credentials } = slack;
+  if (appToken !== undefined) return Object.freeze({ ...base, mode: 'socket', slack: Object.freeze({ ...credentials, appToken }) });
+  return Object.freeze({ ...base, mode: 'http', slack: Object.freeze(credentials) });
 }
 
 /** Whether what is sent to this URL stays between countersign and the service: https, or http on this machine. */

@@ -13,13 +13,15 @@ import { RunWatcher, type WatcherOptions } from './collections/watcher.js';
 import { approvalPages, type Config, ConfigError, loadConfig, type SlackConfig } from './config.js';
 import { startLocal } from './playground/local.js';
 import { ReminderScheduler, type SchedulerOptions } from './reminders/scheduler.js';
-import { Background } from './runtime/background.js';
+import { type Background, CountedBackground } from './runtime/background.js';
 import type { TimeZones } from './runtime/deps.js';
 import { randomIds } from './runtime/ids.js';
 import { createLogger, type Logger } from './runtime/logger.js';
 import { countFailures, Metrics } from './runtime/metrics.js';
+import { gracefulStop, type StopPlan } from './runtime/shutdown.js';
+import type { CredentialSource } from './service/credentials.js';
 import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
-import { createSlackApp, type SlackApp } from './slack/app.js';
+import { createSlackApp, type SlackApp, type SlackAppOptions } from './slack/app.js';
 import { createChat, slackClients } from './slack/chat.js';
 import type { SlackDeps } from './slack/deps.js';
 import { createResponder } from './slack/responder.js';
@@ -65,27 +67,124 @@ export interface Running {
 
 export type StartCountersign = (config: SlackConfig, overrides?: Overrides) => Promise<Running>;
 
+/**
+ * The composition root, as a list: the store, the service client, the credentials people's calls
+ * go through, the Slack side (clients, chat, the app), the background workers, and the stop.
+ */
 export const startCountersign: StartCountersign = async (config, overrides = {}) => {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   const now = overrides.now ?? (() => new Date());
   const metrics = overrides.metrics ?? new Metrics();
+  const base: Base = { config, overrides, logger, now, metrics };
+  const store = await openCheckedStore(base);
+  const service = serviceClientFor(base);
+  const credentials = credentialsFor(base, store, service);
+  const chatSide = slackChat(base, service);
+  const workers = backgroundWorkers(base, { store, service, credentials, chat: chatSide.chat, timeZones: chatSide.timeZones });
+  const background = new CountedBackground(logger);
+  const deps = slackDeps(base, { store, service, credentials, background, ...chatSide, ...workers });
+  const slack = createSlackApp(deps, slackAppOptions(config, overrides));
+  const port = await slack.start();
+  if (overrides.startScheduler !== false) {
+    workers.reminders.start();
+    workers.runWatcher.start();
+  }
+  logger.info(
+    { mode: config.mode, port, service: new URL(config.commandServiceUrl).origin, serviceAuth: config.serviceAuth.mode },
+    'countersign is running',
+  );
+  const stopper = gracefulStop(shutdownSequence(base, { slack, ...workers, background, deps }));
+  return {
+    port,
+    slack,
+    deps,
+    ...workers,
+    get abandoned() {
+      return stopper.abandoned;
+    },
+    shutdown: () => stopper.stop(),
+  };
+};
+
+/**
+ * The stop, in order: no new requests, the workers, the work in flight, the HTTP server; then the
+ * clients. The listener stays open to the end, so that health checks hear 503 (draining) rather than
+ * a closed port while the work already taken is finished.
+ */
+function shutdownSequence(
+  { config, logger }: Base,
+  parts: ReturnType<typeof backgroundWorkers> & { slack: SlackApp; background: CountedBackground; deps: SlackDeps },
+): StopPlan {
+  const { slack, reminders, runWatcher, background, deps } = parts;
+  return {
+    logger,
+    limitMs: config.shutdownTimeoutMs,
+    steps: [
+      ['taking new requests', () => slack.beginDraining()],
+      ['the reminder scheduler', () => reminders.stop()],
+      ['the run-status watcher', () => runWatcher.stop()],
+      ['work in flight', () => background.drain()],
+      ['the HTTP server', () => slack.stop()],
+    ],
+    inFlight: background,
+    abandon: () => slack.abandon(),
+    closers: [
+      ['response_url client', () => deps.responder.close()],
+      ['service client', () => deps.service.close()],
+      ['store', () => deps.store.close()],
+    ],
+  };
+}
+
+/** What every part of the composition is built from. */
+interface Base {
+  config: SlackConfig;
+  overrides: Overrides;
+  logger: Logger;
+  now: () => Date;
+  metrics: Metrics;
+}
+
+/** The store, its failures counted; a wrong TOKEN_ENCRYPTION_KEY is refused here, once, rather than told to every user in turn. */
+async function openCheckedStore({ config, logger, metrics }: Base): Promise<Store> {
   const opened = await openStore(config);
   try {
-    // A wrong TOKEN_ENCRYPTION_KEY is refused here, once, rather than told to every user in turn.
     const warning = await checkStoredKeys(opened, config.tokenEncryptionKey);
     if (warning !== undefined) logger.warn({}, warning);
   } catch (error) {
     await opened.close();
     throw error;
   }
-  const store: Store = countFailures(opened, (operation) => metrics.storeError(operation));
-  const service: ServiceClient = createServiceClient({
+  return countFailures(opened, (operation) => metrics.storeError(operation));
+}
+
+function serviceClientFor({ config, overrides, logger, metrics, now }: Base): ServiceClient {
+  return createServiceClient({
     baseUrl: config.commandServiceUrl,
     logger: logger.child({ component: 'service' }),
     onCall: (command, status, seconds) => metrics.serviceCall(command, status, seconds),
     timeouts: { totalMs: config.serviceTimeoutMs, ...overrides.serviceTimeouts },
     now: () => now().getTime(),
   });
+}
+
+/** How calls are made for people: each one's stored token, or the app signed in as a trusted application acting for them. */
+function credentialsFor({ config, overrides, logger, now }: Base, store: Store, service: ServiceClient): CredentialSource {
+  const auth = config.serviceAuth;
+  if (auth.mode !== 'trusted-app') return storedTokens(store);
+  const session = new AppSession({
+    service,
+    credentials: { clientId: auth.clientId, clientSecret: auth.clientSecret },
+    maxAgeMs: auth.maxTokenAgeMs,
+    now,
+    logger: logger.child({ component: 'trusted-app' }),
+    backoff: overrides.appSignInBackoff,
+  });
+  return trustedApplication({ store, session, now, logger });
+}
+
+/** Slack's Web API as the workers and listeners use it: people's zones, and the chat that posts and updates. */
+function slackChat({ config, overrides, logger, now, metrics }: Base, service: ServiceClient) {
   const clients = slackClients(config.slack);
   const timeZones = overrides.timeZones ?? slackTimeZones(clients.lookups, logger, now);
   const approvalLinks = approvalPages(config.approvalUrlTemplate);
@@ -97,25 +196,21 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     detailsOffered: () => service.offers('getApprovalDetails'),
     serviceTimeZone: config.serviceTimeZone,
   });
-  // This instance's name in the store's leases.
+  return { timeZones, approvalLinks, chat };
+}
+
+interface WorkerParts {
+  store: Store;
+  service: ServiceClient;
+  credentials: CredentialSource;
+  chat: ReturnType<typeof createChat>;
+  timeZones: TimeZones;
+}
+
+/** The reminder scheduler and the run-status watcher, leasing their work under this instance's name. */
+function backgroundWorkers({ config, overrides, logger, now }: Base, parts: WorkerParts) {
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
-  const auth = config.serviceAuth;
-  const credentials =
-    auth.mode === 'trusted-app'
-      ? trustedApplication({
-          store,
-          session: new AppSession({
-            service,
-            credentials: { clientId: auth.clientId, clientSecret: auth.clientSecret },
-            maxAgeMs: auth.maxTokenAgeMs,
-            now,
-            logger: logger.child({ component: 'trusted-app' }),
-            backoff: overrides.appSignInBackoff,
-          }),
-          now,
-          logger,
-        })
-      : storedTokens(store);
+  const { store, service, credentials, chat, timeZones } = parts;
   const reminders = new ReminderScheduler({
     store,
     service,
@@ -140,8 +235,16 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     owner,
     ...overrides.runWatch,
   });
-  const background = new CountedBackground(logger);
-  const deps: SlackDeps = {
+  return { reminders, runWatcher };
+}
+
+function slackDeps(
+  { config, overrides, logger, now, metrics }: Base,
+  parts: ReturnType<typeof slackChat> &
+    ReturnType<typeof backgroundWorkers> & { store: Store; service: ServiceClient; credentials: CredentialSource; background: Background },
+): SlackDeps {
+  const { store, service, credentials, background, timeZones, approvalLinks, chat, reminders, runWatcher } = parts;
+  return {
     service,
     credentials,
     store,
@@ -166,7 +269,10 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     commandsPerMinute: config.commandsPerMinute,
     maxInFlight: overrides.maxInFlight ?? 2000,
   };
-  const slack = createSlackApp(deps, {
+}
+
+function slackAppOptions(config: SlackConfig, overrides: Overrides): SlackAppOptions {
+  return {
     botToken: config.slack.botToken,
     signingSecret: config.slack.signingSecret,
     appToken: config.mode === 'socket' ? config.slack.appToken : undefined,
@@ -174,129 +280,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
     port: config.port,
     host: overrides.host,
     metricsToken: config.metricsToken,
-  });
-  const port = await slack.start();
-  if (overrides.startScheduler !== false) {
-    reminders.start();
-    runWatcher.start();
-  }
-  logger.info(
-    { mode: config.mode, port, service: new URL(config.commandServiceUrl).origin, serviceAuth: auth.mode },
-    'countersign is running',
-  );
-
-  let stopping: Promise<void> | undefined;
-  let abandoned = 0;
-  return {
-    port,
-    slack,
-    deps,
-    reminders,
-    runWatcher,
-    get abandoned() {
-      return abandoned;
-    },
-    shutdown() {
-      stopping ??= (async () => {
-        logger.info({ inFlight: background.size }, 'shutting down: no new requests, finishing in-flight work');
-        const waitingFor = new Set<string>();
-        // Each part stops on its own: one that fails is logged, and the next is still stopped.
-        const step = async (what: string, work: () => Promise<void>) => {
-          waitingFor.add(what);
-          try {
-            await work();
-          } catch (error) {
-            logger.warn({ error, what }, 'could not stop cleanly');
-          } finally {
-            waitingFor.delete(what);
-          }
-        };
-        // The listener stays open to the end, so that health checks hear 503 (draining) rather than a
-        // closed port while the work already taken is finished.
-        const graceful = (async () => {
-          await step('taking new requests', () => slack.beginDraining());
-          await step('the reminder scheduler', () => reminders.stop());
-          await step('the run-status watcher', () => runWatcher.stop());
-          await step('work in flight', () => background.drain());
-          await step('the HTTP server', () => slack.stop());
-        })();
-        const finished = await within(config.shutdownTimeoutMs, graceful);
-        abandoned = finished ? 0 : background.size;
-        if (!finished) {
-          logger.warn(
-            { limitMs: config.shutdownTimeoutMs, inFlight: abandoned, kinds: background.kinds(), waitingFor: [...waitingFor] },
-            'shutdown limit reached: abandoning the work still in flight',
-          );
-          slack.abandon();
-        }
-        // Closed together, within a moment: a client with a call that hangs (work just given up) never
-        // finishes closing, and the exit that follows ends it anyway.
-        const closing = [
-          ['response_url client', () => deps.responder.close()],
-          ['service client', () => service.close()],
-          ['store', () => store.close()],
-        ] as const;
-        const left = await Promise.all(
-          closing.map(async ([what, close]) => {
-            const closed = await within(
-              finished ? CLOSE_GRACE_MS : ABANDONED_CLOSE_GRACE_MS,
-              close().catch((error: unknown) => logger.warn({ error, what }, 'could not close')),
-            );
-            return closed ? [] : [what];
-          }),
-        );
-        if (left.flat().length > 0) logger.warn({ open: left.flat() }, 'not closed in time; left to the exit');
-        logger.info({ abandoned }, 'stopped');
-      })();
-      return stopping;
-    },
   };
-};
-
-/** How long the clients are given to close at the end of a stop; once work has been given up, only a moment. */
-const CLOSE_GRACE_MS = 2_000;
-const ABANDONED_CLOSE_GRACE_MS = 250;
-
-/** Whether `work` settled within `ms` (a rejection counts as settled: it is the caller's to report). */
-async function within(ms: number, work: Promise<unknown>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      work.then(
-        () => true,
-        () => true,
-      ),
-      late,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Background work counted by kind, so that a stop that runs out of time can say what it gave up. */
-class CountedBackground extends Background {
-  readonly #kinds = new Map<string, number>();
-
-  protected override start(...[name, work, ...rest]: Parameters<Background['start']>): void {
-    this.#kinds.set(name, (this.#kinds.get(name) ?? 0) + 1);
-    const counted = async () => {
-      try {
-        await work();
-      } finally {
-        const left = (this.#kinds.get(name) ?? 1) - 1;
-        if (left === 0) this.#kinds.delete(name);
-        else this.#kinds.set(name, left);
-      }
-    };
-    super.start(name, counted, ...rest);
-  }
-
-  kinds(): Record<string, number> {
-    return Object.fromEntries(this.#kinds);
-  }
 }
 
 /**

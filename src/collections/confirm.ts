@@ -12,18 +12,9 @@ import type { AttemptReason, CollectStep, Principal } from '../store/index.js';
 import { coverageOf } from './coverage.js';
 import { type CollectRefusal, mayOverride } from './policy.js';
 import type { CollectDeps } from './ports.js';
-import {
-  type CollectionRequest,
-  canonical,
-  catalogFor,
-  cooldownReason,
-  createConfirmation,
-  heldNow,
-  recordStep,
-  refusalFor,
-  type StartOutcome,
-  unknownRest,
-} from './start.js';
+import { type CollectionRequest, catalogFor, createConfirmation, heldNow, refusalFor, type StartOutcome } from './start.js';
+import { planStart } from './start-plan.js';
+import { cooldownReason, recordStep } from './start-record.js';
 
 export type OfferOutcome =
   | { kind: 'confirm'; id: string; query: CollectQuery; reasons: readonly ConfirmReason[] }
@@ -55,21 +46,17 @@ export async function offerConfirmation(
     const coverage = coverageOf(req.query, await catalogFor(deps, req.who.teamId));
     const held = await heldNow(deps, req, coverage);
     // With only some of an exactly known set held, the start leaves those out and says so: the usual question will do.
-    const someCanStart =
-      coverage.exact &&
-      req.query.name === undefined &&
-      held.every((h) => h.collector !== undefined) &&
-      held.length < coverage.collectors.length;
-    if (held.length > 0 && !someCanStart) {
+    const plan = planStart(req.query, coverage, held);
+    if (plan.kind === 'held') {
       const overrideId = mayOverride(deps.collectPolicy, req.who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
       await record({ step: 'refused', reason: cooldownReason(req.query, held, overrideId !== undefined) });
       return {
         kind: 'cooldown',
-        query: canonical(req.query, coverage),
+        query: plan.query,
         held,
         cooldownMs: deps.collectPolicy.cooldownMs,
         overrideId,
-        unknownRest: unknownRest(req.query, coverage, held),
+        unknownRest: plan.unknownRest,
       };
     }
   }

@@ -6,15 +6,25 @@
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
-import { collectCommandText } from '../parse/collect.js';
-import { nearest } from '../parse/suggest.js';
-import { isServiceError } from '../service/errors.js';
-import type { CollectionRun, CollectQuery } from '../service/index.js';
-import type { AttemptReason, CollectStep, Principal, WatchedRun } from '../store/index.js';
-import { type Catalog, type Coverage, catalogOf, collectorKey, coverageOf, fold, forceMisspelt } from './coverage.js';
-import { type CollectRefusal, checkCollect, cooldownTarget, mayOverride, needsGroupLookup } from './policy.js';
+import type { CollectQuery } from '../service/index.js';
+import type { CollectStep, Principal } from '../store/index.js';
+import { type Catalog, type Coverage, catalogOf, coverageOf } from './coverage.js';
+import { type CollectRefusal, checkCollect, mayOverride, needsGroupLookup } from './policy.js';
 import type { CollectDeps } from './ports.js';
 import type { CollectStatus } from './runs.js';
+import { announce, CooldownClaims, startRuns } from './start-execution.js';
+import {
+  cooldownKeys,
+  type Held,
+  heldNames,
+  maybeStarted,
+  NO_COVERAGE,
+  nothingMatched,
+  planStart,
+  unclaimedRuns,
+  watchedRuns,
+} from './start-plan.js';
+import { cooldownReason, failureReason, recordStep, refusalReason } from './start-record.js';
 
 export interface CollectionRequest {
   who: Principal;
@@ -24,18 +34,6 @@ export interface CollectionRequest {
   overrideCooldown?: boolean | undefined;
   /** The attempt a confirmation was asked for: its click completes that line of the audit trail rather than adding one. */
   attemptId?: string | undefined;
-}
-
-export interface CooldownHolder {
-  userId: string;
-  channelId: string;
-  at: Date;
-}
-
-/** A collector (or, when it is not known which, the whole target) started a moment ago, and by whom. */
-export interface Held {
-  collector: string | undefined;
-  holder: CooldownHolder;
 }
 
 export type StartOutcome =
@@ -89,36 +87,6 @@ async function collectRefusal(deps: CollectDeps, req: CollectionRequest): Promis
   return checkCollect(policy, { userId: req.who.userId, channelId: req.channelId, force: req.query.force === true, userGroups });
 }
 
-function refusalReason(refusal: CollectRefusal): AttemptReason {
-  switch (refusal.kind) {
-    case 'channel':
-      return { kind: 'channel', allowedChannels: [...refusal.allowedChannels] };
-    case 'user':
-      return { kind: 'user' };
-    case 'force':
-      return { kind: 'force' };
-  }
-}
-
-/** Appends one step of this request's attempt to the audit trail: who, where, what, and the step's own fields. */
-export function recordStep(
-  deps: CollectDeps,
-  req: Pick<CollectionRequest, 'who' | 'channelId' | 'query'>,
-  attemptId: string,
-  step: CollectStep,
-  at = deps.now(),
-): Promise<void> {
-  return deps.store.recordCollectStep({
-    ...step,
-    attemptId,
-    at,
-    teamId: req.who.teamId,
-    channelId: req.channelId,
-    userId: req.who.userId,
-    query: req.query,
-  });
-}
-
 /**
  * When this user may not start this collection here, the refusal, recorded in the log and the audit
  * trail. Asked before offering a confirmation as well as before starting.
@@ -136,30 +104,6 @@ export async function refusalFor(
   return refusal;
 }
 
-/**
- * Part of a name-less target is held, and the last start of that target did not say which collectors
- * it covers: the others cannot be started by name, so nothing starts.
- */
-export function unknownRest(query: CollectQuery, coverage: Coverage, held: readonly Held[]): boolean {
-  return query.name === undefined && !coverage.exact && held.length > 0 && held.every((h) => h.collector !== undefined);
-}
-
-/**
- * Why a start was turned away by the cooldown: who started what held it, when, and whether "Start
- * anyway" was offered; the collector too where it is part of a bigger target asked for.
- */
-export function cooldownReason(query: CollectQuery, held: readonly Held[], offered: boolean): AttemptReason {
-  const first = held.find((h) => h.collector === undefined) ?? (held[0] as Held);
-  const collector = query.name === undefined ? first.collector : undefined;
-  return {
-    kind: 'cooldown',
-    userId: first.holder.userId,
-    at: first.holder.at,
-    offered,
-    ...(collector === undefined ? {} : { collector }),
-  };
-}
-
 /** What the trail knows of the collectors this team's collections covered. */
 export async function catalogFor(deps: CollectDeps, teamId: string): Promise<Catalog> {
   return catalogOf(await deps.store.listCollectAttempts({ teamId, limit: CATALOG_DEPTH }));
@@ -167,16 +111,6 @@ export async function catalogFor(deps: CollectDeps, teamId: string): Promise<Cat
 
 /** How far back the trail is read to learn the collectors: enough for any team's usual set. */
 const CATALOG_DEPTH = 500;
-
-/** The cooldown keys a start takes: one per collector it is known to cover, and the target itself (its coverage may have grown since). */
-function cooldownKeys(query: CollectQuery, coverage: Coverage): Array<{ key: string; collector: string | undefined }> {
-  const keys: Array<{ key: string; collector: string | undefined }> = coverage.collectors.map((c) => ({
-    key: collectorKey(c),
-    collector: c,
-  }));
-  if (query.name === undefined) keys.push({ key: cooldownTarget(query), collector: undefined });
-  return keys;
-}
 
 /** Who holds the cooldown of any of these keys now, without taking any: for asking one question rather than two. */
 export async function heldNow(deps: CollectDeps, req: CollectionRequest, coverage: Coverage): Promise<Held[]> {
@@ -190,36 +124,19 @@ export async function heldNow(deps: CollectDeps, req: CollectionRequest, coverag
   return held;
 }
 
-/** The query with a collector's name as the service first named it, for every message about it. */
-export function canonical(query: CollectQuery, coverage: Coverage): CollectQuery {
-  return query.name === undefined ? query : { ...query, name: coverage.collectors[0] ?? query.name };
-}
-
+/**
+ * Starts a collection: who may (refusalFor), linked, the cooldown's claims, then the plan
+ * (start-plan.ts) carried out (start-execution.ts), each step in the audit trail as it happens.
+ */
 export async function startCollection(deps: CollectDeps, req: CollectionRequest): Promise<StartOutcome> {
-  const { who, query, channelId } = req;
+  const { who, query } = req;
   const attemptId = req.attemptId ?? deps.newId();
   const at = deps.now();
   const record = (step: CollectStep) => recordStep(deps, req, attemptId, step);
   const { cooldownMs } = deps.collectPolicy;
-  /** Cooldown keys this attempt took: given back together when it started nothing for certain. */
-  const taken: string[] = [];
-  const release = () => Promise.all(taken.map((key) => deps.store.releaseCooldown(who.teamId, key, attemptId).catch(() => undefined)));
-  const take = async (key: string, override: boolean) => {
-    const claim = await deps.store.claimCooldown({
-      teamId: who.teamId,
-      target: key,
-      userId: who.userId,
-      channelId,
-      attemptId,
-      at,
-      // Overriding takes the cooldown whoever holds it, and starts a new one.
-      cooldownMs: override ? 0 : cooldownMs,
-    });
-    if (claim.claimed) taken.push(key);
-    return claim;
-  };
+  const claims = new CooldownClaims(deps, req, attemptId, at);
   /** The service answered a start: whatever fails after that, the runs are going. */
-  let started = false;
+  let answered = false;
   try {
     const refusal = await refusalFor(deps, req, attemptId, at);
     if (refusal) return { kind: 'refused', refusal };
@@ -229,93 +146,42 @@ export async function startCollection(deps: CollectDeps, req: CollectionRequest)
       return { kind: 'not-linked' };
     }
     const catalog = await catalogFor(deps, who.teamId);
-    const coverage = cooldownMs > 0 ? coverageOf(query, catalog) : { collectors: [], exact: false };
-    const held: Held[] = [];
-    if (cooldownMs > 0) {
-      const override = req.overrideCooldown === true && mayOverride(deps.collectPolicy, who.userId);
-      for (const { key, collector } of cooldownKeys(query, coverage)) {
-        const claim = await take(key, override);
-        if (!claim.claimed) held.push({ collector, holder: claim.holder });
-      }
-    }
-    // Some of a whole application, or of everything, was started a moment ago: when the last start of the same
-    // target said exactly which collectors it covers, the others start by name; otherwise none do.
-    const rest =
-      held.length > 0 && coverage.exact && query.name === undefined && held.every((h) => h.collector !== undefined)
-        ? coverage.collectors.filter((c) => !held.some((h) => h.collector === c))
-        : [];
-    if (held.length > 0 && rest.length === 0) {
-      await release();
+    const coverage = cooldownMs > 0 ? coverageOf(query, catalog) : NO_COVERAGE;
+    const override = req.overrideCooldown === true && mayOverride(deps.collectPolicy, who.userId);
+    const held = cooldownMs > 0 ? await claims.claim(cooldownKeys(query, coverage), override) : [];
+    const plan = planStart(query, coverage, held);
+    if (plan.kind === 'held') {
+      await claims.release();
       const overrideId = mayOverride(deps.collectPolicy, who.userId) ? await createConfirmation(deps, req, true, attemptId) : undefined;
       await record({ step: 'refused', reason: cooldownReason(query, held, overrideId !== undefined) });
-      return {
-        kind: 'cooldown',
-        query: canonical(query, coverage),
-        held,
-        cooldownMs,
-        overrideId,
-        unknownRest: unknownRest(query, coverage, held),
-      };
+      return { kind: 'cooldown', query: plan.query, held, cooldownMs, overrideId, unknownRest: plan.unknownRest };
     }
-
-    const asked = rest.length > 0 ? rest.map((name) => ({ ...query, name })) : [query];
     // Recorded before the service is asked: a start the process dies during still shows in the trail.
     await record({ step: 'sent' });
-    const found: CollectionRun[] = [];
-    for (const one of asked) {
-      const result = await linked.call((token, options) => deps.service.collectEntitlements(one, token, options));
-      started ||= result.runs.length > 0;
-      found.push(...result.runs);
-    }
+    const found = await startRuns(deps, linked, plan.asked, () => {
+      answered = true;
+    });
     await noteSuccess(deps, who, 'collectEntitlements');
+    const leftOut = heldNames(held);
     deps.logger.info(
-      {
-        user: who.userId,
-        team: who.teamId,
-        channel: channelId,
-        query,
-        runs: found,
-        leftOut: held.map((h) => h.collector),
-        attempt: attemptId,
-      },
+      { user: who.userId, team: who.teamId, channel: req.channelId, query, runs: found, leftOut, attempt: attemptId },
       found.length > 0 ? 'collection started' : 'no collector matched; nothing started',
     );
     if (found.length === 0) {
-      await release();
+      await claims.release();
       await record({ step: 'answered', runs: [], leftOut: [], ranAgain: [] });
-      const known = [...catalog.names.values()].sort((a, b) => a.localeCompare(b));
-      const forced = forceMisspelt(query, catalog);
-      const retry = forced === undefined ? undefined : collectCommandText(forced);
-      const meant = query.name === undefined || retry !== undefined ? undefined : nearest(fold(query.name), known.map(fold));
-      return { kind: 'nothing-matched', query, known, meant: meant === undefined ? undefined : catalog.names.get(meant), retry };
+      return { kind: 'nothing-matched', query, ...nothingMatched(query, catalog) };
     }
-    // Collectors the start ran that were not known to be covered: their cooldown starts now too. One
-    // started a moment ago has just run again (nothing could have told): the asker hears it.
-    const ranAgain: Held[] = [];
-    if (cooldownMs > 0) {
-      for (const run of found) {
-        const key = run.collector ? collectorKey(run.collector) : undefined;
-        if (run.collector === null || key === undefined || taken.includes(key)) continue;
-        const claim = await take(key, false);
-        if (claim.claimed) continue;
-        ranAgain.push({ collector: catalog.names.get(fold(run.collector)) ?? run.collector, holder: claim.holder });
-        await take(key, true);
-      }
-    }
-    const runs: WatchedRun[] = found.map((r) => ({ runId: r.runId, collector: r.collector ?? undefined, state: undefined }));
-    const names = (list: readonly Held[]) => list.map((h) => h.collector).filter((c): c is string => c !== undefined);
-    await record({ step: 'answered', runs, leftOut: names(held), ranAgain: names(ranAgain) });
+    const ranAgain = cooldownMs > 0 ? await claims.claimRan(unclaimedRuns(found, claims.taken, catalog)) : [];
+    const runs = watchedRuns(found);
+    await record({ step: 'answered', runs, leftOut, ranAgain: heldNames(ranAgain) });
     const announced = await announce(deps, req, attemptId, at, runs);
     return { ...announced, leftOut: held, ranAgain, cooldownMs };
   } catch (error) {
-    // A start that reached the service (a timeout, or a store failure after it answered) keeps the cooldown: it may be running.
-    // 'network' means the request never reached the service: nothing started, so the cooldown goes back.
-    const maybeStarted = started || (isServiceError(error) && error.kind === 'service-unavailable' && error.reason !== 'network');
-    if (!maybeStarted) await release();
-    const reason: AttemptReason = isServiceError(error)
-      ? { kind: 'service', error: error.kind, message: (error.serviceMessage ?? error.message).slice(0, 500) }
-      : { kind: 'internal' };
-    await record({ step: 'failed', reason, maybeStarted }).catch((e: unknown) =>
+    // A start that may have reached the service keeps the cooldown: it may be running.
+    const started = maybeStarted(error, answered);
+    if (!started) await claims.release();
+    await record({ step: 'failed', reason: failureReason(error), maybeStarted: started }).catch((e: unknown) =>
       deps.logger.error({ attempt: attemptId, error: (e as Error).message }, 'could not record the collection attempt'),
     );
     await noteFailure(deps, who, 'collectEntitlements', error);
@@ -347,93 +213,4 @@ export async function createConfirmation(
     expiresAt: new Date(now.getTime() + deps.confirmationTtlMs),
   });
   return id;
-}
-
-/**
- * Posts the runs to the channel as the bot, so that the message can be updated as they go, and
- * asks the watcher to follow them. The watch is stored first: whatever happens to the post (Slack
- * slow or down, a restart), the runs are followed, their cooldown goes back if they abort, and the
- * starter hears of an abort. Where the bot may not post (a private channel it was not invited to),
- * or Slack does not take the message within announceWithinMs, the outcome says so and the adapter
- * answers through the command instead; a message Slack takes late is still followed.
- */
-async function announce(
-  deps: CollectDeps,
-  req: CollectionRequest,
-  attemptId: string,
-  at: Date,
-  runs: WatchedRun[],
-): Promise<{ kind: 'started'; status: CollectStatus; posted: boolean }> {
-  const base = { userId: req.who.userId, query: req.query, runs, startedAt: at, now: at };
-  const watched = await deps.store
-    .createWatch({
-      attemptId,
-      teamId: req.who.teamId,
-      userId: req.who.userId,
-      channelId: req.channelId,
-      messageTs: '',
-      query: req.query,
-      runs,
-      startedAt: at,
-      deadline: new Date(at.getTime() + deps.collectPolicy.watchLimitMs),
-      nextPollAt: new Date(at.getTime() + deps.firstPollMs),
-      intervalMs: deps.firstPollMs,
-      doneAt: undefined,
-      note: undefined,
-    })
-    .then(
-      () => true,
-      (error: unknown) => {
-        // The runs did start; the channel still hears of them, only the message will not move on by itself.
-        deps.logger.error(
-          { attempt: attemptId, error: (error as Error).message },
-          'could not record the watch; the message will not update',
-        );
-        return false;
-      },
-    );
-  const follow = (ts: string) =>
-    watched
-      ? deps.store
-          .setWatchMessage(attemptId, ts)
-          .catch((error: unknown) =>
-            deps.logger.error(
-              { attempt: attemptId, error: (error as Error).message },
-              'could not record the channel message; it will not update',
-            ),
-          )
-      : Promise.resolve();
-  const posting = deps.chat.postStatus(req.channelId, { ...base, live: { kind: 'watching', checkedAt: at } });
-  const posted = await within(deps.announceWithinMs, posting).catch((error: unknown) => {
-    deps.logger.info(
-      { channel: req.channelId, error: (error as Error).message },
-      'could not post as the bot; answering through the command',
-    );
-    return 'refused' as const;
-  });
-  if (posted === 'refused') return { kind: 'started', status: { ...base, live: { kind: 'off', reason: 'not-in-channel' } }, posted: false };
-  if (posted === 'late') {
-    deps.logger.warn(
-      { channel: req.channelId, attempt: attemptId, waitedMs: deps.announceWithinMs },
-      'Slack did not take the channel message in time; answering through the command',
-    );
-    posting.then(({ ts }) => follow(ts)).catch(() => undefined);
-    return { kind: 'started', status: { ...base, live: { kind: 'off', reason: 'slack-slow' } }, posted: false };
-  }
-  await follow(posted.ts);
-  const live = watched ? { kind: 'watching' as const, checkedAt: at } : undefined;
-  return { kind: 'started', status: { ...base, live }, posted: true };
-}
-
-/** The work's result, or 'late' when it has not settled within `ms` (it goes on; a rejection within `ms` is passed on). */
-async function within<T>(ms: number, work: Promise<T>): Promise<T | 'late'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), ms);
-  });
-  try {
-    return await Promise.race([work, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

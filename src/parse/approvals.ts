@@ -15,7 +15,17 @@ import {
   SORT_ORDERS,
   unsafeCharacter,
 } from '../service/query.js';
-import { type CalendarDay, DATE_FORMS, parseDateInput, readableDay, serviceDateText, serviceDay, type Zones } from './dates.js';
+import {
+  type CalendarDay,
+  DATE_FORMS,
+  type DateInput,
+  readableDay,
+  readDateInput,
+  resolveDateInput,
+  serviceDateText,
+  serviceDay,
+  type Zones,
+} from './dates.js';
 import { parseRemind, type RemindCommand } from './remind.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';
@@ -71,12 +81,43 @@ export const APPROVALS_USAGE =
 
 export const SHOW_EXAMPLE = '/approvals show 10198:WPDS:1';
 
+/** A date filter's key. */
+type DateParameter = `${'completed' | 'due' | 'requested'}-${'after' | 'before'}`;
+
+/** A date filter as typed and read, not yet counted from the user's today. */
+interface DateFilter {
+  typed: string;
+  date: DateInput;
+}
+
+/**
+ * /approvals as read from its text, before anyone's today is known: every word checked, every
+ * message for bad input said, and only the dates of a query left to count (resolveApprovalsCommand).
+ * What a command is (help, a query, show…) is known here, so the rate limit and the modals that must
+ * open at once need nothing more.
+ */
+export type ApprovalsForm =
+  | Exclude<ApprovalsCommand, { kind: 'query' }>
+  | {
+      kind: 'query';
+      /** The filters other than dates, as they will be sent. */
+      values: Readonly<Record<string, string | number>>;
+      dates: Readonly<Partial<Record<DateParameter, DateFilter>>>;
+    };
+
+type QueryForm = Extract<ApprovalsForm, { kind: 'query' }>;
+
 /**
  * `today` is the user's; with `zones` (the user's and the service's, COMMAND_SERVICE_TIME_ZONE) the
  * days typed are sent as the service's days nearest to them, since the service reads a date as a
- * day of its own calendar.
+ * day of its own calendar. The text is read once (readApprovalsCommand) and its dates counted
+ * from `today` (resolveApprovalsCommand): a caller that learns the user's today later keeps the form.
  */
 export function parseApprovalsCommand(text: string, today: CalendarDay, zones?: Zones): ApprovalsCommand {
+  return resolveApprovalsCommand(readApprovalsCommand(text), today, zones);
+}
+
+export function readApprovalsCommand(text: string): ApprovalsForm {
   const tokens = tokenize(text);
   if (!tokens.ok) return invalid(`${capitalise(tokens.problem)}.`, '/approvals entitlement-name:"Domain Admins"');
   const words = tokens.words;
@@ -92,45 +133,23 @@ export function parseApprovalsCommand(text: string, today: CalendarDay, zones?: 
     if (sub === 'remind' || sub === 'reminder' || sub === 'reminders') return parseRemind(words.slice(1));
     if (sub === 'show' || sub === 'details') return parseShow(words.slice(1));
   }
+  return readFilters(words);
+}
 
-  const query: Record<string, string | number> = {};
-  /** The dates as typed and as the user's days, for a message about them. */
-  const dates: Record<string, { typed: string; day: CalendarDay }> = {};
+/** The words of a query, each a state or a key:value filter, checked in the order typed: the first bad one is said. */
+function readFilters(words: readonly Word[]): QueryForm | Invalid {
+  const values: Record<string, string | number> = {};
+  const dates: Partial<Record<DateParameter, DateFilter>> = {};
   for (const [index, word] of words.entries()) {
     if (word.key === undefined) {
       const bare = word.text.toLowerCase();
       if (!word.quoted && (APPROVAL_STATES as readonly string[]).includes(bare)) {
-        if (query.state !== undefined && query.state !== bare)
-          return invalid(`Choose one state: ${query.state} or ${bare}.`, '/approvals completed');
-        query.state = bare;
+        if (values.state !== undefined && values.state !== bare)
+          return invalid(`Choose one state: ${values.state} or ${bare}.`, '/approvals completed');
+        values.state = bare;
         continue;
       }
-      // Most often the rest of a value that has a space in it: say how to write that.
-      const before = words[index - 1];
-      const spec = before?.key === undefined ? undefined : APPROVAL_KEYS[before.key as ApprovalParameter];
-      if (before?.key !== undefined && !before.quoted && spec?.kind === 'text') {
-        const whole = words
-          .slice(index - 1)
-          .filter((w, i) => i === 0 || w.key === undefined)
-          .map((w, i) => (i === 0 ? w.value : w.text))
-          .join(' ');
-        return invalid(
-          `“${word.text}” looks like the rest of ${before.key}'s value. A value with spaces goes in quotes.`,
-          `/approvals ${before.key}:"${whole.slice(0, 120)}"`,
-        );
-      }
-      // A subcommand after filters: it is a command of its own, and must come first.
-      if (!word.quoted && [...SUBCOMMANDS, 'details'].includes(bare))
-        return invalid(
-          `“${word.text}” is a command of its own: it comes first, without filters.`,
-          bare === 'show' ? SHOW_EXAMPLE : bare === 'remind' ? '/approvals remind weekdays 09:00' : `/approvals ${bare}`,
-        );
-      const meant = word.quoted ? undefined : nearest(bare, [...APPROVAL_STATES, ...SUBCOMMANDS]);
-      return invalid(
-        `I don't understand “${word.text}”. Filters are written key:value.`,
-        '/approvals pending due-before:7d entitlement-name:"Domain Admins"',
-        meant,
-      );
+      return strayWord(words, index);
     }
     if (!Object.hasOwn(APPROVAL_KEYS, word.key)) {
       const meant = nearest(word.key, KEY_NAMES);
@@ -142,52 +161,103 @@ export function parseApprovalsCommand(text: string, today: CalendarDay, zones?: 
     }
     const key = word.key as ApprovalParameter;
     const spec = APPROVAL_KEYS[key];
-    if (query[key] !== undefined && !(key === 'state' && query.state === word.value.toLowerCase())) {
+    const given = values[key] !== undefined || dates[key as DateParameter] !== undefined;
+    if (given && !(key === 'state' && values.state === word.value.toLowerCase())) {
       return invalid(`${key} is given twice.`, `/approvals ${spec.example}`);
     }
     const value = word.value.trim();
     if (value === '') return invalid(`${key} has no value.`, `/approvals ${spec.example}`);
-    switch (spec.kind) {
-      case 'text': {
-        if (value.length > MAX_TEXT) return invalid(`${key} is longer than ${MAX_TEXT} characters.`, `/approvals ${spec.example}`);
-        const unsafe = unsafeCharacter(value);
-        if (unsafe !== undefined) return invalid(`${key} contains ${unsafe}.`, `/approvals ${spec.example}`);
-        query[key] = value;
-        break;
+    if (spec.kind === 'date') {
+      const date = readDateInput(value, key.endsWith('-after') ? 'after' : 'before');
+      if (!date.ok) return invalid(`${key}: ${date.problem}. Dates can be ${DATE_FORMS}.`, `/approvals ${spec.example}`);
+      dates[key as DateParameter] = { typed: value, date: date.date };
+      continue;
+    }
+    const read = readValue(key, spec, value);
+    if (typeof read === 'object') return read;
+    values[key] = read;
+  }
+  return { kind: 'query', values, dates };
+}
+
+/** A filter's value other than a date, as it will be sent; an Invalid naming what is wrong with it. */
+function readValue(key: ApprovalParameter, spec: Exclude<KeySpec, { kind: 'date' }>, value: string): string | number | Invalid {
+  switch (spec.kind) {
+    case 'text': {
+      if (value.length > MAX_TEXT) return invalid(`${key} is longer than ${MAX_TEXT} characters.`, `/approvals ${spec.example}`);
+      const unsafe = unsafeCharacter(value);
+      if (unsafe !== undefined) return invalid(`${key} contains ${unsafe}.`, `/approvals ${spec.example}`);
+      return value;
+    }
+    case 'int': {
+      const n = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
+      if (!Number.isInteger(n) || n < spec.min || n > spec.max) {
+        return invalid(`${key}:${value} is not a whole number from ${spec.min} to ${spec.max}.`, `/approvals ${spec.example}`);
       }
-      case 'date': {
-        const date = parseDateInput(value, today, key.endsWith('-after') ? 'after' : 'before');
-        if (!date.ok) return invalid(`${key}: ${date.problem}. Dates can be ${DATE_FORMS}.`, `/approvals ${spec.example}`);
-        dates[key] = { typed: value, day: date.day };
-        query[key] = zones ? serviceDateText(serviceDay(date.day, zones)) : date.value;
-        break;
+      return n;
+    }
+    case 'enum': {
+      const lower = value.toLowerCase();
+      if (!spec.values.includes(lower)) {
+        return invalid(
+          `${key} can be ${spec.values.join(', ')}, not “${value}”.`,
+          `/approvals ${spec.example}`,
+          nearest(lower, spec.values),
+        );
       }
-      case 'int': {
-        const n = /^\d{1,7}$/.test(value) ? Number(value) : Number.NaN;
-        if (!Number.isInteger(n) || n < spec.min || n > spec.max) {
-          return invalid(`${key}:${value} is not a whole number from ${spec.min} to ${spec.max}.`, `/approvals ${spec.example}`);
-        }
-        query[key] = n;
-        break;
-      }
-      case 'enum': {
-        const lower = value.toLowerCase();
-        if (!spec.values.includes(lower)) {
-          return invalid(
-            `${key} can be ${spec.values.join(', ')}, not “${value}”.`,
-            `/approvals ${spec.example}`,
-            nearest(lower, spec.values),
-          );
-        }
-        query[key] = lower;
-        break;
-      }
+      return lower;
     }
   }
+}
 
+/** A word of a query that is neither a state nor key:value: why, as nearly as the words around it tell. */
+function strayWord(words: readonly Word[], index: number): Invalid {
+  const word = words[index] as Word;
+  const bare = word.text.toLowerCase();
+  // Most often the rest of a value that has a space in it: say how to write that.
+  const before = words[index - 1];
+  const spec = before?.key === undefined ? undefined : APPROVAL_KEYS[before.key as ApprovalParameter];
+  if (before?.key !== undefined && !before.quoted && spec?.kind === 'text') {
+    const whole = words
+      .slice(index - 1)
+      .filter((w, i) => i === 0 || w.key === undefined)
+      .map((w, i) => (i === 0 ? w.value : w.text))
+      .join(' ');
+    return invalid(
+      `“${word.text}” looks like the rest of ${before.key}'s value. A value with spaces goes in quotes.`,
+      `/approvals ${before.key}:"${whole.slice(0, 120)}"`,
+    );
+  }
+  // A subcommand after filters: it is a command of its own, and must come first.
+  if (!word.quoted && [...SUBCOMMANDS, 'details'].includes(bare))
+    return invalid(
+      `“${word.text}” is a command of its own: it comes first, without filters.`,
+      bare === 'show' ? SHOW_EXAMPLE : bare === 'remind' ? '/approvals remind weekdays 09:00' : `/approvals ${bare}`,
+    );
+  const meant = word.quoted ? undefined : nearest(bare, [...APPROVAL_STATES, ...SUBCOMMANDS]);
+  return invalid(
+    `I don't understand “${word.text}”. Filters are written key:value.`,
+    '/approvals pending due-before:7d entitlement-name:"Domain Admins"',
+    meant,
+  );
+}
+
+/** The command, its dates counted from the user's `today` (and sent as the service's days, `zones` given). */
+export function resolveApprovalsCommand(form: ApprovalsForm, today: CalendarDay, zones?: Zones): ApprovalsCommand {
+  if (form.kind !== 'query') return form;
+  const query: Record<string, string | number> = { ...form.values };
+  /** The dates as typed and as the user's days, for a message about them. */
+  const days: Partial<Record<DateParameter, { typed: string; day: CalendarDay }>> = {};
+  for (const [key, { typed, date }] of Object.entries(form.dates) as Array<[DateParameter, DateFilter]>) {
+    const resolved = resolveDateInput(typed, date, today);
+    if (!resolved.ok)
+      return invalid(`${key}: ${resolved.problem}. Dates can be ${DATE_FORMS}.`, `/approvals ${APPROVAL_KEYS[key].example}`);
+    days[key] = { typed, day: resolved.day };
+    query[key] = zones ? serviceDateText(serviceDay(resolved.day, zones)) : resolved.value;
+  }
   for (const prefix of ['completed', 'due', 'requested'] as const) {
-    const after = dates[`${prefix}-after`];
-    const before = dates[`${prefix}-before`];
+    const after = days[`${prefix}-after`];
+    const before = days[`${prefix}-before`];
     if (after !== undefined && before !== undefined && dayValue(after.day) > dayValue(before.day)) {
       return invalid(
         `${prefix}-after:${after.typed} (${readableDay(after.day)}) is later than ${prefix}-before:${before.typed} (${readableDay(before.day)}), so nothing could match.`,
@@ -204,7 +274,7 @@ export function parseApprovalsCommand(text: string, today: CalendarDay, zones?: 
 }
 
 /** `show <approval-id>` (or `show approval-id:<id>`): the id as /approvals lists it, copied with or without its backticks. */
-function parseShow(words: readonly Word[]): ApprovalsCommand {
+function parseShow(words: readonly Word[]): Extract<ApprovalsCommand, { kind: 'show' }> | Invalid {
   const [word, extra] = words;
   if (word === undefined) return invalid('Say which approval to show, by its id as /approvals lists it.', SHOW_EXAMPLE);
   if (extra !== undefined) {

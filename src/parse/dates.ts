@@ -66,18 +66,27 @@ export interface Zones {
   service: string;
 }
 
-export function parseDateInput(input: string, today: CalendarDay, bound?: Bound): DateResult {
+/**
+ * A date as typed, read but not yet counted from anyone's today: a day of the calendar, or a number
+ * of days from today (the bound already applied). Reading needs no clock; only resolving does.
+ */
+export type DateInput = { kind: 'day'; day: CalendarDay } | { kind: 'from-today'; days: number };
+
+export type DateReading = { ok: true; date: DateInput } | { ok: false; problem: string };
+
+export function readDateInput(input: string, bound?: Bound): DateReading {
   const text = input.trim().toLowerCase();
+  if (text === 'today') return { ok: true, date: { kind: 'from-today', days: 0 } };
+  if (text === 'yesterday') return { ok: true, date: { kind: 'from-today', days: -1 } };
+  if (text === 'tomorrow') return { ok: true, date: { kind: 'from-today', days: 1 } };
   let day: CalendarDay | undefined;
-  if (text === 'today') day = today;
-  else if (text === 'yesterday') day = addCalendarDays(today, -1);
-  else if (text === 'tomorrow') day = addCalendarDays(today, 1);
-  else if (/^[+-]?\d+d$/.test(text)) {
+  if (/^[+-]?\d+d$/.test(text)) {
     const n = Number.parseInt(text, 10);
     if (Math.abs(n) > MAX_RELATIVE_DAYS) return { ok: false, problem: `${input} is more than ${MAX_RELATIVE_DAYS} days away` };
     const counted = bound === 'before' && n > 0 ? n - 1 : bound === 'after' && n < 0 ? n + 1 : n;
-    day = addCalendarDays(today, counted);
-  } else if (/^\d{4}-\d{1,2}-\d{1,2}$/.test(text)) {
+    return { ok: true, date: { kind: 'from-today', days: counted } };
+  }
+  if (/^\d{4}-\d{1,2}-\d{1,2}$/.test(text)) {
     const [y, m, d] = text.split('-').map(Number) as [number, number, number];
     day = calendarDay(y, m, d);
   } else if (/^\d{1,2}-[a-z]{3}-\d{4}$/.test(text)) {
@@ -86,8 +95,20 @@ export function parseDateInput(input: string, today: CalendarDay, bound?: Bound)
   } else {
     return { ok: false, problem: `${input} is not a date` };
   }
-  if (day === undefined || day.year < 1900 || day.year > 9999) return { ok: false, problem: `${input} is not a day of the calendar` };
+  if (day === undefined) return { ok: false, problem: `${input} is not a day of the calendar` };
+  return { ok: true, date: { kind: 'day', day } };
+}
+
+/** The day a date read stands for, counted from `today`; a problem when that falls off the calendar. */
+export function resolveDateInput(input: string, date: DateInput, today: CalendarDay): DateResult {
+  const day = date.kind === 'day' ? date.day : addCalendarDays(today, date.days);
+  if (day.year < 1900 || day.year > 9999) return { ok: false, problem: `${input} is not a day of the calendar` };
   return { ok: true, value: serviceDateText(day), day };
+}
+
+export function parseDateInput(input: string, today: CalendarDay, bound?: Bound): DateResult {
+  const read = readDateInput(input, bound);
+  return read.ok ? resolveDateInput(input, read.date, today) : read;
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

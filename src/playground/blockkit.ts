@@ -218,81 +218,106 @@ export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () 
     return `<pre class="raw" title="not rendered by the playground">${esc(JSON.stringify(value, null, 2))}</pre>`;
   }
 
+  /** An element as the app sends it: only what the playground draws is named. */
+  type ElementJson = {
+    type?: string;
+    action_id?: string;
+    value?: string;
+    style?: string;
+    text?: unknown;
+    url?: string;
+    image_url?: string;
+    alt_text?: string;
+    placeholder?: unknown;
+    options?: Array<{ text?: unknown; value?: string }>;
+  };
+
+  function button(el: ElementJson): string {
+    const style = el.style === 'primary' || el.style === 'danger' ? ` ${el.style}` : '';
+    const data = `data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}"`;
+    // A link button opens its page, as in Slack (which also tells the app of the click); the page says why one cannot be.
+    if (el.url !== undefined && /^https?:\/\//i.test(el.url))
+      return `<a class="bk-button${style}" ${data} href="${esc(el.url)}" target="_blank" rel="noopener noreferrer">${textObject(el.text)}</a>`;
+    if (el.url !== undefined)
+      return `<button type="button" class="bk-button${style}" ${data} disabled title="${esc(`The playground opens only http and https links; this one is ${el.url}`)}">${textObject(el.text)}</button>`;
+    // type="button": inside a modal's form a button must not submit the form.
+    return `<button type="button" class="bk-button${style}" ${data}>${textObject(el.text)}</button>`;
+  }
+
+  function staticSelect(el: ElementJson): string {
+    const options = (el.options ?? []).map((o) => `<option value="${esc(o.value ?? '')}">${textObject(o.text)}</option>`).join('');
+    return `<select class="bk-select" data-action-id="${esc(el.action_id ?? '')}"><option value="" selected disabled>${textObject(el.placeholder)}</option>${options}</select>`;
+  }
+
   function element(e: unknown): string {
-    const el = e as {
-      type?: string;
-      action_id?: string;
-      value?: string;
-      style?: string;
-      text?: unknown;
-      url?: string;
-      image_url?: string;
-      alt_text?: string;
-      placeholder?: unknown;
-      options?: Array<{ text?: unknown; value?: string }>;
-    };
-    if (el?.type === 'button') {
-      const style = el.style === 'primary' || el.style === 'danger' ? ` ${el.style}` : '';
-      const data = `data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}"`;
-      // A link button opens its page, as in Slack (which also tells the app of the click); the page says why one cannot be.
-      if (el.url !== undefined && /^https?:\/\//i.test(el.url))
-        return `<a class="bk-button${style}" ${data} href="${esc(el.url)}" target="_blank" rel="noopener noreferrer">${textObject(el.text)}</a>`;
-      if (el.url !== undefined)
-        return `<button type="button" class="bk-button${style}" ${data} disabled title="${esc(`The playground opens only http and https links; this one is ${el.url}`)}">${textObject(el.text)}</button>`;
-      // type="button": inside a modal's form a button must not submit the form.
-      return `<button type="button" class="bk-button${style}" ${data}>${textObject(el.text)}</button>`;
+    const el = e as ElementJson;
+    switch (el?.type) {
+      case 'button':
+        return button(el);
+      case 'static_select':
+        return staticSelect(el);
+      case 'mrkdwn':
+      case 'plain_text':
+        return `<span>${textObject(el)}</span>`;
+      case 'image':
+        return `<img src="${esc(el.image_url ?? '')}" alt="${esc(el.alt_text ?? '')}">`;
+      default:
+        return raw(e);
     }
-    if (el?.type === 'static_select') {
-      const options = (el.options ?? []).map((o) => `<option value="${esc(o.value ?? '')}">${textObject(o.text)}</option>`).join('');
-      return `<select class="bk-select" data-action-id="${esc(el.action_id ?? '')}"><option value="" selected disabled>${textObject(el.placeholder)}</option>${options}</select>`;
-    }
-    if (el?.type === 'mrkdwn' || el?.type === 'plain_text') return `<span>${textObject(el)}</span>`;
-    if (el?.type === 'image') return `<img src="${esc(el.image_url ?? '')}" alt="${esc(el.alt_text ?? '')}">`;
-    return raw(e);
+  }
+
+  /** A block as the app sends it: only what the playground draws is named. */
+  type BlockJson = {
+    type?: string;
+    text?: unknown;
+    fields?: unknown[];
+    accessory?: unknown;
+    elements?: unknown[];
+    label?: unknown;
+    hint?: unknown;
+    element?: { type?: string; action_id?: string; multiline?: boolean; placeholder?: unknown; initial_value?: string };
+    block_id?: string;
+    optional?: boolean;
+  };
+
+  function section(bl: BlockJson): string {
+    const fields = Array.isArray(bl.fields)
+      ? `<div class="bk-fields">${bl.fields.map((f) => `<div>${textObject(f)}</div>`).join('')}</div>`
+      : '';
+    const accessory = bl.accessory ? `<div class="bk-accessory">${element(bl.accessory)}</div>` : '';
+    return `<div class="bk-section"><div class="bk-text">${textObject(bl.text)}${fields}</div>${accessory}</div>`;
+  }
+
+  /** An input block: a plain text field, named block|action as the page's form submits it. */
+  function input(bl: BlockJson): string {
+    const field = bl.element;
+    if (field?.type !== 'plain_text_input') return raw(bl);
+    const name = `${esc(bl.block_id ?? '')}|${esc(field.action_id ?? '')}`;
+    const value = esc(field.initial_value ?? '');
+    const control = field.multiline
+      ? `<textarea name="${name}">${value}</textarea>`
+      : `<input name="${name}" value="${value}" autocomplete="off">`;
+    const hint = bl.hint ? `<small class="bk-hint">${textObject(bl.hint)}</small>` : '';
+    return `<label class="bk-input"><span>${textObject(bl.label)}${bl.optional ? ' <em>(optional)</em>' : ''}</span>${control}${hint}</label>`;
   }
 
   function block(b: unknown): string {
-    const bl = b as {
-      type?: string;
-      text?: unknown;
-      fields?: unknown[];
-      accessory?: unknown;
-      elements?: unknown[];
-      label?: unknown;
-      hint?: unknown;
-      element?: { type?: string; action_id?: string; multiline?: boolean; placeholder?: unknown; initial_value?: string };
-      block_id?: string;
-      optional?: boolean;
-    };
+    const bl = b as BlockJson;
     switch (bl?.type) {
       case 'header':
         return `<div class="bk-header">${textObject(bl.text)}</div>`;
       case 'divider':
         return '<hr class="bk-divider">';
-      case 'section': {
-        const fields = Array.isArray(bl.fields)
-          ? `<div class="bk-fields">${bl.fields.map((f) => `<div>${textObject(f)}</div>`).join('')}</div>`
-          : '';
-        const accessory = bl.accessory ? `<div class="bk-accessory">${element(bl.accessory)}</div>` : '';
-        return `<div class="bk-section"><div class="bk-text">${textObject(bl.text)}${fields}</div>${accessory}</div>`;
-      }
+      case 'section':
+        return section(bl);
       case 'rich_text':
         return `<div class="bk-section"><div class="bk-text">${richText(bl.elements ?? [])}</div></div>`;
       case 'context':
         return `<div class="bk-context">${(bl.elements ?? []).map(element).join(' ')}</div>`;
       case 'actions':
         return `<div class="bk-actions" data-block-id="${esc(bl.block_id ?? '')}">${(bl.elements ?? []).map(element).join('')}</div>`;
-      case 'input': {
-        const input = bl.element;
-        if (input?.type !== 'plain_text_input') return raw(b);
-        const name = `${esc(bl.block_id ?? '')}|${esc(input.action_id ?? '')}`;
-        const value = esc(input.initial_value ?? '');
-        const field = input.multiline
-          ? `<textarea name="${name}">${value}</textarea>`
-          : `<input name="${name}" value="${value}" autocomplete="off">`;
-        const hint = bl.hint ? `<small class="bk-hint">${textObject(bl.hint)}</small>` : '';
-        return `<label class="bk-input"><span>${textObject(bl.label)}${bl.optional ? ' <em>(optional)</em>' : ''}</span>${field}${hint}</label>`;
-      }
+      case 'input':
+        return input(bl);
       default:
         return raw(b);
     }

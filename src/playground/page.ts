@@ -5,7 +5,7 @@
  */
 
 import { blockKitRenderer } from './blockkit.js';
-import type { PlaygroundUser } from './server.js';
+import type { PlaygroundUser } from './workspace.js';
 
 const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.46 -apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1d1c1d;background:#fff;display:flex;height:100vh}

@@ -265,6 +265,9 @@ function headerOf(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Who a call is for, once its token is checked: its user (the one named by auth-user-id for an application's token). */
+type Caller = { ok: true; userId: string; token: string | undefined } | { ok: false; answer: Answer };
+
 export function createReferenceHandler(deps: HandlerDeps) {
   const finder = new ApprovalFinder(deps.db);
   const requests = new RequestReader(deps.db);
@@ -281,36 +284,19 @@ export function createReferenceHandler(deps: HandlerDeps) {
     const cmd = params.get('cmd');
     if (cmd === null || cmd === '') return errorAnswer(412, 'The parameter cmd is required.');
     calls.set(cmd, (calls.get(cmd) ?? 0) + 1);
-    if (cmd === 'loginUser') return login(req, params);
+    if (cmd === 'loginUser') return loginUser(deps, req, params);
     // As a servlet's sendError(404, name) answers: the command's name is the reason phrase, and the page's message.
     if (quirks.disabledCommands?.includes(cmd)) return { kind: 'error', status: 404, message: cmd, withQueryString: false, reason: cmd };
-    if (cmd === 'loginTrustedApp') return loginApp(req, params);
+    if (cmd === 'loginTrustedApp') return loginTrustedApp(deps, appTokenPolicy, req, params);
     if (!COMMANDS_NEEDING_TOKEN.has(cmd) || quirks.missingCommands?.includes(cmd))
       return errorAnswer(404, `The command '${cmd}' is not a valid command.`);
+    const caller = callerOf(deps, req, cmd, params, actedFor);
+    return caller.ok ? run(cmd, caller, req, params) : caller.answer;
+  }
 
-    const auth = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    const check = deps.tokens.check(auth?.[1], cmd);
-    if (!check.ok) {
-      const suffix = check.reason === 'invalid-or-expired' ? 'Token is invalid or expired' : '';
-      return errorAnswer(401, `The token is not valid for the command '${cmd}'. ${suffix}`, false);
-    }
-    // An application's token acts for nobody until it says for whom (the likely source of the spec's 412),
-    // and then exactly as that user would: their approvals, the commands they may run.
-    let userId = check.userId;
-    const onBehalf = params.get('auth-user-id');
-    if (check.kind === 'app') {
-      if (!onBehalf) return errorAnswer(412, 'The parameter auth-user-id is required.');
-      const user = deps.tokens.user(onBehalf);
-      if (user === undefined) return errorAnswer(401, `The user '${onBehalf}' given by auth-user-id could not be found.`, false);
-      if (!user.commands.includes(cmd)) return errorAnswer(401, `The token is not valid for the command '${cmd}'. `, false);
-      // The latest calls only: a service left running under load keeps a bounded record.
-      if (actedFor.length >= MAX_ACTED_FOR) actedFor.splice(0, actedFor.length - MAX_ACTED_FOR + 1);
-      actedFor.push({ command: cmd, authUserId: onBehalf });
-      userId = user.id;
-    } else if (onBehalf !== null) {
-      // A user's own token acts for its user alone: it cannot name another.
-      return errorAnswer(412, "The parameter auth-user-id is accepted only with a trusted application's token.");
-    }
+  /** A command the caller may run, run for its user. */
+  async function run(cmd: string, caller: Caller & { ok: true }, req: IncomingMessage, params: URLSearchParams): Promise<Answer> {
+    const { userId } = caller;
     const now = deps.now();
     switch (cmd) {
       case 'findApprovals':
@@ -333,65 +319,14 @@ export function createReferenceHandler(deps: HandlerDeps) {
       default:
         return withParameterChecks(() => {
           const format = formatParam(params);
-          deps.tokens.revoke(auth?.[1] ?? '');
+          deps.tokens.revoke(caller.token ?? '');
           return { kind: 'object', status: 200, root: 'data', value: { type: 'logoutUser' }, format };
         });
     }
   }
 
-  async function login(req: IncomingMessage, params: URLSearchParams): Promise<Answer> {
-    if (req.method !== 'POST') return errorAnswer(405, 'loginUser must be sent with POST.');
-    const body = await readBody(req, 64 * 1024);
-    const field = (name: string) => {
-      const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body);
-      return m?.[1] === undefined ? undefined : decodeXmlText(m[1]);
-    };
-    const username = field('username');
-    const password = field('password');
-    if (username === undefined) return errorAnswer(412, 'The parameter username is required.');
-    if (password === undefined) return errorAnswer(412, 'The parameter password is required.');
-    const token = deps.tokens.login(username, password, params.get('authsource') || undefined, deps.loginTokenPolicy);
-    if (token === undefined) return errorAnswer(401, 'User could not be validated. The username or password may be incorrect.');
-    return withParameterChecks(() => ({
-      kind: 'object',
-      status: 200,
-      root: 'data',
-      value: { type: 'loginUser', token },
-      format: formatParam(params),
-    }));
-  }
-
-  /** loginTrustedApp: POST, no body, the Trusted Application page's ClientId and ClientSecret as headers. */
-  async function loginApp(req: IncomingMessage, params: URLSearchParams): Promise<Answer> {
-    if (req.method !== 'POST') return errorAnswer(405, 'loginTrustedApp must be sent with POST.');
-    const clientId = headerOf(req, 'clientid');
-    const clientSecret = headerOf(req, 'clientsecret');
-    const known = deps.trustedApp;
-    // Both compared whatever the first says, so that a wrong id answers no faster than a wrong secret.
-    const idOk = clientId !== undefined && sameSecret(clientId, known.clientId);
-    const secretOk = clientSecret !== undefined && sameSecret(clientSecret, known.clientSecret);
-    if (!idOk || !secretOk)
-      return errorAnswer(401, 'The trusted application could not be validated. The client id or client secret may be incorrect.');
-    const token = deps.tokens.issue(known.clientId, APP_COMMANDS, appTokenPolicy, 'app');
-    return withParameterChecks(() => ({
-      kind: 'object',
-      status: 200,
-      root: 'data',
-      value: { type: 'loginTrustedApp', token },
-      format: formatParam(params),
-    }));
-  }
-
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
-    load.inFlight++;
-    if (load.inFlight > load.maxInFlight) load.maxInFlight = load.inFlight;
-    let counted = true;
-    const done = () => {
-      if (counted) load.inFlight--;
-      counted = false;
-    };
-    res.once('finish', done);
-    res.once('close', done);
+    countWhileOpen(load, res);
     const url = new URL(req.url ?? '/', 'http://reference.invalid');
     const rawQuery = (req.url ?? '').split('?')[1] ?? '';
     const respond = async () => {
@@ -427,6 +362,91 @@ export function createReferenceHandler(deps: HandlerDeps) {
       appTokenPolicy = { ...policy };
     },
   };
+}
+
+/** Counts a request as held from its arrival until its answer's last byte is sent, or the connection closes. */
+function countWhileOpen(load: { inFlight: number; maxInFlight: number }, res: ServerResponse): void {
+  load.inFlight++;
+  if (load.inFlight > load.maxInFlight) load.maxInFlight = load.inFlight;
+  let counted = true;
+  const done = () => {
+    if (counted) load.inFlight--;
+    counted = false;
+  };
+  res.once('finish', done);
+  res.once('close', done);
+}
+
+/**
+ * The bearer token checked for the command. An application's token acts for nobody until it says
+ * for whom (the likely source of the spec's 412), and then exactly as that user would: their
+ * approvals, the commands they may run. A user's own token acts for its user alone.
+ */
+function callerOf(deps: HandlerDeps, req: IncomingMessage, cmd: string, params: URLSearchParams, actedFor: ActedFor[]): Caller {
+  const refused = (answer: Answer): Caller => ({ ok: false, answer });
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+  const check = deps.tokens.check(token, cmd);
+  if (!check.ok) {
+    const suffix = check.reason === 'invalid-or-expired' ? 'Token is invalid or expired' : '';
+    return refused(errorAnswer(401, `The token is not valid for the command '${cmd}'. ${suffix}`, false));
+  }
+  const onBehalf = params.get('auth-user-id');
+  if (check.kind !== 'app') {
+    if (onBehalf !== null)
+      return refused(errorAnswer(412, "The parameter auth-user-id is accepted only with a trusted application's token."));
+    return { ok: true, userId: check.userId, token };
+  }
+  if (!onBehalf) return refused(errorAnswer(412, 'The parameter auth-user-id is required.'));
+  const user = deps.tokens.user(onBehalf);
+  if (user === undefined) return refused(errorAnswer(401, `The user '${onBehalf}' given by auth-user-id could not be found.`, false));
+  if (!user.commands.includes(cmd)) return refused(errorAnswer(401, `The token is not valid for the command '${cmd}'. `, false));
+  // The latest calls only: a service left running under load keeps a bounded record.
+  if (actedFor.length >= MAX_ACTED_FOR) actedFor.splice(0, actedFor.length - MAX_ACTED_FOR + 1);
+  actedFor.push({ command: cmd, authUserId: onBehalf });
+  return { ok: true, userId: user.id, token };
+}
+
+async function loginUser(deps: HandlerDeps, req: IncomingMessage, params: URLSearchParams): Promise<Answer> {
+  if (req.method !== 'POST') return errorAnswer(405, 'loginUser must be sent with POST.');
+  const body = await readBody(req, 64 * 1024);
+  const field = (name: string) => {
+    const m = new RegExp(`<${name}>([\\s\\S]*?)</${name}>`).exec(body);
+    return m?.[1] === undefined ? undefined : decodeXmlText(m[1]);
+  };
+  const username = field('username');
+  const password = field('password');
+  if (username === undefined) return errorAnswer(412, 'The parameter username is required.');
+  if (password === undefined) return errorAnswer(412, 'The parameter password is required.');
+  const token = deps.tokens.login(username, password, params.get('authsource') || undefined, deps.loginTokenPolicy);
+  if (token === undefined) return errorAnswer(401, 'User could not be validated. The username or password may be incorrect.');
+  return withParameterChecks(() => ({
+    kind: 'object',
+    status: 200,
+    root: 'data',
+    value: { type: 'loginUser', token },
+    format: formatParam(params),
+  }));
+}
+
+/** loginTrustedApp: POST, no body, the Trusted Application page's ClientId and ClientSecret as headers. */
+async function loginTrustedApp(deps: HandlerDeps, policy: TokenPolicy, req: IncomingMessage, params: URLSearchParams): Promise<Answer> {
+  if (req.method !== 'POST') return errorAnswer(405, 'loginTrustedApp must be sent with POST.');
+  const clientId = headerOf(req, 'clientid');
+  const clientSecret = headerOf(req, 'clientsecret');
+  const known = deps.trustedApp;
+  // Both compared whatever the first says, so that a wrong id answers no faster than a wrong secret.
+  const idOk = clientId !== undefined && sameSecret(clientId, known.clientId);
+  const secretOk = clientSecret !== undefined && sameSecret(clientSecret, known.clientSecret);
+  if (!idOk || !secretOk)
+    return errorAnswer(401, 'The trusted application could not be validated. The client id or client secret may be incorrect.');
+  const token = deps.tokens.issue(known.clientId, APP_COMMANDS, policy, 'app');
+  return withParameterChecks(() => ({
+    kind: 'object',
+    status: 200,
+    root: 'data',
+    value: { type: 'loginTrustedApp', token },
+    format: formatParam(params),
+  }));
 }
 
 /**

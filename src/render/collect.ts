@@ -9,7 +9,7 @@ import type { AttemptReason } from '../collections/explain.js';
 import { explainAttempt, outcomeWords, reasonParts, runStateWords } from '../collections/explain.js';
 import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
-import type { Held } from '../collections/start.js';
+import type { Held } from '../collections/start-plan.js';
 import type { ConfirmReason } from '../parse/collect.js';
 import { instantOf } from '../parse/zones.js';
 import type { CollectQuery } from '../service/query.js';

@@ -78,3 +78,26 @@ export class Background implements BackgroundWork {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
   }
 }
+
+/** Background work counted by kind, so that a stop that runs out of time can say what it gave up. */
+export class CountedBackground extends Background {
+  readonly #kinds = new Map<string, number>();
+
+  protected override start(...[name, work, ...rest]: Parameters<Background['start']>): void {
+    this.#kinds.set(name, (this.#kinds.get(name) ?? 0) + 1);
+    const counted = async () => {
+      try {
+        await work();
+      } finally {
+        const left = (this.#kinds.get(name) ?? 1) - 1;
+        if (left === 0) this.#kinds.delete(name);
+        else this.#kinds.set(name, left);
+      }
+    };
+    super.start(name, counted, ...rest);
+  }
+
+  kinds(): Record<string, number> {
+    return Object.fromEntries(this.#kinds);
+  }
+}

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { APPROVAL_KEYS, parseApprovalsCommand, revalidateApprovalQuery } from '../../src/parse/approvals.js';
+import {
+  APPROVAL_KEYS,
+  parseApprovalsCommand,
+  readApprovalsCommand,
+  resolveApprovalsCommand,
+  revalidateApprovalQuery,
+} from '../../src/parse/approvals.js';
 import { APPROVAL_PARAMETERS } from '../../src/service/query.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
@@ -199,5 +205,36 @@ describe('a value with a space, not quoted', () => {
       kind: 'invalid',
       problem: expect.stringContaining('I don'),
     });
+  });
+});
+
+describe('/approvals read once, its dates counted later', () => {
+  it('knows what a command is, and says what is wrong with it, without anyone’s today', () => {
+    expect(readApprovalsCommand('show 10198:WPDS:1')).toEqual({ kind: 'show', approvalId: '10198:WPDS:1' });
+    expect(readApprovalsCommand('due-before:7d')).toMatchObject({ kind: 'query' });
+    expect(readApprovalsCommand('due-before:someday')).toMatchObject({
+      kind: 'invalid',
+      problem: expect.stringMatching(/^due-before: someday is not a date/),
+    });
+    expect(readApprovalsCommand('page-size:0 due-before:7d')).toMatchObject({
+      kind: 'invalid',
+      problem: expect.stringMatching(/^page-size:0/),
+    });
+  });
+
+  it('counts the same form from each day it is resolved on, as parsing the text on that day would', () => {
+    const form = readApprovalsCommand('completed due-after:-1d due-before:tomorrow');
+    for (const today of [TODAY, { year: 2027, month: 1, day: 1 }]) {
+      expect(resolveApprovalsCommand(form, today)).toEqual(parseApprovalsCommand('completed due-after:-1d due-before:tomorrow', today));
+    }
+    expect(resolveApprovalsCommand(form, { year: 2027, month: 1, day: 1 })).toMatchObject({
+      query: { state: 'completed', 'due-after': '01-jan-2027', 'due-before': '02-jan-2027' },
+    });
+  });
+
+  it('says a range turned round once the days are counted, on the day it is', () => {
+    const form = readApprovalsCommand('due-after:2026-11-25 due-before:today');
+    expect(resolveApprovalsCommand(form, TODAY)).toMatchObject({ kind: 'invalid', problem: expect.stringContaining('is later than') });
+    expect(resolveApprovalsCommand(form, { year: 2026, month: 11, day: 30 })).toMatchObject({ kind: 'query' });
   });
 });

@@ -90,3 +90,14 @@ it('shows a JSON ack to the channel when it says in_channel, and to the asker al
   ]);
   expect((await shown('U0OSCAR')).map((m) => m.text)).toEqual(['For everyone']);
 });
+
+it('answers a Web API method it does not play as Slack answers an unknown one, whatever the name', async () => {
+  for (const method of ['chat.scheduleMessage', 'constructor', 'toString', '__proto__']) {
+    const res = await request(`${playground.url}/api/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: 'Bearer xoxb-playground-test-token' },
+      body: '',
+    });
+    expect(await res.body.json()).toMatchObject({ ok: false, error: 'unknown_method' });
+  }
+});

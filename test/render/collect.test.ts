@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import type { Held } from '../../src/collections/start.js';
+import type { Held } from '../../src/collections/start-plan.js';
 import {
   renderCollectFailedDm,
   renderCooldown,

@@ -10,6 +10,7 @@ import { confirmAction } from '../../src/slack/listeners/actions/confirm.js';
 import { pagingAction } from '../../src/slack/listeners/actions/paging.js';
 import { approvalsCommand } from '../../src/slack/listeners/commands/approvals.js';
 import { collectCommand } from '../../src/slack/listeners/commands/collect.js';
+import { requestMiddleware } from '../../src/slack/listeners/middleware.js';
 import { DecryptError } from '../../src/store/cipher.js';
 import { type FakeDepsOptions, fakeDeps, fakeService } from '../helpers/fakes.js';
 
@@ -77,6 +78,20 @@ describe('approvalsCommand', () => {
     const shown = texts(t.responses);
     expect(shown).toContain('Due Mon 23 Nov 2026, 17:00 Tokyo time (due today)');
     expect(shown).toContain('due from Sun 22 Nov 2026, 14:00 Tokyo time · due before Sun 29 Nov 2026, 14:00 Tokyo time');
+  });
+
+  it('reads the text once: the middleware reads it, and the listener acts on what it read, counting the dates in the user’s zone', async () => {
+    const t = build({ zone: 'America/Los_Angeles', now: '2026-11-22T06:30:00Z' });
+    await t.link();
+    const context: Record<string, unknown> = {};
+    const body = { command: '/approvals', text: 'completed due-before:today', user_id: 'UADA', team_id: 'T1' };
+    await requestMiddleware(t.deps)({ body, context, ack: async () => {}, next: async () => {} } as never);
+    // The listener is handed other text: what it acts on is what the middleware read, not read again.
+    await approvalsCommand(t.deps)({ ...(t.commandArgs('help') as object), context } as never);
+    await t.deps.background.drain();
+    expect(t.fake.calls).toEqual([
+      { command: 'findApprovals', query: { state: 'completed', 'due-before': '21-nov-2026', 'page-size': 10 }, token: 'token-of-UADA' },
+    ]);
   });
 
   it('never calls the service for bad input', async () => {

@@ -6,11 +6,9 @@
  */
 
 import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
-import { parseApprovalsCommand } from '../../parse/approvals.js';
-import { parseCollectCommand } from '../../parse/collect.js';
-import type { CalendarDay } from '../../parse/dates.js';
 import type { SlackDeps } from '../deps.js';
 import { RateLimiter } from '../rate-limit.js';
+import { keepReadCommand, type ReadCommand, readCommand } from './commands/read.js';
 
 /** What a Slack request is, for logs and metrics: its type and the command, action, view or event it names. */
 export function describeRequest(body: Record<string, unknown>): { type: string; name: string; user: string | undefined } {
@@ -31,25 +29,27 @@ export function describeRequest(body: Record<string, unknown>): { type: string; 
   return { type: b.type ?? 'unknown', name: 'unknown', user };
 }
 
-/** What kind a command is does not depend on the day its dates are counted from. */
-const ANY_DAY: CalendarDay = { year: 2000, month: 1, day: 1 };
-
 /** What is counted against a user's limit, and how a refusal reaches them. */
 type Counted = 'command' | 'click' | 'submission';
 
 /**
  * Only the forms of a command that reach the service count: the limit protects the service, so
- * help, whoami, history, login, reminders and a typing mistake do not. The grammars are pure and
- * bounded, so asking them costs microseconds.
+ * help, whoami, history, login, reminders and a typing mistake do not. What a command is does not
+ * depend on the day its dates are counted from: the text as read says it.
  */
-function reachesService(command: string, text: string): boolean {
-  if (command === '/approvals') return ['query', 'logout'].includes(parseApprovalsCommand(text, ANY_DAY).kind);
-  if (command === '/collect') return ['run', 'logout'].includes(parseCollectCommand(text).kind);
+function reachesService(read: ReadCommand | undefined): boolean {
+  if (read?.command === '/approvals') return ['query', 'logout'].includes(read.form.kind);
+  if (read?.command === '/collect') return ['run', 'logout'].includes(read.form.kind);
   return true;
 }
 
-function countedKind(body: Record<string, unknown>): Counted | undefined {
-  if (typeof body.command === 'string') return reachesService(body.command, String(body.text ?? '')) ? 'command' : undefined;
+/** What the request counts as; a command's text is read here, once, and left in the context for its listener. */
+function countedKind(body: Record<string, unknown>, context: Record<string, unknown>): Counted | undefined {
+  if (typeof body.command === 'string') {
+    const read = readCommand(body.command, String(body.text ?? ''));
+    if (read !== undefined) keepReadCommand(context, read);
+    return reachesService(read) ? 'command' : undefined;
+  }
   if (body.type === 'block_actions') return 'click';
   if (body.type === 'view_submission') return 'submission';
   return undefined;
@@ -94,7 +94,7 @@ export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs
     let failed = true;
     try {
       const ack = (args as unknown as { ack?: (r?: unknown) => Promise<void> }).ack;
-      const kind = countedKind(body);
+      const kind = countedKind(body, args.context as Record<string, unknown>);
       if (kind !== undefined && ack !== undefined) {
         if (request.background.size >= deps.maxInFlight) {
           metrics.outcome('busy');

@@ -1,11 +1,13 @@
-/** /approvals: ack at once, then parse, call the use case with the user's own token, and answer ephemerally. */
+/**
+ * /approvals: ack at once; then, its text as the middleware read it, open a modal at once (login, show)
+ * or count its dates from the user's today, call the use case with their credentials, and answer ephemerally.
+ */
 
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { forgetAccount, whoami } from '../../../accounts/forget.js';
 import { searchApprovals } from '../../../approvals/search.js';
-import { parseApprovalsCommand } from '../../../parse/approvals.js';
-import { todayIn } from '../../../parse/dates.js';
+import { resolveApprovalsCommand } from '../../../parse/approvals.js';
 import { remind } from '../../../reminders/remind.js';
 import { renderInvalid } from '../../../render/errors.js';
 import { renderApprovalsHelp } from '../../../render/help.js';
@@ -18,27 +20,27 @@ import { openDetails } from '../../details-modal.js';
 import { openLinkModal } from '../../link-modal.js';
 import { clockOf, principalOf } from '../../payload.js';
 import type { Respond } from '../../responder.js';
+import { approvalsRead } from './read.js';
 
 export function approvalsCommand(deps: SlackDeps) {
-  return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
-    const text = command.text ?? '';
     deps.background.run(
       '/approvals',
       async () => {
+        const form = approvalsRead(context, command.text ?? '');
         // login and show must open their modals within the trigger's 3 seconds: before any other I/O.
-        const utcToday = todayIn(undefined, deps.now());
-        const serviceZone = deps.serviceTimeZone;
-        const early = parseApprovalsCommand(text, utcToday, serviceZone === undefined ? undefined : { user: 'UTC', service: serviceZone });
-        if (early.kind === 'login') return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
-        if (early.kind === 'show') return openShown(deps, client, command.trigger_id, who, early.approvalId, respond);
+        if (form.kind === 'login') return openLinkModal(deps, client, command.trigger_id, who, { command: 'findApprovals' }, respond);
+        if (form.kind === 'show') return openShown(deps, client, command.trigger_id, who, form.approvalId, respond);
         const { zone, today, frame } = await clockOf(deps, who.userId);
-        // The grammar is pure: on the same day, the same text reads the same (the service's zone known, only in the same zone).
-        const sameDay = today.year === utcToday.year && today.month === utcToday.month && today.day === utcToday.day;
-        const zones = serviceZone === undefined ? undefined : { user: frame.zone, service: serviceZone };
-        const parsed = sameDay && (zones === undefined || frame.zone === 'UTC') ? early : parseApprovalsCommand(text, today, zones);
+        const serviceZone = deps.serviceTimeZone;
+        const parsed = resolveApprovalsCommand(
+          form,
+          today,
+          serviceZone === undefined ? undefined : { user: frame.zone, service: serviceZone },
+        );
         switch (parsed.kind) {
           case 'help':
             return void (await respond(ephemeral(renderApprovalsHelp())));

@@ -8,7 +8,6 @@ import { forgetAccount, whoami } from '../../../accounts/forget.js';
 import { offerConfirmation } from '../../../collections/confirm.js';
 import { channelHistory } from '../../../collections/history.js';
 import { startCollection } from '../../../collections/start.js';
-import { parseCollectCommand } from '../../../parse/collect.js';
 import { renderCollectConfirmation, renderHistory } from '../../../render/collect.js';
 import { renderInvalid } from '../../../render/errors.js';
 import { renderCollectHelp } from '../../../render/help.js';
@@ -18,16 +17,17 @@ import { answerEscaped, answerStart, ephemeral } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
 import { openLinkModal } from '../../link-modal.js';
 import { principalOf } from '../../payload.js';
+import { collectRead } from './read.js';
 
 export function collectCommand(deps: SlackDeps) {
-  return async ({ command, ack, client }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
+  return async ({ command, ack, client, context }: SlackCommandMiddlewareArgs & AllMiddlewareArgs): Promise<void> => {
     await ack();
     const respond = deps.responder.to(command.response_url);
     const who = principalOf(command);
     deps.background.run(
       '/collect',
       async () => {
-        const parsed = parseCollectCommand(command.text ?? '');
+        const parsed = collectRead(context, command.text ?? '');
         switch (parsed.kind) {
           case 'help':
             return void (await respond(ephemeral(renderCollectHelp())));
