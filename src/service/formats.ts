@@ -115,3 +115,8 @@ export function excerpt(text: string, max = 120): string {
   const flat = start.replace(/\s+/g, ' ').trim();
   return flat.length <= max && start === text ? flat : `${flat.slice(0, max)}…`;
 }
+
+/** Text as XML element content or an attribute value: a request body's values, and a secret as an XML body quotes it. */
+export function escapeXml(value: string): string {
+  return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
+}
