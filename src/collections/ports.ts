@@ -1,7 +1,7 @@
 /** What collections need beyond the common deps: the policy, and a way to speak in the channel. */
 
 import type { CollectPolicy } from '../config.js';
-import type { Deps } from '../runtime/deps.js';
+import type { Deps } from '../deps.js';
 import type { AbortReport, CollectStatus } from './runs.js';
 
 /** The chat platform as collections use it; the adapter renders and sends. */
