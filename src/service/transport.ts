@@ -188,7 +188,10 @@ export function createTransport(options: TransportOptions): Transport {
       headersTimeout: timeouts.headersMs,
       bodyTimeout: timeouts.bodyMs,
     });
-    return readAnswer(req, response, Math.min(maxBodyBytes, req.maxBodyBytes ?? maxBodyBytes));
+    const bodyLimit = Math.min(maxBodyBytes, req.maxBodyBytes ?? maxBodyBytes);
+    const limit = limitFor(response.statusCode, bodyLimit);
+    if (declaredWithin(response, limit)) return rawResponse(req, response, await response.body.text());
+    return readChunks(req, response, limit, bodyLimit);
   };
   return {
     call: (logger, req) => callWithDeadline(send, timeouts.totalMs, logger, req, options.onCall),
@@ -218,37 +221,47 @@ function headersFor(req: ServiceRequest): Record<string, string> {
 }
 
 /**
- * The answer's body, read to its limit: a 2xx past it is refused (it cannot be read whole), an
- * error page is cut there (its message is at the top, the rest is left unread, its connection closed).
+ * The answer's body is read to its limit: a 2xx past it is refused (it cannot be read whole), an
+ * error page is cut there (its message is at the top, the rest is left unread, its connection
+ * closed). A length declared within the limit is all there can be (undici holds the answer to it):
+ * that body is read whole, without a promise per chunk, in the one async step of send().
  */
-async function readAnswer(req: ServiceRequest, response: Dispatcher.ResponseData, bodyLimit: number): Promise<RawResponse> {
-  const status = response.statusCode;
-  const ok = status >= 200 && status < 300;
-  const limit = ok ? bodyLimit : Math.min(bodyLimit, MAX_ERROR_PAGE_CHARS);
-  const answer = (body: string): RawResponse => ({
-    status,
+function limitFor(status: number, bodyLimit: number): number {
+  return status >= 200 && status < 300 ? bodyLimit : Math.min(bodyLimit, MAX_ERROR_PAGE_CHARS);
+}
+
+function declaredWithin(response: Dispatcher.ResponseData, limit: number): boolean {
+  const declared = Number(response.headers['content-length'] ?? Number.NaN);
+  return Number.isInteger(declared) && declared <= limit;
+}
+
+function rawResponse(req: ServiceRequest, response: Dispatcher.ResponseData, body: string): RawResponse {
+  return {
+    status: response.statusCode,
     reason: response.statusText ?? '',
     contentType: String(response.headers['content-type'] ?? ''),
     body,
     redact: (text) => redactor(revealedBy(req))(text),
-  });
-  // A length declared within the limit is all there can be (undici holds the answer to it): read
-  // whole, without a promise per chunk.
-  const declared = Number(response.headers['content-length'] ?? Number.NaN);
-  if (Number.isInteger(declared) && declared <= limit) return answer(await response.body.text());
+  };
+}
+
+/** A body of unknown or excessive length, chunk by chunk, stopped at `limit`. */
+async function readChunks(req: ServiceRequest, response: Dispatcher.ResponseData, limit: number, bodyLimit: number): Promise<RawResponse> {
+  const status = response.statusCode;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response.body) {
     size += (chunk as Buffer).length;
     if (size > limit) {
       response.body.destroy();
-      if (ok) throw new UnexpectedResponseError(`body larger than ${bodyLimit} bytes`, { command: req.command, status }, bodyLimit);
+      if (status >= 200 && status < 300)
+        throw new UnexpectedResponseError(`body larger than ${bodyLimit} bytes`, { command: req.command, status }, bodyLimit);
       chunks.push((chunk as Buffer).subarray(0, (chunk as Buffer).length - (size - limit)));
       break;
     }
     chunks.push(chunk as Buffer);
   }
-  return answer(Buffer.concat(chunks).toString('utf8'));
+  return rawResponse(req, response, Buffer.concat(chunks).toString('utf8'));
 }
 
 /**
