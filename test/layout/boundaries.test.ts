@@ -6,6 +6,7 @@
  *   and leave rendering to the adapter;
  * - nothing below slack/ imports it: only main.ts composes it;
  * - runtime/, service/ and store/ import no feature, adapter or renderer, nor deps.ts (which names them);
+ * - deps.ts (what every use case is given) names runtime/, service/, store/ and domain/ only;
  * - store/ and service/ import nothing of each other: what both speak of is in domain/, below them;
  * - domain/ imports nothing of the app;
  * - the reference service stands alone, as a vendor's server would;
@@ -101,6 +102,8 @@ function layoutViolations(graph: Graph): string[] {
           says('the lower layers import no feature, adapter or renderer');
         if (target === 'deps.ts') says('Deps names the lower layers: they cannot import it back');
       }
+      if (file === 'deps.ts' && ofSrc(target) && !under(target, 'runtime/', 'service/', 'store/', 'domain/'))
+        says('Deps names only the layers below the use cases, never a use case or the adapter');
       if ((under(file, 'store/') && under(target, 'service/')) || (under(file, 'service/') && under(target, 'store/')))
         says('store/ and service/ import nothing of each other: what both speak of is in domain/');
       if (under(file, 'domain/') && !under(target, 'domain/') && ofSrc(target)) says('domain/ imports nothing of the app');
@@ -258,9 +261,19 @@ describe('layout', () => {
       ['store/types.ts', [{ target: 'service/index.ts', typeOnly: true }]],
       ['service/credentials.ts', [{ target: 'deps.ts', typeOnly: true }]],
       ['domain/index.ts', [{ target: 'runtime/secret.ts', typeOnly: true }]],
+      [
+        'deps.ts',
+        [
+          { target: 'store/index.ts', typeOnly: true },
+          { target: 'approvals/decide.ts', typeOnly: true },
+        ],
+      ],
     ]);
     const found = layoutViolations(graph);
-    expect(found).toHaveLength(11);
+    expect(found).toHaveLength(12);
+    expect(found).toContain(
+      'deps.ts imports approvals/decide.ts (types): Deps names only the layers below the use cases, never a use case or the adapter',
+    );
     expect(found).toContain('reference-service/server.ts imports runtime/logger.ts: the reference service stands alone');
     expect(found).toContain(
       'store/types.ts imports service/index.ts (types): store/ and service/ import nothing of each other: what both speak of is in domain/',
