@@ -10,7 +10,8 @@
  * - store/ and service/ import nothing of each other: what both speak of is in domain/, below them;
  * - domain/ imports nothing of the app;
  * - the reference service stands alone, as a vendor's server would;
- * - no module of src/ is in an import cycle (type-only imports included), but for those KNOWN_CYCLES lists.
+ * - no module of src/ is in an import cycle (type-only imports included), but for those KNOWN_CYCLES lists,
+ *   and no folder of src/ is either.
  */
 
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -192,6 +193,25 @@ function importCycles(graph: Graph): string[] {
   return components.map((component) => `import cycle: ${cycleThrough(component, edges).join(' → ')}`).sort();
 }
 
+/**
+ * The same graph one level up: each folder of src/ (or file at its top) one node, an import from
+ * one to another an arrow. A cycle here is layers that point both ways, even when no module is in
+ * a cycle: store/types.ts once imported service/index.ts while service/credentials.ts imported
+ * store/types.ts.
+ */
+function folderGraph(graph: Graph): Graph {
+  const folder = (file: string) => (file.includes('/') ? `${file.slice(0, file.indexOf('/'))}/` : file);
+  const folders = new Map<string, Import[]>();
+  for (const [file, imports] of graph) {
+    const from = folder(file);
+    const arrows = folders.get(from) ?? [];
+    for (const { target, typeOnly } of imports)
+      if (graph.has(target) && folder(target) !== from) arrows.push({ target: folder(target), typeOnly });
+    folders.set(from, arrows);
+  }
+  return folders;
+}
+
 /** One shortest cycle inside a strongly connected set, from its first module in sort order back to it. */
 function cycleThrough(component: string[], edges: (file: string) => string[]): string[] {
   const inside = new Set(component);
@@ -234,6 +254,10 @@ describe('layout', () => {
 
   it('has no import cycle among the modules of src/, type-only imports included', () => {
     expect(importCycles(projectGraph()).filter((cycle) => !KNOWN_CYCLES.includes(cycle))).toEqual([]);
+  });
+
+  it('has no cycle among the folders of src/: the layers point one way', () => {
+    expect(importCycles(folderGraph(projectGraph()))).toEqual([]);
   });
 
   it('catches each kind of wrong import (the rules can fail)', () => {
@@ -284,7 +308,7 @@ describe('layout', () => {
     expect(found.some((v) => v.startsWith('main.ts'))).toBe(false);
   });
 
-  it('finds an import cycle, types included, however long, and none where there is none', () => {
+  it('finds an import cycle, types included, however long, between modules and between folders, and none where there is none', () => {
     const graph = new Map<string, Import[]>([
       ['store/types.ts', [{ target: 'service/index.ts', typeOnly: true }]],
       ['service/index.ts', [{ target: 'service/credentials.ts', typeOnly: false }]],
@@ -307,10 +331,17 @@ describe('layout', () => {
       'import cycle: render/b.ts → render/c.ts → render/d.ts → render/b.ts',
       'import cycle: service/credentials.ts → store/types.ts → service/index.ts → service/credentials.ts',
     ]);
+    expect(importCycles(folderGraph(graph))).toEqual(['import cycle: service/ → store/ → service/']);
     graph.set('render/d.ts', []);
     graph.set('render/a.ts', []);
     graph.set('store/types.ts', [{ target: 'domain/index.ts', typeOnly: true }]);
     expect(importCycles(graph)).toEqual([]);
+    // No module is in a cycle, yet the two folders still import each other: as store/ and service/ did.
+    graph.set('store/types.ts', [{ target: 'service/index.ts', typeOnly: true }]);
+    graph.set('service/index.ts', [{ target: 'service/query.ts', typeOnly: false }]);
+    graph.set('service/query.ts', []);
+    expect(importCycles(graph)).toEqual([]);
+    expect(importCycles(folderGraph(graph))).toEqual(['import cycle: service/ → store/ → service/']);
   });
 
   it('reads type-only imports as such, and everything else as code', () => {
