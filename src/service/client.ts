@@ -9,8 +9,7 @@
  */
 
 import type { Dispatcher } from 'undici';
-import type { LogFields, Logger } from '../runtime/logger.js';
-import { silentLogger } from '../runtime/logger.js';
+import { type LogFields, type Logger, silentLogger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
 import { type CallOptions, Commands, type LoginCredentials } from './commands.js';
 import type { DecisionCall, DecisionValues } from './decision-call.js';

@@ -12,7 +12,7 @@ import { type DecisionCall, type DecisionValues, fillDecisionCall } from './deci
 import { approvalsFromProperties, dataFromProperties, decode, detailsFromProperties, type Reading } from './decode.js';
 import { InvalidParameterError, UnexpectedResponseError } from './errors.js';
 import { escapeXml, excerpt } from './formats.js';
-import type { Offerings } from './offered.js';
+import type { Offerings, OptionalCommand } from './offered.js';
 import {
   type ApprovalQuery,
   approvalIdSchema,
@@ -249,7 +249,7 @@ export class Commands {
     return this.offered.optional(this.logger, 'decision', send, decision.command);
   }
 
-  offers(command: Parameters<Offerings['offers']>[0]): boolean {
+  offers(command: OptionalCommand): boolean {
     return this.offered.offers(command);
   }
 
