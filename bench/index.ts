@@ -8,7 +8,8 @@
  * details (a Details click to the views.update carrying the approval's details, p50/p99),
  * memory (RSS and heap after GC idle, after 100,000 requests and at 200/s, with a leak check),
  * digests (10,000 approvers' 09:00 digests against a slow service and Slack's rate limits; about
- * half an hour, so it runs only when named). With no suite named, all the others run.
+ * half an hour, so it runs only when named), parsers (the client's readers on hostile bodies and error
+ * pages at their limits, and a Details view from megabytes of text). With no suite named, all the others run.
  */
 
 import { existsSync, mkdirSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { digestsSuite } from './digests.js';
 import { floorSuite } from './floor.js';
 import { fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { memorySuite } from './memory.js';
+import { parsersSuite } from './parsers.js';
 import { pipelineSuite, slackSuite } from './slack.js';
 
 const suites: Record<string, () => Promise<void>> = {
@@ -33,6 +35,7 @@ const suites: Record<string, () => Promise<void>> = {
   floor: floorSuite,
   memory: memorySuite,
   digests: digestsSuite,
+  parsers: parsersSuite,
 };
 /** Run only when named: they take long. */
 const ON_REQUEST = new Set(['digests']);

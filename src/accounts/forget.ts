@@ -5,7 +5,7 @@
  * service first; the user's reminder pauses and resumes, without a "link again" message, once they link.
  */
 
-import type { Deps } from '../runtime/deps.js';
+import type { Deps } from '../deps.js';
 import type { AppTrouble, LinkMode } from '../service/credentials.js';
 import { type IdentityLink, type LinkSummary, type Principal, SERVICE_COMMANDS } from '../store/index.js';
 

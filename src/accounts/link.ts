@@ -7,8 +7,8 @@
  * is ended at once.
  */
 
+import type { Deps } from '../deps.js';
 import type { LinkRequest } from '../parse/link-form.js';
-import type { Deps } from '../runtime/deps.js';
 import { isServiceError } from '../service/errors.js';
 import { type Principal, SERVICE_COMMANDS, type ServiceCommandName } from '../store/index.js';
 import { forgetTokens } from './forget.js';

@@ -1,6 +1,6 @@
 /** How a call with a linked token went, remembered on the link so that whoami and Home can say "link again". */
 
-import type { Deps } from '../runtime/deps.js';
+import type { Deps } from '../deps.js';
 import { isServiceError } from '../service/errors.js';
 import type { Principal, ServiceCommandName } from '../store/index.js';
 

@@ -13,8 +13,8 @@
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import type { DecisionsConfig } from '../config.js';
+import type { Deps } from '../deps.js';
 import { checkComment } from '../parse/decision.js';
-import type { Deps } from '../runtime/deps.js';
 import type { Credentials } from '../service/credentials.js';
 import { type AnyServiceError, isServiceError } from '../service/errors.js';
 import type { Approval, ApprovalDetails } from '../service/index.js';

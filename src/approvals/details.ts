@@ -5,7 +5,7 @@
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
-import type { Deps } from '../runtime/deps.js';
+import type { Deps } from '../deps.js';
 import type { ApprovalDetails, RequestItemsPage } from '../service/index.js';
 import { isServiceError } from '../service/index.js';
 import type { Principal } from '../store/index.js';

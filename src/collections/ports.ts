@@ -1,7 +1,8 @@
 /** What collections need beyond the common deps: the policy, and a way to speak in the channel. */
 
 import type { CollectPolicy } from '../config.js';
-import type { Deps } from '../runtime/deps.js';
+import type { Deps } from '../deps.js';
+import type { CollectQuery, Principal } from '../domain/index.js';
 import type { AbortReport, CollectStatus } from './runs.js';
 
 /** The chat platform as collections use it; the adapter renders and sends. */
@@ -28,4 +29,15 @@ export interface CollectDeps extends Deps {
    * through the command instead: the runs have started, and they must hear of it within Slack's patience.
    */
   announceWithinMs: number;
+}
+
+/** One request to start a collection, whichever way it came (typed, confirmed, "Start anyway", replayed after linking). */
+export interface CollectionRequest {
+  who: Principal;
+  channelId: string;
+  query: CollectQuery;
+  /** "Start anyway" on a cooldown notice. */
+  overrideCooldown?: boolean | undefined;
+  /** The attempt a confirmation was asked for: its click completes that line of the audit trail rather than adding one. */
+  attemptId?: string | undefined;
 }

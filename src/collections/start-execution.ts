@@ -7,9 +7,8 @@
 import type { Credentials } from '../service/credentials.js';
 import type { CollectionRun, CollectQuery } from '../service/index.js';
 import type { CooldownClaim, WatchedRun } from '../store/index.js';
-import type { CollectDeps } from './ports.js';
+import type { CollectDeps, CollectionRequest } from './ports.js';
 import type { CollectStatus } from './runs.js';
-import type { CollectionRequest } from './start.js';
 import type { CooldownKey, Held } from './start-plan.js';
 
 /** The cooldowns one attempt claims, in its name, at the moment it began. */

@@ -7,10 +7,10 @@
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import type { CollectQuery } from '../service/index.js';
-import type { CollectStep, Principal } from '../store/index.js';
+import type { CollectStep } from '../store/index.js';
 import { type Catalog, type Coverage, catalogOf, coverageOf } from './coverage.js';
 import { type CollectRefusal, checkCollect, mayOverride, needsGroupLookup } from './policy.js';
-import type { CollectDeps } from './ports.js';
+import type { CollectDeps, CollectionRequest } from './ports.js';
 import type { CollectStatus } from './runs.js';
 import { announce, CooldownClaims, startRuns } from './start-execution.js';
 import {
@@ -26,15 +26,7 @@ import {
 } from './start-plan.js';
 import { cooldownReason, failureReason, recordStep, refusalReason } from './start-record.js';
 
-export interface CollectionRequest {
-  who: Principal;
-  channelId: string;
-  query: CollectQuery;
-  /** "Start anyway" on a cooldown notice. */
-  overrideCooldown?: boolean | undefined;
-  /** The attempt a confirmation was asked for: its click completes that line of the audit trail rather than adding one. */
-  attemptId?: string | undefined;
-}
+export type { CollectionRequest } from './ports.js';
 
 export type StartOutcome =
   | { kind: 'refused'; refusal: CollectRefusal }

@@ -7,9 +7,9 @@
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import { type DueGroups, fetchByDue } from '../approvals/due.js';
+import type { Deps } from '../deps.js';
 import type { TimeFrame } from '../parse/times.js';
 import { reminderPaused } from '../reminders/schedule.js';
-import type { Deps } from '../runtime/deps.js';
 import type { LinkMode } from '../service/credentials.js';
 import type { ApprovalQuery } from '../service/index.js';
 import type { IdentityLink, LinkSummary, Principal, Reminder } from '../store/index.js';

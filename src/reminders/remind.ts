@@ -1,7 +1,7 @@
 /** `/approvals remind …`: set, show or stop the user's digest reminder. */
 
+import type { Deps } from '../deps.js';
 import type { RemindCommand } from '../parse/remind.js';
-import type { Deps } from '../runtime/deps.js';
 import type { Principal, Reminder } from '../store/index.js';
 import { type ReminderSchedule, reminderPaused } from './schedule.js';
 

@@ -11,8 +11,8 @@
  */
 
 import { DUE_FETCH, type DueGroups, fetchByDue } from '../approvals/due.js';
+import type { TimeZones } from '../deps.js';
 import { serviceDateFilter, timeFrame } from '../parse/times.js';
-import type { TimeZones } from '../runtime/deps.js';
 import type { Logger } from '../runtime/logger.js';
 import { Ticker } from '../runtime/ticker.js';
 import { type CredentialSource, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';

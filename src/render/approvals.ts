@@ -15,7 +15,18 @@ import { readServiceTime, type TimeFrame } from '../parse/times.js';
 import { addCalendarDays, startOfDay, wallClock, zoneLabel } from '../parse/zones.js';
 import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
-import { actions, button, fallback, header, LIMITS, linkButton, type Message, plainContext, section } from './blocks.js';
+import {
+  type ApprovalLinks,
+  actions,
+  button,
+  fallback,
+  header,
+  LIMITS,
+  linkButton,
+  type Message,
+  plainContext,
+  section,
+} from './blocks.js';
 import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsSelect } from './details-controls.js';
@@ -25,8 +36,7 @@ export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:n
 /** The "Open" button on an approval; a link, so its click only needs an ack. */
 export const OPEN_ACTION = 'approval:open';
 
-/** The service's own page for an approval (APPROVAL_URL_TEMPLATE), when there is one. */
-export type ApprovalLinks = (workItemId: string) => string | undefined;
+export type { ApprovalLinks } from './blocks.js';
 
 /** The link for a button or inline link: none without a template, or when it is too long for Slack. */
 function approvalUrl(links: ApprovalLinks | undefined, workItemId: string): string | undefined {

@@ -5,6 +5,9 @@
 
 import type { ActionsBlock, Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
 
+/** The service's own page for an approval (APPROVAL_URL_TEMPLATE), when there is one: an Open button's link. */
+export type ApprovalLinks = (workItemId: string) => string | undefined;
+
 /** Slack's documented Block Kit limits, and a few of our own (marked), in one place for renderers and the validator. */
 export const LIMITS = Object.freeze({
   blocksPerMessage: 50,

@@ -6,8 +6,8 @@
  * today's and any added later, gets the same rule by calling through it.
  */
 
+import type { Principal, ServiceCommandName, TokenSource } from '../domain/index.js';
 import type { Secret } from '../runtime/secret.js';
-import type { Principal, ServiceCommandName, TokenSource } from '../store/types.js';
 import type { CallOptions } from './client.js';
 import { AppSignInError, InvalidTokenError } from './errors.js';
 

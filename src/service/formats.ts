@@ -5,7 +5,7 @@
  * schema checks them all.
  */
 
-import { decodeEntities } from './html.js';
+import { decodeEntities, tokenize } from './markup.js';
 
 export type Tree = string | { [key: string]: Tree | Tree[] };
 
@@ -26,87 +26,87 @@ export function parseProperties(body: string): Map<string, string> {
   return out;
 }
 
-interface XmlElement {
+/** Deeper than any answer of the service nests (a page of items: five levels): past it the body is refused, not read on. */
+export const MAX_XML_DEPTH = 32;
+
+/** An element being read: its text so far, and its children once it has any (then its text is dropped, as the service's conversion drops it). */
+interface Open {
   name: string;
-  children: XmlElement[];
-  text: string;
+  text: string[];
+  children: { [key: string]: Tree | Tree[] } | undefined;
 }
 
 /**
- * A small, strict parser for the element-only XML the service emits: elements, text, entities,
- * CDATA; declarations, comments and processing instructions are skipped. Attributes are ignored.
- * Mismatched or unclosed tags, comments and sections throw, so a truncated body is reported, not
- * half-read. One pass: each search starts where the last ended and looks for a fixed string, so
- * no body (up to the client's 8 MiB) can make it read the same bytes twice.
+ * The element-only XML the service emits, read by htmlparser2's tokenizer (markup.ts) into the tree
+ * format=json would have given: elements, text, entities, CDATA; declarations, comments and
+ * processing instructions are skipped, attributes ignored. Strict where it matters: mismatched or
+ * unclosed tags, comments and CDATA sections, a second root or text after it throw, so a truncated
+ * body is reported, not half-read. One pass; each element is made into its value when it closes,
+ * with its parent still open, so nothing recurses; nesting past MAX_XML_DEPTH is refused at once.
  */
 export function parseXml(body: string): { name: string; value: Tree } {
-  const root: XmlElement = { name: '#root', children: [], text: '' };
-  const stack: XmlElement[] = [root];
-  const skipTo = (from: number, close: string, what: string): number => {
-    const at = body.indexOf(close, from);
-    if (at < 0) throw new SyntaxError(`XML: ${what} is never closed`);
-    return at + close.length;
+  const stack: Open[] = [];
+  let root: { name: string; value: Tree } | undefined;
+  let opening = '';
+  const open = (name: string) => {
+    if (root !== undefined) fail('expected exactly one root element');
+    if (stack.length >= MAX_XML_DEPTH) fail(`nested deeper than ${MAX_XML_DEPTH} levels`);
+    stack.push({ name, text: [], children: undefined });
   };
-  let last = 0;
-  let i = 0;
-  for (let lt = body.indexOf('<', i); lt >= 0; lt = body.indexOf('<', i)) {
-    const current = stack[stack.length - 1] as XmlElement;
-    let next: number;
-    let cdata: string | undefined;
-    let element: { closing: boolean; name: string; empty: boolean } | undefined;
-    if (body.startsWith('<![CDATA[', lt)) {
-      next = skipTo(lt + 9, ']]>', 'a CDATA section');
-      cdata = body.slice(lt + 9, next - 3);
-    } else if (body.startsWith('<!--', lt)) next = skipTo(lt + 4, '-->', 'a comment');
-    else if (body.startsWith('<?', lt)) next = skipTo(lt + 2, '?>', 'a processing instruction');
-    else if (body.startsWith('<!DOCTYPE', lt)) next = skipTo(lt + 9, '>', 'a DOCTYPE');
-    else {
-      ELEMENT_NAME.lastIndex = lt;
-      const m = ELEMENT_NAME.exec(body);
-      const after = m === null ? undefined : body[lt + m[0].length];
-      if (m === null || (after !== undefined && !/[\s/>]/.test(after))) {
-        // A `<` that opens nothing is text, as it always was here.
-        i = lt + 1;
-        continue;
-      }
-      next = skipTo(lt + m[0].length, '>', `<${excerpt(m[2] as string, 40)}`);
-      element = { closing: m[1] === '/', name: m[2] as string, empty: body[next - 2] === '/' };
-    }
-    current.text += decodeEntities(body.slice(last, lt));
-    last = next;
-    i = next;
-    if (cdata !== undefined) current.text += cdata;
-    if (element === undefined) continue;
-    if (element.closing) {
-      if (current.name !== element.name) throw new SyntaxError(`XML: </${element.name}> closes <${current.name}>`);
-      stack.pop();
-    } else {
-      const child: XmlElement = { name: element.name, children: [], text: '' };
-      current.children.push(child);
-      if (!element.empty) stack.push(child);
-    }
-  }
-  if (stack.length !== 1) throw new SyntaxError(`XML: <${(stack[stack.length - 1] as XmlElement).name}> is never closed`);
-  if (body.slice(last).trim() !== '') throw new SyntaxError('XML: text after the last element');
-  const [top, ...rest] = root.children;
-  if (top === undefined || rest.length > 0) throw new SyntaxError('XML: expected exactly one root element');
-  return { name: top.name, value: toTree(top) };
+  const close = (name: string) => {
+    const done = stack.pop();
+    if (done?.name !== name) fail(`</${excerpt(name, 40)}> closes ${done ? `<${excerpt(done.name, 40)}>` : 'nothing'}`);
+    const value: Tree = done.children ?? done.text.join('').trim();
+    const parent = stack[stack.length - 1];
+    if (parent === undefined) root = { name, value };
+    else addChild(parent, name, value);
+  };
+  tokenize(body, 'xml', {
+    ontext(start, end) {
+      const text = body.slice(start, end);
+      const current = stack[stack.length - 1];
+      if (current !== undefined) current.text.push(decodeEntities(text));
+      else if (root !== undefined && text.trim() !== '') fail('text after the last element');
+    },
+    oncdata(start, end, endOffset) {
+      if (endOffset === 0) fail('a CDATA section is never closed');
+      stack[stack.length - 1]?.text.push(body.slice(start, end - endOffset));
+    },
+    oncomment(_start, _end, endOffset) {
+      if (endOffset === 0) fail('a comment is never closed');
+    },
+    onopentagname(start, end) {
+      opening = body.slice(start, end);
+    },
+    onopentagend: () => open(opening),
+    onselfclosingtag() {
+      open(opening);
+      close(opening);
+    },
+    onclosetag: (start, end) => close(body.slice(start, end)),
+  });
+  const unclosed = stack[stack.length - 1];
+  if (unclosed !== undefined) fail(`<${excerpt(unclosed.name, 40)}> is never closed`);
+  if (root === undefined) fail('expected exactly one root element');
+  return root;
 }
 
-const ELEMENT_NAME = /<(\/?)([A-Za-z_][\w.:-]*)/y;
+function fail(why: string): never {
+  throw new SyntaxError(`XML: ${why}`);
+}
 
 /** As the service's XML-to-JSON conversion does: a repeated element becomes an array. */
-function toTree(element: XmlElement): Tree {
-  if (element.children.length === 0) return element.text.trim();
-  const out: { [key: string]: Tree | Tree[] } = {};
-  for (const child of element.children) {
-    const value = toTree(child);
-    const existing = out[child.name];
-    if (existing === undefined) out[child.name] = value;
-    else if (Array.isArray(existing)) existing.push(value);
-    else out[child.name] = [existing, value];
+function addChild(parent: Open, name: string, value: Tree): void {
+  parent.children ??= {};
+  const children = parent.children;
+  if (!Object.hasOwn(children, name)) {
+    // An element named __proto__ is a child like any other, not the object's prototype.
+    Object.defineProperty(children, name, { value, writable: true, enumerable: true, configurable: true });
+    return;
   }
-  return out;
+  const existing = children[name] as Tree | Tree[];
+  if (Array.isArray(existing)) existing.push(value);
+  else children[name] = [existing, value];
 }
 
 export function excerpt(text: string, max = 120): string {
@@ -114,4 +114,9 @@ export function excerpt(text: string, max = 120): string {
   const start = text.length > max * 8 ? text.slice(0, max * 8) : text;
   const flat = start.replace(/\s+/g, ' ').trim();
   return flat.length <= max && start === text ? flat : `${flat.slice(0, max)}…`;
+}
+
+/** Text as XML element content or an attribute value: a request body's values, and a secret as an XML body quotes it. */
+export function escapeXml(value: string): string {
+  return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
 }

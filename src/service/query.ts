@@ -5,6 +5,7 @@
  */
 
 import { z } from 'zod';
+import type { CollectQuery } from '../domain/index.js';
 
 export const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
 
@@ -91,7 +92,10 @@ export const collectQuerySchema = z.strictObject({
   force: z.boolean().optional(),
 });
 
-export type CollectQuery = z.infer<typeof collectQuerySchema>;
+// The type lives below the store and the client, which both speak of it; the schema must say exactly it.
+export type { CollectQuery };
+
+collectQuerySchema satisfies z.ZodType<CollectQuery, CollectQuery>;
 
 /**
  * A work item id as the service shapes it, `<number>:<text>:<number>` (20512:WPDS:1): what

@@ -6,6 +6,7 @@
  */
 
 import { z } from 'zod';
+import type { RunState } from '../domain/index.js';
 
 /** A scalar the XML-to-JSON conversion may have turned into a number, or left out. */
 const text = z
@@ -165,7 +166,7 @@ export const collectDataSchema = z
 
 export const collectBody = z.object({ data: collectDataSchema });
 
-export type RunState = 'New' | 'Running' | 'Completed' | 'Aborted' | 'Unknown';
+export type { RunState };
 
 export interface RunStatus {
   runId: string;

@@ -7,10 +7,10 @@
 
 import type { DecideDeps } from '../approvals/decide.js';
 import type { CollectDeps } from '../collections/ports.js';
+import type { TimeZones } from '../deps.js';
 import type { ReminderDeps } from '../reminders/remind.js';
 import type { ApprovalLinks } from '../render/approvals.js';
 import type { BackgroundWork } from '../runtime/background.js';
-import type { TimeZones } from '../runtime/deps.js';
 import type { Responder } from './responder.js';
 
 export interface SlackDeps extends CollectDeps, ReminderDeps, DecideDeps {

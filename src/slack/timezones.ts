@@ -9,7 +9,7 @@
  */
 
 import type { WebClient } from '@slack/web-api';
-import type { TimeZones } from '../runtime/deps.js';
+import type { TimeZones } from '../deps.js';
 import { type Logger, SaidOncePerMinute } from '../runtime/logger.js';
 
 export function slackTimeZones(client: WebClient, logger: Logger, now: () => Date, ttlMs = 3_600_000, maxEntries = 10_000): TimeZones {

@@ -5,7 +5,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { CollectQuery } from '../service/index.js';
+import type { CollectQuery } from '../domain/index.js';
 import { dateOf, type Millis } from './rows.js';
 import type {
   AttemptReason,

@@ -3,7 +3,7 @@
  * SQLite gives integers as numbers, PostgreSQL gives BIGINT as strings; Number() reads either.
  */
 
-import type { CollectQuery } from '../service/index.js';
+import type { CollectQuery } from '../domain/index.js';
 import type { Keyring } from './keyring.js';
 import type { CooldownHolder, StoredConfirmation } from './rules.js';
 import type {

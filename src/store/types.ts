@@ -1,21 +1,13 @@
 /** The store's interface, implemented alike by SQLite (one instance) and PostgreSQL (several). */
 
+import type { CollectQuery, Principal, RunState, ServiceCommandName, TokenSource } from '../domain/index.js';
 import type { Secret } from '../runtime/secret.js';
-import type { CollectQuery, RunState } from '../service/index.js';
 
 /** Which days a reminder fires on. */
 export type RemindDays = 'daily' | 'weekdays';
 
-export const SERVICE_COMMANDS = ['findApprovals', 'collectEntitlements'] as const;
-export type ServiceCommandName = (typeof SERVICE_COMMANDS)[number];
-
-/** Whose token: the Slack workspace (team) and user. An empty team id means any workspace. */
-export interface Principal {
-  teamId: string;
-  userId: string;
-}
-
-export type TokenSource = 'admin' | 'login' | 'pasted';
+// The words shared with the service client, kept below both; said here too for the store's users.
+export { type Principal, SERVICE_COMMANDS, type ServiceCommandName, type TokenSource } from '../domain/index.js';
 
 /** Whose links to forget: a user in one workspace (teamId set), or in every workspace (teamId left out). */
 export interface TokenHolder {

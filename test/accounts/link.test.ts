@@ -9,7 +9,7 @@ import { linkAccount } from '../../src/accounts/link.js';
 import type { LinkRequest } from '../../src/parse/link-form.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { InvalidTokenError, LoginFailedError } from '../../src/service/errors.js';
-import { fakeDeps, fakeService } from '../helpers/fakes.js';
+import { failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 
 const NOW = new Date('2026-11-22T06:30:00Z');
 const ADA = { teamId: 'T1', userId: 'UADA' };
@@ -66,11 +66,7 @@ describe('linkAccount', () => {
 
   it('stores nothing when the login is refused, and says why', async () => {
     const refused = new LoginFailedError({ command: 'loginUser', status: 401, serviceMessage: 'User could not be validated.' });
-    const service = fakeService({
-      login: async () => {
-        throw refused;
-      },
-    });
+    const service = fakeService(failing('loginUser', refused));
     const t = fakeDeps({ service });
     expect(await linkAccount(t.deps, ADA, login('corp-ldap'), 'findApprovals')).toEqual({
       kind: 'refused',
@@ -110,11 +106,7 @@ describe('linkAccount', () => {
   it('stores nothing when the pasted token is refused, and keeps the link it had', async () => {
     const refused = new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'Token is invalid or expired' });
     const t = fakeDeps({
-      service: fakeService({
-        findApprovals: async () => {
-          throw refused;
-        },
-      }),
+      service: fakeService(failing('findApprovals', refused)),
     });
     expect(await linkAccount(t.deps, ADA, pasted('bad-token'), 'findApprovals')).toEqual({
       kind: 'refused',

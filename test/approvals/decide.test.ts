@@ -16,7 +16,7 @@ import {
   NotVisibleError,
   ServiceUnavailableError,
 } from '../../src/service/index.js';
-import { type Call, fakeDeps, fakeDetails, fakeService, type ServiceScript } from '../helpers/fakes.js';
+import { type Call, failing, fakeDeps, fakeDetails, fakeService, type ServiceScript } from '../helpers/fakes.js';
 
 const ADA = { teamId: 'T1', userId: 'UADA' };
 const EVE = { teamId: 'T1', userId: 'UEVE' };
@@ -168,11 +168,7 @@ describe('decide: what is refused before sending', () => {
   });
 
   it('refuses, sending no decision, an approval the service will not show this user (another’s, or reassigned)', async () => {
-    const t = build({
-      details: async () => {
-        throw new NotVisibleError({ command: 'getApprovalDetails', status: 412 });
-      },
-    });
+    const t = build(failing('getApprovalDetails', new NotVisibleError({ command: 'getApprovalDetails', status: 412 })));
     await t.link('UEVE');
     expect(await decide(t.deps, EVE, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-visible' } });
     expect(t.decided()).toEqual([]);
@@ -255,17 +251,18 @@ describe('decide: what the service answers', () => {
   });
 
   it('in the trusted mode, countersign’s own token refused after a new sign-in is a failure of countersign’s, not a refusal of the decision', async () => {
-    const t = build({
-      decide: async () => {
-        throw new AppTokenRefusedError(
+    const t = build(
+      failing(
+        'decide',
+        new AppTokenRefusedError(
           new InvalidTokenError({
             command: 'performWorkItem',
             status: 401,
             serviceMessage: "The token is not valid for the command 'performWorkItem'. Token is invalid or expired",
           }),
-        );
-      },
-    });
+        ),
+      ),
+    );
     await t.link('UADA');
     const outcome = await decide(t.deps, ADA, t.request());
     expect(outcome).toMatchObject({ kind: 'failed', error: { kind: 'app-sign-in' } });
@@ -280,11 +277,7 @@ describe('decide: what the service answers', () => {
   });
 
   it('says a switched-off decision command is not offered', async () => {
-    const t = build({
-      decide: async () => {
-        throw new NotOfferedError({ command: 'performWorkItem', status: 404 });
-      },
-    });
+    const t = build(failing('decide', new NotOfferedError({ command: 'performWorkItem', status: 404 })));
     await t.link('UADA');
     expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'not-done', why: 'not-offered' });
     expect(await t.hold()).toBeUndefined();

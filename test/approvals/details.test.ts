@@ -13,7 +13,7 @@ import {
   type RequestItemsPage,
   ServiceUnavailableError,
 } from '../../src/service/index.js';
-import { fakeDeps, fakeDetails, fakeService } from '../helpers/fakes.js';
+import { failing, fakeDeps, fakeDetails, fakeService } from '../helpers/fakes.js';
 
 const ADA = { teamId: 'T1', userId: 'UADA' };
 const ID = '10001:WPDS:1';
@@ -69,14 +69,7 @@ describe('approvalDetails', () => {
       serviceMessage: 'The work item could not be retrieved',
     });
     const t = fakeDeps({
-      service: fakeService({
-        details: async () => {
-          throw gone;
-        },
-        items: async () => {
-          throw gone;
-        },
-      }),
+      service: fakeService({ ...failing('getApprovalDetails', gone), ...failing('getRequestItems', gone) }),
     });
     await t.link('UADA');
     expect(await approvalDetails(t.deps, ADA, ID)).toEqual({ kind: 'not-visible' });
@@ -112,11 +105,7 @@ describe('approvalDetails', () => {
     await t.link('UADA');
     expect(await approvalDetails(t.deps, ADA, ID)).toMatchObject({ kind: 'details', items: { kind: 'failed', error: down } });
     const off = fakeDeps({
-      service: fakeService({
-        items: async () => {
-          throw new NotOfferedError({ command: 'getRequestItems', status: 404 });
-        },
-      }),
+      service: fakeService(failing('getRequestItems', new NotOfferedError({ command: 'getRequestItems', status: 404 }))),
     });
     await off.link('UADA');
     expect(await approvalDetails(off.deps, ADA, ID)).toMatchObject({ kind: 'details', items: { kind: 'not-offered' } });
@@ -125,11 +114,7 @@ describe('approvalDetails', () => {
   it('fails on an expired token and marks the link refused; a token only barred from this command leaves the link alone', async () => {
     const expired = new InvalidTokenError({ command: 'getApprovalDetails', status: 401, serviceMessage: 'Token is invalid or expired' });
     const t = fakeDeps({
-      service: fakeService({
-        details: async () => {
-          throw expired;
-        },
-      }),
+      service: fakeService(failing('getApprovalDetails', expired)),
     });
     await t.link('UADA');
     expect(await approvalDetails(t.deps, ADA, ID)).toEqual({ kind: 'failed', error: expired });
@@ -141,11 +126,7 @@ describe('approvalDetails', () => {
       serviceMessage: "The token is not valid for the command 'getApprovalDetails'. ",
     });
     const u = fakeDeps({
-      service: fakeService({
-        details: async () => {
-          throw barred;
-        },
-      }),
+      service: fakeService(failing('getApprovalDetails', barred)),
     });
     await u.link('UADA');
     expect(await approvalDetails(u.deps, ADA, ID)).toEqual({ kind: 'failed', error: barred });

@@ -8,7 +8,7 @@ import { searchApprovals } from '../../src/approvals/search.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { InvalidTokenError, ServiceUnavailableError } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/index.js';
-import { fakeDeps, fakeService } from '../helpers/fakes.js';
+import { failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 
 const ADA = { teamId: 'T1', userId: 'UADA' };
 const NOW = '2026-11-22T06:30:00.000Z';
@@ -56,11 +56,7 @@ describe('searchApprovals', () => {
   it('fails on a 401 and records the link as rejected', async () => {
     const refused = new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'Token is invalid or expired' });
     const t = fakeDeps({
-      service: fakeService({
-        findApprovals: async () => {
-          throw refused;
-        },
-      }),
+      service: fakeService(failing('findApprovals', refused)),
     });
     await t.link();
     expect(await searchApprovals(t.deps, ADA, { state: 'pending' })).toEqual({ kind: 'failed', error: refused });
@@ -71,11 +67,7 @@ describe('searchApprovals', () => {
   it('fails on an unreachable service without blaming the token', async () => {
     const down = new ServiceUnavailableError('network', 'The Command Service could not be reached', { command: 'findApprovals' });
     const t = fakeDeps({
-      service: fakeService({
-        findApprovals: async () => {
-          throw down;
-        },
-      }),
+      service: fakeService(failing('findApprovals', down)),
     });
     await t.link();
     expect(await searchApprovals(t.deps, ADA, {})).toEqual({ kind: 'failed', error: down });

@@ -51,6 +51,29 @@ export interface ServiceScript {
   offers?: (command: OptionalCommand) => boolean;
 }
 
+/** The script's entry for each client method a test may make fail. */
+const SCRIPTED = {
+  findApprovals: 'findApprovals',
+  collectEntitlements: 'collect',
+  getApprovalDetails: 'details',
+  getRequestItems: 'items',
+  loginUser: 'login',
+  loginTrustedApp: 'loginApp',
+  decide: 'decide',
+} as const satisfies Record<string, keyof ServiceScript>;
+
+/**
+ * A script whose `command` fails with `error`, every call: `fakeService(failing('findApprovals', refused))`,
+ * or spread beside the rest of a script.
+ */
+export function failing(command: keyof typeof SCRIPTED, error: unknown): ServiceScript {
+  return {
+    [SCRIPTED[command]]: async () => {
+      throw error;
+    },
+  };
+}
+
 /** An approval's details as a service would give them, with what a test overrides. */
 export function fakeDetails(over: Partial<ApprovalDetails> = {}): ApprovalDetails {
   return {

@@ -11,7 +11,7 @@ import { timeFrame } from '../../src/parse/times.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { InvalidTokenError, ServiceUnavailableError } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/index.js';
-import { fakeDeps, fakeService } from '../helpers/fakes.js';
+import { failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 
 const NOW = new Date('2026-11-22T06:30:00Z');
 /** Ada in London; the service writes London time too. */
@@ -110,11 +110,7 @@ describe('loadHome', () => {
   it('says why on a 401, without approvals, and records the link as rejected', async () => {
     const refused = new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'Token is invalid or expired' });
     const t = fakeDeps({
-      service: fakeService({
-        findApprovals: async () => {
-          throw refused;
-        },
-      }),
+      service: fakeService(failing('findApprovals', refused)),
     });
     await t.link();
     const home = await loadHome(t.deps, ADA, FRAME, 3);
@@ -126,11 +122,7 @@ describe('loadHome', () => {
   it('says why when the service is down, without blaming the token', async () => {
     const down = new ServiceUnavailableError('network', 'The Command Service could not be reached', { command: 'findApprovals' });
     const t = fakeDeps({
-      service: fakeService({
-        findApprovals: async () => {
-          throw down;
-        },
-      }),
+      service: fakeService(failing('findApprovals', down)),
     });
     await t.link();
     const home = await loadHome(t.deps, ADA, FRAME, 3);

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppSession } from '../../src/accounts/trusted-app.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
@@ -14,11 +14,11 @@ import {
   MissingParameterError,
   NoEligibleCollectorsError,
   NotFoundError,
-  type ServiceClient,
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from '../../src/service/index.js';
-import { type StubServer, sendBody, sendHtml, startStubServer } from '../helpers/stub-server.js';
+import { withDeadService, withStub } from '../helpers/service-stub.js';
+import { sendBody, sendHtml } from '../helpers/stub-server.js';
 
 const TOKEN = new Secret('ws3101abc:-28aff589:18a2758240d:-7c4e0.57');
 const ONE = JSON.stringify({
@@ -33,21 +33,6 @@ const ONE = JSON.stringify({
     NumApprovals: 1,
   },
 });
-
-let stub: StubServer | undefined;
-let client: ServiceClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await stub?.close();
-  client = undefined;
-  stub = undefined;
-});
-
-async function withStub(handler: Parameters<typeof startStubServer>[0], options: Partial<Parameters<typeof createServiceClient>[0]> = {}) {
-  stub = await startStubServer(handler);
-  client = createServiceClient({ baseUrl: stub.url, ...options });
-  return { stub, client };
-}
 
 describe('requests', () => {
   it('says whom a trusted application acts for with auth-user-id, and refuses to send an unsafe one', async () => {
@@ -95,7 +80,7 @@ describe('requests', () => {
   });
 
   it('accepts a base URL with or without a trailing slash or /command.submit', async () => {
-    stub = await startStubServer((_req, res) => sendBody(res, 200, ONE));
+    const { stub } = await withStub((_req, res) => sendBody(res, 200, ONE));
     for (const base of [`${stub.url}/`, `${stub.url}/command.submit`]) {
       const c = createServiceClient({ baseUrl: base });
       await c.findApprovals({}, TOKEN);
@@ -320,11 +305,7 @@ describe('errors', () => {
   });
 
   it('a refused connection → ServiceUnavailableError(network)', async () => {
-    stub = await startStubServer(() => {});
-    const url = stub.url;
-    await stub.close();
-    stub = undefined;
-    client = createServiceClient({ baseUrl: url });
+    const { client } = await withDeadService();
     const error = (await client.findApprovals({}, TOKEN).catch((e: unknown) => e)) as ServiceUnavailableError;
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error.reason).toBe('network');
@@ -350,11 +331,7 @@ describe('errors', () => {
   });
 
   it('a refused connection never reached the service, so a collection says it did not start (network)', async () => {
-    stub = await startStubServer(() => {});
-    const url = stub.url;
-    await stub.close();
-    stub = undefined;
-    client = createServiceClient({ baseUrl: url });
+    const { client } = await withDeadService();
     const error = (await client.collectEntitlements({}, TOKEN).catch((e: unknown) => e)) as ServiceUnavailableError;
     expect(error.reason).toBe('network');
   });

@@ -3,19 +3,18 @@
  * the client whatever happens to the connection; what the service answers becomes a typed error.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/runtime/secret.js';
 import { type DecisionCall, parseDecisionCall } from '../../src/service/decision-call.js';
 import {
-  createServiceClient,
   InvalidParameterError,
   InvalidTokenError,
   NotOfferedError,
   NotVisibleError,
-  type ServiceClient,
   ServiceUnavailableError,
 } from '../../src/service/index.js';
-import { type StubServer, sendBody, sendHtml, startStubServer } from '../helpers/stub-server.js';
+import { withStub } from '../helpers/service-stub.js';
+import { sendBody, sendHtml } from '../helpers/stub-server.js';
 
 const TOKEN = new Secret('ws3101abc:-28aff589:18a2758240d:-7c4e0.57');
 const VALUES = { id: '20512:WPDS:1', action: 'Rejected', comment: 'Not needed & <b>not</b> "now"' };
@@ -27,21 +26,6 @@ function call(request: string, body?: string): DecisionCall {
 }
 const GET = call('GET performWorkItem?workitem-id={id}&action={action}&comment={comment}');
 const POST_XML = call('POST performWorkItem', '<workitem-id>{id}</workitem-id><action>{action}</action><comment>{comment}</comment>');
-
-let stub: StubServer | undefined;
-let client: ServiceClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await stub?.close();
-  client = undefined;
-  stub = undefined;
-});
-
-async function withStub(handler: Parameters<typeof startStubServer>[0], options: Partial<Parameters<typeof createServiceClient>[0]> = {}) {
-  stub = await startStubServer(handler);
-  client = createServiceClient({ baseUrl: stub.url, ...options });
-  return { stub, client };
-}
 
 const ok = (_req: unknown, res: ServerResponse) => sendBody(res, 200, '{"data":{"type":"performWorkItem"}}');
 

@@ -4,10 +4,9 @@
  * "not offered" included, with the hour after which the command is tried again.
  */
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Secret } from '../../src/runtime/secret.js';
 import {
-  createServiceClient,
   DETAILS_MAX_BODY_BYTES,
   InvalidParameterError,
   MAX_ITEMS_KEPT,
@@ -16,28 +15,13 @@ import {
   NotFoundError,
   NotOfferedError,
   NotVisibleError,
-  type ServiceClient,
   UnexpectedResponseError,
 } from '../../src/service/index.js';
-import { type StubServer, sendBody, sendHtml, startStubServer } from '../helpers/stub-server.js';
+import { withStub } from '../helpers/service-stub.js';
+import { sendBody, sendHtml } from '../helpers/stub-server.js';
 
 const TOKEN = new Secret('ws3101abc:-28aff589:18a2758240d:-7c4e0.57');
 const PAGE = { pageSize: 10, startPage: 1 };
-
-let stub: StubServer | undefined;
-let client: ServiceClient | undefined;
-afterEach(async () => {
-  await client?.close();
-  await stub?.close();
-  client = undefined;
-  stub = undefined;
-});
-
-async function withStub(handler: Parameters<typeof startStubServer>[0], options: Partial<Parameters<typeof createServiceClient>[0]> = {}) {
-  stub = await startStubServer(handler);
-  client = createServiceClient({ baseUrl: stub.url, ...options });
-  return { stub, client };
-}
 
 const json = (value: unknown) => (_req: unknown, res: ServerResponse) => sendBody(res, 200, JSON.stringify(value));
 const details = (approval: Record<string, unknown>) => json({ getApprovalDetails: { Approval: approval } });
@@ -334,16 +318,12 @@ describe('answers too large to read at once', () => {
     const depth = 100_000;
     const deep = `{"getApprovalDetails":{"Approval":{"WorkItemId":"1:W:1","Actions":${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
     const { client } = await withStub((_req, res) => sendBody(res, 200, deep));
-    const parse = vi.spyOn(JSON, 'parse');
-    try {
-      await expect(client.getApprovalDetails('1:W:1', TOKEN)).rejects.toMatchObject({
-        kind: 'unexpected-response',
-        detail: expect.stringContaining('nested deeper than'),
-      });
-      expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > depth)).toEqual([]);
-    } finally {
-      parse.mockRestore();
-    }
+    // What can be seen: a refusal that says why, not a parse that runs out of stack or holds the
+    // loop (how long the refusal takes is `npm run bench -- parsers`).
+    await expect(client.getApprovalDetails('1:W:1', TOKEN)).rejects.toMatchObject({
+      kind: 'unexpected-response',
+      detail: expect.stringContaining('nested deeper than'),
+    });
     // Brackets inside strings are text, not nesting.
     const { client: text } = await withStub(details({ WorkItemId: '1:W:1', RequestDescription: '['.repeat(1000) }));
     expect((await text.getApprovalDetails('1:W:1', TOKEN)).description).toHaveLength(1000);

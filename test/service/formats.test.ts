@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseProperties, parseXml } from '../../src/service/formats.js';
+import { MAX_XML_DEPTH, parseProperties, parseXml } from '../../src/service/formats.js';
 
 describe('parseProperties', () => {
   it('reads key=value lines, skipping comments and blanks, splitting at the first =', () => {
@@ -30,6 +30,26 @@ describe('parseXml on large and hostile bodies', () => {
       expect(() => parseXml(body)).toThrow(/never closed/);
     });
   }
+  it('refuses nesting deeper than any answer of the service at once, however deep the body goes (nothing recurses)', () => {
+    const deep = (n: number) => `${'<a>'.repeat(n)}x${'</a>'.repeat(n)}`;
+    expect(() => parseXml(deep(MAX_XML_DEPTH + 1))).toThrow(/nested deeper than 32 levels/);
+    expect(() => parseXml('<a>'.repeat(2_000_000))).toThrow(/nested deeper/);
+    let value = parseXml(deep(MAX_XML_DEPTH)).value;
+    for (let depth = 1; depth < MAX_XML_DEPTH; depth++) value = (value as { a: typeof value }).a;
+    expect(value).toBe('x');
+  });
+  it('expands no entity a body declares: a billion laughs stays one short text', () => {
+    const lol = (n: number) => (n === 1 ? '"lol"' : `"${`&lol${n - 1};`.repeat(10)}"`);
+    const entities = Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} ${lol(i + 1)}>`).join('');
+    const body = `<?xml version="1.0"?><!DOCTYPE lolz [${entities}]><findApprovals><x>&lol9;</x></findApprovals>`;
+    expect(parseXml(body)).toEqual({ name: 'findApprovals', value: { x: '&lol9;' } });
+  });
+  it('keeps an element named __proto__ as a child, never as the prototype', () => {
+    const { value } = parseXml('<r><__proto__><polluted>1</polluted></__proto__><__proto__>2</__proto__></r>');
+    expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    expect(Object.keys(value)).toEqual(['__proto__']);
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+  });
   it('reads a large well-formed body', () => {
     const body = `<findApprovals>${'<Approval><WorkItemId>1:a:1</WorkItemId></Approval>'.repeat(10_000)}<NumApprovals>10000</NumApprovals></findApprovals>`;
     expect((parseXml(body).value as { Approval: unknown[] }).Approval).toHaveLength(10_000);

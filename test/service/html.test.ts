@@ -2,11 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { decodeEntities, htmlToText, looksLikeHtml, MAX_ERROR_PAGE_CHARS, parseErrorPage } from '../../src/service/html.js';
 
 describe('decodeEntities', () => {
-  it('decodes named, decimal and hex entities', () => {
-    expect(decodeEntities('a &amp; b &lt;c&gt; &quot;d&quot; &#39;e&#39; &#x27;f&#x27; &nbsp;')).toBe(`a & b <c> "d" 'e' 'f'  `);
+  it('decodes named, decimal and hex entities, every named one HTML has', () => {
+    expect(decodeEntities('a &amp; b &lt;c&gt; &quot;d&quot; &#39;e&#39; &#x27;f&#x27; &nbsp;')).toBe(`a & b <c> "d" 'e' 'f' \u00a0`);
+    expect(decodeEntities('Andr&eacute; &hellip; R&amp;D &mdash; &#x1F600;')).toBe('André … R&D — 😀');
   });
-  it('leaves unknown and out-of-range entities as they are', () => {
-    expect(decodeEntities('&bogus; &#0; &#x110000; & alone')).toBe('&bogus; &#0; &#x110000; & alone');
+  // As a browser shows them (the entities package's strict decoding; the hand-written decoder this
+  // replaced left a NUL or out-of-range reference as its text: a browser shows U+FFFD).
+  it('leaves unknown entities and bare ampersands as they are, and shows a reference to no character as U+FFFD', () => {
+    expect(decodeEntities('&bogus; &#0; &#x110000; & alone')).toBe('&bogus; \ufffd \ufffd & alone');
+  });
+  it('decodes only what ends in ";": a query string quoted raw keeps its parameters', () => {
+    expect(decodeEntities('cmd=x&not=1&copy=2&amp;lt=3')).toBe('cmd=x&not=1&copy=2&lt=3');
   });
   it('decodes once, not twice', () => {
     expect(decodeEntities('&amp;lt;')).toBe('&lt;');

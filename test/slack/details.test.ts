@@ -15,7 +15,7 @@ import {
   detailsSelectAction,
 } from '../../src/slack/listeners/actions/details.js';
 import { approvalsCommand } from '../../src/slack/listeners/commands/approvals.js';
-import { fakeDeps, fakeService } from '../helpers/fakes.js';
+import { failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 import { visible } from '../helpers/visible.js';
 
 const ID = '10001:WPDS:1';
@@ -154,11 +154,7 @@ describe('Details', () => {
   it('says plainly that an answer too large to read cannot be shown, without a Try again that could only fail the same way', async () => {
     const huge = new UnexpectedResponseError('body larger than 1048576 bytes', { command: 'getApprovalDetails', status: 200 }, 1024 * 1024);
     const t = build({
-      service: fakeService({
-        details: async () => {
-          throw huge;
-        },
-      }),
+      service: fakeService(failing('getApprovalDetails', huge)),
     });
     await t.link('UADA');
     await detailsButtonAction(t.deps)(t.click(encodeDetailsValue(ID, { kind: 'home' })));
@@ -256,11 +252,7 @@ describe('Details', () => {
     const expired = new InvalidTokenError({ command: 'getApprovalDetails', status: 401, serviceMessage: 'Token is invalid or expired' });
     const t = build({
       trusted: true,
-      service: fakeService({
-        details: async () => {
-          throw expired;
-        },
-      }),
+      service: fakeService(failing('getApprovalDetails', expired)),
     });
     await t.link('UADA');
     await detailsButtonAction(t.deps)(t.click(encodeDetailsValue(ID, { kind: 'home' })));

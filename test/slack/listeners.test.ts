@@ -12,7 +12,7 @@ import { approvalsCommand } from '../../src/slack/listeners/commands/approvals.j
 import { collectCommand } from '../../src/slack/listeners/commands/collect.js';
 import { requestMiddleware } from '../../src/slack/listeners/middleware.js';
 import { DecryptError } from '../../src/store/cipher.js';
-import { type FakeDepsOptions, fakeDeps, fakeService } from '../helpers/fakes.js';
+import { type FakeDepsOptions, failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 
 function build(options: FakeDepsOptions = {}) {
   const t = fakeDeps(options);
@@ -105,11 +105,12 @@ describe('approvalsCommand', () => {
 
   it('marks the link rejected on a 401 and says how to link again', async () => {
     const t = build({
-      service: fakeService({
-        findApprovals: async () => {
-          throw new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'Token is invalid or expired' });
-        },
-      }),
+      service: fakeService(
+        failing(
+          'findApprovals',
+          new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'Token is invalid or expired' }),
+        ),
+      ),
     });
     await t.link();
     await approvalsCommand(t.deps)(t.commandArgs(''));

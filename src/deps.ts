@@ -2,13 +2,17 @@
  * What every use case may need, built once in main.ts and passed in: no module singletons, so
  * tests build the same objects with a fixed clock, a throwaway store and a scripted service.
  * A feature that needs more (a policy, a port to Slack) says so in its own deps type.
+ *
+ * It sits where it does because of what it names: the service client, the store, the logger and
+ * metrics, so above service/, store/ and runtime/ (which must not import it), and below the use cases
+ * and slack/, which it does not name.
  */
 
-import type { CredentialSource } from '../service/credentials.js';
-import type { ServiceClient } from '../service/index.js';
-import type { Store } from '../store/index.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
+import type { Logger } from './runtime/logger.js';
+import type { Metrics } from './runtime/metrics.js';
+import type { CredentialSource } from './service/credentials.js';
+import type { ServiceClient } from './service/index.js';
+import type { Store } from './store/index.js';
 
 export interface Deps {
   service: ServiceClient;

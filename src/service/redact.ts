@@ -1,0 +1,29 @@
+/**
+ * Takes a request's secrets out of a text of its answer: a proxy or firewall page may quote the
+ * request back (its headers, its body), and an error reaches logs and users.
+ */
+
+import { escapeXml } from './formats.js';
+
+const REDACTED = '[redacted]';
+
+/**
+ * Each secret in every form it may be quoted in: as sent, percent-encoded, XML-escaped and
+ * JSON-escaped; and a text that ends inside one (an error page is read only so far) loses that end too.
+ */
+export function redactor(secrets: readonly string[]): (text: string) => string {
+  const forms = [
+    ...new Set(secrets.filter((v) => v !== '').flatMap((v) => [v, encodeURIComponent(v), escapeXml(v), JSON.stringify(v).slice(1, -1)])),
+  ].sort((a, b) => b.length - a.length);
+  return (text) => {
+    let out = text;
+    for (const form of forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    for (const form of forms)
+      for (let k = Math.min(form.length - 1, out.length); k >= 4; k--)
+        if (out.endsWith(form.slice(0, k))) {
+          out = `${out.slice(0, -k)}${REDACTED}`;
+          break;
+        }
+    return out;
+  };
+}
