@@ -39,7 +39,7 @@ function message(paragraphs: Paragraph[], note?: string): Message {
 /**
  * How to link: the user with `login`, or their Slack admins for them; in the trusted mode, once, by
  * who they are. In the user's words: the admins' command line (and the raw Slack id it takes) is
- * theirs, in README.
+ * theirs, in docs/operating.md.
  */
 export function linkInstructions(ctx: Pick<FailureContext, 'command' | 'linkMode'>): string {
   if (ctx.linkMode === 'trusted-app')
