@@ -46,6 +46,10 @@ export interface Overrides {
   startScheduler?: boolean;
   /** How long a /collect waits for Slack to take its channel message before answering through the command (5 s). */
   announceWithinMs?: number;
+  /** Socket Mode: how long a ping may go unanswered (5 s; tests that watch pings and reconnects use less). */
+  socketPingTimeoutMs?: number;
+  /** How long writes to one channel are spaced (Slack asks about one a second; tests that post a lot space them less). */
+  perChannelMs?: number;
   /** Trusted mode: how long a failed sign-in waits before the next (tests: to count attempts on a clock they move). */
   appSignInBackoff?: Partial<Backoff>;
 }
@@ -195,6 +199,7 @@ function slackChat({ config, overrides, logger, now, metrics }: Base, service: S
     approvalLinks,
     detailsOffered: () => service.offers('getApprovalDetails'),
     serviceTimeZone: config.serviceTimeZone,
+    ...(overrides.perChannelMs === undefined ? {} : { perChannelMs: overrides.perChannelMs }),
   });
   return { timeZones, approvalLinks, chat };
 }
@@ -280,6 +285,7 @@ function slackAppOptions(config: SlackConfig, overrides: Overrides): SlackAppOpt
     port: config.port,
     host: overrides.host,
     metricsToken: config.metricsToken,
+    socketPingTimeoutMs: overrides.socketPingTimeoutMs,
   };
 }
 

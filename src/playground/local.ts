@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { type HttpConfig, type LocalConfig, readDecisions } from '../config.js';
 import { APPROVALS_USAGE } from '../parse/approvals.js';
 import { COLLECT_USAGE } from '../parse/collect.js';
+import type { RunTimings } from '../reference-service/commands.js';
 import { PERFORM_WORK_ITEM_REQUEST, startReferenceService } from '../reference-service/server.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
@@ -55,6 +56,10 @@ export interface LocalOverrides {
   now?: () => Date;
   host?: string;
   reminders?: { spreadMs?: number; tickMs?: number };
+  /** How often runs are looked at (tests: quicker than a person would notice). */
+  runWatch?: { tickMs?: number; firstPollMs?: number; maxIntervalMs?: number };
+  /** How long the embedded service's runs stay queued and running (tests: shorter than the demo's seconds). */
+  runTimings?: Partial<RunTimings>;
 }
 
 /** Starts the app for a configuration: main.ts passes its own, so the playground does not depend on the composition root. */
@@ -66,7 +71,7 @@ export interface Local {
   shutdown(): Promise<void>;
 }
 
-export async function startLocal(config: LocalConfig, start: StartApp, overrides: LocalOverrides = {}): Promise<Local> {
+export async function startLocal(config: LocalConfig, start: StartApp, { runTimings, ...overrides }: LocalOverrides = {}): Promise<Local> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
   // One clock for the embedded service, the Slack stand-in and the app.
   const now = overrides.now ?? (() => new Date());
@@ -77,6 +82,7 @@ export async function startLocal(config: LocalConfig, start: StartApp, overrides
     host: '127.0.0.1',
     now,
     timeZone: config.serviceTimeZone,
+    ...(runTimings === undefined ? {} : { runTimings }),
     ...(auth.mode === 'trusted-app' ? { trustedApp: { clientId: auth.clientId, clientSecret: auth.clientSecret.reveal() } } : {}),
   });
   const signingSecret = randomBytes(16).toString('hex');

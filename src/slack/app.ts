@@ -27,6 +27,11 @@ export interface SlackAppOptions {
   host?: string | undefined;
   /** GET /metrics needs `Authorization: Bearer <it>`; unset: loopback only. */
   metricsToken?: Secret | undefined;
+  /**
+   * Socket Mode: how long a ping may go unanswered (5 s, the socket client's own). The client pings
+   * three times as often, and waits this long times its failures before reconnecting.
+   */
+  socketPingTimeoutMs?: number | undefined;
 }
 
 export interface SlackApp {
@@ -73,6 +78,7 @@ export function createSlackApp(deps: SlackDeps, options: SlackAppOptions): Slack
       // apps.connections.open goes through the socket client's own Web API client, which must reach the
       // same Slack (GovSlack, tests). A copy: that client writes its own retry settings into what it is given.
       installerOptions: { clientOptions: { ...clientOptions } },
+      ...(options.socketPingTimeoutMs === undefined ? {} : { clientPingTimeout: options.socketPingTimeoutMs }),
     });
     // Not Bolt's customRoutes server: it listens on every interface whatever the host, keeps the port it
     // got for PORT=0 private, has no listener for a listen error (a busy port would crash the process) and

@@ -15,6 +15,8 @@ let h: Harness;
 
 beforeAll(async () => {
   h = await startHarness({
+    // Channel writes spaced 1 s apart, as Slack asks, would make these tests wait seconds for nothing.
+    perChannelMs: 10,
     now: clock.now,
     // The demo's timings: a run waits 2 s, then runs 8 s.
     reference: { now: clock.now, runTimings: { queuedMs: 2_000, runningMs: 8_000 } },

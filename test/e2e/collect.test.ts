@@ -11,6 +11,8 @@ import { type Harness, startHarness } from '../helpers/harness.js';
 let h: Harness;
 beforeAll(async () => {
   h = await startHarness({
+    // Channel writes spaced 1 s apart, as Slack asks, would make these tests wait seconds for nothing.
+    perChannelMs: 10,
     reference: { now: clock.now, runTimings: { queuedMs: 1_000, runningMs: 5_000 } },
     env: { COLLECT_COOLDOWN: '0' },
     startScheduler: false,

@@ -47,7 +47,12 @@ beforeAll(async () => {
     APPROVAL_URL_TEMPLATE: `http://127.0.0.1:${port}/aveksa/main?WorkItemId={WorkItemId}`,
   });
   if (config.mode !== 'local') throw new Error('no Slack credentials were given, so this is local mode');
-  local = await startLocal(config, startCountersign, { logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }) });
+  local = await startLocal(config, startCountersign, {
+    logger: createLogger({ level: 'debug', write: (l) => logs.push(l) }),
+    // The demo's runs take seconds, as a person watching would see them; here they take a fraction of that.
+    runTimings: { queuedMs: 300, runningMs: 1_200 },
+    runWatch: { tickMs: 200, firstPollMs: 300, maxIntervalMs: 500 },
+  });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],

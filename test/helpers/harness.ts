@@ -88,6 +88,8 @@ export interface HarnessOptions {
   trusted?: { clientSecret?: string } | undefined;
   appSignInBackoff?: Overrides['appSignInBackoff'];
   announceWithinMs?: number;
+  /** Spacing of writes to one channel (1 s, as Slack asks, unless a test says). */
+  perChannelMs?: number;
 }
 
 /** Signs as Slack does: the same code the playground signs with. */
@@ -130,6 +132,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
       ...(options.appSignInBackoff ? { appSignInBackoff: options.appSignInBackoff } : {}),
       ...(options.announceWithinMs === undefined ? {} : { announceWithinMs: options.announceWithinMs }),
+      ...(options.perChannelMs === undefined ? {} : { perChannelMs: options.perChannelMs }),
     });
   let app = await start();
   let url = `http://127.0.0.1:${app.port}`;
