@@ -242,10 +242,10 @@ function prepare(db: Database.Database) {
        RETURNING *`,
     ),
     rememberSignature: db.prepare<[string, number, number]>(
-      `INSERT INTO slack_signatures (signature, expires_at) VALUES (?, ?)
-       ON CONFLICT (signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures.expires_at < ?`,
+      `INSERT INTO slack_signatures_by_expiry (signature, expires_at) VALUES (?, ?)
+       ON CONFLICT (expires_at, signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures_by_expiry.expires_at < ?`,
     ),
-    pruneSignatures: db.prepare<[number]>('DELETE FROM slack_signatures WHERE expires_at < ?'),
+    pruneSignatures: db.prepare<[number]>('DELETE FROM slack_signatures_by_expiry WHERE expires_at < ?'),
     keyGroups: db.prepare<[], { key_id: string; tokens: number }>('SELECT key_id, COUNT(*) AS tokens FROM tokens GROUP BY key_id'),
     keySample: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id = ? ORDER BY user_id LIMIT 3'),
     ping: db.prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1'),
