@@ -107,6 +107,8 @@ async function startSink(): Promise<Sink> {
 interface Usage {
   cpuUs: number;
   rss: number;
+  gcUs: number;
+  heap: number;
 }
 
 interface Contender {
@@ -163,8 +165,8 @@ async function startContender(
     pool,
     ...(logFile === undefined ? {} : { logFile }),
     usage: async () => {
-      const [, cpu, rss] = (await ask('usage', 'USAGE')).split(' ');
-      return { cpuUs: Number(cpu), rss: Number(rss) };
+      const [, cpu, rss, , gc, heap] = (await ask('usage', 'USAGE')).split(' ');
+      return { cpuUs: Number(cpu), rss: Number(rss), gcUs: Number(gc ?? 0), heap: Number(heap ?? 0) };
     },
     ask,
     stop: async () => {
@@ -214,6 +216,9 @@ interface Round {
   cpuMsEach: number;
   perCpuSecond: number;
   rssMb: number;
+  /** Time in garbage collection per answered command (wall time of the pauses, in the app's process). */
+  gcUsEach: number;
+  heapMb: number;
   errors: number;
   bytesEach: number;
 }
@@ -247,6 +252,8 @@ async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): 
     cpuMsEach: (1000 * cpuS) / answered,
     perCpuSecond: answered / cpuS,
     rssMb: after.rss / 1e6,
+    gcUsEach: (after.gcUs - before.gcUs) / answered,
+    heapMb: after.heap / 1e6,
     errors,
     bytesEach: bytes / answered,
   };
@@ -274,7 +281,7 @@ const spread = (values: readonly number[]) => {
 };
 
 const describe = (r: Round) =>
-  `${fmt(r.perSecond, 0).padStart(5)} answered/s, ${fmt(r.cpuMsEach, 3)} ms CPU each (${fmt(r.perCpuSecond, 0)}/CPU-s), RSS ${fmt(r.rssMb, 0)} MB${r.errors ? `, ${r.errors} errors` : ''}`;
+  `${fmt(r.perSecond, 0).padStart(5)} answered/s, ${fmt(r.cpuMsEach, 3)} ms CPU each (${fmt(r.perCpuSecond, 0)}/CPU-s), GC ${fmt(r.gcUsEach, 0)} µs each, heap ${fmt(r.heapMb, 0)} MB, RSS ${fmt(r.rssMb, 0)} MB${r.errors ? `, ${r.errors} errors` : ''}`;
 
 export async function floorSuite(): Promise<void> {
   const ROUNDS = Number(process.env.BENCH_FLOOR_ROUNDS ?? 9);
@@ -394,8 +401,9 @@ export async function floorSuite(): Promise<void> {
     for (const app of apps) {
       const cpu = (results.get(app.label) ?? []).map((r) => r.cpuMsEach);
       const rss = (results.get(app.label) ?? []).map((r) => r.rssMb);
+      const gc = (results.get(app.label) ?? []).map((r) => r.gcUsEach);
       console.log(
-        `${app.label.padEnd(11)} CPU per command, first ${third} rounds → last ${third}: ${fmt(median(cpu.slice(0, third)), 3)} → ${fmt(median(cpu.slice(-third)), 3)} ms (${fmt((100 * median(cpu.slice(-third))) / median(cpu.slice(0, third)) - 100)} %); RSS ${fmt(rss[0] as number, 0)} → ${fmt(rss[rss.length - 1] as number, 0)} MB`,
+        `${app.label.padEnd(11)} CPU per command, first ${third} rounds → last ${third}: ${fmt(median(cpu.slice(0, third)), 3)} → ${fmt(median(cpu.slice(-third)), 3)} ms (${fmt((100 * median(cpu.slice(-third))) / median(cpu.slice(0, third)) - 100)} %); GC ${fmt(median(gc.slice(0, third)), 0)} → ${fmt(median(gc.slice(-third)), 0)} µs each; RSS ${fmt(rss[0] as number, 0)} → ${fmt(rss[rss.length - 1] as number, 0)} MB`,
       );
     }
     const ratio = ratios('countersign', 'floor');
