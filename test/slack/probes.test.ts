@@ -104,4 +104,19 @@ describe('ReplayGuard', () => {
     expect(await guard.firstTime('v0=e', NOW + 1000, NOW)).toBe(true);
     expect(await guard.firstTime('v0=e', NOW + 302_000, NOW + 2000)).toBe(true);
   });
+
+  it('while the store is away, refuses every replay of the last minutes on its own, through thousands of signatures coming and going', async () => {
+    const guard = new ReplayGuard({ rememberSignature: () => Promise.reject(new Error('the database is not reachable')) }, logger);
+    // 3,000 requests a second apart, each kept 300 s: the first ones expire while the later ones come.
+    const at = (i: number) => NOW + i * 1000;
+    for (let i = 0; i < 3000; i++) expect(await guard.firstTime(`v0=${i}`, at(i) + 300_000, at(i))).toBe(true);
+    const now = at(3000);
+    // Those still in force are refused; those past their time are forgotten (the window refuses them).
+    for (const i of [2999, 2800, 2701]) expect(await guard.firstTime(`v0=${i}`, at(i) + 300_000, now)).toBe(false);
+    for (const i of [0, 1000, 2699]) expect(await guard.firstTime(`v0=${i}`, at(i) + 300_000 + 1, now)).toBe(true);
+    // One seen again with a later time stays until then, though the entry of its first time has gone.
+    expect(await guard.firstTime('v0=5', now + 300_000, now)).toBe(true);
+    for (let i = 3000; i < 3400; i++) expect(await guard.firstTime(`v0=${i}`, at(i) + 300_000, at(i))).toBe(true);
+    expect(await guard.firstTime('v0=5', now + 300_000, at(3400))).toBe(false);
+  });
 });
