@@ -9,7 +9,8 @@
  *     logging at info to stderr, its store seeded first with BENCH_SEED_USERS linked to BENCH_SEED_TOKEN.
  * Both run as compiled JavaScript, as `npm start` runs the app (see bench/build.ts).
  * Prints "READY <port>" when listening. Reads commands on stdin, one a line:
- *   `usage` → "USAGE <cpu µs> <rss bytes> <max rss bytes>": this process's own CPU time and memory;
+ *   `usage` → "USAGE <cpu µs> <rss bytes> <max rss bytes> <gc µs> <heap used bytes>": this process's own
+ *     CPU time, memory, time in garbage collection so far and the heap in use;
  *   `profile-start` / `profile-stop <file>` → a CPU profile of just that stretch (no start-up, no
  *     warm-up), written as a .cpuprofile; answers "PROFILED".
  */
@@ -18,6 +19,7 @@ import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { App, LogLevel } from '@slack/bolt';
@@ -113,12 +115,20 @@ if (kind === 'floor') {
 
 process.stdout.write(`READY ${port}\n`);
 
+// Time in garbage collection, to tell a cost that grows with the heap from one that grows elsewhere.
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+
 let profiler: Session | undefined;
 createInterface({ input: process.stdin }).on('line', (line) => {
   const [command, arg] = line.trim().split(' ');
   if (command === 'usage') {
     const { user, system } = process.cpuUsage();
-    process.stdout.write(`USAGE ${user + system} ${process.memoryUsage().rss} ${process.resourceUsage().maxRSS * 1024}\n`);
+    process.stdout.write(
+      `USAGE ${user + system} ${process.memoryUsage().rss} ${process.resourceUsage().maxRSS * 1024} ${Math.round(gcMs * 1000)} ${process.memoryUsage().heapUsed}\n`,
+    );
   } else if (command === 'profile-start') {
     profiler = new Session();
     profiler.connect();

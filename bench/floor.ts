@@ -7,9 +7,18 @@
  * Rounds alternate between the apps; the figure is answered commands per CPU-second of the app's
  * own process (its process.cpuUsage), which does not depend on how the two shared cores are split.
  *
+ * Each app is warmed up by command count, not by time: countersign's cost per command falls from
+ * about 2 ms to about 0.6 ms over its first few thousand (JIT, caches, connections), and a slower
+ * app would otherwise get less warm-up than a faster one. The figure is the median of the rounds'
+ * ratios, printed with its spread and with the first rounds against the last, so that a cost that
+ * grows with the commands answered shows. Then the user-facing figure at low load: one command
+ * in flight, from the signed POST to the answer arriving at response_url, p50 / p99, per app.
+ *
  * BENCH_BASELINE=<checkout>: that checkout's countersign takes part in the rounds too, to show what
  * a change bought. BENCH_CPU_PROFILE=<dir>: a CPU profile of this checkout's countersign over its
- * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor). BENCH_FLOOR_ROUNDS (5) and BENCH_FLOOR_SECONDS (4) change the rounds.
+ * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor). BENCH_FLOOR_ROUNDS (9),
+ * BENCH_FLOOR_SECONDS (4), BENCH_FLOOR_WARMUP (5000 commands per app) and BENCH_FLOOR_LATENCY
+ * (600 commands per app, one in flight) change the run.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -22,7 +31,7 @@ import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { signSlackRequest } from '../src/playground/sign.js';
 import { buildTree } from './build.js';
-import { fmt, median, ROOT, startChildService } from './lib.js';
+import { fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { summarize } from './profile.js';
 
 const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
@@ -98,6 +107,8 @@ async function startSink(): Promise<Sink> {
 interface Usage {
   cpuUs: number;
   rss: number;
+  gcUs: number;
+  heap: number;
 }
 
 interface Contender {
@@ -154,8 +165,8 @@ async function startContender(
     pool,
     ...(logFile === undefined ? {} : { logFile }),
     usage: async () => {
-      const [, cpu, rss] = (await ask('usage', 'USAGE')).split(' ');
-      return { cpuUs: Number(cpu), rss: Number(rss) };
+      const [, cpu, rss, , gc, heap] = (await ask('usage', 'USAGE')).split(' ');
+      return { cpuUs: Number(cpu), rss: Number(rss), gcUs: Number(gc ?? 0), heap: Number(heap ?? 0) };
     },
     ask,
     stop: async () => {
@@ -170,7 +181,7 @@ async function startContender(
 
 let sequence = 0;
 
-/** Sends one signed /approvals and waits for its ack, then for its answer at response_url. */
+/** Sends one signed /approvals and waits for its ack, then for its answer at response_url (its size in bytes). */
 async function once(app: Contender, sink: Sink): Promise<number> {
   const id = ++sequence;
   const answered = sink.answer(id);
@@ -205,11 +216,14 @@ interface Round {
   cpuMsEach: number;
   perCpuSecond: number;
   rssMb: number;
+  /** Time in garbage collection per answered command (wall time of the pauses, in the app's process). */
+  gcUsEach: number;
+  heapMb: number;
   errors: number;
   bytesEach: number;
 }
 
-/** `CONCURRENCY` workers, each with one command in flight, for `seconds`; the round ends when the last answer is in. */
+/** `CONCURRENCY` workers, each with one command in flight, for `seconds` (and until `atLeast` are done); the round ends when the last answer is in. */
 async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): Promise<Round> {
   const before = await app.usage();
   const started = performance.now();
@@ -238,17 +252,42 @@ async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): 
     cpuMsEach: (1000 * cpuS) / answered,
     perCpuSecond: answered / cpuS,
     rssMb: after.rss / 1e6,
+    gcUsEach: (after.gcUs - before.gcUs) / answered,
+    heapMb: after.heap / 1e6,
     errors,
     bytesEach: bytes / answered,
   };
 }
 
+/** One command at a time, `count` of them: milliseconds from the signed POST to the answer at response_url. */
+async function latencies(app: Contender, sink: Sink, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    try {
+      await once(app, sink);
+      times.push(performance.now() - started);
+    } catch {
+      times.push(Number.POSITIVE_INFINITY);
+    }
+  }
+  return times;
+}
+
+/** min / lower quartile / median / upper quartile / max, as percentages. */
+const spread = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [0, 25, 50, 75, 100].map((p) => fmt(100 * (p === 0 ? (sorted[0] as number) : percentile(sorted, p)))).join(' / ');
+};
+
 const describe = (r: Round) =>
-  `${fmt(r.perSecond, 0).padStart(5)} answered/s, ${fmt(r.cpuMsEach, 3)} ms CPU each (${fmt(r.perCpuSecond, 0)}/CPU-s), RSS ${fmt(r.rssMb, 0)} MB${r.errors ? `, ${r.errors} errors` : ''}`;
+  `${fmt(r.perSecond, 0).padStart(5)} answered/s, ${fmt(r.cpuMsEach, 3)} ms CPU each (${fmt(r.perCpuSecond, 0)}/CPU-s), GC ${fmt(r.gcUsEach, 0)} µs each, heap ${fmt(r.heapMb, 0)} MB, RSS ${fmt(r.rssMb, 0)} MB${r.errors ? `, ${r.errors} errors` : ''}`;
 
 export async function floorSuite(): Promise<void> {
-  const ROUNDS = Number(process.env.BENCH_FLOOR_ROUNDS ?? 5);
+  const ROUNDS = Number(process.env.BENCH_FLOOR_ROUNDS ?? 9);
   const SECONDS = Number(process.env.BENCH_FLOOR_SECONDS ?? 4);
+  const WARMUP = Number(process.env.BENCH_FLOOR_WARMUP ?? 5000);
+  const LATENCY = Number(process.env.BENCH_FLOOR_LATENCY ?? 600);
   const baseline = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
   const profileDir = process.env.BENCH_CPU_PROFILE ? resolve(process.env.BENCH_CPU_PROFILE) : undefined;
   console.log(
@@ -301,8 +340,11 @@ export async function floorSuite(): Promise<void> {
     console.log(
       `apps: floor; countersign (this checkout, logs at info, metrics, SQLite store, replay check, rate limit)${baseline ? `; baseline (${baseline})` : ''}`,
     );
-    // Warm-up: JIT, connections, and every user's time zone looked up (each user twice at least).
-    for (const app of apps) await round(app, sink, 4, 2 * USERS.length);
+    // Warm-up by count (JIT, connections, caches), and every user's time zone looked up (each user twice at least).
+    for (const app of apps) {
+      const warm = await round(app, sink, 0, Math.max(WARMUP, 2 * USERS.length));
+      console.log(`warm-up ${app.label}: ${fmt(Math.max(WARMUP, 2 * USERS.length), 0)} commands, ${describe(warm)}`);
+    }
     // BENCH_CPU_PROFILE_APP=floor profiles the floor instead, to compare where the two spend.
     const profiled = (process.env.BENCH_CPU_PROFILE_APP === 'floor' ? apps[0] : apps[1]) as Contender;
     if (profileDir !== undefined) {
@@ -326,6 +368,12 @@ export async function floorSuite(): Promise<void> {
         `round ${r + 1}: ${line.join(' | ')} | countersign/floor per CPU-s ${fmt((100 * oursR.perCpuSecond) / floorR.perCpuSecond)} %`,
       );
     }
+    // The profile covers the rounds only, not the low-load latencies below.
+    let profileFile: string | undefined;
+    if (profileDir !== undefined) {
+      profileFile = join(profileDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+      await profiled.ask(`profile-stop ${profileFile}`, 'PROFILED');
+    }
     const ratios = (a: string, b: string) =>
       (results.get(a) ?? []).map((x, i) => x.perCpuSecond / ((results.get(b) ?? [])[i] as Round).perCpuSecond);
     const med = (label: string, pick: (r: Round) => number) => median((results.get(label) ?? []).map(pick));
@@ -346,13 +394,43 @@ export async function floorSuite(): Promise<void> {
         )} bytes`,
       );
     console.log(
-      `countersign's answered commands per CPU-second = ${fmt(100 * median(ratios('countersign', 'floor')))} % of the floor's (median of the rounds' ratios; goal ≥ 70 %)`,
+      `countersign's answered commands per CPU-second = ${fmt(100 * median(ratios('countersign', 'floor')))} % of the floor's (median of the rounds' ratios; goal ≥ 70 %); rounds min / q1 / median / q3 / max: ${spread(ratios('countersign', 'floor'))} %`,
+    );
+    // Level over the run: the first third of the rounds against the last third, per app.
+    const third = Math.max(1, Math.floor(ROUNDS / 3));
+    for (const app of apps) {
+      const cpu = (results.get(app.label) ?? []).map((r) => r.cpuMsEach);
+      const rss = (results.get(app.label) ?? []).map((r) => r.rssMb);
+      const gc = (results.get(app.label) ?? []).map((r) => r.gcUsEach);
+      console.log(
+        `${app.label.padEnd(11)} CPU per command, first ${third} rounds → last ${third}: ${fmt(median(cpu.slice(0, third)), 3)} → ${fmt(median(cpu.slice(-third)), 3)} ms (${fmt((100 * median(cpu.slice(-third))) / median(cpu.slice(0, third)) - 100)} %); GC ${fmt(median(gc.slice(0, third)), 0)} → ${fmt(median(gc.slice(-third)), 0)} µs each; RSS ${fmt(rss[0] as number, 0)} → ${fmt(rss[rss.length - 1] as number, 0)} MB`,
+      );
+    }
+    const ratio = ratios('countersign', 'floor');
+    console.log(
+      `countersign/floor per CPU-s, first ${third} rounds → last ${third}: ${fmt(100 * median(ratio.slice(0, third)))} → ${fmt(100 * median(ratio.slice(-third)))} %`,
     );
     if (baseline !== undefined) {
-      console.log(`baseline's = ${fmt(100 * median(ratios('baseline', 'floor')))} % of the floor's`);
       console.log(
-        `this checkout / baseline, answered per CPU-second: ${fmt(100 * median(ratios('countersign', 'baseline')))} % (median of the rounds' ratios)`,
+        `baseline's = ${fmt(100 * median(ratios('baseline', 'floor')))} % of the floor's; rounds ${spread(ratios('baseline', 'floor'))} %`,
       );
+      console.log(
+        `this checkout / baseline, answered per CPU-second: ${fmt(100 * median(ratios('countersign', 'baseline')))} % (median of the rounds' ratios); rounds ${spread(ratios('countersign', 'baseline'))} %`,
+      );
+    }
+    // The user-facing figure: at low load (one command in flight), from the signed POST to the
+    // answer arriving at response_url. In alternating blocks, so that drift falls on every app alike.
+    if (LATENCY > 0) {
+      const times = new Map<string, number[]>(apps.map((a) => [a.label, []]));
+      const blocks = 4;
+      for (let b = 0; b < blocks; b++)
+        for (const app of apps) times.get(app.label)?.push(...(await latencies(app, sink, Math.ceil(LATENCY / blocks))));
+      for (const app of apps) {
+        const sorted = (times.get(app.label) ?? []).sort((a, b) => a - b);
+        console.log(
+          `${app.label.padEnd(11)} at low load (1 in flight, ${sorted.length} commands): POST → answer at response_url p50 ${fmt(percentile(sorted, 50), 2)} ms, p99 ${fmt(percentile(sorted, 99), 2)} ms`,
+        );
+      }
     }
     for (const app of apps.filter((a) => a.logFile !== undefined)) {
       const log = readFileSync(app.logFile as string, 'utf8')
@@ -375,11 +453,7 @@ export async function floorSuite(): Promise<void> {
     };
     if (process.env.BENCH_SHOW_ANSWER) console.log(sink.firstBody('ours'), sink.firstBody('floor'));
     console.log(`countersign's answer: ${shape(sink.firstBody('ours'))}; the floor's: ${shape(sink.firstBody('floor'))}`);
-    if (profileDir !== undefined) {
-      const file = join(profileDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
-      await profiled.ask(`profile-stop ${file}`, 'PROFILED');
-      console.log(summarize(file, 30));
-    }
+    if (profileFile !== undefined) console.log(summarize(profileFile, 30));
   } finally {
     for (const app of apps) await app.stop();
     await sink.close();

@@ -20,8 +20,16 @@ export class ReplayGuard {
   readonly #store: Pick<Store, 'rememberSignature'>;
   readonly #logger: Logger;
   readonly #timeoutMs: number;
-  /** Signature → when it may be forgotten (ms), in insertion order, which is about expiry order. */
+  /** Signature → when it may be forgotten (ms). */
   readonly #seen = new Map<string, number>();
+  /**
+   * The same signatures in the order they came, which is about expiry order: forgetting takes from
+   * the front of this. Walking the map from its start instead steps over every entry deleted since
+   * V8 last rebuilt it, so once signatures began to expire each request cost more the more requests
+   * came before it (37–106 µs a request with 100,000 held, against 2–3 µs with 1,000).
+   */
+  #order: string[] = [];
+  #head = 0;
   #storeTrouble = false;
 
   constructor(store: Pick<Store, 'rememberSignature'>, logger: Logger, timeoutMs = REPLAY_STORE_TIMEOUT_MS) {
@@ -36,6 +44,7 @@ export class ReplayGuard {
     const known = this.#seen.get(signature);
     if (known !== undefined && known >= nowMs) return false;
     this.#seen.set(signature, untilMs);
+    this.#order.push(signature);
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.#timeoutMs);
@@ -62,9 +71,19 @@ export class ReplayGuard {
   }
 
   #forget(nowMs: number): void {
-    for (const [signature, until] of this.#seen) {
-      if (until >= nowMs && this.#seen.size <= MAX_REMEMBERED) break;
+    const order = this.#order;
+    while (this.#head < order.length) {
+      const signature = order[this.#head] as string;
+      // A signature seen again after its time is in the map with its later time: kept until then.
+      const until = this.#seen.get(signature);
+      if (until !== undefined && until >= nowMs && this.#seen.size <= MAX_REMEMBERED) break;
       this.#seen.delete(signature);
+      this.#head++;
+    }
+    // The forgotten front dropped once it is most of the array, so each entry is copied about once.
+    if (this.#head > 1024 && this.#head * 2 > order.length) {
+      this.#order = order.slice(this.#head);
+      this.#head = 0;
     }
   }
 }

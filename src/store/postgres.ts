@@ -565,13 +565,13 @@ export class PostgresStore implements Store {
     // One statement: the primary key decides between instances. A row still in force makes the
     // upsert change nothing (a replay); one past its time, not pruned yet, is taken over.
     const result = await this.#query(
-      `INSERT INTO slack_signatures (signature, expires_at) VALUES ($1, $2)
-       ON CONFLICT (signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures.expires_at < $3`,
+      `INSERT INTO slack_signatures_by_expiry (signature, expires_at) VALUES ($1, $2)
+       ON CONFLICT (expires_at, signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures_by_expiry.expires_at < $3`,
       [signature, until.getTime(), now.getTime()],
     );
     // Pruning is housekeeping: its failure must not turn an accepted request into an error.
     if (this.#pruning.due(now))
-      await this.#query('DELETE FROM slack_signatures WHERE expires_at < $1', [now.getTime()]).catch(() => undefined);
+      await this.#query('DELETE FROM slack_signatures_by_expiry WHERE expires_at < $1', [now.getTime()]).catch(() => undefined);
     return result.rowCount === 1;
   }
 

@@ -20,6 +20,7 @@ import {
 } from './audit.js';
 import { type KeyGroup, keyUsageOf } from './key-check.js';
 import { Keyring, OutcomeThrottle } from './keyring.js';
+import { LinkCache } from './link-cache.js';
 import {
   type ConfirmationRow,
   type CooldownHolderRow,
@@ -101,6 +102,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 /** Every statement, prepared once: preparing costs more than running these. */
 function prepare(db: Database.Database) {
   return {
+    // Changes whenever another connection has committed: see LinkCache.
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
     getToken: db.prepare<[string, string, string], TokenRow>(
       "SELECT * FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1",
     ),
@@ -242,10 +245,10 @@ function prepare(db: Database.Database) {
        RETURNING *`,
     ),
     rememberSignature: db.prepare<[string, number, number]>(
-      `INSERT INTO slack_signatures (signature, expires_at) VALUES (?, ?)
-       ON CONFLICT (signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures.expires_at < ?`,
+      `INSERT INTO slack_signatures_by_expiry (signature, expires_at) VALUES (?, ?)
+       ON CONFLICT (expires_at, signature) DO UPDATE SET expires_at = excluded.expires_at WHERE slack_signatures_by_expiry.expires_at < ?`,
     ),
-    pruneSignatures: db.prepare<[number]>('DELETE FROM slack_signatures WHERE expires_at < ?'),
+    pruneSignatures: db.prepare<[number]>('DELETE FROM slack_signatures_by_expiry WHERE expires_at < ?'),
     keyGroups: db.prepare<[], { key_id: string; tokens: number }>('SELECT key_id, COUNT(*) AS tokens FROM tokens GROUP BY key_id'),
     keySample: db.prepare<[string], TokenRow>('SELECT * FROM tokens WHERE key_id = ? ORDER BY user_id LIMIT 3'),
     ping: db.prepare<[], { version: number }>('SELECT version FROM schema_migrations ORDER BY version DESC LIMIT 1'),
@@ -272,6 +275,7 @@ export class SqliteStore implements Store {
   readonly #keys: Keyring;
   readonly #sql: ReturnType<typeof prepare>;
   readonly #outcomes = new OutcomeThrottle();
+  readonly #links = new LinkCache<LinkedToken | undefined>();
   readonly #auditIds = new AuditIds();
   readonly #pruning = new SignaturePruning();
   /** Signatures waiting for the next write, with whom to tell whether each was new. */
@@ -348,9 +352,15 @@ export class SqliteStore implements Store {
 
   getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined> {
     return this.#patiently(() => {
+      const version = this.#sql.dataVersion.get() as number;
+      const key = `${who.teamId}\u0000${who.userId}\u0000${command}`;
+      const kept = this.#links.get(version, key);
+      if (kept !== undefined) return kept.value;
       // A workspace-specific link wins over one made for any workspace (team '').
       const row = this.#sql.getToken.get(who.userId, command, who.teamId);
-      return row === undefined ? undefined : linkedTokenOf(row, this.#keys);
+      const linked = row === undefined ? undefined : linkedTokenOf(row, this.#keys);
+      this.#links.set(version, key, linked);
+      return linked;
     });
   }
 
@@ -359,6 +369,7 @@ export class SqliteStore implements Store {
       const upsert = this.#sql.upsertToken;
       this.#outcomes.forget();
       this.#keys.forgetDecrypted();
+      this.#links.clear();
       this.#db.transaction(() => {
         for (const command of commands) {
           upsert.run(
@@ -379,6 +390,7 @@ export class SqliteStore implements Store {
     return this.#patiently(() => {
       this.#outcomes.forget();
       this.#keys.forgetDecrypted();
+      this.#links.clear();
       if (who.teamId === undefined) return this.#sql.deleteAllTokens.run(who.userId).changes;
       return this.#sql.deleteServingTokens.run(who.userId, who.teamId).changes;
     });
@@ -409,6 +421,7 @@ export class SqliteStore implements Store {
     return this.#patiently(() => {
       this.#outcomes.forget();
       this.#keys.forgetDecrypted();
+      this.#links.clear();
       this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
     });
   }
@@ -417,6 +430,7 @@ export class SqliteStore implements Store {
     return this.#patiently(() => {
       this.#outcomes.forget();
       this.#keys.forgetDecrypted();
+      this.#links.clear();
       if (who.teamId === undefined) return this.#sql.deleteAllIdentities.run(who.userId).changes;
       return this.#sql.deleteServingIdentities.run(who.userId, who.teamId).changes;
     });
@@ -701,6 +715,7 @@ export class SqliteStore implements Store {
       );
       // Decrypt everything first: a row the keys cannot read stops the rotation before any write.
       const rewritten = stale.map((r) => ({ r, value: reencrypted(r, this.#keys) }));
+      this.#links.clear();
       this.#db.transaction(() => {
         for (const { r, value } of rewritten) rewrite.run(value, this.#keys.current.keyId, r.team_id, r.user_id, r.command);
       })();

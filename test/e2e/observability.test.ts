@@ -46,7 +46,8 @@ describe('logs', () => {
       .slice(before)
       .filter((l) => l.slash === '/approvals' && l.user === 'UADA');
     const call = mine.find((l) => l.msg === 'service call');
-    expect(call).toMatchObject({ command: 'findApprovals', status: 200, user: 'UADA', component: 'service' });
+    // Answered calls are at debug (the histogram counts them); see below for one that failed.
+    expect(call).toMatchObject({ level: 'debug', command: 'findApprovals', status: 200, user: 'UADA', component: 'service' });
     expect(typeof call?.ms).toBe('number');
     expect(typeof call?.request).toBe('string');
     // The line's own field (the service command) wins over the request's where both name one.
@@ -85,6 +86,11 @@ describe('metrics', () => {
     expect(text).toMatch(/countersign_service_call_seconds_count\{command="findApprovals",status="200"\} [2-9]/);
     expect(text).toMatch(/countersign_service_call_seconds_count\{command="findApprovals",status="401"\} 1/);
     expect(text).toContain('countersign_process_resident_memory_bytes');
+    // A call the service refused is still logged at info, with its status.
+    expect(lines().find((l) => l.msg === 'service call' && l.status === 401 && l.user === 'UOPS')).toMatchObject({
+      level: 'info',
+      command: 'findApprovals',
+    });
   });
 
   it('count response_url failures as Slack API errors', async () => {

@@ -42,7 +42,7 @@ function holdWriteLock(): () => void {
 function signaturesStored(): number {
   const db = new Database(file, { readonly: true });
   try {
-    return (db.prepare('SELECT count(*) AS n FROM slack_signatures').get() as { n: number }).n;
+    return (db.prepare('SELECT count(*) AS n FROM slack_signatures_by_expiry').get() as { n: number }).n;
   } finally {
     db.close();
   }

@@ -104,4 +104,27 @@ describe('ReplayGuard', () => {
     expect(await guard.firstTime('v0=e', NOW + 1000, NOW)).toBe(true);
     expect(await guard.firstTime('v0=e', NOW + 302_000, NOW + 2000)).toBe(true);
   });
+
+  it('while the store is away, refuses every replay of the last minutes on its own, through thousands of signatures coming and going', async () => {
+    const guard = new ReplayGuard({ rememberSignature: () => Promise.reject(new Error('the database is not reachable')) }, logger);
+    // 3,000 requests a second apart, each kept 300 s: the first ones expire while the later ones come.
+    const at = (i: number) => NOW + i * 1000;
+    for (let i = 0; i < 3000; i++) expect(await guard.firstTime(`v0=${i}`, at(i) + 300_000, at(i))).toBe(true);
+    const now = at(3000);
+    // Those still in force are refused; those past their time are forgotten (the window refuses them).
+    for (const i of [2999, 2800, 2701]) expect(await guard.firstTime(`v0=${i}`, at(i) + 300_000, now)).toBe(false);
+    for (const i of [0, 1000, 2699]) expect(await guard.firstTime(`v0=${i}`, at(i) + 300_000 + 1, now)).toBe(true);
+  });
+
+  it('keeps a signature seen again with a later time until then, when the entry of its first time is forgotten', async () => {
+    const guard = new ReplayGuard({ rememberSignature: () => Promise.reject(new Error('the database is not reachable')) }, logger);
+    expect(await guard.firstTime('v0=a', NOW + 10_000, NOW)).toBe(true);
+    // Out of order: b's first time ends before a's, and b comes again (with a later time) after it.
+    expect(await guard.firstTime('v0=b', NOW + 1000, NOW)).toBe(true);
+    expect(await guard.firstTime('v0=b', NOW + 302_000, NOW + 2000)).toBe(true);
+    // Past a's time, a is forgotten; b's first entry, next in line, holds the queue (the map has b's later time).
+    expect(await guard.firstTime('v0=c', NOW + 320_000, NOW + 20_000)).toBe(true);
+    expect(await guard.firstTime('v0=a', NOW + 10_000, NOW + 20_000)).toBe(true);
+    expect(await guard.firstTime('v0=b', NOW + 302_000, NOW + 30_000)).toBe(false);
+  });
 });

@@ -36,6 +36,7 @@ type Value = string | number | null;
 interface Raw {
   insert(table: string, row: Record<string, Value>): Promise<void>;
   rows(sql: string): Promise<Array<Record<string, unknown>>>;
+  exec(sql: string): Promise<void>;
   /** Every table and index with its identity in the database: one re-created would show. */
   objects(): Promise<unknown[]>;
   /** Columns and indexes, comparable between two databases of the same kind. */
@@ -68,6 +69,9 @@ const backends: Record<string, Backend> = {
           );
         },
         rows: async (sql) => all(sql),
+        exec: async (sql) => {
+          db.exec(sql);
+        },
         objects: async () => all('SELECT type, name, tbl_name, rootpage, sql FROM sqlite_master ORDER BY name'),
         async shape() {
           const tables = all("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((t) => String(t.name));
@@ -105,6 +109,9 @@ const backends: Record<string, Backend> = {
           );
         },
         rows: all,
+        exec: async (sql) => {
+          await client.query(sql);
+        },
         objects: () =>
           all(`SELECT c.oid::BIGINT AS oid, c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                WHERE n.nspname = current_schema() ORDER BY c.relname`),
@@ -467,6 +474,31 @@ for (const [name, backend] of Object.entries(backends)) {
       } finally {
         await upgraded.close();
         await fresh.close();
+      }
+    });
+  });
+}
+
+for (const [name, backend] of Object.entries(backends)) {
+  describe.skipIf(!backend.available)(`${name} migration 9, replay protection keyed by time`, () => {
+    it('carries the signatures in force over, so a request accepted before the upgrade is still refused after it', async () => {
+      const raw = await backend.create('empty');
+      try {
+        // A database as version 8 left it, with signatures remembered in the table of then.
+        await (await raw.open()).close();
+        await raw.exec('DROP TABLE slack_signatures_by_expiry');
+        await raw.exec('DELETE FROM schema_migrations WHERE version = 9');
+        await raw.insert('slack_signatures', { signature: 'v0=accepted', expires_at: ms(5 * MINUTE) });
+        const store = await raw.open();
+        try {
+          expect(await store.rememberSignature('v0=accepted', new Date(ms(5 * MINUTE)), at)).toBe(false);
+          expect(await store.rememberSignature('v0=new', new Date(ms(5 * MINUTE)), at)).toBe(true);
+          expect((await versions(raw)).map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await raw.close();
       }
     });
   });

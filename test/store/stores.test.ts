@@ -2,6 +2,7 @@
  * One suite for both stores: SQLite (always) and PostgreSQL (when a server answers at
  * TEST_DATABASE_URL, default postgres://127.0.0.1:5432/test; otherwise skipped, saying so).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +67,17 @@ describe('SQLite files', () => {
     const store = new SqliteStore(path, KEY);
     await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
     for (const f of [path, `${path}-wal`, `${path}-shm`]) expect([f, statSync(f).mode & 0o777]).toEqual([f, 0o600]);
+    await store.close();
+  });
+
+  it('refuses a token at once after another process on the same file unlinked it, however often it was read before', async () => {
+    const path = file();
+    const store = new SqliteStore(path, KEY);
+    await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+    for (let i = 0; i < 3; i++) expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe(TOKEN.reveal());
+    const script = `const db = new (require('better-sqlite3'))(process.argv[1]); db.prepare("DELETE FROM tokens WHERE user_id = 'UADA'").run(); db.close();`;
+    execFileSync(process.execPath, ['-e', script, path], { cwd: process.cwd() });
+    expect(await store.getToken(ADA, 'findApprovals')).toBeUndefined();
     await store.close();
   });
 });
@@ -188,6 +200,29 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.deleteTokens({ userId: 'UADA' });
       expect(await store.getToken(ADA, 'findApprovals')).toBeUndefined();
       await store.close();
+    });
+
+    it('answers from a token unlinked or relinked by another instance, or deleted by another process, never once after', async () => {
+      const db = await backend.database();
+      const [mine, other] = [await db.open(KEY), await db.open(KEY)];
+      const OTHER = new Secret('ws3101bbbb:-11bbe211:18a2758240d:-1a2b3.99');
+      await mine.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      // Read again and again: SQLite answers these from memory while nothing has changed.
+      for (let i = 0; i < 3; i++) expect((await mine.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe(TOKEN.reveal());
+      expect(await other.deleteTokens(ADA)).toBe(1);
+      expect(await mine.getToken(ADA, 'findApprovals')).toBeUndefined();
+      await other.setToken(ADA, ['findApprovals'], OTHER, 'login', at);
+      expect((await mine.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe(OTHER.reveal());
+      expect((await mine.getToken(ADA, 'findApprovals'))?.source).toBe('login');
+      // Another process (for SQLite, one more connection to the file), in plain SQL.
+      await db.raw("DELETE FROM tokens WHERE user_id = 'UADA'");
+      expect(await mine.getToken(ADA, 'findApprovals')).toBeUndefined();
+      // And this instance's own unlink, after a read.
+      await mine.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
+      expect((await mine.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe(TOKEN.reveal());
+      await mine.deleteTokens(ADA);
+      expect(await mine.getToken(ADA, 'findApprovals')).toBeUndefined();
+      for (const s of [mine, other]) await s.close();
     });
 
     it('detects a tampered ciphertext', async () => {
@@ -869,13 +904,13 @@ for (const [name, backend] of Object.entries(backends)) {
         Array.from({ length: 12 }, (_, i) => (stores[i % 2] as Store).rememberSignature('v0=aaaa', until, new Date(at.getTime() + i))),
       );
       expect(tries.filter(Boolean)).toHaveLength(1);
-      // Another signature is its own; the same one is refused up to its time, inclusive.
+      // Another signature is its own; the same one (always with the same time: the signature covers
+      // the timestamp its time is computed from) is refused up to its time, inclusive.
       expect(await stores[1].rememberSignature('v0=bbbb', until, at)).toBe(true);
-      expect(await stores[0].rememberSignature('v0=aaaa', new Date(until.getTime() + 60_000), until)).toBe(false);
+      expect(await stores[0].rememberSignature('v0=aaaa', until, until)).toBe(false);
       // Past its time (not pruned yet) it is taken over: the window check, not this table, refuses a stale request.
       const later = new Date(until.getTime() + 1);
-      expect(await stores[0].rememberSignature('v0=aaaa', new Date(later.getTime() + 300_000), later)).toBe(true);
-      expect(await stores[1].rememberSignature('v0=aaaa', new Date(later.getTime() + 300_000), later)).toBe(false);
+      expect(await stores[0].rememberSignature('v0=aaaa', until, later)).toBe(true);
       for (const s of stores) await s.close();
     });
 
@@ -893,7 +928,7 @@ for (const [name, backend] of Object.entries(backends)) {
       expect([fresh[0], fresh[2]].filter(Boolean)).toHaveLength(1);
       if (name === 'sqlite') expect(fresh).toEqual([true, true, false, true]);
       await (closing ?? store.close());
-      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures')).toBe(3);
+      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures_by_expiry')).toBe(3);
     });
 
     it('prunes signatures past their time, and keeps the ones in force', async () => {
@@ -901,11 +936,11 @@ for (const [name, backend] of Object.entries(backends)) {
       const store = await db.open(KEY);
       for (let i = 0; i < 5; i++) await store.rememberSignature(`v0=old${i}`, new Date(at.getTime() + i), at);
       await store.close();
-      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures')).toBe(5);
+      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures_by_expiry')).toBe(5);
       // A new instance prunes on its first call.
       const next = await db.open(KEY);
       expect(await next.rememberSignature('v0=new', new Date(at.getTime() + 400_000), new Date(at.getTime() + 3))).toBe(true);
-      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures')).toBe(3);
+      expect(await db.count('SELECT COUNT(*) AS n FROM slack_signatures_by_expiry')).toBe(3);
       await next.close();
     });
 
