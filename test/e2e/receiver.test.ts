@@ -6,6 +6,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGNATURE_WINDOW_S } from '../../src/slack/receiver.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, SIGNING_SECRET, sign, startHarness, TEAM } from '../helpers/harness.js';
 import { plausibleHeaders, streamPost } from '../helpers/stream-post.js';
@@ -179,5 +180,28 @@ describe('other paths and methods', () => {
       });
       expect(status, `${method} ${path}`).toBe(404);
     }
+  });
+});
+
+describe('a replay at the very end of the window', () => {
+  // Each reading of this clock is a millisecond later than the last, as when a body takes a moment
+  // to arrive: the window's check and the replay check must judge the request at one instant, or a
+  // replay that passes the first by a hair finds the remembered copy already forgotten.
+  let at = Date.UTC(2031, 0, 15, 9, 0, 0);
+  let e: Harness;
+  beforeAll(async () => {
+    e = await startHarness({ startScheduler: false, env: { COMMANDS_PER_MINUTE: '0' }, now: () => new Date(at++) });
+  });
+  afterAll(() => e.close());
+
+  it('is refused, though the clock moves on while it is read', async () => {
+    const timestamp = Math.floor(at / 1000);
+    const form = new URLSearchParams({ team_id: TEAM, user_id: 'UADA', command: '/approvals', text: 'help' }).toString();
+    const headers = { 'content-type': FORM, ...sign(form, SIGNING_SECRET, timestamp) };
+    expect((await e.post(form, headers)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100));
+    // The copy arrives when the window is at its last millisecond for this timestamp.
+    at = (timestamp + SIGNATURE_WINDOW_S) * 1000;
+    expect((await e.post(form, headers)).status).toBe(401);
   });
 });
