@@ -689,6 +689,16 @@ function refusalText(r: DecisionRefusal, timeZone: string): string {
       const words = refusedWords(r.error, r.message);
       return `it could not be checked with the service first${words === undefined ? ` (${r.error})` : `: ${words}`}`;
     }
+    case 'not-allowed':
+      return 'the service does not let them act on it';
+    case 'not-theirs':
+      return 'it was not on their own pending list';
+    case 'sign-in-failed': {
+      const words = refusedWords(r.error, r.message);
+      return `countersign could not get a token to send it with${words === undefined ? ` (${r.error})` : `: ${words}`}`;
+    }
+    case 'hold-lost':
+      return 'its hold gave way while the approval was checked';
   }
 }
 
@@ -704,7 +714,7 @@ function decisionOutcomeText(d: DecisionRecord, timeZone: string): string {
   const a = d.answer;
   switch (a?.result) {
     case 'done':
-      return `done${seen(a.seen)}`;
+      return a.after === undefined ? `done${seen(a.seen)}` : `done: no answer that said (${a.after})${seen(a.seen)}`;
     case 'refused': {
       const words = refusedWords(a.error, a.message);
       if (words !== undefined) return `not done: ${words}`;

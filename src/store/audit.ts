@@ -297,6 +297,12 @@ function readRefusal(value: unknown): DecisionRefusal | undefined {
       };
     case 'not-offered':
       return { kind: 'not-offered', command: text(r.command) };
+    case 'not-allowed':
+    case 'not-theirs':
+    case 'hold-lost':
+      return { kind: r.kind };
+    case 'sign-in-failed':
+      return { kind: 'sign-in-failed', error: text(r.error), message: text(r.message) };
     case 'check-failed':
       return { kind: 'check-failed', error: text(r.error), message: text(r.message) };
     default:
@@ -315,7 +321,7 @@ function readResult(data: Record<string, unknown>): DecisionResult | undefined {
   const message = text(data.message);
   switch (data.result) {
     case 'done':
-      return { result: 'done', seen: readSeen(data.seen) };
+      return { result: 'done', seen: readSeen(data.seen), ...(typeof data.after === 'string' ? { after: data.after } : {}) };
     case 'refused':
       return { result: 'refused', error, message, status: typeof data.status === 'number' ? data.status : undefined };
     case 'not-sent':
@@ -332,6 +338,7 @@ const DECISION_OUTCOMES: Record<string, DecisionRecord['outcome']> = {
   confirmed: 'confirmed',
   refused: 'refused',
   sent: 'sent',
+  resent: 'sent',
 };
 
 /** Decisions from their rows, latest activity first, as foldAttempts folds attempts. */

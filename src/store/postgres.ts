@@ -441,6 +441,14 @@ export class PostgresStore implements Store {
     return result.rowCount === 1;
   }
 
+  async extendDecision(approvalId: string, decisionId: string, until: Date): Promise<boolean> {
+    const result = await this.#query(
+      "UPDATE decision_claims SET until = $1 WHERE approval_id = $2 AND decision_id = $3 AND state = 'sending'",
+      [until.getTime(), approvalId, decisionId],
+    );
+    return result.rowCount === 1;
+  }
+
   async releaseDecision(approvalId: string, decisionId: string): Promise<void> {
     await this.#query('DELETE FROM decision_claims WHERE approval_id = $1 AND decision_id = $2', [approvalId, decisionId]);
   }

@@ -216,6 +216,9 @@ function prepare(db: Database.Database) {
     settleDecision: db.prepare<[string, number, number, string, string]>(
       'UPDATE decision_claims SET state = ?, until = ?, settled_at = ? WHERE approval_id = ? AND decision_id = ?',
     ),
+    extendDecision: db.prepare<[number, string, string]>(
+      "UPDATE decision_claims SET until = ? WHERE approval_id = ? AND decision_id = ? AND state = 'sending'",
+    ),
     releaseDecision: db.prepare<[string, string]>('DELETE FROM decision_claims WHERE approval_id = ? AND decision_id = ?'),
     claimCooldown: db.prepare<[string, string, string, string, string, number, number], { attempt_id: string }>(
       `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES (?, ?, ?, ?, ?, ?)
@@ -595,6 +598,10 @@ export class SqliteStore implements Store {
 
   settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean> {
     return this.#patiently(() => this.#sql.settleDecision.run(state, until.getTime(), at.getTime(), approvalId, decisionId).changes === 1);
+  }
+
+  extendDecision(approvalId: string, decisionId: string, until: Date): Promise<boolean> {
+    return this.#patiently(() => this.#sql.extendDecision.run(until.getTime(), approvalId, decisionId).changes === 1);
   }
 
   releaseDecision(approvalId: string, decisionId: string): Promise<void> {
