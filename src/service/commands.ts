@@ -72,7 +72,7 @@ const FIND_APPROVALS: Reading<typeof findApprovalsBody> = {
   quick: readApprovalsPage,
 };
 const RUN_STATUS: Reading<typeof runStatusBody> = { schema: runStatusBody, fromProperties: dataFromProperties };
-const LOGIN: Reading<typeof loginBody> = { schema: loginBody, fromProperties: dataFromProperties };
+const LOGIN: Reading<typeof loginBody> = { schema: loginBody, fromProperties: dataFromProperties, quote: false };
 const APPROVAL_DETAILS: Reading<typeof approvalDetailsBody> = {
   schema: approvalDetailsBody,
   fromProperties: (props) => ({ getApprovalDetails: { Approval: detailsFromProperties(props) } }),
