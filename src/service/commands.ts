@@ -240,6 +240,10 @@ export class Commands {
         params: [...filled.params, ...(decision.setsFormat ? [] : [['format', 'json'] as const]), ...actingFor(filled.command, options)],
         body: filled.body,
         token,
+        userText: {
+          params: decision.query.filter((q) => q.value.some((part) => 'value' in part && part.value === 'comment')).map((q) => q.name),
+          values: [checked.comment],
+        },
         idempotent: false,
         signal: options?.signal,
         maxBodyBytes: DETAILS_MAX_BODY_BYTES,
