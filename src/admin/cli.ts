@@ -185,7 +185,7 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (action !== 'rotate' || rest.length > 0) throw new UsageError(`keys takes rotate, not '${[action, ...rest].join(' ')}'`);
   const config = loadConfig(io.env);
-  const store = await openStore(config);
+  const store = await openStore(config, () => io.now());
   try {
     const rotated = await store.rotateKeys();
     // Every stored token is under the current key now: what was not re-encrypted already was.
@@ -257,7 +257,7 @@ async function tokensCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   const config = loadConfig(io.env);
-  const store = await openStore(config);
+  const store = await openStore(config, () => io.now());
   try {
     const who = { teamId: values.team ?? '', userId: values.user ?? '' };
     switch (action) {
@@ -420,7 +420,7 @@ async function usersCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   const config = loadConfig(io.env);
-  const store = await openStore(config);
+  const store = await openStore(config, () => io.now());
   try {
     const who = { teamId: values.team ?? '', userId: values.user ?? '' };
     switch (action) {
@@ -586,7 +586,7 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
   const limit = positiveInt(values.limit, '--limit', 1, 100_000) ?? 10_000;
 
-  const store = await openStore(loadConfig(io.env));
+  const store = await openStore(loadConfig(io.env), () => io.now());
   try {
     if (values.kind === 'decisions') {
       const decisions = (await store.listDecisions({ limit, since, teamId: values.team, userId: values.user })).reverse();
