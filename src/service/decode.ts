@@ -88,7 +88,9 @@ function treeOf(
   }
   if (text.startsWith('<') && looksLikeHtml(text)) {
     throw unreadable(
-      quote ? `HTML page with status ${res.status}: ${excerpt(parseErrorPage(res.redact(text)).message)}` : `HTML page with status ${res.status}`,
+      quote
+        ? `HTML page with status ${res.status}: ${excerpt(parseErrorPage(res.redact(text)).message)}`
+        : `HTML page with status ${res.status}`,
     );
   }
   const read = text.startsWith('<')

@@ -283,7 +283,7 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await page.fill('#modal input[name="authsource|value"]', 'corp-ldap');
     await shot('5-login');
     await page.click('#modal button.primary');
-    await see('Linked for findApprovals and collectEntitlements');
+    await see('Linked: countersign can list your approvals and start collections for you.');
     await shot('6-linked');
     await page.click('#modal-cancel');
     await type('/approvals');
