@@ -589,7 +589,10 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
   const store = await openStore(loadConfig(io.env), () => io.now());
   try {
     if (values.kind === 'decisions') {
-      const decisions = (await store.listDecisions({ limit, since, teamId: values.team, userId: values.user })).reverse();
+      // Read as the latest active; listed by when each began, as the WHEN column says (ids break ties in the order written).
+      const decisions = (await store.listDecisions({ limit, since, teamId: values.team, userId: values.user }))
+        .reverse()
+        .sort((a, b) => a.at.getTime() - b.at.getTime());
       return printDecisions(io, decisions, values.json);
     }
     const attempts = (
