@@ -12,6 +12,7 @@ import { type DecisionCall, type DecisionValues, fillDecisionCall } from './deci
 import { approvalsFromProperties, dataFromProperties, decode, detailsFromProperties, type Reading } from './decode.js';
 import { InvalidParameterError, UnexpectedResponseError } from './errors.js';
 import { escapeXml, excerpt } from './formats.js';
+import { looksLikeHtml, parseErrorPage } from './html.js';
 import type { Offerings, OptionalCommand } from './offered.js';
 import {
   type ApprovalQuery,
@@ -249,6 +250,16 @@ export class Commands {
         maxBodyBytes: DETAILS_MAX_BODY_BYTES,
       });
       if (res.status < 200 || res.status >= 300) throw errorFor(filled.command, res, {});
+      // The service's answer to a decision is not documented, so any 2xx of its own is taken; but an
+      // HTML page is a sign-in form or an error page of something in between (a proxy, a single
+      // sign-on gateway) that answered instead of it, and says nothing of whether it was decided.
+      if (looksLikeHtml(res.body.trimStart()))
+        throw new UnexpectedResponseError(
+          res.redact(
+            `status ${res.status} with an HTML page, not the service's answer: ${excerpt(parseErrorPage(res.redact(res.body)).message)}`,
+          ),
+          { command: filled.command, status: res.status },
+        );
     };
     return this.offered.optional(this.logger, 'decision', send, decision.command);
   }

@@ -17,6 +17,7 @@ import {
   NotOfferedError,
   NotVisibleError,
   ServiceUnavailableError,
+  UnexpectedResponseError,
 } from '../../src/service/index.js';
 import { type Call, failing, fakeDeps, fakeDetails, fakeService, type ServiceScript } from '../helpers/fakes.js';
 
@@ -364,6 +365,25 @@ describe('decide: what the service answers', () => {
       refusal: { kind: 'not-pending', state: 'Rejected' },
     });
     expect(t.decided()).toHaveLength(1);
+  });
+
+  it('an answer that cannot be read (a 2xx page of a gateway) is an unknown outcome: the service read again, nothing claimed while it shows it waiting', async () => {
+    const t = build(
+      failing('decide', new UnexpectedResponseError('status 200 with an HTML page', { command: 'performWorkItem', status: 200 })),
+    );
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({
+      kind: 'unknown',
+      confirmed: false,
+      details: { completedDate: '' },
+      error: { kind: 'unexpected-response' },
+    });
+    expect(await t.hold()).toMatchObject({ state: 'unsettled' });
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'unknown',
+      answer: { error: 'unexpected-response' },
+    });
   });
 
   it('a timeout while the service still shows it waiting: held until the call cannot still land, then tried again after a fresh check', async () => {

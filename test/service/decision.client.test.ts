@@ -15,6 +15,7 @@ import {
   NotOfferedError,
   NotVisibleError,
   ServiceUnavailableError,
+  UnexpectedResponseError,
 } from '../../src/service/index.js';
 import { withStub } from '../helpers/service-stub.js';
 import { sendBody, sendHtml } from '../helpers/stub-server.js';
@@ -90,13 +91,26 @@ describe('the decision call: what is sent', () => {
 });
 
 describe('the decision call: what comes back', () => {
-  it('takes any 2xx as done, whatever its body says', async () => {
+  it('takes any 2xx of the service’s own as done, whatever its body says (its answer is not documented)', async () => {
     let n = 0;
     const { client } = await withStub((_req, res) => {
       const answers = [() => sendBody(res, 200, ''), () => sendBody(res, 204, ''), () => sendBody(res, 202, '<ok/>', 'text/xml')];
       (answers[n++] as () => void)();
     });
     for (let i = 0; i < 3; i++) await expect(client.decide(GET, VALUES, TOKEN)).resolves.toBeUndefined();
+  });
+
+  it('does not take a 2xx HTML page (a sign-on gateway or proxy answering instead) as done: its outcome is unknown, the page not taken for the service', async () => {
+    const { stub, client } = await withStub((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<!DOCTYPE html><html><head><title>Sign in</title></head><body><p>Your session has expired. Sign in to continue.</p></body></html>',
+      );
+    });
+    const error = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as UnexpectedResponseError).detail).toContain('status 200 with an HTML page, not the service');
+    expect(stub.requests).toHaveLength(1);
   });
 
   it('never sends it twice: a connection dropped after the request went out is a failure the caller must look into', async () => {
