@@ -291,7 +291,7 @@ describe.skipIf(!available)('local mode in a browser', () => {
     expect(await page.textContent('.msg.ephemeral .bk-header')).toBe('Pending approvals');
     // The Home tab, published when opened, now says what Nadia has linked.
     await page.click('.tab[data-tab="home"]');
-    await see('findApprovals: linked');
+    await see('To list your approvals: linked');
     await shot('7-home');
     await page.click('.tab[data-tab="channel"]');
   });
