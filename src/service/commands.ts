@@ -108,6 +108,8 @@ export class Commands {
       command: 'findApprovals',
       params: [['format', 'json'], ...params, ...actingFor('findApprovals', options)],
       token,
+      // Names and free text a user typed: out of what the service quotes back of the query. Enumerations, dates and paging stay, to tell a refused value.
+      userText: { params: TYPED_FILTERS, values: [] },
       idempotent: true,
       signal: options?.signal,
     });
@@ -276,6 +278,9 @@ export class Commands {
     return this.transport.close();
   }
 }
+
+/** findApprovals' filters that hold what a user typed about people and access, rather than a value the service enumerates. */
+const TYPED_FILTERS = ['business-source', 'entitlement-name', 'user-first-name', 'user-last-name', 'user-id'] as const;
 
 /** auth-user-id when the token is an application's, checked like every value that is sent. */
 function actingFor(command: string, options: CallOptions | undefined): Array<readonly [string, string]> {

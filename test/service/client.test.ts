@@ -616,3 +616,25 @@ describe('a sign-in’s answer is never quoted', () => {
     expect(everything).not.toContain(FOUND.slice(0, 12));
   });
 });
+
+describe('what a user typed stays out of the log', () => {
+  it('takes the names and free text of a findApprovals filter out of the query the service quotes back; the enumerations stay', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (l) => lines.push(l) });
+    const { client } = await withStub(
+      (req, res) => sendHtml(res, 412, 'The value of sort is not valid.', (req.url ?? '').split('?')[1] ?? ''),
+      { logger },
+    );
+    const error = await client
+      .findApprovals({ 'user-last-name': 'Wayne-Secretive', 'entitlement-name': 'Payroll Admins', state: 'pending' }, TOKEN)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidParameterError);
+    const translated = translateFailure(error, { slash: '/approvals', command: 'findApprovals', userId: 'UADA', reference: 'ref-1' });
+    logger[translated.log.level](translated.log.detail, translated.log.event);
+    expect((error as InvalidParameterError).queryString).toBe(
+      'cmd=findApprovals&format=json&entitlement-name=[redacted]&state=pending&user-last-name=[redacted]',
+    );
+    const everything = [...lines, inspect(error, { depth: 10 })].join('\n');
+    for (const typed of ['Wayne-Secretive', 'Payroll', 'Payroll%20Admins']) expect(everything).not.toContain(typed);
+  });
+});
