@@ -137,7 +137,7 @@ export async function digestsSuite(): Promise<void> {
       SLACK_API_URL: slack.apiUrl,
       COMMAND_SERVICE_URL: 'http://127.0.0.1:9/aveksa',
     });
-    const store = await openStore(config);
+    const store = await openStore(config, () => new Date());
     const planner = new ReminderScheduler({
       store,
       service: undefined as never,

@@ -315,6 +315,18 @@ export function readDecisions(env: Env): DecisionsConfig | undefined {
     throw new ConfigError(variable, parsed.problem, variable === 'DECISION_REQUEST' ? DECISION_REQUEST_EXAMPLE : DECISION_BODY_EXAMPLE);
   }
   const commentRequired = required === undefined ? ['rejected'] : required.length === 1 && required[0] === 'none' ? [] : required;
+  const carriesComment = [...parsed.value.query.flatMap((q) => q.value), ...(parsed.value.body?.template ?? [])].some(
+    (part) => 'value' in part && part.value === 'comment',
+  );
+  // A comment the approver must type and the call never sends would be dropped without a word.
+  if (commentRequired.length > 0 && !carriesComment)
+    throw new ConfigError(
+      'DECISION_REQUEST',
+      `has no {comment}${body === undefined ? '' : ', nor has DECISION_REQUEST_BODY'}, while DECISION_COMMENT_REQUIRED ${
+        required === undefined ? '(by default) ' : ''
+      }asks for a comment on ${commentRequired.join(', ')}: the comment would never reach the service. Put {comment} in the call, or set DECISION_COMMENT_REQUIRED=none`,
+      DECISION_REQUEST_EXAMPLE,
+    );
   return Object.freeze({ call: parsed.value, commentRequired: Object.freeze(commentRequired) });
 }
 

@@ -150,8 +150,8 @@ interface Base {
 }
 
 /** The store, its failures counted; a wrong TOKEN_ENCRYPTION_KEY is refused here, once, rather than told to every user in turn. */
-async function openCheckedStore({ config, logger, metrics }: Base): Promise<Store> {
-  const opened = await openStore(config);
+async function openCheckedStore({ config, logger, metrics, now }: Base): Promise<Store> {
+  const opened = await openStore(config, now);
   try {
     const warning = await checkStoredKeys(opened, config.tokenEncryptionKey);
     if (warning !== undefined) logger.warn({}, warning);

@@ -918,4 +918,43 @@ describe('countersign audit', () => {
         .map((l) => JSON.parse(l).id),
     ).toEqual(['a1']);
   });
+
+  it('lists decisions by when each began, and each one’s steps in the order they are taken, even when written at the same moment out of order', async () => {
+    const db = join(dir, 'audit-decision-order', 'countersign.db');
+    const orderEnv = { DATABASE_URL: `sqlite:${db}`, TOKEN_ENCRYPTION_KEY: KEY };
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    const store = new SqliteStore(db, new Secret(KEY));
+    const NOW = Date.parse('2026-12-31T22:30:00Z');
+    const at = (minutes: number) => new Date(NOW - minutes * 60_000);
+    const base = { teamId: 'T1', approvalId: '10001:WPDS:1', action: 'Accepted' };
+    // The first began earlier and ended later (no answer for a while); the second began and ended between.
+    const early = { ...base, decisionId: 'd-early', userId: 'UADA' };
+    const late = { ...base, decisionId: 'd-late', userId: 'UEVE', approvalId: '10002:WPDS:1' };
+    await store.recordDecisionStep({ ...early, at: at(30), step: 'asked' });
+    await store.recordDecisionStep({ ...late, at: at(20), step: 'asked' });
+    await store.recordDecisionStep({ ...late, at: at(19), step: 'confirmed', comment: '' });
+    await store.recordDecisionStep({ ...late, at: at(19), step: 'refused', reason: { kind: 'not-theirs' } });
+    // Steps of one moment, as another instance may write them: the answer's row first.
+    await store.recordDecisionStep({ ...early, at: at(10), step: 'answered', result: 'done', seen: undefined });
+    await store.recordDecisionStep({ ...early, at: at(10), step: 'resent' });
+    await store.recordDecisionStep({ ...early, at: at(10), step: 'sent' });
+    await store.recordDecisionStep({ ...early, at: at(10), step: 'confirmed', comment: 'ok' });
+    await store.close();
+    const clock = { now: () => new Date(NOW), timeZone: 'UTC' };
+    const json = countersign(['audit', '--kind', 'decisions', '--json'], orderEnv, '', clock);
+    expect(await json.exited).toBe(0);
+    const rows = json
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(rows.map((r: { id: string }) => r.id)).toEqual(['d-early', 'd-late']);
+    expect(rows[0].steps.map((s: { step: string }) => s.step)).toEqual(['asked', 'confirmed', 'sent', 'resent', 'answered']);
+    expect(rows[0].outcome).toBe('done');
+    expect(rows[1]).toMatchObject({ outcome: 'refused', reason: 'refused: it was not on their own pending list; nothing sent' });
+    const table = countersign(['audit', '--kind', 'decisions'], orderEnv, '', clock);
+    expect(await table.exited).toBe(0);
+    const lines = table.stdout().trim().split('\n');
+    expect(lines.slice(1).map((l) => l.split(/ +/)[4])).toEqual(['UADA', 'UEVE']);
+  });
 });

@@ -406,6 +406,7 @@ describe('decisions in chat (DECISION_REQUEST, DECISION_REQUEST_BODY, DECISION_C
     const { decisions } = loadConfig({
       ...SLACK,
       DECISION_REQUEST: 'get performApproval?id=WI-{id}&decision={action}&note=by%20chat&format=xml',
+      DECISION_COMMENT_REQUIRED: 'none',
     });
     expect(decisions?.call).toMatchObject({
       method: 'GET',
@@ -434,8 +435,12 @@ describe('decisions in chat (DECISION_REQUEST, DECISION_REQUEST_BODY, DECISION_C
       DECISION_REQUEST_BODY: '{"action": "{action}", "comment": "{comment}"}',
     }).decisions?.call.body;
     expect(json?.type).toBe('application/json');
-    const form = loadConfig({ ...SLACK, DECISION_REQUEST: 'POST performWorkItem', DECISION_REQUEST_BODY: 'id={id}&action={action}' })
-      .decisions?.call.body;
+    const form = loadConfig({
+      ...SLACK,
+      DECISION_REQUEST: 'POST performWorkItem',
+      DECISION_REQUEST_BODY: 'id={id}&action={action}',
+      DECISION_COMMENT_REQUIRED: 'none',
+    }).decisions?.call.body;
     expect(form?.type).toBe('application/x-www-form-urlencoded');
   });
 
@@ -509,6 +514,22 @@ describe('decisions in chat (DECISION_REQUEST, DECISION_REQUEST_BODY, DECISION_C
       { DECISION_REQUEST: 'POST performWorkItem?id={id}', DECISION_REQUEST_BODY: '<c>{comment}</c>' },
       'DECISION_REQUEST',
       /has no \{action\}, nor has DECISION_REQUEST_BODY/,
+    ],
+    [
+      'a comment required (by default) that the call never sends',
+      { DECISION_REQUEST: 'POST performWorkItem?workitem-id={id}&action={action}' },
+      'DECISION_REQUEST',
+      /has no \{comment\}, while DECISION_COMMENT_REQUIRED \(by default\) asks for a comment on rejected: the comment would never reach the service\. Put \{comment\} in the call, or set DECISION_COMMENT_REQUIRED=none\. Example: DECISION_REQUEST=POST performWorkItem\?workitem-id=\{id\}&action=\{action\}&comment=\{comment\}/,
+    ],
+    [
+      'a comment required that neither the request nor its body sends',
+      {
+        DECISION_REQUEST: 'POST performWorkItem',
+        DECISION_REQUEST_BODY: 'id={id}&action={action}',
+        DECISION_COMMENT_REQUIRED: 'Rejected,Needs Info',
+      },
+      'DECISION_REQUEST',
+      /has no \{comment\}, nor has DECISION_REQUEST_BODY, while DECISION_COMMENT_REQUIRED asks for a comment on rejected, needs info/,
     ],
     [
       'a body without the request',

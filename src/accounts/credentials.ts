@@ -6,6 +6,7 @@
 import type { Logger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
 import {
+  type CallHooks,
   type CredentialSource,
   type Credentials,
   LinkOutdatedError,
@@ -18,7 +19,7 @@ import type { IdentityLink, IdentityOutcome, LinkedToken, Principal, Store } fro
 import type { AppSession } from './trusted-app.js';
 
 function tokenCredentials(linked: LinkedToken, call: <T>(send: ServiceCall<T>) => Promise<T>): Credentials {
-  return { kind: 'user-token', linkedAt: linked.linkedAt, source: linked.source, call };
+  return { kind: 'user-token', linkedAt: linked.linkedAt, source: linked.source, call, ready: async () => {} };
 }
 
 /** Each user's own stored token: the default way of calling the service for someone. */
@@ -57,7 +58,10 @@ export function trustedApplication(options: TrustedAppOptions): CredentialSource
           serviceUser: identity.serviceUser,
           linkedAt: identity.linkedAt,
           source: identity.source,
-          call: (send, note = 'all') => callForIdentity(options, who, identity, send, note),
+          call: (send, note = 'all', hooks = {}) => callForIdentity(options, who, identity, send, note, hooks),
+          ready: async () => {
+            await options.session.token();
+          },
         };
       }
       const linked = await store.getToken(who, command);
@@ -80,6 +84,7 @@ async function callForIdentity<T>(
   identity: IdentityLink,
   send: ServiceCall<T>,
   noting: OutcomeNote,
+  hooks: CallHooks,
 ): Promise<T> {
   const { session } = options;
   // Only ever the stored identity: nothing a user typed or a button carried reaches auth-user-id.
@@ -110,7 +115,9 @@ async function callForIdentity<T>(
     // service refused the call before running it, so sending it again with a new token cannot do
     // anything twice: not even collectEntitlements, which starts work and is otherwise never sent twice.
     if (session.backingOff()) throw session.refused(tried.refusal);
-    tried = await attempt(await session.renew(token));
+    const renewed = await session.renew(token);
+    await hooks.beforeResend?.();
+    tried = await attempt(renewed);
     if ('result' in tried) return tried.result;
     // A new token refused too: the service is refusing countersign, not this user.
     if (aboutTheToken(tried.refusal)) throw session.refused(tried.refusal);

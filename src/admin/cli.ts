@@ -185,7 +185,7 @@ async function keysCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
   if (action !== 'rotate' || rest.length > 0) throw new UsageError(`keys takes rotate, not '${[action, ...rest].join(' ')}'`);
   const config = loadConfig(io.env);
-  const store = await openStore(config);
+  const store = await openStore(config, () => io.now());
   try {
     const rotated = await store.rotateKeys();
     // Every stored token is under the current key now: what was not re-encrypted already was.
@@ -257,7 +257,7 @@ async function tokensCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   const config = loadConfig(io.env);
-  const store = await openStore(config);
+  const store = await openStore(config, () => io.now());
   try {
     const who = { teamId: values.team ?? '', userId: values.user ?? '' };
     switch (action) {
@@ -420,7 +420,7 @@ async function usersCommand(args: string[], io: CliIo): Promise<number> {
   }
 
   const config = loadConfig(io.env);
-  const store = await openStore(config);
+  const store = await openStore(config, () => io.now());
   try {
     const who = { teamId: values.team ?? '', userId: values.user ?? '' };
     switch (action) {
@@ -586,10 +586,13 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
   const limit = positiveInt(values.limit, '--limit', 1, 100_000) ?? 10_000;
 
-  const store = await openStore(loadConfig(io.env));
+  const store = await openStore(loadConfig(io.env), () => io.now());
   try {
     if (values.kind === 'decisions') {
-      const decisions = (await store.listDecisions({ limit, since, teamId: values.team, userId: values.user })).reverse();
+      // Read as the latest active; listed by when each began, as the WHEN column says (ids break ties in the order written).
+      const decisions = (await store.listDecisions({ limit, since, teamId: values.team, userId: values.user }))
+        .reverse()
+        .sort((a, b) => a.at.getTime() - b.at.getTime());
       return printDecisions(io, decisions, values.json);
     }
     const attempts = (
@@ -689,6 +692,16 @@ function refusalText(r: DecisionRefusal, timeZone: string): string {
       const words = refusedWords(r.error, r.message);
       return `it could not be checked with the service first${words === undefined ? ` (${r.error})` : `: ${words}`}`;
     }
+    case 'not-allowed':
+      return 'the service does not let them act on it';
+    case 'not-theirs':
+      return 'it was not on their own pending list';
+    case 'sign-in-failed': {
+      const words = refusedWords(r.error, r.message);
+      return `countersign could not get a token to send it with${words === undefined ? ` (${r.error})` : `: ${words}`}`;
+    }
+    case 'hold-lost':
+      return 'its hold gave way while the approval was checked';
   }
 }
 
@@ -704,7 +717,7 @@ function decisionOutcomeText(d: DecisionRecord, timeZone: string): string {
   const a = d.answer;
   switch (a?.result) {
     case 'done':
-      return `done${seen(a.seen)}`;
+      return a.after === undefined ? `done${seen(a.seen)}` : `done: no answer that said (${a.after})${seen(a.seen)}`;
     case 'refused': {
       const words = refusedWords(a.error, a.message);
       if (words !== undefined) return `not done: ${words}`;

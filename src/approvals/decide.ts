@@ -50,7 +50,9 @@ export type DecisionOffer =
   /** Decided from chat already (by this user or another): not offered again. */
   | { kind: 'decided'; hold: DecisionHold }
   /** A decision is being sent, or was sent without an answer, until `hold.until`. */
-  | { kind: 'held'; hold: DecisionHold };
+  | { kind: 'held'; hold: DecisionHold }
+  /** The user may see it, but it is not on their own pending list: not theirs to decide. */
+  | { kind: 'not-theirs' };
 
 /** What the Details modal offers for these details, as the service lists them now and the store knows of them. */
 export async function decisionOffer(deps: DecideDeps, details: ApprovalDetails): Promise<DecisionOffer> {
@@ -126,10 +128,11 @@ export type DecideOutcome =
   | { kind: 'done'; action: string; at: Date; details?: ApprovalDetails | undefined }
   | { kind: 'not-done'; why: NotDoneWhy; error: AnyServiceError }
   /**
-   * Sent, and no answer said how it went. `details`: what the service shows now, when it answered
-   * (completed: it went through, or someone else decided it); `retryAt`: when it may be sent again.
+   * Sent, and no answer said how it went (`error`: why). `details`: what the service shows now, when
+   * it answered. `confirmed`: it shows the approval completed as the very action sent, so it went
+   * through; otherwise nothing is claimed. `retryAt`: when it may be decided here again.
    */
-  | { kind: 'unknown'; error: unknown; details?: ApprovalDetails | undefined; retryAt: Date }
+  | { kind: 'unknown'; error: unknown; details?: ApprovalDetails | undefined; retryAt: Date; confirmed: boolean }
   /** Nothing was decided: the check before sending failed, or the call never reached the service (`error` says which). */
   | { kind: 'failed'; error: unknown };
 
@@ -229,11 +232,7 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
       details = await readDetails(deps, linked, approvalId);
     } catch (error) {
       await release();
-      if (isServiceError(error) && error.kind === 'not-visible') return refuse({ kind: 'not-visible' });
-      if (isServiceError(error) && error.kind === 'not-offered') return refuse({ kind: 'not-offered', command: 'getApprovalDetails' });
-      await noteFailure(deps, who, 'findApprovals', error);
-      await step({ step: 'refused', reason: { kind: 'check-failed', ...errorFields(error) } });
-      return { kind: 'failed', error };
+      return checkFailed(error);
     }
     if (details.completedDate !== '' || details.actions.length === 0) {
       await release();
@@ -248,6 +247,34 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
       await release();
       return refuse({ kind: 'action-not-listed', listed: [...details.actions] }, details);
     }
+    // Seeing an approval is not being its approver: only one on the user's own pending list is theirs to decide.
+    let theirs: boolean;
+    try {
+      theirs = await onOwnPendingList(deps, linked, approvalId);
+    } catch (error) {
+      await release();
+      return checkFailed(error);
+    }
+    if (!theirs) {
+      await release();
+      return refuse({ kind: 'not-theirs' }, details);
+    }
+    // The token to send it with, had before it is marked sent: a sign-in that fails has sent nothing.
+    try {
+      await linked.ready();
+    } catch (error) {
+      await release();
+      log.warn({ error: errorFields(error).error }, 'could not get the token to send the decision with; nothing sent');
+      await step({ step: 'refused', reason: { kind: 'sign-in-failed', ...errorFields(error) } });
+      return { kind: 'failed', error };
+    }
+    // The checks may have been slow enough for the hold to give way: it is kept for the call only if
+    // it is still this decision's, and otherwise nothing is sent (another may be sending its own).
+    const sendAt = deps.now();
+    if (!(await deps.store.extendDecision(approvalId, decisionId, new Date(sendAt.getTime() + deps.decisionHoldMs)))) {
+      log.warn({}, 'the hold on the approval gave way while it was checked; nothing sent');
+      return refuse({ kind: 'hold-lost' }, details);
+    }
 
     await step({ step: 'sent' });
     sending = true;
@@ -256,6 +283,7 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
       await linked.call(
         (token, options) => deps.service.decide(config.call, { id: approvalId, action, comment }, token, options),
         'not-command-only',
+        { beforeResend: () => step({ step: 'resent' }) },
       );
     } catch (error) {
       return await afterFailure(deps, who, linked, { approvalId, decisionId, action }, error, step, release);
@@ -265,9 +293,7 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
     log.info({}, 'decision taken by the service');
     await noteSuccess(deps, who, 'findApprovals');
     // The service took it: whatever fails from here on is told to the log, never to the approver as a failure.
-    await deps.store
-      .settleDecision(approvalId, decisionId, 'done', doneAt, doneAt)
-      .catch((error: unknown) => log.error({ error: (error as Error).message }, 'could not record the decision as done'));
+    await settle(deps, log, { approvalId, decisionId }, 'done', doneAt, doneAt);
     const after = await readDetails(deps, linked, approvalId).catch(() => undefined);
     await step({ step: 'answered', result: 'done', seen: after && seenOf(after) }).catch((error: unknown) =>
       log.error({ error: (error as Error).message }, 'could not record the service’s answer in the audit trail'),
@@ -277,7 +303,53 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
     // Nothing was sent: give the approval back. Once sending, the hold stays until it gives way.
     if (!sending) await release();
     log.error({ error: (error as Error).message, sending }, 'deciding failed');
-    return sending ? { kind: 'unknown', error, retryAt: new Date(at.getTime() + deps.decisionHoldMs) } : { kind: 'failed', error };
+    return sending
+      ? { kind: 'unknown', error, retryAt: new Date(at.getTime() + deps.decisionHoldMs), confirmed: false }
+      : { kind: 'failed', error };
+  }
+
+  /** The check before sending failed: nothing was sent, and the words say what the service refused. */
+  async function checkFailed(error: unknown): Promise<DecideOutcome> {
+    if (isServiceError(error) && error.kind === 'not-visible') return refuse({ kind: 'not-visible' });
+    if (isServiceError(error) && error.kind === 'not-offered') return refuse({ kind: 'not-offered', command: error.command });
+    // Refused this approval, or this command, alone: the user's link still works for the rest, and is not marked.
+    if (refusedThisAlone(error)) return refuse({ kind: 'not-allowed' });
+    await noteFailure(deps, who, 'findApprovals', error);
+    await step({ step: 'refused', reason: { kind: 'check-failed', ...errorFields(error) } });
+    return { kind: 'failed', error };
+  }
+}
+
+/** A 403 (for this one approval), or a 401 that refuses the command alone: not a refusal of the user's token. */
+function refusedThisAlone(error: unknown): boolean {
+  if (!isServiceError(error)) return false;
+  if (error.kind === 'invalid-token') return error.commandOnly;
+  return error.kind === 'not-found' && error.status === 403;
+}
+
+/** Whether the approval is on the user's own pending list: findApprovals narrowed to its id, as the service allows. */
+export async function onOwnPendingList(deps: DecideDeps, linked: Credentials, approvalId: string): Promise<boolean> {
+  const page = await linked.call(
+    (token, options) => deps.service.findApprovals({ 'approval-id': approvalId, state: 'pending' }, token, options),
+    'not-command-only',
+  );
+  return page.approvals.some((a) => a.workItemId === approvalId);
+}
+
+/** Settles the hold; one that is no longer this decision's (it gave way, another took it) is told to the log. */
+async function settle(
+  deps: DecideDeps,
+  log: Deps['logger'],
+  hold: { approvalId: string; decisionId: string },
+  state: 'done' | 'unsettled',
+  at: Date,
+  until: Date,
+): Promise<void> {
+  try {
+    if (!(await deps.store.settleDecision(hold.approvalId, hold.decisionId, state, at, until)))
+      log.warn({ state }, 'the hold on the approval was no longer this decision’s when it was settled');
+  } catch (error) {
+    log.error({ error: (error as Error).message }, 'could not record how the decision stands');
   }
 }
 
@@ -323,12 +395,29 @@ async function afterFailure(
   } catch (again) {
     log.warn({ error: errorFields(again).error }, 'the approval could not be read again either');
   }
-  const landed = details !== undefined && !seenOf(details).pending;
-  await deps.store
-    .settleDecision(approvalId, decisionId, landed ? 'done' : 'unsettled', now, landed ? now : retryAt)
-    .catch((e: unknown) => log.error({ error: (e as Error).message }, 'could not record how the decision stands'));
-  await step({ step: 'answered', result: 'unknown', ...fields, seen: details && seenOf(details) }).catch((e: unknown) =>
+  const seen = details && seenOf(details);
+  // Only the very action sent, completed, says it went through; completed otherwise, it was decided
+  // by someone else or another way, and nothing is claimed for this decision.
+  const confirmed = details !== undefined && details.completedDate !== '' && details.state === request.action;
+  if (confirmed) {
+    await settle(deps, log, request, 'done', now, now);
+    await step({ step: 'answered', result: 'done', seen, after: fields.error }).catch((e: unknown) =>
+      log.error({ error: (e as Error).message }, 'could not record the answer in the audit trail'),
+    );
+    return { kind: 'unknown', error, details, retryAt: now, confirmed: true };
+  }
+  if (details !== undefined && details.completedDate !== '') {
+    // Completed, and not as sent: a fresh check refuses any new decision on it, so it is given back now.
+    await release();
+    await step({ step: 'answered', result: 'unknown', ...fields, seen }).catch((e: unknown) =>
+      log.error({ error: (e as Error).message }, 'could not record the answer in the audit trail'),
+    );
+    return { kind: 'unknown', error, details, retryAt: now, confirmed: false };
+  }
+  // Still waiting, or not readable: the call may yet land, so the hold stays until it cannot, then gives way.
+  await settle(deps, log, request, 'unsettled', now, retryAt);
+  await step({ step: 'answered', result: 'unknown', ...fields, seen }).catch((e: unknown) =>
     log.error({ error: (e as Error).message }, 'could not record the answer in the audit trail'),
   );
-  return { kind: 'unknown', error, details, retryAt };
+  return { kind: 'unknown', error, details, retryAt, confirmed: false };
 }

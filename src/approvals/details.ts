@@ -6,10 +6,11 @@
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import type { Deps } from '../deps.js';
+import type { Credentials } from '../service/credentials.js';
 import type { ApprovalDetails, RequestItemsPage } from '../service/index.js';
 import { isServiceError } from '../service/index.js';
 import type { Principal } from '../store/index.js';
-import { type DecideDeps, type DecisionOffer, decisionOffer } from './decide.js';
+import { type DecideDeps, type DecisionOffer, decisionOffer, onOwnPendingList } from './decide.js';
 
 /** Request items shown on one page of the modal: enough to read at a glance, few enough to page. */
 export const ITEMS_PAGE_SIZE = 10;
@@ -53,7 +54,7 @@ export async function approvalDetails(deps: DecideDeps, who: Principal, approval
     ]);
     if (details.status === 'rejected') throw details.reason;
     await noteSuccess(deps, who, 'findApprovals');
-    const decision = await decisionOffer(deps, details.value);
+    const decision = await theirsToDecide(deps, linked, await decisionOffer(deps, details.value), approvalId);
     return { kind: 'details', details: details.value, items: itemsOutcome(items, page), ...(decision.kind === 'off' ? {} : { decision }) };
   } catch (error) {
     // A token refused only this command ("not valid for the command") still lists approvals: its link is not marked refused.
@@ -62,6 +63,21 @@ export async function approvalDetails(deps: DecideDeps, who: Principal, approval
     if (isServiceError(error) && error.kind === 'not-visible') return { kind: 'not-visible' };
     if (isServiceError(error) && error.kind === 'not-offered') return { kind: 'not-offered' };
     return { kind: 'failed', error };
+  }
+}
+
+/** Buttons only for an approval on the user's own pending list: seeing it is not being its approver. */
+async function theirsToDecide(deps: DecideDeps, linked: Credentials, offer: DecisionOffer, approvalId: string): Promise<DecisionOffer> {
+  if (offer.kind !== 'actions') return offer;
+  try {
+    return (await onOwnPendingList(deps, linked, approvalId)) ? offer : { kind: 'not-theirs' };
+  } catch (error) {
+    // The details still show; deciding waits for a list that answers.
+    deps.logger.warn(
+      { approval: approvalId, error: (error as Error).message },
+      'could not check the approval is the user’s own; no decision offered',
+    );
+    return { kind: 'off' };
   }
 }
 

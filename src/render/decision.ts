@@ -11,6 +11,7 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DecideOutcome, DecisionOffer } from '../approvals/decide.js';
 import type { DecisionAbout, DecisionChoiceWire, DecisionState, DecisionStateWire } from '../parse/decision.js';
 import type { TimeFrame } from '../parse/times.js';
+import { isServiceError } from '../service/errors.js';
 import { MAX_COMMENT_CHARS } from '../service/query.js';
 import type { ApprovalDetails } from '../service/schemas.js';
 import type { DecisionRefusal } from '../store/types.js';
@@ -94,6 +95,12 @@ export function decisionNote(offer: DecisionOffer | undefined, readerId: string,
       return richText([
         decidedLine({ action: offer.hold.action, at: offer.hold.settledAt ?? offer.hold.at, userId: offer.hold.userId }, readerId),
       ]);
+    case 'not-theirs':
+      return context(
+        hasOpen
+          ? 'It is not on your own list of pending approvals, so it is not yours to decide here: Open in the service to see it there.'
+          : 'It is not on your own list of pending approvals, so it is not yours to decide here.',
+      );
     case 'held':
       return richText([
         heldLine(
@@ -288,7 +295,54 @@ function refusalLines(r: DecisionRefusal, state: DecisionState, readerId: string
       ];
     case 'check-failed':
       return [[emoji('warning'), ' countersign could not check the approval with the service first.']];
+    case 'not-allowed':
+      return [
+        [
+          emoji('no_entry'),
+          ' The Command Service does not let you act on this approval, so countersign cannot decide it for you. ',
+          elsewhere,
+        ],
+      ];
+    case 'not-theirs':
+      return [
+        [
+          emoji('no_entry'),
+          ' This approval is not on your own list of pending approvals, so it is not yours to decide: only the approver it waits for can decide it.',
+        ],
+      ];
+    case 'sign-in-failed':
+      return [
+        [emoji('warning'), ' countersign could not sign in to the Command Service to send your decision. Try again in a few minutes.'],
+      ];
+    case 'hold-lost':
+      return [
+        [
+          emoji('hourglass'),
+          ' Checking the approval with the Command Service took so long that countersign let go of it meanwhile, so your decision was not sent. Open the approval again to see how it stands now, and decide it again if it still waits.',
+        ],
+      ];
   }
+}
+
+/** Why no answer said how the decision went, in the words of what happened. */
+export function unknownReason(error: unknown): string {
+  if (isServiceError(error)) {
+    if (error.kind === 'unexpected-response') return 'the Command Service answered, but its answer could not be read';
+    if (error.kind === 'service-unavailable')
+      switch (error.reason) {
+        case 'timeout':
+          return 'the Command Service did not answer in time';
+        case 'dropped':
+          return 'the connection to the Command Service closed before it answered';
+        case 'server-error':
+          return `the Command Service failed on its side${error.status === undefined ? '' : ` (status ${error.status})`}`;
+        case 'aborted':
+          return 'the call to the Command Service was cut short';
+        case 'network':
+          return 'the connection to the Command Service failed';
+      }
+  }
+  return 'countersign failed while it waited for the answer';
 }
 
 export interface DecisionOutcomeInput {
@@ -369,34 +423,37 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
     }
     case 'unknown': {
       const d = outcome.details;
-      const retry: Run[] = [' countersign lets it be decided here again after ', when(outcome.retryAt, '{time}'), '.'];
-      if (d !== undefined && d.completedDate !== '') {
-        const yours = d.state === state.action;
+      const why = unknownReason(outcome.error);
+      const reason = `${why.charAt(0).toUpperCase()}${why.slice(1)}`;
+      if (outcome.confirmed && d !== undefined) {
         paragraphs = [
-          [
-            emoji(yours ? 'white_check_mark' : 'grey_question'),
-            ' The Command Service did not answer in time, but it has the approval decided now.',
-          ],
+          [emoji('white_check_mark'), ` ${reason}, but it shows the approval completed as `, bold(oneLine(state.action, 60)), ' now.'],
           seenLine(d, input.frame),
-          yours ? ['So your decision went through.'] : ['Check in the service whether that was yours.'],
+          ['So your decision went through.'],
           ...about,
         ];
-      } else if (d !== undefined) {
+      } else if (d !== undefined && d.completedDate !== '') {
         paragraphs = [
           [
             emoji('grey_question'),
-            ' The Command Service did not answer in time, and it still shows this approval waiting: your decision has not been recorded so far, though it may still arrive.',
+            ' countersign could not confirm your decision: ',
+            `${why}, and it shows the approval decided otherwise now.`,
           ],
-          ['Check in the service before deciding again.', ...retry],
+          seenLine(d, input.frame),
+          ['Check in the service whether that was yours.'],
           ...about,
         ];
       } else {
+        const retry: Run[] = [' It can be decided here again after ', when(outcome.retryAt, '{time}'), '.'];
         paragraphs = [
           [
             emoji('grey_question'),
-            ' countersign could not learn whether your decision went through: the Command Service did not answer, and could not be asked again.',
+            ' countersign could not confirm your decision: ',
+            d !== undefined
+              ? `${why}, and it still shows this approval waiting. Your decision may still arrive.`
+              : `${why}, and it could not be asked again.`,
           ],
-          ['Check in the service before deciding again.', ...retry],
+          ['Check again in a minute, in the service, before deciding again.', ...retry],
           ...about,
         ];
       }

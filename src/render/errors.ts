@@ -11,6 +11,7 @@ import { AppTokenRefusedError, type LinkMode, LinkOutdatedError, RefusedForUserE
 import { type AnyServiceError, isServiceError, type ServiceUnavailableError } from '../service/errors.js';
 import { type ServiceCommandName, StoreUnavailableError } from '../store/types.js';
 import { actions, button, context, type Message } from './blocks.js';
+import { commandWords } from './commands.js';
 import { RELINK_ACTION } from './link.js';
 import { code, emoji, md, oneLine, type Paragraph, type Run, richMessage } from './rich.js';
 
@@ -45,19 +46,6 @@ export function linkInstructions(ctx: Pick<FailureContext, 'command' | 'linkMode
   if (ctx.linkMode === 'trusted-app')
     return `Type \`${slashFor(ctx.command)} login\` and sign in once with your Command Service username and password (countersign remembers who you are, never your password), or ask your Slack admins to link you.`;
   return `Type \`${slashFor(ctx.command)} login\` to link your account, or ask your Slack admins to link it for you.`;
-}
-
-/** What a service command does, as its user would say it: "list your approvals", not findApprovals. */
-const COMMAND_WORDS: Record<string, string> = {
-  findApprovals: 'list your approvals',
-  getApprovalDetails: 'see an approval’s details',
-  getRequestItems: 'list a request’s items',
-  collectEntitlements: 'start collections',
-  getRunStatus: 'follow a collection’s runs',
-};
-
-export function commandWords(command: string): string {
-  return Object.hasOwn(COMMAND_WORDS, command) ? (COMMAND_WORDS[command] as string) : 'do that';
 }
 
 export function renderInvalid(invalid: Invalid, slash: Slash): Message {
@@ -188,9 +176,7 @@ function refusedForUser({ error, ctx, detail, says }: Situation<RefusedForUserEr
           emoji('no_entry'),
           ' The Command Service does not let your account ',
           code(oneLine(error.serviceUser, 100)),
-          ' run ',
-          code(ctx.command),
-          '.',
+          ` ${commandWords(ctx.command)}.`,
         ],
         says([]),
         md(

@@ -13,6 +13,7 @@ import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
+import { commandPurpose, permittedWords } from './commands.js';
 import type { DecidedMark } from './decision.js';
 import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
@@ -103,10 +104,10 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
   const { links, identity } = outcome;
   const tokenLines = commands.map((c): Paragraph => {
     const link = links.find((l) => l.command === c);
-    if (!link) return ['• ', richCode(c), ': not linked'];
+    if (!link) return ['• ', commandPurpose(c), ': not linked'];
     const refused: Paragraph =
       link.lastOutcome === 'rejected' ? [' · ', { text: 'the service refused it last time: link again', style: { bold: true } }] : [];
-    return ['• ', richCode(c), ': linked ', linkedOn(link.linkedAt), ...refused];
+    return ['• ', commandPurpose(c), ': linked ', linkedOn(link.linkedAt), ...refused];
   });
   if (outcome.mode !== 'trusted-app')
     return [...tokenLines, ['countersign calls the Command Service with your own token, which the service makes expire after a while.']];
@@ -127,11 +128,7 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
       ...(identity.lastOutcome === 'rejected'
         ? [' · ', { text: 'the service refused to act for you last time', style: { bold: true as const } }]
         : identity.lastOutcome === 'not-permitted'
-          ? [
-              ' · the service does not let you run ',
-              richCode(oneLine(identity.notPermitted ?? 'a command', 60)),
-              ' (an administrator of the service grants it)',
-            ]
+          ? [` · the service does not let you ${permittedWords(identity.notPermitted)} (an administrator of the service grants it)`]
           : []),
     ],
     ['countersign acts for you as an application the Command Service trusts, naming you as this user: the link does not expire.'],

@@ -11,7 +11,8 @@ import { slashFor } from '../parse/slash.js';
 import type { AppTrouble, LinkMode } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { IdentityLink, LinkSummary, ServiceCommandName } from '../store/types.js';
-import { code, context, fallback, LIMITS, type Message, section } from './blocks.js';
+import { context, fallback, LIMITS, type Message, section } from './blocks.js';
+import { commandPurpose, commandWords, permittedWords } from './commands.js';
 import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user, when } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';
@@ -119,7 +120,9 @@ export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFi
       ...(trusted
         ? []
         : [
-            section(`*2. Or paste a token* for \`${metadata.command}\` instead, and leave the fields above empty.`),
+            section(
+              `*2. Or paste a token* instead (for countersign to ${commandWords(metadata.command)}), and leave the fields above empty.`,
+            ),
             input(LINK_FIELDS.token.block, 'Token'),
           ]),
     ],
@@ -132,9 +135,9 @@ export function linkProgress(text: string): View {
 
 /** `how`: signed in (the service gave a token) or a pasted token. */
 export function linkDone(commands: readonly ServiceCommandName[], checked: boolean, how: 'login' | 'token' = 'token'): View {
-  const what = commands.map((c) => code(c)).join(' and ');
+  const what = commands.map((c) => commandWords(c)).join(' and ');
   const lines = [
-    `:white_check_mark: Linked for ${what}.`,
+    `:white_check_mark: Linked: countersign can ${what} for you.`,
     how === 'login'
       ? 'You are signed in: countersign keeps the token the Command Service gave it, never your password.'
       : checked
@@ -202,9 +205,7 @@ function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>): Run[]
   const { lastOutcome, lastUsedAt } = identity;
   if (lastOutcome === 'not-permitted' && lastUsedAt !== undefined)
     return [
-      'the service does not let you run ',
-      richCode(oneLine(identity.notPermitted ?? 'that command', 60)),
-      ' (last asked ',
+      `the service does not let you ${permittedWords(identity.notPermitted)} (last asked `,
       at(lastUsedAt),
       '); an administrator of the service grants it',
     ];
@@ -281,11 +282,11 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
 function tokenLines(links: readonly TokenLink[], commands: readonly ServiceCommandName[]): Paragraph[] {
   return commands.map((command): Paragraph => {
     const link = links.find((l) => l.command === command);
-    if (!link) return ['• ', ...md(`\`${command}\`: not linked. Type \`${slashFor(command)} login\` to link it.`)];
+    if (!link) return ['• ', ...md(`${commandPurpose(command)}: not linked. Type \`${slashFor(command)} login\` to link it.`)];
     const how = { login: 'by signing in', pasted: 'with a pasted token', admin: 'by an admin' }[link.source] ?? '';
     return [
       '• ',
-      ...md(`\`${command}\`: linked ${how} `),
+      ...md(`${commandPurpose(command)}: linked ${how} `),
       at(link.linkedAt),
       '; ',
       ...lastCall(link, 'the service refused the token'),

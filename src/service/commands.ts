@@ -12,6 +12,7 @@ import { type DecisionCall, type DecisionValues, fillDecisionCall } from './deci
 import { approvalsFromProperties, dataFromProperties, decode, detailsFromProperties, type Reading } from './decode.js';
 import { InvalidParameterError, UnexpectedResponseError } from './errors.js';
 import { escapeXml, excerpt } from './formats.js';
+import { looksLikeHtml, parseErrorPage } from './html.js';
 import type { Offerings, OptionalCommand } from './offered.js';
 import {
   type ApprovalQuery,
@@ -72,7 +73,7 @@ const FIND_APPROVALS: Reading<typeof findApprovalsBody> = {
   quick: readApprovalsPage,
 };
 const RUN_STATUS: Reading<typeof runStatusBody> = { schema: runStatusBody, fromProperties: dataFromProperties };
-const LOGIN: Reading<typeof loginBody> = { schema: loginBody, fromProperties: dataFromProperties };
+const LOGIN: Reading<typeof loginBody> = { schema: loginBody, fromProperties: dataFromProperties, quote: false };
 const APPROVAL_DETAILS: Reading<typeof approvalDetailsBody> = {
   schema: approvalDetailsBody,
   fromProperties: (props) => ({ getApprovalDetails: { Approval: detailsFromProperties(props) } }),
@@ -107,6 +108,8 @@ export class Commands {
       command: 'findApprovals',
       params: [['format', 'json'], ...params, ...actingFor('findApprovals', options)],
       token,
+      // Names and free text a user typed: out of what the service quotes back of the query. Enumerations, dates and paging stay, to tell a refused value.
+      userText: { params: TYPED_FILTERS, values: [] },
       idempotent: true,
       signal: options?.signal,
     });
@@ -240,11 +243,25 @@ export class Commands {
         params: [...filled.params, ...(decision.setsFormat ? [] : [['format', 'json'] as const]), ...actingFor(filled.command, options)],
         body: filled.body,
         token,
+        userText: {
+          params: decision.query.filter((q) => q.value.some((part) => 'value' in part && part.value === 'comment')).map((q) => q.name),
+          values: [checked.comment],
+        },
         idempotent: false,
         signal: options?.signal,
         maxBodyBytes: DETAILS_MAX_BODY_BYTES,
       });
       if (res.status < 200 || res.status >= 300) throw errorFor(filled.command, res, {});
+      // The service's answer to a decision is not documented, so any 2xx of its own is taken; but an
+      // HTML page is a sign-in form or an error page of something in between (a proxy, a single
+      // sign-on gateway) that answered instead of it, and says nothing of whether it was decided.
+      if (looksLikeHtml(res.body.trimStart()))
+        throw new UnexpectedResponseError(
+          res.redact(
+            `status ${res.status} with an HTML page, not the service's answer: ${excerpt(parseErrorPage(res.redact(res.body)).message)}`,
+          ),
+          { command: filled.command, status: res.status },
+        );
     };
     return this.offered.optional(this.logger, 'decision', send, decision.command);
   }
@@ -261,6 +278,9 @@ export class Commands {
     return this.transport.close();
   }
 }
+
+/** findApprovals' filters that hold what a user typed about people and access, rather than a value the service enumerates. */
+const TYPED_FILTERS = ['business-source', 'entitlement-name', 'user-first-name', 'user-last-name', 'user-id'] as const;
 
 /** auth-user-id when the token is an application's, checked like every value that is sent. */
 function actingFor(command: string, options: CallOptions | undefined): Array<readonly [string, string]> {

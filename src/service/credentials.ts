@@ -26,6 +26,15 @@ export type ServiceCall<T> = (token: Secret, options: CallOptions) => Promise<T>
  */
 export type OutcomeNote = 'all' | 'not-command-only' | 'none';
 
+/** What a caller is told of while a call is made: the trusted mode may sign in again and send it once more. */
+export interface CallHooks {
+  /**
+   * Just before the call is sent again with a new application token (the first was refused as
+   * expired, before the service ran it): a decision records it as a step of its own.
+   */
+  beforeResend?: () => Promise<void>;
+}
+
 export interface Credentials {
   /** 'user-token': the user's own stored token; 'trusted-app': the application's token, acting for serviceUser. */
   kind: 'user-token' | 'trusted-app';
@@ -38,7 +47,12 @@ export interface Credentials {
    * Makes one call with these credentials. Pass the token and the options on to the client as they
    * are: `(token, options) => deps.service.findApprovals(query, token, options)`.
    */
-  call<T>(send: ServiceCall<T>, note?: OutcomeNote): Promise<T>;
+  call<T>(send: ServiceCall<T>, note?: OutcomeNote, hooks?: CallHooks): Promise<T>;
+  /**
+   * Gets what a call will be sent with (the trusted mode signs in when it has no token yet), without
+   * calling: a failure here is one before anything was sent. With a user's own token, nothing to do.
+   */
+  ready(): Promise<void>;
 }
 
 /**

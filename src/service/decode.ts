@@ -23,23 +23,38 @@ export interface Reading<S extends z.ZodType> {
   maxDepth?: number | undefined;
   /** The schema's answer for the usual shape, read without it; undefined: ask the schema. */
   quick?: ((tree: unknown) => z.infer<S> | undefined) | undefined;
+  /**
+   * false: nothing of the body is quoted when it cannot be read, only its length and shape. A
+   * sign-in's answer holds a token, which no redaction of the request's own secrets would catch.
+   */
+  quote?: boolean | undefined;
+}
+
+/** What a body looks like, without a word of it: its length and the kind of text it starts as. */
+function shapeOf(text: string): string {
+  const kind = text === '' ? 'empty' : text.startsWith('{') || text.startsWith('[') ? 'JSON' : text.startsWith('<') ? 'markup' : 'text';
+  return `a body of ${text.length} characters (${kind}), not quoted: a sign-in's answer may hold a token`;
 }
 
 export function decode<S extends z.ZodType>(command: string, res: RawResponse, reading: Reading<S>): z.infer<S> {
   if (res.status < 200 || res.status >= 300) throw errorFor(command, res, reading.context ?? {});
   const text = res.body.replace(/^\uFEFF/, '').trim();
   const details = { command, status: res.status };
+  const quote = reading.quote !== false;
   // What goes into the error comes from the answer with the request's secrets taken out, before it is cut short.
-  const unreadable = (what: string) =>
-    new UnexpectedResponseError(res.redact(`${what}; body starts: ${excerpt(res.redact(text))}`), details);
-  const tree = treeOf(command, res, text, reading, unreadable);
+  const unreadable = quote
+    ? (what: string) => new UnexpectedResponseError(res.redact(`${what}; body starts: ${excerpt(res.redact(text))}`), details)
+    : // Only our own words: what was wrong, by kind, and the body's shape.
+      (what: string) => new UnexpectedResponseError(`${what}; ${shapeOf(text)}`, details);
+  const tree = treeOf(command, res, text, reading, quote, unreadable);
   const quickly = reading.quick?.(tree);
   if (quickly !== undefined) return quickly;
   const parsed = reading.schema.safeParse(tree);
   if (!parsed.success) {
     const issues = parsed.error.issues
       .slice(0, 3)
-      .map((i) => `${i.path.join('.') || 'body'}: ${i.message}`)
+      // A schema's message may quote the value it refused: for an answer not to be quoted, only where and what kind.
+      .map((i) => `${i.path.join('.') || 'body'}: ${quote ? i.message : i.code}`)
       .join('; ');
     throw unreadable(issues);
   }
@@ -52,6 +67,7 @@ function treeOf(
   res: RawResponse,
   text: string,
   reading: Reading<z.ZodType>,
+  quote: boolean,
   unreadable: (what: string) => UnexpectedResponseError,
 ): unknown {
   if (text === '') {
@@ -71,7 +87,11 @@ function treeOf(
     }
   }
   if (text.startsWith('<') && looksLikeHtml(text)) {
-    throw unreadable(`HTML page with status ${res.status}: ${excerpt(parseErrorPage(res.redact(text)).message)}`);
+    throw unreadable(
+      quote
+        ? `HTML page with status ${res.status}: ${excerpt(parseErrorPage(res.redact(text)).message)}`
+        : `HTML page with status ${res.status}`,
+    );
   }
   const read = text.startsWith('<')
     ? (body: string) => {
@@ -83,6 +103,7 @@ function treeOf(
     return read(text);
   } catch (error) {
     // The parser's message quotes the body: it is told again from the body with the secrets out.
+    if (!quote) throw unreadable(text.startsWith('<') ? 'not valid XML' : 'not key=value lines');
     throw unreadable(failureOf(() => read(res.redact(text))) ?? res.redact((error as Error).message));
   }
 }

@@ -29,9 +29,11 @@ export const serviceDate = z.string().refine(isServiceDate, 'a date such as 31-j
  * Characters that never belong in a value and can disguise one wherever it is shown again (a
  * channel, a terminal running `countersign audit`): C0 and C1 controls (U+0085 breaks a line,
  * U+009B opens a terminal escape), DEL, the line and paragraph separators, and the bidirectional
- * marks, embeddings, overrides and isolates that reorder text on screen.
+ * marks, embeddings, overrides and isolates that reorder text on screen. Also what XML 1.0 cannot
+ * carry at all (a decision's body may be XML): half of a surrogate pair alone, U+FFFE and U+FFFF.
  */
-const UNSAFE_CHARACTER = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_CHARACTER =
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Every such character, for replacing them when printing a stored value. */
 export const UNSAFE_CHARACTERS = new RegExp(UNSAFE_CHARACTER.source, 'g');
@@ -44,6 +46,8 @@ export function unsafeCharacter(text: string): string | undefined {
   const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
   if (code < 0xa0) return `a control character (${hex})`;
   if (code === 0x2028 || code === 0x2029) return `a line separator (${hex})`;
+  if (code >= 0xd800 && code <= 0xdfff) return `half of a character that lost its other half (${hex}), which cannot be sent`;
+  if (code === 0xfffe || code === 0xffff) return `a character that is not one (${hex}), which cannot be sent`;
   return `a bidirectional formatting character (${hex}), which can make text read differently from what it is`;
 }
 

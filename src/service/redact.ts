@@ -27,3 +27,19 @@ export function redactor(secrets: readonly string[]): (text: string) => string {
     return out;
   };
 }
+
+/** Shorter than this, a user's text is not taken out of an answer's words by its value (it would take out common words): its parameter still is. */
+const MIN_USER_TEXT = 6;
+
+/**
+ * Takes a user's own words out of a text of an answer, for the log: the values of the parameters
+ * that carried them, wherever the text quotes a query (`comment=…` in a Query String line), and the
+ * words themselves in every form they may be quoted in, when they are long enough to tell apart.
+ */
+export function userTextRedactor(params: readonly string[], values: readonly string[]): (text: string) => string {
+  const byValue = redactor(values.filter((v) => v.trim().length >= MIN_USER_TEXT));
+  if (params.length === 0) return byValue;
+  const names = params.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|');
+  const inQuery = new RegExp(`(^|[?&;\\s])(${names})=[^&\\s]*`, 'gi');
+  return (text) => byValue(text).replace(inQuery, `$1$2=${REDACTED}`);
+}

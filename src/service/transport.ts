@@ -13,7 +13,7 @@ import { ServiceError, ServiceUnavailableError, UnexpectedResponseError } from '
 import { excerpt } from './formats.js';
 import { MAX_ERROR_PAGE_CHARS } from './html.js';
 import { buildQueryString } from './query.js';
-import { redactor } from './redact.js';
+import { redactor, userTextRedactor } from './redact.js';
 
 export interface ServiceTimeouts {
   /** TCP + TLS handshake. */
@@ -71,6 +71,11 @@ export interface ServiceRequest {
   maxBodyBytes?: number;
   /** Secrets the request reveals besides its token and the application's (loginUser's password, in the body). */
   secrets?: Secret[];
+  /**
+   * A user's own words the request carries (a decision's comment), and the parameters that carry
+   * them: taken out of whatever of the answer goes into an error, as the service may quote the query back.
+   */
+  userText?: { params: readonly string[]; values: readonly string[] } | undefined;
 }
 
 export interface TransportOptions {
@@ -241,7 +246,10 @@ function rawResponse(req: ServiceRequest, response: Dispatcher.ResponseData, bod
     reason: response.statusText ?? '',
     contentType: String(response.headers['content-type'] ?? ''),
     body,
-    redact: (text) => redactor(revealedBy(req))(text),
+    redact: (text) => {
+      const out = redactor(revealedBy(req))(text);
+      return req.userText === undefined ? out : userTextRedactor(req.userText.params, req.userText.values)(out);
+    },
   };
 }
 

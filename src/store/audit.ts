@@ -108,6 +108,15 @@ export function byTimeThenStep(a: AuditRow, b: AuditRow): number {
   return Number(a.at) - Number(b.at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
+/** Where each step of a decision comes in its course: the tie-break for steps of one moment, whoever wrote them first. */
+const DECISION_STEP_ORDER: Record<string, number> = { asked: 0, confirmed: 1, refused: 2, sent: 2, resent: 3, answered: 4 };
+
+/** A decision's steps by time, then by their place in a decision's course (not by which instance's id sorts first), then as written. */
+export function byTimeThenDecisionStep(a: AuditRow, b: AuditRow): number {
+  const rank = (r: AuditRow) => DECISION_STEP_ORDER[r.step] ?? 5;
+  return Number(a.at) - Number(b.at) || rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}
+
 function parse(text: string): Record<string, unknown> {
   try {
     const value = JSON.parse(text) as unknown;
@@ -297,6 +306,12 @@ function readRefusal(value: unknown): DecisionRefusal | undefined {
       };
     case 'not-offered':
       return { kind: 'not-offered', command: text(r.command) };
+    case 'not-allowed':
+    case 'not-theirs':
+    case 'hold-lost':
+      return { kind: r.kind };
+    case 'sign-in-failed':
+      return { kind: 'sign-in-failed', error: text(r.error), message: text(r.message) };
     case 'check-failed':
       return { kind: 'check-failed', error: text(r.error), message: text(r.message) };
     default:
@@ -315,7 +330,7 @@ function readResult(data: Record<string, unknown>): DecisionResult | undefined {
   const message = text(data.message);
   switch (data.result) {
     case 'done':
-      return { result: 'done', seen: readSeen(data.seen) };
+      return { result: 'done', seen: readSeen(data.seen), ...(typeof data.after === 'string' ? { after: data.after } : {}) };
     case 'refused':
       return { result: 'refused', error, message, status: typeof data.status === 'number' ? data.status : undefined };
     case 'not-sent':
@@ -332,6 +347,7 @@ const DECISION_OUTCOMES: Record<string, DecisionRecord['outcome']> = {
   confirmed: 'confirmed',
   refused: 'refused',
   sent: 'sent',
+  resent: 'sent',
 };
 
 /** Decisions from their rows, latest activity first, as foldAttempts folds attempts. */
@@ -340,7 +356,7 @@ export function foldDecisions(rows: readonly AuditRow[]): DecisionRecord[] {
   for (const row of rows) bySubject.set(row.subject, [...(bySubject.get(row.subject) ?? []), row]);
   const decisions: Array<DecisionRecord & { lastId: string }> = [];
   for (const [subject, list] of bySubject) {
-    list.sort(byTimeThenStep);
+    list.sort(byTimeThenDecisionStep);
     const first = list[0] as AuditRow;
     const last = list[list.length - 1] as AuditRow;
     let action = '';

@@ -30,9 +30,10 @@ export function resolveEncryptionKey(config: Config): Secret {
   return key;
 }
 
-export async function openStore(config: Config): Promise<Store> {
+/** `now`: the app's clock (the CLI's), which also dates the migrations applied on opening. */
+export async function openStore(config: Config, now: () => Date): Promise<Store> {
   const key = resolveEncryptionKey(config);
   const previous = config.tokenEncryptionKeyPrevious;
-  if (config.database.kind === 'sqlite') return new SqliteStore(config.database.path, key, previous);
-  return PostgresStore.open(config.database.url, key, previous);
+  if (config.database.kind === 'sqlite') return new SqliteStore(config.database.path, key, previous, now);
+  return PostgresStore.open(config.database.url, key, previous, undefined, now);
 }

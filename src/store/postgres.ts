@@ -118,13 +118,20 @@ export class PostgresStore implements Store {
     this.#keys = keys;
   }
 
-  static async open(url: Secret, key: Secret, previousKey?: Secret, poolSize = 10): Promise<PostgresStore> {
+  /** `now`: the app's clock, for when a migration was applied; the composition root passes its own (openStore). */
+  static async open(
+    url: Secret,
+    key: Secret,
+    previousKey?: Secret,
+    poolSize = 10,
+    now: () => Date = () => new Date(),
+  ): Promise<PostgresStore> {
     const pool = new pg.Pool({ connectionString: url.reveal(), max: poolSize, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000 });
     // An idle client's error (the server restarted) must not crash the process; the pool replaces it.
     pool.on('error', () => {});
     const store = new PostgresStore(pool, new Keyring(key, previousKey));
     try {
-      await store.#migrate();
+      await store.#migrate(now);
     } catch (error) {
       await pool.end();
       throw error;
@@ -132,7 +139,7 @@ export class PostgresStore implements Store {
     return store;
   }
 
-  async #migrate(): Promise<void> {
+  async #migrate(now: () => Date): Promise<void> {
     await this.#transaction(async (client) => {
       // Instances starting together queue on the lock; each then finds what the first applied.
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
@@ -144,7 +151,7 @@ export class PostgresStore implements Store {
           const { rows: old } = await client.query<Record<string, unknown>>(m.carry.select);
           for (const row of old) for (const values of m.carry.rows(row)) await client.query(INSERT_AUDIT_PG, values);
         }
-        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, Date.now()]);
+        await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [m.version, now().getTime()]);
       }
     });
   }
@@ -437,6 +444,14 @@ export class PostgresStore implements Store {
     const result = await this.#query(
       'UPDATE decision_claims SET state = $1, until = $2, settled_at = $3 WHERE approval_id = $4 AND decision_id = $5',
       [state, until.getTime(), at.getTime(), approvalId, decisionId],
+    );
+    return result.rowCount === 1;
+  }
+
+  async extendDecision(approvalId: string, decisionId: string, until: Date): Promise<boolean> {
+    const result = await this.#query(
+      "UPDATE decision_claims SET until = $1 WHERE approval_id = $2 AND decision_id = $3 AND state = 'sending'",
+      [until.getTime(), approvalId, decisionId],
     );
     return result.rowCount === 1;
   }

@@ -219,6 +219,9 @@ function prepare(db: Database.Database) {
     settleDecision: db.prepare<[string, number, number, string, string]>(
       'UPDATE decision_claims SET state = ?, until = ?, settled_at = ? WHERE approval_id = ? AND decision_id = ?',
     ),
+    extendDecision: db.prepare<[number, string, string]>(
+      "UPDATE decision_claims SET until = ? WHERE approval_id = ? AND decision_id = ? AND state = 'sending'",
+    ),
     releaseDecision: db.prepare<[string, string]>('DELETE FROM decision_claims WHERE approval_id = ? AND decision_id = ?'),
     claimCooldown: db.prepare<[string, string, string, string, string, number, number], { attempt_id: string }>(
       `INSERT INTO collect_cooldowns (team_id, target, user_id, channel_id, attempt_id, at) VALUES (?, ?, ?, ?, ?, ?)
@@ -291,7 +294,8 @@ export class SqliteStore implements Store {
   /** Service-call slots known to exist: made once per process, up to the largest limit asked for. */
   #slotsMade = 0;
 
-  constructor(path: string, key: Secret, previousKey?: Secret) {
+  /** `now`: the app's clock, for when a migration was applied; the composition root passes its own (openStore). */
+  constructor(path: string, key: Secret, previousKey?: Secret, now: () => Date = () => new Date()) {
     if (path !== ':memory:') createOwnerOnly(path);
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.#keys = new Keyring(key, previousKey);
@@ -303,7 +307,7 @@ export class SqliteStore implements Store {
       db.pragma('synchronous = NORMAL');
       db.pragma(`busy_timeout = ${OPEN_BUSY_WAIT_MS}`);
       this.#db = db;
-      this.#migrate();
+      this.#migrate(now);
       // Once, at open: a damaged page anywhere is found now, not by the first user whose row is on it.
       // It reads the whole file, which for this data (tokens, reminders, the audit trail) takes milliseconds.
       const check = db.pragma('quick_check', { simple: true });
@@ -328,7 +332,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  #migrate(): void {
+  #migrate(now: () => Date): void {
     this.#db.exec(CREATE_MIGRATIONS_TABLE);
     const applied = this.#db.prepare<[], { version: number }>(APPLIED_VERSIONS);
     const record = this.#db.prepare<[number, number]>('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
@@ -343,7 +347,7 @@ export class SqliteStore implements Store {
         for (const row of this.#db.prepare<[], Record<string, unknown>>(next.carry.select).all())
           for (const values of next.carry.rows(row)) insert.run(...values);
       }
-      record.run(next.version, Date.now());
+      record.run(next.version, now().getTime());
       return true;
     });
     let more = true;
@@ -609,6 +613,10 @@ export class SqliteStore implements Store {
 
   settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean> {
     return this.#patiently(() => this.#sql.settleDecision.run(state, until.getTime(), at.getTime(), approvalId, decisionId).changes === 1);
+  }
+
+  extendDecision(approvalId: string, decisionId: string, until: Date): Promise<boolean> {
+    return this.#patiently(() => this.#sql.extendDecision.run(until.getTime(), approvalId, decisionId).changes === 1);
   }
 
   releaseDecision(approvalId: string, decisionId: string): Promise<void> {

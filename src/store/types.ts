@@ -150,7 +150,7 @@ export type AttemptReason =
   | { kind: 'other'; text: string };
 
 /** The steps an audited action goes through; each is one row of the trail, appended, never changed. */
-export type AuditStep = 'asked' | 'refused' | 'confirmed' | 'cancelled' | 'sent' | 'answered' | 'failed';
+export type AuditStep = 'asked' | 'refused' | 'confirmed' | 'cancelled' | 'sent' | 'resent' | 'answered' | 'failed';
 
 /** One step of a collection attempt, with the fields that step has. */
 export type CollectStep =
@@ -218,7 +218,15 @@ export type DecisionRefusal =
   /** The service does not offer a command the decision needs (the decision call, or getApprovalDetails to check it). */
   | { kind: 'not-offered'; command: string }
   /** Reading the approval before sending failed; nothing was sent. */
-  | { kind: 'check-failed'; error: string; message: string };
+  | { kind: 'check-failed'; error: string; message: string }
+  /** The service refused this user this approval (a 403 on it, or getApprovalDetails refused to them alone); their link still works. */
+  | { kind: 'not-allowed' }
+  /** It is not in the user's own pending list: they may see it, but it is not theirs to decide. */
+  | { kind: 'not-theirs' }
+  /** The token to send it with could not be had (the trusted mode's sign-in failed): nothing was sent. */
+  | { kind: 'sign-in-failed'; error: string; message: string }
+  /** The hold gave way while the approval was being checked (a slow service), so it was not this decision's to send any more. */
+  | { kind: 'hold-lost' };
 
 /** What the service shows of an approval, read after a decision: for the trail, and for the approver. */
 export interface SeenState {
@@ -230,8 +238,11 @@ export interface SeenState {
 
 /** How the service answered a decision that was sent. */
 export type DecisionResult =
-  /** It accepted it (any 2xx). */
-  | { result: 'done'; seen?: SeenState | undefined }
+  /**
+   * It accepted it (a 2xx), or, when no answer said (`after`: why), getApprovalDetails then showed
+   * it completed as the very action sent.
+   */
+  | { result: 'done'; seen?: SeenState | undefined; after?: string | undefined }
   /** It refused it, by its error's kind (ServiceError kinds), with what it said. */
   | { result: 'refused'; error: string; message: string; status?: number | undefined }
   /** It never reached the service (no connection could be made). */
@@ -246,6 +257,8 @@ export type DecisionStep =
   | { step: 'confirmed'; comment: string }
   | { step: 'refused'; reason: DecisionRefusal }
   | { step: 'sent' }
+  /** Sent once more, in the trusted mode, after the service refused countersign's expired token before running it and a new sign-in. */
+  | { step: 'resent' }
   | ({ step: 'answered' } & DecisionResult);
 
 /** A step of a decision as it is recorded: who, which approval, which action, and the step. Never a token. */
@@ -429,6 +442,11 @@ export interface Store {
   }): Promise<DecisionClaim>;
   /** The decision's hold becomes done (for good) or unsettled until `until`; false when it no longer holds it. */
   settleDecision(approvalId: string, decisionId: string, state: 'done' | 'unsettled', at: Date, until: Date): Promise<boolean>;
+  /**
+   * Keeps the decision's hold, still sending, until `until`: false when it is no longer this
+   * decision's (it gave way and another took it, or it was settled), and then nothing is sent.
+   */
+  extendDecision(approvalId: string, decisionId: string, until: Date): Promise<boolean>;
   /** Gives the approval back (nothing was sent, or the service said no): only the decision that holds it can. */
   releaseDecision(approvalId: string, decisionId: string): Promise<void>;
   /** The holds on these approvals (any state), by approval id. */

@@ -10,11 +10,14 @@ import { Secret } from '../../src/runtime/secret.js';
 import { AppTokenRefusedError } from '../../src/service/credentials.js';
 import {
   type ApprovalDetails,
+  AppSignInError,
   InvalidParameterError,
   InvalidTokenError,
+  NotFoundError,
   NotOfferedError,
   NotVisibleError,
   ServiceUnavailableError,
+  UnexpectedResponseError,
 } from '../../src/service/index.js';
 import { type Call, failing, fakeDeps, fakeDetails, fakeService, type ServiceScript } from '../helpers/fakes.js';
 
@@ -30,6 +33,23 @@ function serviceOf(over: ServiceScript = {}, start: Partial<ApprovalDetails> = {
   let current = fakeDetails({ workItemId: ID, ...start });
   const script: ServiceScript = {
     details: async () => current,
+    // The approver's own pending list, narrowed to the approval asked about.
+    findApprovals: async (q) =>
+      current.completedDate === '' && q['approval-id'] === current.workItemId
+        ? {
+            approvals: [
+              {
+                workItemId: current.workItemId,
+                workItemName: current.workItemName,
+                requestName: current.requestName,
+                dueDate: current.dueDate,
+                completedDate: '',
+                fields: {},
+              },
+            ],
+            count: 1,
+          }
+        : { approvals: [], count: 0 },
     decide: async (values) => {
       current = { ...current, completedDate: '2026-11-22 06:30:00.0', completedByName: 'Lovelace, Ada', state: values.action, actions: [] };
     },
@@ -70,7 +90,8 @@ describe('decide: what is sent', () => {
       at: NOW,
       details: { state: 'Accepted', completedByName: 'Lovelace, Ada' },
     });
-    expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'decide', 'getApprovalDetails']);
+    expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'findApprovals', 'decide', 'getApprovalDetails']);
+    expect(t.fake.calls[1]).toMatchObject({ query: { 'approval-id': ID, state: 'pending' }, token: 'token-of-UADA' });
     expect(t.decided()).toEqual([
       { command: 'decide', values: { id: ID, action: 'Accepted', comment: 'Looks right' }, token: 'token-of-UADA' },
     ]);
@@ -307,12 +328,61 @@ describe('decide: what the service answers', () => {
     });
     await t.link('UADA');
     const outcome = await decide(t.deps, ADA, t.request('Accepted'));
-    expect(outcome).toMatchObject({ kind: 'unknown', details: { state: 'Accepted', completedDate: '2026-11-22 06:29:00.0' } });
-    expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'decide', 'getApprovalDetails']);
+    expect(outcome).toMatchObject({
+      kind: 'unknown',
+      confirmed: true,
+      details: { state: 'Accepted', completedDate: '2026-11-22 06:29:00.0' },
+    });
+    expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'findApprovals', 'decide', 'getApprovalDetails']);
     expect(await t.hold()).toMatchObject({ state: 'done' });
     expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'done',
+      answer: { result: 'done', after: 'service-unavailable', seen: { pending: false, state: 'Accepted' } },
+    });
+  });
+
+  it('a timeout after which the service shows it completed as another action: nothing claimed, recorded unknown, given back', async () => {
+    const t = build({
+      decide: async () => {
+        // Someone decided it otherwise, in the service, while ours was under way.
+        t.complete('Rejected');
+        throw new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' });
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request('Accepted'));
+    expect(outcome).toMatchObject({ kind: 'unknown', confirmed: false, details: { state: 'Rejected' } });
+    // Not "Accepted by you" anywhere: no hold that is done, and the trail says unknown.
+    expect(await t.hold()).toBeUndefined();
+    expect([...(await decidedAmong(t.deps, [{ workItemId: ID } as never])).keys()]).toEqual([]);
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
       outcome: 'unknown',
-      answer: { result: 'unknown', error: 'service-unavailable', seen: { pending: false, state: 'Accepted' } },
+      answer: { result: 'unknown', error: 'service-unavailable', seen: { pending: false, state: 'Rejected' } },
+    });
+    // Tried again, it is checked first and refused as completed; nothing more is sent.
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'not-pending', state: 'Rejected' },
+    });
+    expect(t.decided()).toHaveLength(1);
+  });
+
+  it('an answer that cannot be read (a 2xx page of a gateway) is an unknown outcome: the service read again, nothing claimed while it shows it waiting', async () => {
+    const t = build(
+      failing('decide', new UnexpectedResponseError('status 200 with an HTML page', { command: 'performWorkItem', status: 200 })),
+    );
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({
+      kind: 'unknown',
+      confirmed: false,
+      details: { completedDate: '' },
+      error: { kind: 'unexpected-response' },
+    });
+    expect(await t.hold()).toMatchObject({ state: 'unsettled' });
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'unknown',
+      answer: { error: 'unexpected-response' },
     });
   });
 
@@ -379,5 +449,189 @@ describe('approvalDetails with decisions on', () => {
       refusal: { kind: 'not-offered', command: 'performWorkItem' },
     });
     expect(t.decided()).toEqual([]);
+  });
+});
+
+describe('decide: the hold is kept only while it is this decision’s', () => {
+  it('sends nothing when the hold gave way during a slow check and another decision took it', async () => {
+    let t: ReturnType<typeof build>;
+    t = build({
+      details: async () => {
+        // The service is slow: the hold gives way, and someone else's decision claims the approval.
+        const later = new Date(NOW.getTime() + HOLD_MS + 1_000);
+        t.deps.now = () => later;
+        await t.deps.store.claimDecision({
+          approvalId: ID,
+          decisionId: 'decision-eve',
+          teamId: 'T1',
+          userId: 'UEVE',
+          action: 'Rejected',
+          at: later,
+          until: new Date(later.getTime() + HOLD_MS),
+        });
+        return fakeDetails({ workItemId: ID });
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request('Accepted'));
+    expect(outcome).toMatchObject({ kind: 'refused', refusal: { kind: 'hold-lost' } });
+    expect(t.decided()).toEqual([]);
+    // Eve's hold is untouched.
+    expect(await t.hold()).toMatchObject({ decisionId: 'decision-eve', state: 'sending' });
+    expect((await t.trail())[0]).toEqual(['UADA', 'Accepted', 'refused', ['confirmed', 'refused']]);
+    expect(t.logs.join('\n')).toContain('the hold on the approval gave way while it was checked; nothing sent');
+  });
+
+  it('extends the hold just before sending, so a check that took most of it leaves the whole hold for the call', async () => {
+    const t = build({
+      details: async () => {
+        t.deps.now = () => new Date(NOW.getTime() + HOLD_MS - 1_000);
+        return fakeDetails({ workItemId: ID });
+      },
+      decide: async () => {
+        // While the call is under way, past the first hold's time, nobody else may take it.
+        const claim = await t.deps.store.claimDecision({
+          approvalId: ID,
+          decisionId: 'decision-eve',
+          teamId: 'T1',
+          userId: 'UEVE',
+          action: 'Rejected',
+          at: new Date(NOW.getTime() + HOLD_MS + 5_000),
+          until: new Date(NOW.getTime() + 2 * HOLD_MS),
+        });
+        expect(claim.claimed).toBe(false);
+      },
+    });
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'done' });
+  });
+
+  it('warns when settling finds the hold no longer this decision’s', async () => {
+    const t = build({
+      decide: async () => {
+        // A call slower than the hold: it gives way and another takes it before the answer.
+        await t.deps.store.releaseDecision(ID, 'decision-0001');
+        await t.deps.store.claimDecision({
+          approvalId: ID,
+          decisionId: 'decision-eve',
+          teamId: 'T1',
+          userId: 'UEVE',
+          action: 'Rejected',
+          at: NOW,
+          until: new Date(NOW.getTime() + HOLD_MS),
+        });
+        throw new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' });
+      },
+    });
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'unknown', confirmed: false });
+    expect(await t.hold()).toMatchObject({ decisionId: 'decision-eve', state: 'sending' });
+    expect(t.logs.some((l) => l.includes('"level":"warn"') && l.includes('no longer this decision'))).toBe(true);
+  });
+});
+
+describe('decide: only the approver’s own', () => {
+  it('refuses, sending no decision, an approval the user can see but that is not on their own pending list', async () => {
+    const t = build({ findApprovals: async () => ({ approvals: [], count: 0 }) });
+    await t.link('UEVE');
+    expect(await decide(t.deps, EVE, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-theirs' } });
+    expect(t.decided()).toEqual([]);
+    expect(await t.hold()).toBeUndefined();
+    expect(await t.trail()).toEqual([['UEVE', 'Accepted', 'refused', ['confirmed', 'refused']]]);
+  });
+
+  it('offers no buttons in Details for an approval not on the user’s own pending list, and none when that list cannot be read', async () => {
+    const t = build({ findApprovals: async () => ({ approvals: [], count: 0 }) });
+    await t.link('UEVE');
+    expect(await approvalDetails(t.deps, EVE, ID)).toMatchObject({ kind: 'details', decision: { kind: 'not-theirs' } });
+    const down = build(failing('findApprovals', new ServiceUnavailableError('timeout', 'slow', { command: 'findApprovals' })));
+    await down.link('UADA');
+    const outcome = await approvalDetails(down.deps, ADA, ID);
+    expect(outcome.kind === 'details' && outcome.decision).toBeUndefined();
+  });
+
+  it('a refusal of getApprovalDetails alone, or a 403 for this one approval, says they cannot act on it, and leaves their link alone', async () => {
+    for (const error of [
+      new InvalidTokenError({
+        command: 'getApprovalDetails',
+        status: 401,
+        serviceMessage: "The token is not valid for the command 'getApprovalDetails'. ",
+      }),
+      new NotFoundError({ command: 'getApprovalDetails', status: 403, serviceMessage: 'Forbidden' }),
+    ]) {
+      const t = build(failing('getApprovalDetails', error));
+      await t.link('UADA');
+      expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-allowed' } });
+      expect(t.decided()).toEqual([]);
+      expect((await t.deps.store.listLinks(ADA)).find((l) => l.command === 'findApprovals')?.lastOutcome).not.toBe('rejected');
+    }
+    // The user's token itself refused: the link is marked, as everywhere.
+    const expired = build(
+      failing(
+        'getApprovalDetails',
+        new InvalidTokenError({ command: 'getApprovalDetails', status: 401, serviceMessage: 'Token is invalid or expired' }),
+      ),
+    );
+    await expired.link('UADA');
+    expect(await decide(expired.deps, ADA, expired.request())).toMatchObject({ kind: 'failed' });
+    expect((await expired.deps.store.listLinks(ADA)).find((l) => l.command === 'findApprovals')?.lastOutcome).toBe('rejected');
+  });
+});
+
+describe('decide: the trusted mode’s sign-in', () => {
+  it('signs in before the decision is marked sent: a failed sign-in sends nothing, gives the approval back and says so', async () => {
+    let signIns = 0;
+    const t = build(
+      {
+        loginApp: async () => {
+          // The first sign-in (for the checks) works; the next, after the token's age limit, does not.
+          if (++signIns > 1)
+            throw new AppSignInError({ command: 'loginTrustedApp', status: 401, serviceMessage: 'Client could not be validated' });
+          return new Secret('app-token');
+        },
+      },
+      {},
+      { trusted: true },
+    );
+    await t.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'admin', NOW);
+    const checks = t.deps.service.findApprovals.bind(t.deps.service);
+    t.deps.service.findApprovals = async (...args) => {
+      const page = await checks(...args);
+      // The application's token reaches its age limit between the checks and the call.
+      t.deps.now = () => new Date(NOW.getTime() + 3_600_000);
+      return page;
+    };
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({ kind: 'failed', error: { kind: 'app-sign-in' } });
+    expect(t.decided()).toEqual([]);
+    expect(await t.hold()).toBeUndefined();
+    const [record] = await t.deps.store.listDecisions({ limit: 1 });
+    expect(record?.steps.map((s) => s.step)).toEqual(['confirmed', 'refused']);
+    expect(record).toMatchObject({ outcome: 'refused', refusal: { kind: 'sign-in-failed', error: 'app-sign-in' } });
+  });
+
+  it('records sending again after a new sign-in (the first refused as expired before it ran) as a step of its own', async () => {
+    let calls = 0;
+    const t = build(
+      {
+        loginApp: async () => new Secret(`app-token-${calls}`),
+        decide: async (values) => {
+          if (++calls === 1)
+            throw new InvalidTokenError({
+              command: 'performWorkItem',
+              status: 401,
+              serviceMessage: "The token is not valid for the command 'performWorkItem'. Token is invalid or expired",
+            });
+          t.complete(values.action);
+        },
+      },
+      {},
+      { trusted: true },
+    );
+    await t.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'admin', NOW);
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'done' });
+    const [record] = await t.deps.store.listDecisions({ limit: 1 });
+    expect(record?.steps.map((s) => s.step)).toEqual(['confirmed', 'sent', 'resent', 'answered']);
+    expect(record?.outcome).toBe('done');
   });
 });

@@ -331,15 +331,16 @@ for (const setup of SETUPS) {
         const calls = performed();
         const { outcome } = await submit('UADA', confirm, 'slow day');
         const text = (await outcome()).text;
-        expect(text).toContain('The Command Service did not answer in time, but it has the approval decided now.');
+        expect(text).toContain(`The Command Service did not answer in time, but it shows the approval completed as *${action}* now.`);
         expect(text).toContain(`It shows it completed as *${action}*`);
         expect(text).toContain('So your decision went through.');
         expect(performed()).toBe(calls + 1);
         expect(decisionRow(id)?.comment).toBe('slow day');
         const [record] = await h.app.deps.store.listDecisions({ limit: 1 });
+        // Confirmed by the very action sent: recorded done, with why no answer said so.
         expect(record).toMatchObject({
-          outcome: 'unknown',
-          answer: { result: 'unknown', error: 'service-unavailable', seen: { pending: false, state: action } },
+          outcome: 'done',
+          answer: { result: 'done', after: 'service-unavailable', seen: { pending: false, state: action } },
         });
         // Not offered again, and the same confirmation submitted again sends nothing.
         const again = await submit('UADA', confirm, 'again');

@@ -261,7 +261,7 @@ describe('Details of an approval', () => {
       [LINK_FIELDS.username.block]: 'ada.lovelace',
       [LINK_FIELDS.password.block]: 'demo',
     });
-    expect((await updateOf('VPUSHED', after, 'Linked')).text).toContain('Linked for `findApprovals`');
+    expect((await updateOf('VPUSHED', after, 'Linked')).text).toContain('Linked: countersign can list your approvals');
     expect((await updateOf(refused.viewId ?? '', after)).text).toContain('What the request asks for');
   });
 

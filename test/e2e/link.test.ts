@@ -44,7 +44,7 @@ describe('linking from Slack', () => {
     expect(sent.status).toBe(200);
     expect(JSON.parse(sent.body)).toMatchObject({ response_action: 'update' });
     const done = await lastUpdate(updatesBefore + 1);
-    expect(done).toContain('Linked for `findApprovals` and `collectEntitlements`');
+    expect(done).toContain('Linked: countersign can list your approvals and start collections for you.');
     // Signed in, not a token: the words say so.
     expect(done).toContain('You are signed in');
     expect(done).not.toContain('accepted the token');
@@ -107,7 +107,9 @@ describe('linking from Slack', () => {
     await h.submitView('UPASTE', view, 'VPASTE', { [LINK_FIELDS.token.block]: h.demoToken('expired') });
     expect(await lastUpdate(before + 1)).toContain('did not accept that token');
     await h.submitView('UPASTE', view, 'VPASTE', { [LINK_FIELDS.token.block]: h.demoToken('approver') });
-    expect(await lastUpdate(before + 2)).toContain('Linked for `findApprovals`. The Command Service accepted the token.');
+    expect(await lastUpdate(before + 2)).toContain(
+      'Linked: countersign can list your approvals for you. The Command Service accepted the token.',
+    );
     expect((await h.app.deps.store.listLinks()).filter((l) => l.userId === 'UPASTE').map((l) => [l.command, l.source])).toEqual([
       ['findApprovals', 'pasted'],
     ]);
@@ -191,7 +193,7 @@ describe('App Home', () => {
     expect(text).toMatch(
       /\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+\+? due today · \d+\+? due by \w{3} \d{1,2} \w{3} · \d+\+? due later/,
     );
-    expect(text).toMatch(/`collectEntitlements`: linked \d{4}-\d{2}-\d{2}/);
+    expect(text).toMatch(/To start collections: linked \d{4}-\d{2}-\d{2}/);
     // The demo data has approvals weeks overdue and weeks ahead, whatever the day: both groups are shown, within Home's 20.
     for (const title of [':red_circle: *Overdue*', ':white_circle: *Due later*']) expect(text).toContain(title);
     const shown = ids(text);
@@ -277,12 +279,12 @@ describe('re-linking in one click, whoami and logout', () => {
     const sent = await h.command('ULOGIN', '/collect', 'whoami');
     const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
     const text = textOf(answer);
-    expect(text).toMatch(/`findApprovals`: linked by signing in \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; last call succeeded/);
-    expect(text).toMatch(/`collectEntitlements`: linked by signing in .*; not used yet/);
+    expect(text).toMatch(/To list your approvals: linked by signing in \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; last call succeeded/);
+    expect(text).toMatch(/To start collections: linked by signing in .*; not used yet/);
     expect(JSON.stringify(answer)).not.toMatch(/ws[0-9a-f]{12}:-/);
     const none = await h.command('UNOBODY2', '/approvals', 'whoami');
     expect(textOf((await h.slack.waitForResponses(none.responseId, 1))[0])).toContain(
-      '`findApprovals`: not linked. Type `/approvals login`',
+      'To list your approvals: not linked. Type `/approvals login`',
     );
   });
 

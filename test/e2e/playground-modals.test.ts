@@ -116,7 +116,7 @@ describe('modals in the playground', () => {
       values: { 'username|value': 'ada.lovelace', 'password|value': 'demo' },
     })) as { status: number };
     expect(submitted.status).toBe(200);
-    await until('U0DEMONEW', 'linked', (s) => modalText(s).includes('Linked for'));
+    await until('U0DEMONEW', 'linked', (s) => modalText(s).includes('Linked: countersign can'));
     await page('/playground/close', { user: 'U0DEMONEW' });
     const back = await until(
       'U0DEMONEW',

@@ -283,7 +283,7 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await page.fill('#modal input[name="authsource|value"]', 'corp-ldap');
     await shot('5-login');
     await page.click('#modal button.primary');
-    await see('Linked for findApprovals and collectEntitlements');
+    await see('Linked: countersign can list your approvals and start collections for you.');
     await shot('6-linked');
     await page.click('#modal-cancel');
     await type('/approvals');
@@ -291,7 +291,7 @@ describe.skipIf(!available)('local mode in a browser', () => {
     expect(await page.textContent('.msg.ephemeral .bk-header')).toBe('Pending approvals');
     // The Home tab, published when opened, now says what Nadia has linked.
     await page.click('.tab[data-tab="home"]');
-    await see('findApprovals: linked');
+    await see('To list your approvals: linked');
     await shot('7-home');
     await page.click('.tab[data-tab="channel"]');
   });

@@ -167,7 +167,7 @@ describe('Socket Mode', () => {
     await waitUntil(() => viewsSent(slack, 'views.update').length > updates, 'views.update with the outcome of the login');
     const outcome = viewsSent(slack, 'views.update').at(-1);
     expect(outcome?.viewId).toBe('VSOCKET');
-    expect(JSON.stringify(outcome?.view)).toContain('Linked for `findApprovals` and `collectEntitlements`');
+    expect(JSON.stringify(outcome?.view)).toContain('Linked: countersign can list your approvals and start collections for you.');
     const links = (await app.deps.store.listLinks()).filter((l) => l.userId === 'ULOGIN');
     expect(links.map((l) => [l.command, l.source])).toEqual([
       ['collectEntitlements', 'login'],

@@ -284,11 +284,11 @@ function behaviour() {
       await h.map('UADA2', 'ada.lovelace');
       clock.advance(15 * MINUTE);
       const refused = await answer('UADA2', 'Workday Workers', '/collect');
-      expect(textOf(refused)).toContain('does not let your account `ada.lovelace` run `collectEntitlements`');
+      expect(textOf(refused)).toContain('does not let your account `ada.lovelace` start collections.');
       expect(buttonsOf(refused).map((b) => b.text)).toContain('Link again');
 
       const whoami = textOf(await answer('UADA2', 'whoami'));
-      expect(whoami).toContain('the service does not let you run `collectEntitlements`');
+      expect(whoami).toContain('the service does not let you start collections');
       expect(whoami).toContain('an administrator of the service grants it');
       expect(whoami).not.toMatch(/link again|refused to act/i);
       expect((await home('UADA2')).buttons).not.toContain('Link again');

@@ -311,7 +311,7 @@ function behaviour() {
       await h.map('UADA2', 'ada.lovelace');
       const body = await answer('UADA2', 'Workday Workers', '/collect');
       const text = textOf(body);
-      expect(text).toContain('does not let your account `ada.lovelace` run `collectEntitlements`');
+      expect(text).toContain('does not let your account `ada.lovelace` start collections.');
       expect(text).toContain("The token is not valid for the command 'collectEntitlements'.");
     });
   });

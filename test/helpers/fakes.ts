@@ -202,7 +202,8 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
           service: fake.service,
           credentials: { clientId: 'countersign', clientSecret: new Secret('client-secret-of-the-test') },
           maxAgeMs: 3_600_000,
-          now,
+          // The deps' clock as a test sets it: a token reaches its age limit when the test moves time on.
+          now: () => deps.now(),
           logger,
         }),
         now,

@@ -25,6 +25,7 @@ import {
   NotOfferedError,
   NotVisibleError,
   ServiceUnavailableError,
+  UnexpectedResponseError,
 } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/schemas.js';
 import type { DecisionHold } from '../../src/store/types.js';
@@ -247,9 +248,32 @@ describe('what came of it', () => {
       ['(its administrators have switched them off), so countersign stops offering them'],
     ],
     [
-      'unknown, landed',
-      { kind: 'unknown', error: new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' }), details, retryAt: AT },
-      ['did not answer in time, but it has the approval decided now.', 'So your decision went through.'],
+      'unknown, confirmed: completed as the very action sent',
+      {
+        kind: 'unknown',
+        error: new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' }),
+        details,
+        retryAt: AT,
+        confirmed: true,
+      },
+      [
+        'The Command Service did not answer in time, but it shows the approval completed as *Rejected* now.',
+        'So your decision went through.',
+      ],
+    ],
+    [
+      'unknown, completed as another action: nothing claimed',
+      {
+        kind: 'unknown',
+        error: new ServiceUnavailableError('dropped', 'lost', { command: 'performWorkItem' }),
+        details: { ...details, state: 'Accepted' },
+        retryAt: AT,
+        confirmed: false,
+      },
+      [
+        'countersign could not confirm your decision: the connection to the Command Service closed before it answered, and it shows the approval decided otherwise now.',
+        'Check in the service whether that was yours.',
+      ],
     ],
     [
       'unknown, still waiting',
@@ -258,17 +282,36 @@ describe('what came of it', () => {
         error: new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' }),
         details: fakeDetails(),
         retryAt: AT,
+        confirmed: false,
       },
       [
-        'still shows this approval waiting: your decision has not been recorded so far, though it may still arrive.',
-        'decided here again after 2026-11-22 10:42 UTC',
+        'countersign could not confirm your decision: the Command Service did not answer in time, and it still shows this approval waiting. Your decision may still arrive.',
+        'Check again in a minute, in the service, before deciding again. It can be decided here again after 2026-11-22 10:42 UTC',
       ],
     ],
     [
-      'unknown, no word',
-      { kind: 'unknown', error: new ServiceUnavailableError('dropped', 'lost', { command: 'performWorkItem' }), retryAt: AT },
-      ['could not learn whether your decision went through'],
+      'unknown, an unreadable answer, no word since',
+      {
+        kind: 'unknown',
+        error: new UnexpectedResponseError('not valid JSON', { command: 'performWorkItem', status: 200 }),
+        retryAt: AT,
+        confirmed: false,
+      },
+      ['could not confirm your decision: the Command Service answered, but its answer could not be read, and it could not be asked again.'],
     ],
+    [
+      'unknown, the service failed on its side',
+      {
+        kind: 'unknown',
+        error: new ServiceUnavailableError('server-error', 'failed', { command: 'performWorkItem', status: 502 }),
+        retryAt: AT,
+        confirmed: false,
+      },
+      ['the Command Service failed on its side (status 502)'],
+    ],
+    ['not theirs', { kind: 'refused', refusal: { kind: 'not-theirs' } }, ['not on your own list of pending approvals', 'Nothing was sent']],
+    ['not allowed', { kind: 'refused', refusal: { kind: 'not-allowed' } }, ['does not let you act on this approval', 'Nothing was sent']],
+    ['hold lost', { kind: 'refused', refusal: { kind: 'hold-lost' } }, ['your decision was not sent', 'Nothing was sent']],
   ];
   for (const [name, outcome, says] of outcomes) {
     it(`${name}: says so, Open remains, and Slack would take it`, () => {
@@ -281,8 +324,7 @@ describe('what came of it', () => {
       expect(text).not.toMatch(/performWorkItem|getApprovalDetails/);
       expect(mrkdwnTexts(view.blocks).join('\n')).not.toContain('evil');
       // Never "done" for what the service did not take.
-      if (outcome.kind !== 'done' && !(outcome.kind === 'unknown' && outcome.details?.completedDate))
-        expect(text).not.toMatch(/Done:|went through\./);
+      if (outcome.kind !== 'done' && !(outcome.kind === 'unknown' && outcome.confirmed)) expect(text).not.toMatch(/Done:|went through\./);
     });
   }
 

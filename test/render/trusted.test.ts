@@ -88,7 +88,7 @@ describe('the trusted mode’s words', () => {
       commands,
     );
     expect(messageProblems(barred)).toEqual([]);
-    expect(visible(barred.blocks)).toContain('the service does not let you run `collectEntitlements`');
+    expect(visible(barred.blocks)).toContain('the service does not let you start collections');
     expect(visible(barred.blocks)).toContain('an administrator of the service grants it');
     expect(visible(barred.blocks)).not.toMatch(/link again|refused/i);
     const unknown = renderWhoami(
@@ -163,9 +163,7 @@ describe('the trusted mode’s words', () => {
       windowDays: 3,
       commands,
     });
-    expect(visible(barred.blocks)).toContain(
-      'the service does not let you run `collectEntitlements` (an administrator of the service grants it)',
-    );
+    expect(visible(barred.blocks)).toContain('the service does not let you start collections (an administrator of the service grants it)');
     expect(buttons(barred)).not.toContain('Link again');
     const welcome = renderHome({
       outcome: { mode: 'trusted-app', links: [] },
@@ -217,7 +215,7 @@ describe('the trusted mode’s words', () => {
       ctx,
     );
     expect(messageProblems(barred.message)).toEqual([]);
-    expect(visible(barred.message.blocks)).toContain(`The Command Service does not let your account \`${HOSTILE}\` run \`findApprovals\`.`);
+    expect(visible(barred.message.blocks)).toContain(`The Command Service does not let your account \`${HOSTILE}\` list your approvals.`);
     expect(visible(barred.message.blocks)).toContain('an administrator of the service grants them');
     // Countersign's own sign-in refused, or every token it is given: the same words, about no one's link.
     for (const error of [

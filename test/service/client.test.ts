@@ -2,6 +2,7 @@ import { inspect } from 'node:util';
 import { MockAgent } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { AppSession } from '../../src/accounts/trusted-app.js';
+import { translateFailure } from '../../src/render/errors.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import {
@@ -572,5 +573,68 @@ describe('secrets echoed back', () => {
     // The password as the XML body carried it is gone too.
     expect(everything).not.toContain('pa$$ &lt;word&gt; &amp; more');
     expect(client).toBeDefined();
+  });
+});
+
+describe('a sign-in’s answer is never quoted', () => {
+  it('says only the length and shape of a malformed loginUser or loginTrustedApp answer: its token is in no error, log line or message', async () => {
+    const FOUND = 'ws3101feed:-28aff589:18a2758240d:-7c4e0.99';
+    const bodies = [
+      `{"data":{"type":"loginUser","tokn":"${FOUND}"}}`,
+      `{"data":{"token":"${FOUND}"`,
+      `{"data":{"token":["${FOUND}"]}}`,
+      `<data><token>${FOUND}</tokn></data>`,
+      `token ${FOUND}`,
+      `<html><head><title>Error</title></head><body>Signed in: ${FOUND}</body></html>`,
+    ];
+    let next = 0;
+    const { stub } = await withStub((_req, res) => sendBody(res, 200, bodies[next % bodies.length] as string, 'text/plain'));
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (l) => lines.push(l) });
+    const logged = createServiceClient({ baseUrl: stub.url, logger });
+    const errors: unknown[] = [];
+    try {
+      for (next = 0; next < bodies.length; next++) {
+        errors.push(await logged.loginUser({ username: 'ada', password: new Secret('pw') }).catch((e: unknown) => e));
+        errors.push(await logged.loginTrustedApp({ clientId: 'countersign', clientSecret: new Secret('s3cret') }).catch((e: unknown) => e));
+      }
+    } finally {
+      await logged.close();
+    }
+    expect(errors.every((e) => e instanceof UnexpectedResponseError)).toBe(true);
+    for (const e of errors as UnexpectedResponseError[])
+      expect(e.detail).toMatch(/a body of \d+ characters \((JSON|markup|text)\), not quoted/);
+    const words: string[] = [];
+    for (const e of errors) {
+      logger.error({ error: e }, 'as the app logs a failure');
+      const translated = translateFailure(e, { slash: '/approvals', command: 'findApprovals', userId: 'UADA', reference: 'ref-1' });
+      logger.error(translated.log.detail, translated.log.event);
+      words.push(JSON.stringify(translated.message));
+    }
+    const everything = [...lines, ...words, ...errors.map((e) => inspect(e, { depth: 10 }))].join('\n');
+    expect(everything).not.toContain(FOUND);
+    expect(everything).not.toContain(FOUND.slice(0, 12));
+  });
+});
+
+describe('what a user typed stays out of the log', () => {
+  it('takes the names and free text of a findApprovals filter out of the query the service quotes back; the enumerations stay', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (l) => lines.push(l) });
+    const { client } = await withStub(
+      (req, res) => sendHtml(res, 412, 'The value of sort is not valid.', (req.url ?? '').split('?')[1] ?? ''),
+      { logger },
+    );
+    const error = await client
+      .findApprovals({ 'user-last-name': 'Wayne-Secretive', 'entitlement-name': 'Payroll Admins', state: 'pending' }, TOKEN)
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidParameterError);
+    const translated = translateFailure(error, { slash: '/approvals', command: 'findApprovals', userId: 'UADA', reference: 'ref-1' });
+    logger[translated.log.level](translated.log.detail, translated.log.event);
+    expect((error as InvalidParameterError).queryString).toBe(
+      'cmd=findApprovals&format=json&entitlement-name=[redacted]&state=pending&user-last-name=[redacted]',
+    );
+    const everything = [...lines, inspect(error, { depth: 10 })].join('\n');
+    for (const typed of ['Wayne-Secretive', 'Payroll', 'Payroll%20Admins']) expect(everything).not.toContain(typed);
   });
 });

@@ -3,7 +3,10 @@
  * the client whatever happens to the connection; what the service answers becomes a typed error.
  */
 import type { ServerResponse } from 'node:http';
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { translateFailure } from '../../src/render/errors.js';
+import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { type DecisionCall, parseDecisionCall } from '../../src/service/decision-call.js';
 import {
@@ -12,6 +15,7 @@ import {
   NotOfferedError,
   NotVisibleError,
   ServiceUnavailableError,
+  UnexpectedResponseError,
 } from '../../src/service/index.js';
 import { withStub } from '../helpers/service-stub.js';
 import { sendBody, sendHtml } from '../helpers/stub-server.js';
@@ -87,13 +91,26 @@ describe('the decision call: what is sent', () => {
 });
 
 describe('the decision call: what comes back', () => {
-  it('takes any 2xx as done, whatever its body says', async () => {
+  it('takes any 2xx of the service’s own as done, whatever its body says (its answer is not documented)', async () => {
     let n = 0;
     const { client } = await withStub((_req, res) => {
       const answers = [() => sendBody(res, 200, ''), () => sendBody(res, 204, ''), () => sendBody(res, 202, '<ok/>', 'text/xml')];
       (answers[n++] as () => void)();
     });
     for (let i = 0; i < 3; i++) await expect(client.decide(GET, VALUES, TOKEN)).resolves.toBeUndefined();
+  });
+
+  it('does not take a 2xx HTML page (a sign-on gateway or proxy answering instead) as done: its outcome is unknown, the page not taken for the service', async () => {
+    const { stub, client } = await withStub((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<!DOCTYPE html><html><head><title>Sign in</title></head><body><p>Your session has expired. Sign in to continue.</p></body></html>',
+      );
+    });
+    const error = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as UnexpectedResponseError).detail).toContain('status 200 with an HTML page, not the service');
+    expect(stub.requests).toHaveLength(1);
   });
 
   it('never sends it twice: a connection dropped after the request went out is a failure the caller must look into', async () => {
@@ -148,5 +165,43 @@ describe('the decision call: what comes back', () => {
     expect(stub.requests).toHaveLength(1);
     now += 3_600_000;
     expect(client.offers('decision')).toBe(true);
+  });
+});
+
+describe('the decision call: the comment stays out of the log', () => {
+  it('takes the comment out of a query string or message the service quotes back, in the error and in every log line', async () => {
+    const COMMENT = 'Private: Bruce is leaving on Friday';
+    const values = { ...VALUES, comment: COMMENT };
+    let n = 0;
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'debug', write: (l) => lines.push(l) });
+    const { client } = await withStub(
+      (req, res) => {
+        // The service's error pages end with the query as it received it (here, the comment percent-encoded in it).
+        const query = (req.url ?? '').split('?')[1] ?? '';
+        const pages = [
+          () => sendHtml(res, 401, 'The token is not valid for the command &#39;performWorkItem&#39;. Token is invalid or expired', query),
+          () => sendHtml(res, 412, `The comment &#39;${COMMENT}&#39; is not valid.`, query),
+          () => sendHtml(res, 500, 'java.lang.IllegalStateException', query.replace(/%20/g, '+')),
+          () => sendBody(res, 404, `no such item; query was ${query}`, 'text/plain'),
+        ];
+        (pages[n++ % pages.length] as () => void)();
+      },
+      { logger },
+    );
+    const errors: unknown[] = [];
+    for (let i = 0; i < 4; i++) errors.push(await client.decide(GET, values, TOKEN).catch((e: unknown) => e));
+    for (const e of errors) {
+      const translated = translateFailure(e, { slash: '/approvals', command: 'findApprovals', userId: 'UADA', reference: 'ref-1' });
+      logger[translated.log.level](translated.log.detail, translated.log.event);
+      logger.error({ error: e }, 'as the app logs a failure');
+    }
+    // The query was quoted back, the comment taken out of it.
+    expect((errors[0] as InvalidTokenError).queryString).toMatch(
+      /^cmd=performWorkItem&workitem-id=20512%3AWPDS%3A1&action=Rejected&comment=\[redacted\]&format=json$/,
+    );
+    const everything = [...lines, ...errors.map((e) => inspect(e, { depth: 10 }))].join('\n');
+    for (const form of [COMMENT, encodeURIComponent(COMMENT), COMMENT.replace(/ /g, '+'), 'Bruce is leaving'])
+      expect(everything).not.toContain(form);
   });
 });

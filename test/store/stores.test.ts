@@ -658,6 +658,36 @@ for (const [name, backend] of Object.entries(backends)) {
       for (const store of stores) await store.close();
     });
 
+    it('extends a hold only for the decision that still holds it, sending: not once another took it, nor once settled', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      const claim = (i: number, seconds: number) =>
+        (stores[i % 2] as Store).claimDecision({
+          approvalId: '1:WPDS:1',
+          decisionId: `decision-${i}`,
+          teamId: 'T1',
+          userId: `U${i}`,
+          action: 'Accepted',
+          at: new Date(at.getTime() + seconds * 1000),
+          until: new Date(at.getTime() + (seconds + 60) * 1000),
+        });
+      const later = (seconds: number) => new Date(at.getTime() + seconds * 1000);
+      expect((await claim(1, 0)).claimed).toBe(true);
+      expect(await stores[0].extendDecision('1:WPDS:1', 'decision-1', later(150))).toBe(true);
+      // Extended, it keeps others off past its first time.
+      expect((await claim(2, 100)).claimed).toBe(false);
+      expect(await stores[1].extendDecision('1:WPDS:1', 'decision-2', later(300))).toBe(false);
+      // Given way and taken by another: the first may not extend it again.
+      expect((await claim(2, 150)).claimed).toBe(true);
+      expect(await stores[0].extendDecision('1:WPDS:1', 'decision-1', later(400))).toBe(false);
+      expect((await stores[1].decisionHolds(['1:WPDS:1'])).get('1:WPDS:1')).toMatchObject({ decisionId: 'decision-2', until: later(210) });
+      // Settled, a hold is no longer sending: nothing extends it.
+      expect(await stores[1].settleDecision('1:WPDS:1', 'decision-2', 'unsettled', later(151), later(240))).toBe(true);
+      expect(await stores[0].extendDecision('1:WPDS:1', 'decision-2', later(500))).toBe(false);
+      expect(await stores[0].extendDecision('9:WPDS:1', 'decision-2', later(500))).toBe(false);
+      for (const store of stores) await store.close();
+    });
+
     it('keeps every step of a decision, and reads each decision back whole, filtered by team and user', async () => {
       const db = await backend.database();
       const store = await db.open(KEY);
