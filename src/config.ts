@@ -54,6 +54,8 @@ export interface DecisionsConfig {
   readonly call: DecisionCall;
   /** Action names (lower case) whose comment may not be empty. */
   readonly commentRequired: readonly string[];
+  /** Whether the call sends a comment at all: when it does not, the approver is not asked for one. */
+  readonly carriesComment: boolean;
 }
 
 /**
@@ -327,7 +329,7 @@ export function readDecisions(env: Env): DecisionsConfig | undefined {
       }asks for a comment on ${commentRequired.join(', ')}: the comment would never reach the service. Put {comment} in the call, or set DECISION_COMMENT_REQUIRED=none`,
       DECISION_REQUEST_EXAMPLE,
     );
-  return Object.freeze({ call: parsed.value, commentRequired: Object.freeze(commentRequired) });
+  return Object.freeze({ call: parsed.value, commentRequired: Object.freeze(commentRequired), carriesComment });
 }
 
 /**

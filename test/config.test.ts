@@ -398,6 +398,7 @@ describe('decisions in chat (DECISION_REQUEST, DECISION_REQUEST_BODY, DECISION_C
         ],
       },
       commentRequired: ['rejected'],
+      carriesComment: true,
     });
     expect(Object.isFrozen(decisions)).toBe(true);
   });
@@ -408,6 +409,8 @@ describe('decisions in chat (DECISION_REQUEST, DECISION_REQUEST_BODY, DECISION_C
       DECISION_REQUEST: 'get performApproval?id=WI-{id}&decision={action}&note=by%20chat&format=xml',
       DECISION_COMMENT_REQUIRED: 'none',
     });
+    // Its note is literal text: no comment is sent, so the confirmation asks for none.
+    expect(decisions?.carriesComment).toBe(false);
     expect(decisions?.call).toMatchObject({
       method: 'GET',
       command: 'performApproval',

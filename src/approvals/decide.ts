@@ -40,6 +40,14 @@ export function commentRequired(deps: Pick<DecideDeps, 'decisions'>, action: str
   return deps.decisions?.commentRequired.includes(action.toLowerCase()) === true;
 }
 
+/** What the confirmation asks of the approver: a comment it needs, one they may give, or none the call would send. */
+export function commentAsked(deps: Pick<DecideDeps, 'decisions'>, action: string): CommentAsked {
+  if (deps.decisions?.carriesComment === false) return 'none';
+  return commentRequired(deps, action) ? 'required' : 'optional';
+}
+
+export type CommentAsked = 'required' | 'optional' | 'none';
+
 /** What the Details modal offers for deciding an approval. */
 export type DecisionOffer =
   /** Decisions are not configured or not offered, or there is nothing to decide: the words alone, as before. */

@@ -8,7 +8,7 @@
  */
 
 import type { Button, KnownBlock, ModalView } from '@slack/types';
-import type { DecideOutcome, DecisionOffer } from '../approvals/decide.js';
+import type { CommentAsked, DecideOutcome, DecisionOffer } from '../approvals/decide.js';
 import type { DecisionAbout, DecisionChoiceWire, DecisionState, DecisionStateWire } from '../parse/decision.js';
 import type { TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
@@ -175,7 +175,13 @@ function modal(state: DecisionState, title: ModalView['title'], blocks: KnownBlo
 }
 
 /** Pushed over the Details modal when an action is chosen: what will be decided, and the comment. Nothing is sent before Confirm. */
-export function decisionConfirmView(state: DecisionState, commentRequired: boolean): ModalView {
+export function decisionConfirmView(state: DecisionState, comment: CommentAsked): ModalView {
+  const commentRequired = comment === 'required';
+  const field: KnownBlock[] =
+    comment === 'none'
+      ? // A field whose text the call never sends would take the approver's words and drop them.
+        [context('No comment is asked for: the decision call set up for this workspace does not send one.')]
+      : [commentInput(state, commentRequired)];
   return modal(
     state,
     CONFIRM_TITLE,
@@ -184,27 +190,31 @@ export function decisionConfirmView(state: DecisionState, commentRequired: boole
         ['You are deciding this approval as ', bold(oneLine(state.action, 60)), ':'],
         ...aboutLines(state.details.approvalId, state.about),
       ]),
-      {
-        type: 'input',
-        block_id: COMMENT_FIELD.block,
-        optional: !commentRequired,
-        // Slack marks an optional field "(optional)" itself.
-        label: plain(commentRequired ? `Comment (needed for ${state.action})` : 'Comment', LIMITS.inputLabel),
-        element: {
-          type: 'plain_text_input',
-          action_id: COMMENT_FIELD.action,
-          multiline: true,
-          max_length: MAX_COMMENT_CHARS,
-          ...(commentRequired ? { min_length: 1 } : {}),
-        },
-        hint: plain('Sent to the Command Service with your decision, and kept in countersign’s audit trail.', LIMITS.inputHint),
-      } as KnownBlock,
+      ...field,
       context(
         'Nothing is sent until you press Confirm; Cancel sends nothing. The service is asked again first, so only what it offers now is sent.',
       ),
     ],
     'Confirm',
   );
+}
+
+function commentInput(state: DecisionState, commentRequired: boolean): KnownBlock {
+  return {
+    type: 'input',
+    block_id: COMMENT_FIELD.block,
+    optional: !commentRequired,
+    // Slack marks an optional field "(optional)" itself.
+    label: plain(commentRequired ? `Comment (needed for ${state.action})` : 'Comment', LIMITS.inputLabel),
+    element: {
+      type: 'plain_text_input',
+      action_id: COMMENT_FIELD.action,
+      multiline: true,
+      max_length: MAX_COMMENT_CHARS,
+      ...(commentRequired ? { min_length: 1 } : {}),
+    },
+    hint: plain('Sent to the Command Service with your decision, and kept in countersign’s audit trail.', LIMITS.inputHint),
+  } as KnownBlock;
 }
 
 /** Shown at once on Confirm, while the service is asked. */

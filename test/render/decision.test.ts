@@ -107,7 +107,7 @@ describe('the Details modal’s decision controls', () => {
 describe('the confirmation', () => {
   it('names the approval, the request, who asked and the action, asks for a comment (needed or not), and fits Slack', () => {
     const s = state({ about: { requestName: HOSTILE, requestedBy: HOSTILE, step: 'Manager Approval' } });
-    const view = decisionConfirmView(s, true);
+    const view = decisionConfirmView(s, 'required');
     expect(viewProblems(view)).toEqual([]);
     const text = visible(view.blocks);
     expect(text).toContain('You are deciding this approval as *Rejected*:');
@@ -125,11 +125,19 @@ describe('the confirmation', () => {
       optional: false,
       element: { action_id: COMMENT_FIELD.action, multiline: true, max_length: 2000, min_length: 1 },
     });
-    const optional = decisionConfirmView(state({ action: 'Accepted' }), false).blocks.find((b) => b.type === 'input');
+    const optional = decisionConfirmView(state({ action: 'Accepted' }), 'optional').blocks.find((b) => b.type === 'input');
     expect(optional).toMatchObject({ optional: true, label: { text: 'Comment' } });
     expect(view.submit).toEqual({ type: 'plain_text', text: 'Confirm' });
     expect(view.close).toEqual({ type: 'plain_text', text: 'Cancel' });
     expect(viewProblems(decisionProgressView(s))).toEqual([]);
+  });
+
+  it('asks for no comment when the decision call sends none, and says why', () => {
+    const view = decisionConfirmView(state({ action: 'Accepted' }), 'none');
+    expect(viewProblems(view)).toEqual([]);
+    expect(view.blocks.some((b) => b.type === 'input')).toBe(false);
+    expect(visible(view.blocks)).toContain('No comment is asked for: the decision call set up for this workspace does not send one.');
+    expect(view.submit).toEqual({ type: 'plain_text', text: 'Confirm' });
   });
 
   it('carries its state in private_metadata within 3,000 characters, read back as it was, giving up the page’s query first', () => {

@@ -6,7 +6,7 @@
  */
 
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { commentRequired, recordAsked } from '../../../approvals/decide.js';
+import { commentAsked, recordAsked } from '../../../approvals/decide.js';
 import { decodeDecisionChoice } from '../../../parse/decision.js';
 import { decodeDetailsMetadata } from '../../../parse/details.js';
 import { decisionConfirmView } from '../../../render/decision.js';
@@ -51,7 +51,7 @@ export function decisionChooseAction(deps: SlackDeps) {
     };
     try {
       // First: the trigger is good for 3 seconds only.
-      await client.views.push({ trigger_id: body.trigger_id, view: decisionConfirmView(state, commentRequired(deps, choice.action)) });
+      await client.views.push({ trigger_id: body.trigger_id, view: decisionConfirmView(state, commentAsked(deps, choice.action)) });
     } catch (error) {
       deps.logger.warn({ user: who.userId, error: (error as Error).message }, 'views.push of the decision failed');
       const said = oneLine((error as Error).message, 200);
