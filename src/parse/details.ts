@@ -146,9 +146,18 @@ export function decodeDetailsState(value: unknown): DetailsState | undefined {
   });
 }
 
-/** A Details button's value. */
+/**
+ * A Details button's value: on a page, `[id, owner, query]` or `[id]`; elsewhere, and on pages
+ * posted before the array form, the wire object, still read.
+ */
 export function decodeDetailsButton(value: string | undefined): DetailsRequest | undefined {
-  const state = decodeDetailsWire(json(value, 2000));
+  const parsed = json(value, 2000);
+  const wire = Array.isArray(parsed)
+    ? parsed.length === 1 || parsed.length === 3
+      ? { a: parsed[0], o: 'p', u: parsed[1], q: parsed[2] }
+      : undefined
+    : parsed;
+  const state = decodeDetailsWire(wire);
   return state === undefined ? undefined : { approvalId: state.approvalId, origin: state.origin };
 }
 

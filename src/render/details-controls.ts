@@ -44,17 +44,23 @@ function wire(approvalId: string, origin: DetailsOrigin): DetailsWire {
 }
 
 /**
- * What follows the approval id in a value, as JSON (`,"o":"p",…}`), for the origin whole and bare:
- * the same for every approval of a page, so written once per page (origins are made per page).
+ * What follows the approval id in a value, for the origin whole and bare: the same for every
+ * approval of a page, so written once per page (origins are made per page). A page's Details
+ * value is a JSON array, `[id, owner, query]` or `[id]`: the object form, which Home and the
+ * digest keep, spells out its keys on each of a page's ten buttons (about 30 bytes each, escaped).
  */
 const originTails = new WeakMap<DetailsOrigin, readonly string[]>();
 
 function tailsOf(origin: DetailsOrigin): readonly string[] {
   let tails = originTails.get(origin);
   if (tails === undefined) {
-    const bare: DetailsOrigin = origin.kind === 'page' ? { kind: 'page' } : origin;
+    if (origin.kind === 'page')
+      tails =
+        origin.owner === undefined || origin.query === undefined
+          ? [']']
+          : [`,${JSON.stringify(origin.owner)},${JSON.stringify(origin.query)}]`, ']'];
     // wire() puts the id first: the rest of its JSON is the same whatever the id.
-    tails = [origin, bare].map((o) => JSON.stringify(wire('', o)).slice('{"a":""'.length));
+    else tails = [JSON.stringify(wire('', origin)).slice('{"a":""'.length)];
     originTails.set(origin, tails);
   }
   return tails;
@@ -63,8 +69,9 @@ function tailsOf(origin: DetailsOrigin): readonly string[] {
 /** A Details button's value; the page's query is left out when it would not fit (Refresh is then not offered). */
 export function encodeDetailsValue(approvalId: string, origin: DetailsOrigin): string | undefined {
   const id = JSON.stringify(approvalId);
+  const head = origin.kind === 'page' ? `[${id}` : `{"a":${id}`;
   for (const tail of tailsOf(origin)) {
-    const text = `{"a":${id}${tail}`;
+    const text = `${head}${tail}`;
     if (text.length <= LIMITS.buttonValue) return text;
   }
   return undefined;
@@ -100,6 +107,15 @@ export function encodeDetailsMetadata(state: DetailsState): string {
 export function detailsButton(approval: Approval, origin: DetailsOrigin): Button | undefined {
   const value = isCarriableApprovalId(approval.workItemId) ? encodeDetailsValue(approval.workItemId, origin) : undefined;
   return value === undefined ? undefined : button({ actionId: DETAILS_ACTIONS.open, text: 'Details', value });
+}
+
+/** The Details button as JSON up to its value, from the builder itself, so that the two cannot drift. */
+const DETAILS_BUTTON_HEAD = JSON.stringify(button({ actionId: DETAILS_ACTIONS.open, text: 'Details', value: '' })).slice(0, -'""}'.length);
+
+/** detailsButton written as its JSON, for a page built in its final form. */
+export function detailsButtonJson(approval: Approval, origin: DetailsOrigin): string | undefined {
+  const value = isCarriableApprovalId(approval.workItemId) ? encodeDetailsValue(approval.workItemId, origin) : undefined;
+  return value === undefined ? undefined : `${DETAILS_BUTTON_HEAD}${JSON.stringify(value)}}`;
 }
 
 /** An option's value holds 150 characters; an approval whose id is longer cannot be chosen there. */

@@ -11,7 +11,7 @@ import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
 import { SLASH_COMMANDS, type Slash } from '../parse/slash.js';
 import type { TimeFrame } from '../parse/times.js';
-import { renderApprovalsPage } from '../render/approvals.js';
+import { approvalsPageJson } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
 import {
   renderCollectRefused,
@@ -29,7 +29,7 @@ import type { ApprovalQuery, CollectQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import { type DecisionHold, type Principal, StoreUnavailableError } from '../store/index.js';
 import type { SlackDeps } from './deps.js';
-import { type Respond, ResponseUrlError } from './responder.js';
+import { PreparedBody, type Respond, ResponseUrlError } from './responder.js';
 
 export const ephemeral = (m: Message): RespondArguments => ({
   response_type: 'ephemeral',
@@ -44,6 +44,12 @@ export const inChannel = (m: Message): RespondArguments => ({
   blocks: m.blocks,
 });
 export const replace = (m: Message): RespondArguments => ({ replace_original: true, text: m.text, blocks: m.blocks });
+
+/** A message written as JSON (`{"text":…,"blocks":[…]}`) in the envelope `ephemeral` or `replace` would give it, as a post's body. */
+export function preparedAs(how: 'ephemeral' | 'replace', messageJson: string): PreparedBody {
+  const envelope = how === 'replace' ? '{"replace_original":true,' : '{"response_type":"ephemeral","replace_original":false,';
+  return new PreparedBody(`${envelope}${messageJson.slice(1)}`);
+}
 
 export async function answerFailure(
   deps: SlackDeps,
@@ -107,7 +113,7 @@ export async function answerApprovals(
       const holds = await decidedAmong(deps, outcome.approvals);
       const listed = justDecided !== undefined && outcome.approvals.some((a) => a.workItemId === justDecided.approval.workItemId);
       if (justDecided !== undefined) holds.set(justDecided.approval.workItemId, justDecided.hold);
-      const message = renderApprovalsPage({
+      const message = approvalsPageJson({
         query: outcome.query,
         approvals: outcome.approvals,
         userId: who.userId,
@@ -117,7 +123,7 @@ export async function answerApprovals(
         decided: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])),
         justDecided: justDecided === undefined || listed ? [] : [justDecided.approval],
       });
-      return void (await respond(how === 'replace' ? replace(message) : ephemeral(message)));
+      return void (await respond(preparedAs(how, message)));
     }
     case 'not-linked':
       deps.metrics.outcome('not_linked');

@@ -7,7 +7,12 @@
 import type { RespondArguments } from '@slack/bolt';
 import { Agent, type Dispatcher, request } from 'undici';
 
-export type Respond = (message: RespondArguments) => Promise<void>;
+/** A message already written as the JSON body of its post (the /approvals page): sent as it is, not stringified again. */
+export class PreparedBody {
+  constructor(readonly json: string) {}
+}
+
+export type Respond = (message: RespondArguments | PreparedBody) => Promise<void>;
 
 export interface Responder {
   to(responseUrl: string): Respond;
@@ -32,7 +37,7 @@ export function createResponder(
     to(responseUrl) {
       return async (message) => {
         if (!/^https?:\/\//.test(responseUrl)) throw new TypeError('the request carried no usable response_url');
-        const body = JSON.stringify(message);
+        const body = message instanceof PreparedBody ? message.json : JSON.stringify(message);
         for (let attempt = 1; ; attempt++) {
           let status: number;
           let retryAfter: string | undefined;

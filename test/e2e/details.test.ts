@@ -4,6 +4,7 @@
  * fails on close if any was refused).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeDetailsButton } from '../../src/parse/details.js';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { LINK_FIELDS } from '../../src/render/link.js';
@@ -70,7 +71,7 @@ async function adaPage(text = 'page-size:10'): Promise<{ answer: ResponseBody; r
 }
 
 const detailsButtons = (answer: ResponseBody | undefined) => buttonsOf(answer).filter((b) => b.action_id === DETAILS_ACTIONS.open);
-const approvalIdOf = (value: string | undefined) => (JSON.parse(value ?? '{}') as { a: string }).a;
+const approvalIdOf = (value: string | undefined) => decodeDetailsButton(value)?.approvalId ?? '';
 
 describe('Details of an approval', () => {
   it('puts Details beside Open on each approval, opens a loading view with the click’s trigger, then shows the details and items', async () => {
@@ -93,6 +94,19 @@ describe('Details of an approval', () => {
     expect(text).toMatch(/In the service this step can end as \*\w+/);
     expect(text).toContain('[Open in the service]');
     expect(view.title).toEqual({ type: 'plain_text', text: 'Approval details' });
+  });
+
+  it('still opens from a Details button posted before its value was shortened, keeping the page for Refresh', async () => {
+    const { answer } = await adaPage();
+    const id = approvalIdOf(detailsButtons(answer)[0]?.value);
+    expect(detailsButtons(answer)[0]?.value).toBe(JSON.stringify([id, 'UADA', { 'page-size': 10 }]));
+    // The object form every page carried until then: the asker and the query spelled out with their keys.
+    const old = JSON.stringify({ a: id, o: 'p', u: 'UADA', q: { 'page-size': 10 } });
+    const { text, view } = await clickDetails('UADA', old);
+    expect(text).toContain(`Approval id \`${id}\``);
+    expect(text).toContain('What the request asks for');
+    expect(decodeDetailsButton(old)).toEqual(decodeDetailsButton(detailsButtons(answer)[0]?.value));
+    expect(JSON.parse(view.private_metadata ?? '{}')).toMatchObject({ a: id, o: 'p', u: 'UADA', q: { 'page-size': 10 } });
   });
 
   it('pages the request’s items inside the modal, in place', async () => {

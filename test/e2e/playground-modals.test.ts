@@ -12,6 +12,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startCountersign } from '../../src/main.js';
+import { decodeDetailsButton } from '../../src/parse/details.js';
 import { startLocal } from '../../src/playground/local.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { visible } from '../helpers/visible.js';
@@ -81,7 +82,7 @@ describe('modals in the playground', () => {
     const message = listed.messages.filter((m) => m.blocks.some((b) => b.type === 'actions')).at(-1);
     const buttons = (message?.blocks ?? []).flatMap((b) => b.elements ?? []).filter((e) => e.action_id === 'approval:details');
     for (const button of buttons) {
-      approvalId = (JSON.parse(button.value ?? '{}') as { a: string }).a;
+      approvalId = decodeDetailsButton(button.value)?.approvalId ?? '';
       await page('/playground/action', {
         user: 'U0DEMOADA',
         surface: 'message',

@@ -27,6 +27,7 @@ import type {
   ServiceClient,
 } from '../../src/service/index.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
+import { PreparedBody } from '../../src/slack/responder.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 export type Call =
@@ -188,10 +189,11 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
   /** The user groups whose members were asked of the chat port, in order. */
   const groupLookups: string[] = [];
   let responseUrlFails = false;
-  const respond = async (r: RespondArguments) => {
+  const respond = async (r: RespondArguments | PreparedBody) => {
     fake.events.push('respond');
     if (responseUrlFails) throw new Error('response_url answered 404');
-    responses.push(r);
+    // A page written as its JSON is looked at as Slack would read it.
+    responses.push(r instanceof PreparedBody ? (JSON.parse(r.json) as RespondArguments) : r);
   };
   const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 5).toString('base64')));
   const now = () => new Date(options.now ?? '2026-11-22T06:30:00Z');

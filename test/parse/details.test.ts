@@ -188,7 +188,21 @@ describe('the shortcuts of a page of Details buttons', () => {
       query: { state: 'completed' as const, 'entitlement-name': 'Ünïcode "quoted" \\' },
     };
     for (const id of ['1:A:1', '10198:WPDS:1', '1:"é\\x":2'])
-      expect(encodeDetailsValue(id, origin)).toBe(JSON.stringify({ a: id, o: 'p', u: 'UADA', q: origin.query }));
+      expect(encodeDetailsValue(id, origin)).toBe(JSON.stringify([id, 'UADA', origin.query]));
+    expect(encodeDetailsValue('1:A:1', { kind: 'page' })).toBe('["1:A:1"]');
     expect(encodeDetailsValue('1:A:1', { kind: 'home' })).toBe('{"a":"1:A:1","o":"h"}');
+  });
+
+  it('reads a page’s Details as posted before the short form, so that buttons already in Slack keep working', () => {
+    const query = { state: 'completed' as const, 'page-size': 5 };
+    expect(decodeDetailsButton(JSON.stringify({ a: '1:A:1', o: 'p', u: 'UADA', q: query }))).toEqual({
+      approvalId: '1:A:1',
+      origin: { kind: 'page', owner: 'UADA', query },
+    });
+    expect(decodeDetailsButton('{"a":"1:A:1","o":"p"}')).toEqual({ approvalId: '1:A:1', origin: { kind: 'page' } });
+    // The short form read as strictly: an array of another length, or with a bad id, did not come from us.
+    for (const value of ['[]', '["1:A:1","UADA"]', '["nope","UADA",{}]', '[1,"UADA",{}]', '["1:A:1","UADA",{},1]'])
+      expect(decodeDetailsButton(value)).toBeUndefined();
+    expect(decodeDetailsButton('["1:A:1","not-a-user",{}]')).toEqual({ approvalId: '1:A:1', origin: { kind: 'page' } });
   });
 });

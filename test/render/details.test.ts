@@ -485,7 +485,12 @@ describe('Details controls', () => {
       [DETAILS_ACTIONS.open, 'approval:open'],
       [DETAILS_ACTIONS.open, 'approval:open'],
     ]);
-    expect(JSON.parse(rows[0]?.elements[0]?.value ?? '')).toEqual({ a: '1001:WPDS:1', o: 'p', u: 'UADA', q: { 'page-size': 10 } });
+    // A page's Details carries [id, asker, query]: the same on every button, so without the object's keys.
+    expect(JSON.parse(rows[0]?.elements[0]?.value ?? '')).toEqual(['1001:WPDS:1', 'UADA', { 'page-size': 10 }]);
+    expect(decodeDetailsButton(rows[0]?.elements[0]?.value)).toEqual({
+      approvalId: '1001:WPDS:1',
+      origin: { kind: 'page', owner: 'UADA', query: { 'page-size': 10 } },
+    });
     const off = renderApprovalsPage({ ...input, details: false });
     expect(JSON.stringify(off.blocks)).not.toContain(DETAILS_ACTIONS.open);
   });
