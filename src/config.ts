@@ -108,13 +108,20 @@ export interface SocketConfig extends ConnectedConfig {
 export type SlackConfig = HttpConfig | SocketConfig;
 export type Config = LocalConfig | SlackConfig;
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /** Where an approval's id goes in APPROVAL_URL_TEMPLATE. */
 export const APPROVAL_URL_PLACEHOLDER = '{WorkItemId}';
 
-/** The service's page for an approval, from APPROVAL_URL_TEMPLATE (the id URL-encoded); undefined without a template. */
-export function approvalPages(template: string | undefined): ((workItemId: string) => string) | undefined {
+/**
+ * The service's page for an approval, from APPROVAL_URL_TEMPLATE (the id URL-encoded); undefined
+ * without a template, and for an id no URL can carry (half a surrogate pair), which then goes
+ * without its Open button rather than taking the whole page down.
+ */
+export function approvalPages(template: string | undefined): ((workItemId: string) => string | undefined) | undefined {
   if (template === undefined) return undefined;
-  return (workItemId) => template.split(APPROVAL_URL_PLACEHOLDER).join(encodeURIComponent(workItemId));
+  const parts = template.split(APPROVAL_URL_PLACEHOLDER);
+  return (workItemId) => (LONE_SURROGATE.test(workItemId) ? undefined : parts.join(encodeURIComponent(workItemId)));
 }
 
 /** Who may start collections, where; empty lists mean no restriction of that kind. */

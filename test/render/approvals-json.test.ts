@@ -73,12 +73,8 @@ const carriableId = fc
   .map(([a, b, c]) => `${a}:${b}:${c}`);
 
 const approval = fc.record<Approval>({
-  // Well formed: a lone surrogate in an id breaks APPROVAL_URL_TEMPLATE's encodeURIComponent, in either renderer (left for its own fix).
-  workItemId: fc.oneof(
-    carriableId,
-    carriableId,
-    text.filter((t) => !/[\ud800-\udfff]/.test(t.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))),
-  ),
+  // Any text, half a surrogate pair included: such an id goes without its Open button.
+  workItemId: fc.oneof(carriableId, carriableId, text),
   workItemName: text,
   requestName: text,
   dueDate: timestamp,

@@ -280,6 +280,23 @@ describe('Open buttons', () => {
     expect(page('x'.repeat(LIMITS.buttonUrl))).not.toContain(OPEN_ACTION);
   });
 
+  it('offers no Open for an id that cannot be put in a URL (half a surrogate pair), and still shows the page', () => {
+    const pages = approvalPages(template);
+    expect(pages?.('10\ud800:WPDS:1')).toBeUndefined();
+    const shown = renderApprovalsPage({
+      query: {},
+      approvals: [{ ...approval(1), workItemId: '10\ud800:WPDS:1' }, approval(2)],
+      userId: 'U1',
+      frame: FRAME,
+      approvalLinks: pages,
+    });
+    expect(messageProblems(shown)).toEqual([]);
+    const opens = shown.blocks.flatMap((b) =>
+      b.type === 'actions' ? (b.elements as Array<{ action_id: string }>).filter((e) => e.action_id === OPEN_ACTION) : [],
+    );
+    expect(opens).toHaveLength(1);
+  });
+
   it('puts one on each approval of a page, or links inline when entries are packed', () => {
     const query = { state: 'pending' as const, 'page-size': 10 };
     const page = renderApprovalsPage({
