@@ -137,10 +137,12 @@ export type DecideOutcome =
   | { kind: 'not-done'; why: NotDoneWhy; error: AnyServiceError }
   /**
    * Sent, and no answer said how it went (`error`: why). `details`: what the service shows now, when
-   * it answered. `confirmed`: it shows the approval completed as the very action sent, so it went
-   * through; otherwise nothing is claimed. `retryAt`: when it may be decided here again.
+   * it answered. `sameAction`: it shows the approval completed as the very action sent; even then
+   * nothing is claimed, since another approver may have taken that action meanwhile and the service
+   * names who in words countersign cannot match to a Slack user. `retryAt`: when it may be decided
+   * here again.
    */
-  | { kind: 'unknown'; error: unknown; details?: ApprovalDetails | undefined; retryAt: Date; confirmed: boolean }
+  | { kind: 'unknown'; error: unknown; details?: ApprovalDetails | undefined; retryAt: Date; sameAction: boolean }
   /** Nothing was decided: the check before sending failed, or the call never reached the service (`error` says which). */
   | { kind: 'failed'; error: unknown };
 
@@ -312,7 +314,7 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
     if (!sending) await release();
     log.error({ error: (error as Error).message, sending }, 'deciding failed');
     return sending
-      ? { kind: 'unknown', error, retryAt: new Date(at.getTime() + deps.decisionHoldMs), confirmed: false }
+      ? { kind: 'unknown', error, retryAt: new Date(at.getTime() + deps.decisionHoldMs), sameAction: false }
       : { kind: 'failed', error };
   }
 
@@ -404,28 +406,20 @@ async function afterFailure(
     log.warn({ error: errorFields(again).error }, 'the approval could not be read again either');
   }
   const seen = details && seenOf(details);
-  // Only the very action sent, completed, says it went through; completed otherwise, it was decided
-  // by someone else or another way, and nothing is claimed for this decision.
-  const confirmed = details !== undefined && details.completedDate !== '' && details.state === request.action;
-  if (confirmed) {
-    await settle(deps, log, request, 'done', now, now);
-    await step({ step: 'answered', result: 'done', seen, after: fields.error }).catch((e: unknown) =>
-      log.error({ error: (e as Error).message }, 'could not record the answer in the audit trail'),
-    );
-    return { kind: 'unknown', error, details, retryAt: now, confirmed: true };
-  }
   if (details !== undefined && details.completedDate !== '') {
-    // Completed, and not as sent: a fresh check refuses any new decision on it, so it is given back now.
+    // Completed, even as the very action sent, may be another approver's doing: nothing is claimed
+    // for this decision (no "by you", the trail says unknown with what the service shows), and since
+    // a fresh check refuses any new decision on it, the hold is given back now.
     await release();
     await step({ step: 'answered', result: 'unknown', ...fields, seen }).catch((e: unknown) =>
       log.error({ error: (e as Error).message }, 'could not record the answer in the audit trail'),
     );
-    return { kind: 'unknown', error, details, retryAt: now, confirmed: false };
+    return { kind: 'unknown', error, details, retryAt: now, sameAction: details.state === request.action };
   }
   // Still waiting, or not readable: the call may yet land, so the hold stays until it cannot, then gives way.
   await settle(deps, log, request, 'unsettled', now, retryAt);
   await step({ step: 'answered', result: 'unknown', ...fields, seen }).catch((e: unknown) =>
     log.error({ error: (e as Error).message }, 'could not record the answer in the audit trail'),
   );
-  return { kind: 'unknown', error, details, retryAt, confirmed: false };
+  return { kind: 'unknown', error, details, retryAt, sameAction: false };
 }

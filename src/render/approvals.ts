@@ -294,9 +294,12 @@ function pageEnd(input: ApprovalsPageInput, f: PageFrame): { blocks: KnownBlock[
       : `${where}: ${approvals.length} shown${more ? ', more on the next page' : ''}. ${approvals
           .map((a) => oneLine(a.requestName || '(unnamed request)', 80))
           .join('; ')}`;
-  const decidedNow = f.justDecided.map(
-    (a) => `${oneLine(marks.get(a.workItemId)?.action ?? '', 60)} by you: ${oneLine(a.requestName || '(unnamed request)', 80)}. `,
-  );
+  const decidedNow = f.justDecided.map((a) => {
+    const mark = marks.get(a.workItemId);
+    // A name would ping in a notification: the blocks name them, the fallback says who in words.
+    const by = mark?.userId === input.userId ? 'by you' : 'by another approver (from Slack)';
+    return `${oneLine(mark?.action ?? '', 60)} ${by}: ${oneLine(a.requestName || '(unnamed request)', 80)}. `;
+  });
   return { blocks, text: fallback(`${decidedNow.join('')}${plain}`) };
 }
 

@@ -435,11 +435,16 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
       const d = outcome.details;
       const why = unknownReason(outcome.error);
       const reason = `${why.charAt(0).toUpperCase()}${why.slice(1)}`;
-      if (outcome.confirmed && d !== undefined) {
+      if (outcome.sameAction && d !== undefined) {
         paragraphs = [
-          [emoji('white_check_mark'), ` ${reason}, but it shows the approval completed as `, bold(oneLine(state.action, 60)), ' now.'],
+          [
+            emoji('ballot_box_with_check'),
+            ` ${reason}, but it shows the approval completed as `,
+            bold(oneLine(state.action, 60)),
+            ' now, the action you sent.',
+          ],
           seenLine(d, input.frame),
-          ['So your decision went through.'],
+          ['countersign cannot tell from here whether yours did it or another approver’s: the service’s own history says.'],
           ...about,
         ];
       } else if (d !== undefined && d.completedDate !== '') {

@@ -319,7 +319,7 @@ describe('decide: what the service answers', () => {
     expect(s.decided()).toHaveLength(2);
   });
 
-  it('a timeout whose call did land: never sent again, the service read again, and the approver told it went through', async () => {
+  it('a timeout whose call did land: never sent again, the service read again, what it shows told, and nothing claimed as theirs', async () => {
     const t = build({
       decide: async (values) => {
         t.complete(values.action);
@@ -330,15 +330,21 @@ describe('decide: what the service answers', () => {
     const outcome = await decide(t.deps, ADA, t.request('Accepted'));
     expect(outcome).toMatchObject({
       kind: 'unknown',
-      confirmed: true,
+      sameAction: true,
       details: { state: 'Accepted', completedDate: '2026-11-22 06:29:00.0' },
     });
     expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'findApprovals', 'decide', 'getApprovalDetails']);
-    expect(await t.hold()).toMatchObject({ state: 'done' });
+    // Another approver may have taken the same action meanwhile: the service does not say who in a
+    // way countersign can match, so no "Accepted by you" anywhere, and the trail says unknown.
+    expect(await t.hold()).toBeUndefined();
+    expect([...(await decidedAmong(t.deps, [{ workItemId: ID } as never])).keys()]).toEqual([]);
     expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
-      outcome: 'done',
-      answer: { result: 'done', after: 'service-unavailable', seen: { pending: false, state: 'Accepted' } },
+      outcome: 'unknown',
+      answer: { result: 'unknown', error: 'service-unavailable', seen: { pending: false, state: 'Accepted' } },
     });
+    // Tried again, it is checked first and refused as completed; nothing more is sent.
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'refused', refusal: { kind: 'not-pending' } });
+    expect(t.decided()).toHaveLength(1);
   });
 
   it('a timeout after which the service shows it completed as another action: nothing claimed, recorded unknown, given back', async () => {
@@ -351,7 +357,7 @@ describe('decide: what the service answers', () => {
     });
     await t.link('UADA');
     const outcome = await decide(t.deps, ADA, t.request('Accepted'));
-    expect(outcome).toMatchObject({ kind: 'unknown', confirmed: false, details: { state: 'Rejected' } });
+    expect(outcome).toMatchObject({ kind: 'unknown', sameAction: false, details: { state: 'Rejected' } });
     // Not "Accepted by you" anywhere: no hold that is done, and the trail says unknown.
     expect(await t.hold()).toBeUndefined();
     expect([...(await decidedAmong(t.deps, [{ workItemId: ID } as never])).keys()]).toEqual([]);
@@ -375,7 +381,7 @@ describe('decide: what the service answers', () => {
     const outcome = await decide(t.deps, ADA, t.request());
     expect(outcome).toMatchObject({
       kind: 'unknown',
-      confirmed: false,
+      sameAction: false,
       details: { completedDate: '' },
       error: { kind: 'unexpected-response' },
     });
@@ -524,7 +530,7 @@ describe('decide: the hold is kept only while it is this decision’s', () => {
       },
     });
     await t.link('UADA');
-    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'unknown', confirmed: false });
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'unknown', sameAction: false });
     expect(await t.hold()).toMatchObject({ decisionId: 'decision-eve', state: 'sending' });
     expect(t.logs.some((l) => l.includes('"level":"warn"') && l.includes('no longer this decision'))).toBe(true);
   });

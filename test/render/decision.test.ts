@@ -256,17 +256,17 @@ describe('what came of it', () => {
       ['(its administrators have switched them off), so countersign stops offering them'],
     ],
     [
-      'unknown, confirmed: completed as the very action sent',
+      'unknown, completed as the very action sent: what the service shows, and not claimed as theirs',
       {
         kind: 'unknown',
         error: new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' }),
         details,
         retryAt: AT,
-        confirmed: true,
+        sameAction: true,
       },
       [
-        'The Command Service did not answer in time, but it shows the approval completed as *Rejected* now.',
-        'So your decision went through.',
+        'The Command Service did not answer in time, but it shows the approval completed as *Rejected* now, the action you sent.',
+        'countersign cannot tell from here whether yours did it or another approver’s: the service’s own history says.',
       ],
     ],
     [
@@ -276,7 +276,7 @@ describe('what came of it', () => {
         error: new ServiceUnavailableError('dropped', 'lost', { command: 'performWorkItem' }),
         details: { ...details, state: 'Accepted' },
         retryAt: AT,
-        confirmed: false,
+        sameAction: false,
       },
       [
         'countersign could not confirm your decision: the connection to the Command Service closed before it answered, and it shows the approval decided otherwise now.',
@@ -290,7 +290,7 @@ describe('what came of it', () => {
         error: new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' }),
         details: fakeDetails(),
         retryAt: AT,
-        confirmed: false,
+        sameAction: false,
       },
       [
         'countersign could not confirm your decision: the Command Service did not answer in time, and it still shows this approval waiting. Your decision may still arrive.',
@@ -303,7 +303,7 @@ describe('what came of it', () => {
         kind: 'unknown',
         error: new UnexpectedResponseError('not valid JSON', { command: 'performWorkItem', status: 200 }),
         retryAt: AT,
-        confirmed: false,
+        sameAction: false,
       },
       ['could not confirm your decision: the Command Service answered, but its answer could not be read, and it could not be asked again.'],
     ],
@@ -313,7 +313,7 @@ describe('what came of it', () => {
         kind: 'unknown',
         error: new ServiceUnavailableError('server-error', 'failed', { command: 'performWorkItem', status: 502 }),
         retryAt: AT,
-        confirmed: false,
+        sameAction: false,
       },
       ['the Command Service failed on its side (status 502)'],
     ],
@@ -332,7 +332,9 @@ describe('what came of it', () => {
       expect(text).not.toMatch(/performWorkItem|getApprovalDetails/);
       expect(mrkdwnTexts(view.blocks).join('\n')).not.toContain('evil');
       // Never "done" for what the service did not take.
-      if (outcome.kind !== 'done' && !(outcome.kind === 'unknown' && outcome.confirmed)) expect(text).not.toMatch(/Done:|went through\./);
+      if (outcome.kind !== 'done') expect(text).not.toMatch(/Done:|went through/);
+      // Nor "by you" for an outcome nobody answered.
+      if (outcome.kind === 'unknown') expect(text).not.toContain('by you');
     });
   }
 
@@ -393,5 +395,19 @@ describe('a list with an approval decided from it', () => {
     const details = m.blocks.flatMap((b) => (b.type === 'actions' ? b.elements : [])).filter((e) => e.action_id === 'approval:details');
     expect(details).toHaveLength(1);
     expect(m.text).toMatch(/^Rejected by you: Add Access for Turing 9\. Pending approvals: 2 shown\./);
+  });
+
+  it('says in the notification, too, when another approver decided the one just shown first', () => {
+    const m = renderApprovalsPage({
+      query: { state: 'pending' },
+      approvals: [approval(1)],
+      userId: 'U0ADA',
+      frame: FRAME,
+      decided: new Map([['1009:WPDS:1', { action: 'Rejected', at: AT, userId: 'U0EVE' }]]),
+      justDecided: [approval(9)],
+    });
+    expect(visible(m.blocks)).toContain('*Rejected* by <@U0EVE>');
+    expect(m.text).toMatch(/^Rejected by another approver \(from Slack\): Add Access for Turing 9\. /);
+    expect(m.text).not.toContain('by you');
   });
 });

@@ -125,7 +125,7 @@ async function updateDecision(deps: SlackDeps, client: WebClient, viewId: string
 /** Whether the service has it decided now, as far as this outcome tells. */
 function decidedNow(outcome: DecideOutcome): boolean {
   if (outcome.kind === 'done') return true;
-  if (outcome.kind === 'unknown') return outcome.confirmed;
+  if (outcome.kind === 'unknown') return outcome.details !== undefined && outcome.details.completedDate !== '';
   return outcome.kind === 'refused' && (outcome.refusal.kind === 'already-decided' || outcome.refusal.kind === 'not-pending');
 }
 
