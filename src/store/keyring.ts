@@ -6,6 +6,7 @@
 
 import type { Secret } from '../runtime/secret.js';
 import { DecryptError, TokenCipher } from './cipher.js';
+import { Kept } from './kept.js';
 import type { Principal } from './types.js';
 
 /** How long a decrypted token is kept at hand, and how many at most. */
@@ -20,11 +21,13 @@ export class Keyring {
    * (an unlinked token is never found), but the same ciphertext is only decrypted once every few
    * minutes. Decryption gives the same token for the same row and ciphertext, so this changes no
    * answer; it keeps a token in this process's memory a few minutes longer, in the process that
-   * holds the key to every token anyway. Cleared whenever links change on this instance.
+   * holds the key to every token anyway, and each goes when its minutes are up, read again or not.
+   * Cleared whenever links change on this instance.
    */
-  readonly #recent = new Map<string, { token: Secret; until: number }>();
+  readonly #recent: Kept<Secret>;
 
-  constructor(current: Secret, previous?: Secret) {
+  constructor(current: Secret, previous?: Secret, now?: () => number) {
+    this.#recent = new Kept<Secret>(RECENT_MS, MAX_RECENT, now);
     this.current = new TokenCipher(current);
     this.#all = previous === undefined ? [this.current] : [this.current, new TokenCipher(previous)];
   }
@@ -36,25 +39,24 @@ export class Keyring {
   decrypt(value: string, who: Principal, command: string): Secret {
     const associated = associatedData(who, command);
     const recentKey = `${associated}\u0000${value}`;
-    // How long a decrypted token is kept is a duration, not a date: the monotonic clock measures it.
-    const now = performance.now();
     const recent = this.#recent.get(recentKey);
-    if (recent !== undefined && recent.until > now) return recent.token;
+    if (recent !== undefined) return recent.value;
     const keyId = value.split(':')[1];
     const cipher = this.#all.find((c) => c.keyId === keyId);
     if (cipher === undefined) throw new DecryptError('other-key', keyId);
     const token = cipher.decrypt(value, associated);
-    if (this.#recent.size >= MAX_RECENT) {
-      for (const [k, r] of this.#recent) if (r.until <= now) this.#recent.delete(k);
-      if (this.#recent.size >= MAX_RECENT) this.#recent.clear();
-    }
-    this.#recent.set(recentKey, { token, until: now + RECENT_MS });
+    this.#recent.set(recentKey, token);
     return token;
   }
 
   /** Links changed: nothing decrypted before is kept. */
   forgetDecrypted(): void {
     this.#recent.clear();
+  }
+
+  /** How many decrypted tokens are kept at hand now. */
+  get decryptedKept(): number {
+    return this.#recent.size;
   }
 }
 
