@@ -235,6 +235,8 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
         log.error({ error: (error as Error).message }, 'could not give the approval back; it frees itself in time'),
       );
   let sending = false;
+  // When the hold was last renewed: it gives way decisionHoldMs after, which is when it may be decided again.
+  let heldFrom = at;
   try {
     await step({ step: 'confirmed', comment });
     let details: ApprovalDetails;
@@ -286,6 +288,7 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
       return refuse({ kind: 'hold-lost' }, details);
     }
 
+    heldFrom = sendAt;
     await step({ step: 'sent' });
     sending = true;
     log.info({ command: config.call.command, method: config.call.method, commentChars: comment.length }, 'sending the decision');
@@ -314,7 +317,7 @@ export async function decide(deps: DecideDeps, who: Principal, request: Decision
     if (!sending) await release();
     log.error({ error: (error as Error).message, sending }, 'deciding failed');
     return sending
-      ? { kind: 'unknown', error, retryAt: new Date(at.getTime() + deps.decisionHoldMs), sameAction: false }
+      ? { kind: 'unknown', error, retryAt: new Date(heldFrom.getTime() + deps.decisionHoldMs), sameAction: false }
       : { kind: 'failed', error };
   }
 
