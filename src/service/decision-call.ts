@@ -6,6 +6,8 @@
  * says what is wrong, naming the variable); filled in here for each decision. Pure.
  */
 
+import { escapeXmlValue } from './formats.js';
+
 export const PLACEHOLDERS = ['id', 'action', 'comment'] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
@@ -165,23 +167,6 @@ export function parseDecisionCall(
 
 function fill(parts: readonly TemplatePart[], values: DecisionValues, escapeValue: (v: string) => string): string {
   return parts.map((p) => ('text' in p ? p.text : escapeValue(values[p.value]))).join('');
-}
-
-const XML_ESCAPES: Record<string, string> = {
-  '<': '&lt;',
-  '>': '&gt;',
-  '&': '&amp;',
-  "'": '&apos;',
-  '"': '&quot;',
-  // An attribute's value is normalised on reading: a line break or tab written as itself becomes a space.
-  '\n': '&#10;',
-  '\r': '&#13;',
-  '\t': '&#9;',
-};
-
-/** `&`, `<`, `>`, both quotes, and line breaks and tabs as references: safe in element text and in attributes alike. */
-export function escapeXmlValue(value: string): string {
-  return value.replace(/[<>&'"\n\r\t]/g, (c) => XML_ESCAPES[c] as string);
 }
 
 const BODY_ESCAPE: Record<BodyType, (v: string) => string> = {

@@ -120,3 +120,20 @@ export function excerpt(text: string, max = 120): string {
 export function escapeXml(value: string): string {
   return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
 }
+
+const XML_ESCAPES: Record<string, string> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  "'": '&apos;',
+  '"': '&quot;',
+  // An attribute's value is normalised on reading: a line break or tab written as itself becomes a space.
+  '\n': '&#10;',
+  '\r': '&#13;',
+  '\t': '&#9;',
+};
+
+/** `&`, `<`, `>`, both quotes, and line breaks and tabs as references: safe in element text and in attributes alike. */
+export function escapeXmlValue(value: string): string {
+  return value.replace(/[<>&'"\n\r\t]/g, (c) => XML_ESCAPES[c] as string);
+}

@@ -3,17 +3,21 @@
  * request back (its headers, its body), and an error reaches logs and users.
  */
 
-import { escapeXml } from './formats.js';
+import { escapeXml, escapeXmlValue } from './formats.js';
 
 const REDACTED = '[redacted]';
 
 /**
- * Each secret in every form it may be quoted in: as sent, percent-encoded, XML-escaped and
- * JSON-escaped; and a text that ends inside one (an error page is read only so far) loses that end too.
+ * Each secret in every form it may be quoted in: as sent, percent-encoded, XML-escaped (line breaks
+ * and tabs as themselves, or as references, as a decision's body sends them) and JSON-escaped; and a text that ends inside one (an error page is read only so far) loses that end too.
  */
 export function redactor(secrets: readonly string[]): (text: string) => string {
   const forms = [
-    ...new Set(secrets.filter((v) => v !== '').flatMap((v) => [v, encodeURIComponent(v), escapeXml(v), JSON.stringify(v).slice(1, -1)])),
+    ...new Set(
+      secrets
+        .filter((v) => v !== '')
+        .flatMap((v) => [v, encodeURIComponent(v), escapeXml(v), escapeXmlValue(v), JSON.stringify(v).slice(1, -1)]),
+    ),
   ].sort((a, b) => b.length - a.length);
   return (text) => {
     let out = text;
