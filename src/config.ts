@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './runtime/logger.js';
 import { Secret } from './runtime/secret.js';
 import { type DecisionCall, parseDecisionCall } from './service/decision-call.js';
+import { LONE_SURROGATE } from './service/query.js';
 
 export type Mode = Config['mode'];
 
@@ -107,8 +108,6 @@ export interface SocketConfig extends ConnectedConfig {
 
 export type SlackConfig = HttpConfig | SocketConfig;
 export type Config = LocalConfig | SlackConfig;
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Where an approval's id goes in APPROVAL_URL_TEMPLATE. */
 export const APPROVAL_URL_PLACEHOLDER = '{WorkItemId}';

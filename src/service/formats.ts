@@ -116,11 +116,6 @@ export function excerpt(text: string, max = 120): string {
   return flat.length <= max && start === text ? flat : `${flat.slice(0, max)}…`;
 }
 
-/** Text as XML element content or an attribute value: a request body's values, and a secret as an XML body quotes it. */
-export function escapeXml(value: string): string {
-  return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c] as string);
-}
-
 const XML_ESCAPES: Record<string, string> = {
   '<': '&lt;',
   '>': '&gt;',
@@ -132,6 +127,11 @@ const XML_ESCAPES: Record<string, string> = {
   '\r': '&#13;',
   '\t': '&#9;',
 };
+
+/** Text as XML element content, line breaks and tabs as themselves: the sign-in's body, and a secret as such a body quotes it. */
+export function escapeXml(value: string): string {
+  return value.replace(/[<>&'"]/g, (c) => XML_ESCAPES[c] as string);
+}
 
 /** `&`, `<`, `>`, both quotes, and line breaks and tabs as references: safe in element text and in attributes alike. */
 export function escapeXmlValue(value: string): string {

@@ -25,6 +25,9 @@ export function isServiceDate(value: string): boolean {
 
 export const serviceDate = z.string().refine(isServiceDate, 'a date such as 31-jan-2026 (dd-mmm-yyyy, lower-case month)');
 
+/** Half of a surrogate pair alone: no UTF-8, URL or XML can carry it. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * Characters that never belong in a value and can disguise one wherever it is shown again (a
  * channel, a terminal running `countersign audit`): C0 and C1 controls (U+0085 breaks a line,
@@ -32,8 +35,9 @@ export const serviceDate = z.string().refine(isServiceDate, 'a date such as 31-j
  * marks, embeddings, overrides and isolates that reorder text on screen. Also what XML 1.0 cannot
  * carry at all (a decision's body may be XML): half of a surrogate pair alone, U+FFFE and U+FFFF.
  */
-const UNSAFE_CHARACTER =
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const UNSAFE_CHARACTER = new RegExp(
+  `[\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufffe\\uffff]|${LONE_SURROGATE.source}`,
+);
 
 /** Every such character, for replacing them when printing a stored value. */
 export const UNSAFE_CHARACTERS = new RegExp(UNSAFE_CHARACTER.source, 'g');
