@@ -576,6 +576,12 @@ describe('countersign audit', () => {
   const KEY = Buffer.alloc(32, 4).toString('base64');
   const db = join(dir, 'audit', 'countersign.db');
   const env = { DATABASE_URL: `sqlite:${db}`, TOKEN_ENCRYPTION_KEY: KEY };
+  /** A database of the test's own under `name`: the CLI's environment for it, and the store to write its rows. */
+  const ownStore = async (name: string) => {
+    const path = join(dir, name, 'countersign.db');
+    const { SqliteStore } = await import('../src/store/sqlite.js');
+    return { env: { DATABASE_URL: `sqlite:${path}`, TOKEN_ENCRYPTION_KEY: KEY }, store: new SqliteStore(path, new Secret(KEY)) };
+  };
 
   it('prints every attempt oldest first, as a table or JSON lines, filtered by time and channel', async () => {
     const { SqliteStore } = await import('../src/store/sqlite.js');
@@ -655,10 +661,7 @@ describe('countersign audit', () => {
   });
 
   it('words every outcome and run state as a person reads them, never the stored codes', async () => {
-    const wordsDb = join(dir, 'audit-words', 'countersign.db');
-    const wordsEnv = { DATABASE_URL: `sqlite:${wordsDb}`, TOKEN_ENCRYPTION_KEY: KEY };
-    const { SqliteStore } = await import('../src/store/sqlite.js');
-    const store = new SqliteStore(wordsDb, new Secret(KEY));
+    const { env: wordsEnv, store } = await ownStore('audit-words');
     const NOW = Date.parse('2026-12-31T22:30:00Z');
     const base = { teamId: 'T1', channelId: 'C0ONE', userId: 'UOSCAR' };
     await store.recordCollectStep({
@@ -719,10 +722,7 @@ describe('countersign audit', () => {
   });
 
   it('escapes control and bidirectional characters in what it prints, so a stored value cannot steer the terminal', async () => {
-    const hostileDb = join(dir, 'audit-hostile', 'countersign.db');
-    const hostileEnv = { DATABASE_URL: `sqlite:${hostileDb}`, TOKEN_ENCRYPTION_KEY: KEY };
-    const { SqliteStore } = await import('../src/store/sqlite.js');
-    const store = new SqliteStore(hostileDb, new Secret(KEY));
+    const { env: hostileEnv, store } = await ownStore('audit-hostile');
     // As a value stored before input was checked, or written into the database by hand, would be.
     const name = 'AD\u202eevil\u0085next\u009b2J\u2066x\u2069\u200e\u200f\u061c\u2028';
     await store.recordCollectStep({
@@ -782,10 +782,7 @@ describe('countersign audit', () => {
   });
 
   it('prints the decisions made from Slack with --kind decisions: who, which approval, the action, the comment, how it came out, every step', async () => {
-    const decisionsDb = join(dir, 'audit-decisions', 'countersign.db');
-    const decisionsEnv = { DATABASE_URL: `sqlite:${decisionsDb}`, TOKEN_ENCRYPTION_KEY: KEY };
-    const { SqliteStore } = await import('../src/store/sqlite.js');
-    const store = new SqliteStore(decisionsDb, new Secret(KEY));
+    const { env: decisionsEnv, store } = await ownStore('audit-decisions');
     const NOW = Date.parse('2026-12-31T22:30:00Z');
     const at = (minutes: number) => new Date(NOW - minutes * 60_000);
     const ada = {
@@ -837,9 +834,7 @@ describe('countersign audit', () => {
     expect(lines[2]).toMatch(/\(none\)$/);
 
     // The trusted mode's refusals in the words the collections' trail uses: countersign's own sign-in, a command not granted.
-    const refusals = join(dir, 'audit-decision-refusals', 'countersign.db');
-    const refusalsEnv = { DATABASE_URL: `sqlite:${refusals}`, TOKEN_ENCRYPTION_KEY: KEY };
-    const again = new SqliteStore(refusals, new Secret(KEY));
+    const { env: refusalsEnv, store: again } = await ownStore('audit-decision-refusals');
     const expired = "The token is not valid for the command 'performWorkItem'. Token is invalid or expired";
     const sign = { ...ada, decisionId: 'd3' };
     await again.recordDecisionStep({ ...sign, at: at(8), step: 'sent' });
@@ -920,10 +915,7 @@ describe('countersign audit', () => {
   });
 
   it('lists decisions by when each began, and each one’s steps in the order they are taken, even when written at the same moment out of order', async () => {
-    const db = join(dir, 'audit-decision-order', 'countersign.db');
-    const orderEnv = { DATABASE_URL: `sqlite:${db}`, TOKEN_ENCRYPTION_KEY: KEY };
-    const { SqliteStore } = await import('../src/store/sqlite.js');
-    const store = new SqliteStore(db, new Secret(KEY));
+    const { env: orderEnv, store } = await ownStore('audit-decision-order');
     const NOW = Date.parse('2026-12-31T22:30:00Z');
     const at = (minutes: number) => new Date(NOW - minutes * 60_000);
     const base = { teamId: 'T1', approvalId: '10001:WPDS:1', action: 'Accepted' };

@@ -75,7 +75,10 @@ function build(over: ServiceScript = {}, start: Partial<ApprovalDetails> = {}, o
   const trail = async () =>
     (await t.deps.store.listDecisions({ limit: 20 })).map((d) => [d.userId, d.action, d.outcome, d.steps.map((s) => s.step)]);
   const hold = async () => (await t.deps.store.decisionHolds([ID])).get(ID);
-  return { ...t, ...s, request, decided, trail, hold };
+  /** Another approver's decision claiming the approval from `at` until `until`, as a second instance would. */
+  const eveClaims = (at: Date, until: Date) =>
+    t.deps.store.claimDecision({ approvalId: ID, decisionId: 'decision-eve', teamId: 'T1', userId: 'UEVE', action: 'Rejected', at, until });
+  return { ...t, ...s, request, decided, trail, hold, eveClaims };
 }
 
 describe('decide: what is sent', () => {
@@ -466,15 +469,7 @@ describe('decide: the hold is kept only while it is this decision’s', () => {
         // The service is slow: the hold gives way, and someone else's decision claims the approval.
         const later = new Date(NOW.getTime() + HOLD_MS + 1_000);
         t.deps.now = () => later;
-        await t.deps.store.claimDecision({
-          approvalId: ID,
-          decisionId: 'decision-eve',
-          teamId: 'T1',
-          userId: 'UEVE',
-          action: 'Rejected',
-          at: later,
-          until: new Date(later.getTime() + HOLD_MS),
-        });
+        await t.eveClaims(later, new Date(later.getTime() + HOLD_MS));
         return fakeDetails({ workItemId: ID });
       },
     });
@@ -496,15 +491,7 @@ describe('decide: the hold is kept only while it is this decision’s', () => {
       },
       decide: async () => {
         // While the call is under way, past the first hold's time, nobody else may take it.
-        const claim = await t.deps.store.claimDecision({
-          approvalId: ID,
-          decisionId: 'decision-eve',
-          teamId: 'T1',
-          userId: 'UEVE',
-          action: 'Rejected',
-          at: new Date(NOW.getTime() + HOLD_MS + 5_000),
-          until: new Date(NOW.getTime() + 2 * HOLD_MS),
-        });
+        const claim = await t.eveClaims(new Date(NOW.getTime() + HOLD_MS + 5_000), new Date(NOW.getTime() + 2 * HOLD_MS));
         expect(claim.claimed).toBe(false);
       },
     });
@@ -517,15 +504,7 @@ describe('decide: the hold is kept only while it is this decision’s', () => {
       decide: async () => {
         // A call slower than the hold: it gives way and another takes it before the answer.
         await t.deps.store.releaseDecision(ID, 'decision-0001');
-        await t.deps.store.claimDecision({
-          approvalId: ID,
-          decisionId: 'decision-eve',
-          teamId: 'T1',
-          userId: 'UEVE',
-          action: 'Rejected',
-          at: NOW,
-          until: new Date(NOW.getTime() + HOLD_MS),
-        });
+        await t.eveClaims(NOW, new Date(NOW.getTime() + HOLD_MS));
         throw new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' });
       },
     });

@@ -601,19 +601,22 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.close();
     });
 
+    /** Decision i's claim on an approval, `seconds` after `at` for a minute, through one of two instances in turn. */
+    const claimOn = (stores: [Store, Store], i: number, seconds: number, approvalId = '1:WPDS:1') =>
+      (stores[i % 2] as Store).claimDecision({
+        approvalId,
+        decisionId: `decision-${i}`,
+        teamId: 'T1',
+        userId: `U${i}`,
+        action: 'Accepted',
+        at: new Date(at.getTime() + seconds * 1000),
+        until: new Date(at.getTime() + (seconds + 60) * 1000),
+      });
+
     it('gives an approval to one of many concurrent decisions, on two instances; done is for good, the rest give way in time', async () => {
       const db = await backend.database();
       const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
-      const claim = (i: number, seconds = 0, approvalId = '1:WPDS:1') =>
-        (stores[i % 2] as Store).claimDecision({
-          approvalId,
-          decisionId: `decision-${i}`,
-          teamId: 'T1',
-          userId: `U${i}`,
-          action: 'Accepted',
-          at: new Date(at.getTime() + seconds * 1000),
-          until: new Date(at.getTime() + (seconds + 60) * 1000),
-        });
+      const claim = (i: number, seconds = 0, approvalId = '1:WPDS:1') => claimOn(stores, i, seconds, approvalId);
       const results = await Promise.all(Array.from({ length: 8 }, (_, i) => claim(i)));
       expect(results.filter((r) => r.claimed)).toHaveLength(1);
       const winner = results.findIndex((r) => r.claimed);
@@ -661,16 +664,7 @@ for (const [name, backend] of Object.entries(backends)) {
     it('extends a hold only for the decision that still holds it, sending: not once another took it, nor once settled', async () => {
       const db = await backend.database();
       const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
-      const claim = (i: number, seconds: number) =>
-        (stores[i % 2] as Store).claimDecision({
-          approvalId: '1:WPDS:1',
-          decisionId: `decision-${i}`,
-          teamId: 'T1',
-          userId: `U${i}`,
-          action: 'Accepted',
-          at: new Date(at.getTime() + seconds * 1000),
-          until: new Date(at.getTime() + (seconds + 60) * 1000),
-        });
+      const claim = (i: number, seconds: number) => claimOn(stores, i, seconds);
       const later = (seconds: number) => new Date(at.getTime() + seconds * 1000);
       expect((await claim(1, 0)).claimed).toBe(true);
       expect(await stores[0].extendDecision('1:WPDS:1', 'decision-1', later(150))).toBe(true);
