@@ -2,12 +2,13 @@
  * Wall clocks in IANA time zones, on @date-fns/tz: what an instant reads in a zone, and which
  * instant a zone's wall clock means. Pure: the zone is always given, never the machine's.
  *
- * Only TZDate's instant constructor and tzOffset are used. TZDate's wall-clock constructor goes
- * through the machine's own zone, and for a time that happens twice (clocks going back) its answer
- * changes with it; the rule for those is ours and stated below.
+ * Only tzOffset is used: a wall clock is the instant moved by the zone's offset then. TZDate's
+ * wall-clock constructor goes through the machine's own zone, and for a time that happens twice
+ * (clocks going back) its answer changes with it; the rule for those is ours and stated below.
+ * What the runtime says of a zone is kept (spans of one offset, labels): the answers are the same.
  */
 
-import { TZDate, tzOffset } from '@date-fns/tz';
+import { tzOffset } from '@date-fns/tz';
 
 export interface WallTime {
   year: number;
@@ -45,22 +46,65 @@ export function zoneOrUtc(zone: string | undefined): string {
   return zone !== undefined && isTimeZone(zone) ? zone : 'UTC';
 }
 
-/** The zone's offset from UTC at an instant, in milliseconds. */
-function offsetMs(zone: string, instant: number): number {
+const DAY_MS = 86_400_000;
+
+/** The zone's offset from UTC at an instant, in milliseconds, as the runtime's zone data gives it. */
+function offsetAskedMs(zone: string, instant: number): number {
   return Math.round(tzOffset(zone, new Date(instant)) * 60_000);
+}
+
+/** A stretch of time over which a zone's offset stays the same. */
+interface Span {
+  from: number;
+  to: number;
+  offset: number;
+}
+
+/** Spans of each zone already found: most of a page's times fall in a few of them. */
+const spans = new Map<string, Span[]>();
+const SPANS_PER_ZONE = 32;
+/** How far a span is stretched each way from the instant that found it. */
+const SPAN_DAYS = 14;
+
+/**
+ * The zone's offset from UTC at an instant, in milliseconds. Asking the runtime costs a few
+ * microseconds and a page's times asked it a dozen times each (11 µs a time), so the answer is
+ * kept as a span: stretched a day at a time while the offset a day further is the same. A zone
+ * changes its offset at most once within a day (instantOf rests on this too), so two equal
+ * offsets a day apart have no change between them, and the offset holds over the whole span.
+ */
+function offsetMs(zone: string, instant: number): number {
+  let known = spans.get(zone);
+  if (known !== undefined) for (const span of known) if (instant >= span.from && instant <= span.to) return span.offset;
+  const offset = offsetAskedMs(zone, instant);
+  let from = instant;
+  let to = instant;
+  for (let k = 0; k < SPAN_DAYS && offsetAskedMs(zone, from - DAY_MS) === offset; k++) from -= DAY_MS;
+  for (let k = 0; k < SPAN_DAYS && offsetAskedMs(zone, to + DAY_MS) === offset; k++) to += DAY_MS;
+  if (known === undefined) {
+    // Zones are checked names (isTimeZone), at most a few thousand; past that, nothing more is kept.
+    if (spans.size >= 5000) return offset;
+    known = [];
+    spans.set(zone, known);
+  }
+  // The oldest span makes way: the times asked about move on with the clock.
+  if (known.length >= SPANS_PER_ZONE) known.shift();
+  known.push({ from, to, offset });
+  return offset;
 }
 
 /** What a wall clock in `zone` reads at `instant` (UTC's for an unknown zone). */
 export function wallClock(instant: Date, zone: string): WallTime & { weekday: number } {
-  const d = new TZDate(instant.getTime(), zoneOrUtc(zone));
+  const t = instant.getTime();
+  const d = new Date(t + offsetMs(zoneOrUtc(zone), t));
   return {
-    year: d.getFullYear(),
-    month: d.getMonth() + 1,
-    day: d.getDate(),
-    hour: d.getHours(),
-    minute: d.getMinutes(),
-    second: d.getSeconds(),
-    weekday: d.getDay(),
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+    weekday: d.getUTCDay(),
   };
 }
 
@@ -73,10 +117,9 @@ export function wallClock(instant: Date, zone: string): WallTime & { weekday: nu
 export function instantOf(wall: WallTime, zone: string): Date {
   const z = zoneOrUtc(zone);
   const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
-  const day = 86_400_000;
   // A zone changes its offset at most once within a day or so: the offsets a day either side are the two it can have.
-  const before = asUtc - offsetMs(z, asUtc - day);
-  const after = asUtc - offsetMs(z, asUtc + day);
+  const before = asUtc - offsetMs(z, asUtc - DAY_MS);
+  const after = asUtc - offsetMs(z, asUtc + DAY_MS);
   const matches = [before, after].filter((t) => t + offsetMs(z, t) === asUtc);
   return new Date(matches.length > 0 ? Math.min(...matches) : before);
 }
@@ -96,11 +139,22 @@ export function calendarDaysBetween(from: CalendarDay, to: CalendarDay): number 
   return Math.round((Date.UTC(to.year, to.month - 1, to.day) - Date.UTC(from.year, from.month - 1, from.day)) / 86_400_000);
 }
 
+const labels = new Map<string, string>();
+
 /**
  * How to name a zone after a time: "Berlin time", "New York time", "UTC". People know the city
  * their Slack profile names; an abbreviation (CET, IST) can mean several zones.
  */
 export function zoneLabel(zone: string): string {
+  let label = labels.get(zone);
+  if (label === undefined) {
+    label = labelOf(zone);
+    if (labels.size < 5000) labels.set(zone, label);
+  }
+  return label;
+}
+
+function labelOf(zone: string): string {
   if (zone === 'UTC' || zone === 'Etc/UTC' || zone === 'Etc/Universal' || zone === 'UCT' || zone === 'Zulu') return 'UTC';
   const last = zone.split('/').at(-1) ?? zone;
   // Etc/GMT+5 and its kin are offsets with a name, with the sign the other way round: say the offset itself.

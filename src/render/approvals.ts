@@ -57,32 +57,92 @@ export function encodePageState(state: PageState): string | undefined {
  * to a block there is no room for a button.
  */
 export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineUrl?: string): Paragraph[] {
-  const requester =
-    typeof approval.fields.RequestedByName === 'string' && approval.fields.RequestedByName !== ''
-      ? ` · requested by ${oneLine(approval.fields.RequestedByName, 80)}`
-      : '';
-  const dueTime = readServiceTime(approval.dueDate, frame);
-  const due = dueTime && readableTime(dueTime);
-  let status: Run[];
-  if (approval.completedDate !== '') {
-    const done = readableTimestamp(approval.completedDate, frame) ?? oneLine(approval.completedDate, 40);
-    // Completed may mean rejected: a flag, not a green tick that would read as approved.
-    status = [emoji('checkered_flag'), ` Completed ${done}${due ? ` · was due ${due}` : ''}`];
-  } else if (due) {
-    const rel = dueTime && standingText(dueTime, frame);
-    status = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
-    if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
-  } else {
-    status = [approval.dueDate ? `Due ${oneLine(approval.dueDate, 40)}` : 'Due date not given'];
-  }
   const id: Run[] = [code(oneLine(approval.workItemId, 80))];
   if (inlineUrl) id.push(' · ', { link: inlineUrl, text: 'Open' });
   return [
     [bold(oneLine(approval.requestName || '(unnamed request)', 150))],
-    [`${oneLine(approval.workItemName || 'Approval', 80)}${requester}`],
-    status,
+    [`${oneLine(approval.workItemName || 'Approval', 80)}${requesterText(approval, oneLine)}`],
+    statusRuns(approval, frame),
     id,
   ];
+}
+
+/** " · requested by …", or nothing when the service did not say; the name through `shown` (cut to one line, or as it is). */
+function requesterText(approval: Approval, shown: (text: string, max: number) => string): string {
+  const name = approval.fields.RequestedByName;
+  return typeof name === 'string' && name !== '' ? ` · requested by ${shown(name, 80)}` : '';
+}
+
+/** How an approval stands: when it was completed, or when it is due and whether that has passed. */
+function statusRuns(approval: Approval, frame: TimeFrame): Run[] {
+  const dueTime = readServiceTime(approval.dueDate, frame);
+  const due = dueTime && readableTime(dueTime);
+  if (approval.completedDate !== '') {
+    const done = readableTimestamp(approval.completedDate, frame) ?? oneLine(approval.completedDate, 40);
+    // Completed may mean rejected: a flag, not a green tick that would read as approved.
+    return [emoji('checkered_flag'), ` Completed ${done}${due ? ` · was due ${due}` : ''}`];
+  }
+  if (dueTime && due) {
+    const rel = standingText(dueTime, frame);
+    return [emoji(rel.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`, ' (', rel.overdue ? bold(rel.text) : rel.text, ')'];
+  }
+  return [approval.dueDate ? `Due ${oneLine(approval.dueDate, 40)}` : 'Due date not given'];
+}
+
+/**
+ * Characters that make service text need more than quoting on a page: line breaks, tabs and other
+ * controls (made spaces or shown as marks), the hidden marks revealHidden shows, and surrogates
+ * (where a cut must not split a character). Text with none of them, within its cut, is shown as is.
+ */
+const NEEDS_CARE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/;
+
+/** Whether oneLine(text, max) and revealHidden of it would both give the text itself. */
+const asIs = (text: string, max: number) => text.length <= max && !NEEDS_CARE.test(text);
+
+const quoteAsIs = (text: string) => text;
+
+/**
+ * richTextJson(approvalParagraphs(approval, frame)), written directly for an approval whose texts
+ * all show as they are (nearly every one): no runs to build and walk, nothing to cut, since the
+ * few hundred characters such an entry holds are far within a block's budget. Undefined for any
+ * other, which goes the general way; a property test holds the two to the same bytes.
+ */
+function plainEntryJson(approval: Approval, frame: TimeFrame): string | undefined {
+  const request = approval.requestName || '(unnamed request)';
+  const step = approval.workItemName || 'Approval';
+  const requester = approval.fields.RequestedByName;
+  if (
+    !asIs(request, 150) ||
+    !asIs(step, 80) ||
+    approval.workItemId === '' ||
+    !asIs(approval.workItemId, 80) ||
+    // Quoted when they are not times: checked whether or not they are, which costs less than reading them twice.
+    !asIs(approval.dueDate, 40) ||
+    !asIs(approval.completedDate, 40) ||
+    (typeof requester === 'string' && !asIs(requester, 80))
+  )
+    return undefined;
+  let out = `{"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":${JSON.stringify(request)},"style":{"bold":true}}`;
+  // Unstyled text runs on until an element of another kind comes, as richTextJson merges it.
+  let text = `\n${step}${requesterText(approval, quoteAsIs)}\n`;
+  for (const run of statusRuns(approval, frame)) {
+    if (typeof run === 'string') {
+      text += run;
+      continue;
+    }
+    // An emoji, or bold words (how overdue): nothing else stands in a status.
+    const json =
+      'emoji' in run
+        ? `{"type":"emoji","name":${JSON.stringify(run.emoji)}}`
+        : 'style' in run && run.style.bold === true && !run.style.italic && !run.style.code && !run.style.strike
+          ? `{"type":"text","text":${JSON.stringify(run.text)},"style":{"bold":true}}`
+          : undefined;
+    if (json === undefined) return undefined;
+    if (text !== '') out += `,{"type":"text","text":${JSON.stringify(text)}}`;
+    out += `,${json}`;
+    text = '';
+  }
+  return `${out},{"type":"text","text":${JSON.stringify(`${text}\n`)}},{"type":"text","text":${JSON.stringify(approval.workItemId)},"style":{"code":true}}]}]}`;
 }
 
 /**
@@ -361,7 +421,7 @@ export function approvalsPageJson(input: ApprovalsPageInput): string {
       blocks += `,${richTextJson([...approvalParagraphs(a, input.frame), decidedLine(mark, input.userId)])}`;
       continue;
     }
-    blocks += `,${richTextJson(approvalParagraphs(a, input.frame))}`;
+    blocks += `,${plainEntryJson(a, input.frame) ?? richTextJson(approvalParagraphs(a, input.frame))}`;
     const details = f.details ? detailsButtonJson(a, origin) : undefined;
     const url = approvalUrl(input.approvalLinks, a.workItemId);
     const open = url ? JSON.stringify(linkButton({ actionId: OPEN_ACTION, text: 'Open', url })) : undefined;

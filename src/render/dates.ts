@@ -9,12 +9,13 @@ import { dueStanding, readServiceTime, type ServiceTime, type TimeFrame } from '
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-const two = (n: number) => String(n).padStart(2, '0');
+/** "00" to "59": an hour or a minute as a clock writes it. */
+const TWO = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 
 /** "Tue 24 Nov 2026, 23:00 Berlin time". By hand, not date-fns format: it runs for every approval shown, and was a hot spot under load. */
 export function readableTime(time: ServiceTime): string {
   const w = time.wall;
-  return `${WEEKDAYS[w.weekday]} ${w.day} ${MONTHS[w.month - 1]} ${w.year}, ${two(w.hour)}:${two(w.minute)} ${time.label}`;
+  return `${WEEKDAYS[w.weekday]} ${w.day} ${MONTHS[w.month - 1]} ${w.year}, ${TWO[w.hour]}:${TWO[w.minute]} ${time.label}`;
 }
 
 /** readableTime of a time as the service wrote it; undefined for one that is not a time. */

@@ -58,6 +58,92 @@ describe('instantOf', () => {
   });
 });
 
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** What the runtime's own zone data says a wall clock in `zone` reads at `at`, asked through Intl, not tzOffset. */
+function askedWall(at: Date, zone: string) {
+  const format =
+    formats.get(zone) ??
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    });
+  formats.set(zone, format);
+  const parts = format.formatToParts(at);
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return {
+    year: Number(part('year')),
+    month: Number(part('month')),
+    day: Number(part('day')),
+    hour: Number(part('hour')),
+    minute: Number(part('minute')),
+    second: Number(part('second')),
+    weekday: ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'].indexOf(part('weekday')),
+  };
+}
+
+describe('wallClock', () => {
+  // Zones whose clocks change in every way there is: twice a year, by half an hour (Lord Howe), at
+  // midnight (Santiago), twice within five weeks around Ramadan (Casablanca), across the date line
+  // (Apia, which skipped a day in 2011), and never (Kolkata).
+  const zones = [
+    'Europe/Berlin',
+    'America/New_York',
+    'America/St_Johns',
+    'America/Santiago',
+    'Australia/Lord_Howe',
+    'Africa/Casablanca',
+    'Pacific/Apia',
+    'Asia/Kolkata',
+    'UTC',
+  ];
+
+  it('reads what the zone data says, in any order of asking, the kept spans of one offset included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.integer({ min: Date.UTC(2009, 0, 1) / 60_000, max: Date.UTC(2031, 0, 1) / 60_000 }), fc.constantFrom(...zones)),
+          { minLength: 1, maxLength: 40 },
+        ),
+        (asked) => {
+          for (const [minutes, zone] of asked) {
+            const at = new Date(minutes * 60_000 + 17_000);
+            expect(wallClock(at, zone)).toEqual(askedWall(at, zone));
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('reads the minutes either side of each change of clocks right, after the days around it were read', () => {
+    for (const zone of zones) {
+      // Every hour of two years, then every minute of the hours in which the offset changed.
+      const changes: number[] = [];
+      for (let t = Date.UTC(2026, 0, 1); t < Date.UTC(2028, 0, 1); t += 3_600_000) {
+        const before = askedWall(new Date(t - 3_600_000), zone).hour;
+        const now = askedWall(new Date(t), zone);
+        expect(wallClock(new Date(t), zone)).toEqual(now);
+        if ((before + 1) % 24 !== now.hour) changes.push(t);
+      }
+      for (const t of changes)
+        for (let m = -60; m <= 60; m++) {
+          const at = new Date(t + m * 60_000);
+          expect(wallClock(at, zone)).toEqual(askedWall(at, zone));
+        }
+      // Samoa has kept one offset since 2021, India since 1945.
+      if (!['Pacific/Apia', 'Asia/Kolkata', 'UTC'].includes(zone)) expect(changes.length).toBeGreaterThanOrEqual(4);
+    }
+  });
+});
+
 describe('zones', () => {
   it('knows IANA zones and nothing else, and falls back to UTC for what it does not know', () => {
     expect(isTimeZone('Europe/Berlin')).toBe(true);
