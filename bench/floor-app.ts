@@ -12,7 +12,9 @@
  *   `usage` → "USAGE <cpu µs> <rss bytes> <max rss bytes> <gc µs> <heap used bytes>": this process's own
  *     CPU time, memory, time in garbage collection so far and the heap in use;
  *   `profile-start` / `profile-stop <file>` → a CPU profile of just that stretch (no start-up, no
- *     warm-up), written as a .cpuprofile; answers "PROFILED".
+ *     warm-up), written as a .cpuprofile; answers "PROFILED";
+ *   `allocations-start` / `allocations-stop <file>` → V8's sampling heap profile of that stretch
+ *     (where the bytes were allocated, one sample per 32 KiB or so), as a .heapprofile; answers "SAMPLED".
  */
 
 import { writeFileSync } from 'node:fs';
@@ -137,6 +139,27 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       await profiler.post('Profiler.setSamplingInterval', { interval: 250 });
       await profiler.post('Profiler.start');
       process.stdout.write('PROFILING\n');
+    })();
+  } else if (command === 'allocations-start') {
+    profiler = new Session();
+    profiler.connect();
+    void (async () => {
+      await profiler.post('HeapProfiler.enable');
+      // Collected objects too: what costs GC is mostly what dies young.
+      await profiler.post('HeapProfiler.startSampling', {
+        samplingInterval: 32 * 1024,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+      process.stdout.write('SAMPLING\n');
+    })();
+  } else if (command === 'allocations-stop' && profiler !== undefined && arg !== undefined) {
+    const session = profiler;
+    void (async () => {
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      writeFileSync(arg, JSON.stringify(profile));
+      session.disconnect();
+      process.stdout.write('SAMPLED\n');
     })();
   } else if (command === 'profile-stop' && profiler !== undefined && arg !== undefined) {
     const session = profiler;

@@ -16,7 +16,8 @@
  *
  * BENCH_BASELINE=<checkout>: that checkout's countersign takes part in the rounds too, to show what
  * a change bought. BENCH_CPU_PROFILE=<dir>: a CPU profile of this checkout's countersign over its
- * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor). BENCH_FLOOR_ROUNDS (9),
+ * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor); BENCH_ALLOCATION_PROFILE=<dir>:
+ * where its bytes are allocated over the rounds, the same way (V8's sampling heap profiler). BENCH_FLOOR_ROUNDS (9),
  * BENCH_FLOOR_SECONDS (4), BENCH_FLOOR_WARMUP (5000 commands per app) and BENCH_FLOOR_LATENCY
  * (600 commands per app, one in flight) change the run.
  */
@@ -32,7 +33,7 @@ import { Pool } from 'undici';
 import { signSlackRequest } from '../src/playground/sign.js';
 import { buildTree } from './build.js';
 import { fmt, median, percentile, ROOT, startChildService } from './lib.js';
-import { summarize } from './profile.js';
+import { summarize, summarizeAllocations } from './profile.js';
 
 const SIGNING_SECRET = '0123456789abcdef0123456789abcdef';
 const KEY = Buffer.alloc(32, 4).toString('base64');
@@ -212,6 +213,7 @@ async function once(app: Contender, sink: Sink): Promise<number> {
 }
 
 interface Round {
+  answered: number;
   perSecond: number;
   cpuMsEach: number;
   perCpuSecond: number;
@@ -248,6 +250,7 @@ async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): 
   const after = await app.usage();
   const cpuS = (after.cpuUs - before.cpuUs) / 1e6;
   return {
+    answered,
     perSecond: answered / elapsed,
     cpuMsEach: (1000 * cpuS) / answered,
     perCpuSecond: answered / cpuS,
@@ -290,6 +293,7 @@ export async function floorSuite(): Promise<void> {
   const LATENCY = Number(process.env.BENCH_FLOOR_LATENCY ?? 600);
   const baseline = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
   const profileDir = process.env.BENCH_CPU_PROFILE ? resolve(process.env.BENCH_CPU_PROFILE) : undefined;
+  const allocationDir = process.env.BENCH_ALLOCATION_PROFILE ? resolve(process.env.BENCH_ALLOCATION_PROFILE) : undefined;
   console.log(
     `\n## The floor: countersign vs a minimal Bolt app doing the same work (${CONCURRENCY} in flight, closed loop on answers, ${ROUNDS} rounds × ${SECONDS} s, alternating)`,
   );
@@ -352,6 +356,11 @@ export async function floorSuite(): Promise<void> {
       await profiled.ask('profile-start', 'PROFILING');
       console.log(`(profiling ${profiled.label}: its figures below include the profiler’s overhead)`);
     }
+    if (allocationDir !== undefined) {
+      mkdirSync(allocationDir, { recursive: true });
+      await profiled.ask('allocations-start', 'SAMPLING');
+      console.log(`(sampling ${profiled.label}’s allocations: its figures below include the sampler’s overhead)`);
+    }
     const results = new Map<string, Round[]>(apps.map((a) => [a.label, []]));
     for (let r = 0; r < ROUNDS; r++) {
       // Each round starts with the next app, so that none always runs first or last.
@@ -373,6 +382,11 @@ export async function floorSuite(): Promise<void> {
     if (profileDir !== undefined) {
       profileFile = join(profileDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
       await profiled.ask(`profile-stop ${profileFile}`, 'PROFILED');
+    }
+    let allocationFile: string | undefined;
+    if (allocationDir !== undefined) {
+      allocationFile = join(allocationDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.heapprofile`);
+      await profiled.ask(`allocations-stop ${allocationFile}`, 'SAMPLED');
     }
     const ratios = (a: string, b: string) =>
       (results.get(a) ?? []).map((x, i) => x.perCpuSecond / ((results.get(b) ?? [])[i] as Round).perCpuSecond);
@@ -454,6 +468,10 @@ export async function floorSuite(): Promise<void> {
     if (process.env.BENCH_SHOW_ANSWER) console.log(sink.firstBody('ours'), sink.firstBody('floor'));
     console.log(`countersign's answer: ${shape(sink.firstBody('ours'))}; the floor's: ${shape(sink.firstBody('floor'))}`);
     if (profileFile !== undefined) console.log(summarize(profileFile, 30));
+    if (allocationFile !== undefined) {
+      const answered = (results.get(profiled.label) ?? []).reduce((n, r) => n + r.answered, 0);
+      console.log(summarizeAllocations(allocationFile, 30, answered));
+    }
   } finally {
     for (const app of apps) await app.stop();
     await sink.close();

@@ -2,7 +2,8 @@
  * A V8 CPU profile (.cpuprofile, as --cpu-prof or the inspector writes it) summed up: the
  * functions with the most self time, and self time by where the code lives (a package, a folder
  * of src/, Node's internals, the garbage collector). Idle time is left out of the total.
- * Also runnable alone: `npx tsx bench/profile.ts <file.cpuprofile> [top]`.
+ * And a sampling heap profile (.heapprofile) summed up the same way, by bytes allocated.
+ * Also runnable alone: `npx tsx bench/profile.ts <file.cpuprofile|file.heapprofile> [top]`.
  */
 
 import { readFileSync } from 'node:fs';
@@ -96,11 +97,56 @@ export function summarize(file: string, top = 25): string {
   ].join('\n');
 }
 
+interface HeapNode {
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/**
+ * A sampling heap profile summed up: bytes allocated by the functions that allocated most, and by
+ * where the code lives, per command when `commands` says how many were answered over it.
+ */
+export function summarizeAllocations(file: string, top = 25, commands?: number): string {
+  const { head } = JSON.parse(readFileSync(file, 'utf8')) as { head: HeapNode };
+  const byFunction = new Map<string, number>();
+  const byArea = new Map<string, number>();
+  let total = 0;
+  const visit = (node: HeapNode, caller: string) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const name = `${functionName || '(anonymous)'}${url ? ` ${shortUrl(url)}:${lineNumber + 1}` : ''}`;
+    if (node.selfSize > 0) {
+      // Bytes a builtin allocated are put down to its caller: "JSON.stringify in pageEnd", not "stringify".
+      const where = url === '' && caller !== '' ? `${name} ← ${caller}` : name;
+      total += node.selfSize;
+      byFunction.set(where, (byFunction.get(where) ?? 0) + node.selfSize);
+      const area = areaOf(url === '' ? caller.replace(/^.* (\S+):\d+$/, '$1') : url, functionName);
+      byArea.set(area, (byArea.get(area) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) visit(child, url === '' ? caller : name);
+  };
+  visit(head, '');
+  const each = (bytes: number) => (commands ? `, ${fmt(bytes / commands, 0).padStart(6)} B/command` : '');
+  const rows = (map: Map<string, number>, n: number) =>
+    [...map]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([what, bytes]) => `  ${fmt((100 * bytes) / total).padStart(5)} %  ${fmt(bytes / 1e6, 1).padStart(7)} MB${each(bytes)}  ${what}`);
+  return [
+    `allocation profile ${file}: ${fmt(total / 1e6, 1)} MB sampled${commands ? ` over ${fmt(commands, 0)} commands, ${fmt(total / commands, 0)} bytes each` : ''}`,
+    'bytes by where the code lives:',
+    ...rows(byArea, 15),
+    `top ${top} places by bytes allocated:`,
+    ...rows(byFunction, top),
+  ].join('\n');
+}
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const [file, top] = process.argv.slice(2);
   if (file === undefined) {
-    console.error('usage: tsx bench/profile.ts <file.cpuprofile> [top]');
+    console.error('usage: tsx bench/profile.ts <file.cpuprofile|file.heapprofile> [top]');
     process.exit(2);
   }
-  console.log(summarize(file, top === undefined ? 25 : Number(top)));
+  const n = top === undefined ? 25 : Number(top);
+  console.log(file.endsWith('.heapprofile') ? summarizeAllocations(file, n) : summarize(file, n));
 }

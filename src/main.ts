@@ -257,6 +257,9 @@ function slackDeps(
     metrics,
     now,
     newId: randomIds(),
+    // Here from the start, though only a request's copy has one: V8 copies an object quickly
+    // ({ ...deps, requestId }) only when the copy adds no key of its own (2 µs a request otherwise).
+    requestId: undefined,
     timeZones,
     background,
     responder: createResponder({ onError: (error) => metrics.slackError('response_url', error) }),

@@ -30,7 +30,7 @@ import {
 import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsButtonJson, detailsSelect } from './details-controls.js';
-import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson } from './rich.js';
+import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson, type Style } from './rich.js';
 
 export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
 /** The "Open" button on an approval; a link, so its click only needs an ack. */
@@ -99,51 +99,82 @@ const NEEDS_CARE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u
 /** Whether oneLine(text, max) and revealHidden of it would both give the text itself. */
 const asIs = (text: string, max: number) => text.length <= max && !NEEDS_CARE.test(text);
 
-const quoteAsIs = (text: string) => text;
+/** What JSON escapes in text that has no control character and no surrogate. */
+const QUOTE_OR_BACKSLASH = /["\\]/;
+
+/**
+ * A JSON text written as pieces and joined once: the page built by concatenation copied each entry
+ * several times over (24 KB allocated a page, for 8 KB of JSON).
+ */
+type Pieces = string[];
+
+/** Text with no control character or surrogate, as it stands inside a JSON string. */
+function pushContent(out: Pieces, text: string): void {
+  out.push(QUOTE_OR_BACKSLASH.test(text) ? JSON.stringify(text).slice(1, -1) : text);
+}
 
 /**
  * richTextJson(approvalParagraphs(approval, frame)), written directly for an approval whose texts
  * all show as they are (nearly every one): no runs to build and walk, nothing to cut, since the
- * few hundred characters such an entry holds are far within a block's budget. Undefined for any
- * other, which goes the general way; a property test holds the two to the same bytes.
+ * few hundred characters such an entry holds are far within a block's budget. False, with nothing
+ * written, for any other, which goes the general way; a property test holds the two to the same bytes.
  */
-function plainEntryJson(approval: Approval, frame: TimeFrame): string | undefined {
+function writePlainEntry(out: Pieces, approval: Approval, frame: TimeFrame): boolean {
   const request = approval.requestName || '(unnamed request)';
   const step = approval.workItemName || 'Approval';
   const requester = approval.fields.RequestedByName;
   if (
-    !asIs(request, 150) ||
-    !asIs(step, 80) ||
     approval.workItemId === '' ||
     !asIs(approval.workItemId, 80) ||
+    !asIs(request, 150) ||
+    !asIs(step, 80) ||
     // Quoted when they are not times: checked whether or not they are, which costs less than reading them twice.
     !asIs(approval.dueDate, 40) ||
     !asIs(approval.completedDate, 40) ||
     (typeof requester === 'string' && !asIs(requester, 80))
   )
-    return undefined;
-  let out = `{"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":${JSON.stringify(request)},"style":{"bold":true}}`;
+    return false;
+  const status = statusRuns(approval, frame);
+  // An emoji, or bold words (how overdue): nothing else stands in a status.
+  for (const run of status) if (typeof run !== 'string' && !('emoji' in run) && !('style' in run && isBoldOnly(run.style))) return false;
+  out.push('{"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":"');
+  pushContent(out, request);
   // Unstyled text runs on until an element of another kind comes, as richTextJson merges it.
-  let text = `\n${step}${requesterText(approval, quoteAsIs)}\n`;
-  for (const run of statusRuns(approval, frame)) {
+  out.push('","style":{"bold":true}},{"type":"text","text":"\\n');
+  pushContent(out, step);
+  if (typeof requester === 'string' && requester !== '') {
+    out.push(' · requested by ');
+    pushContent(out, requester);
+  }
+  out.push('\\n');
+  let open = true;
+  for (const run of status) {
     if (typeof run === 'string') {
-      text += run;
+      if (run === '') continue;
+      if (!open) out.push(',{"type":"text","text":"');
+      open = true;
+      pushContent(out, run);
       continue;
     }
-    // An emoji, or bold words (how overdue): nothing else stands in a status.
-    const json =
-      'emoji' in run
-        ? `{"type":"emoji","name":${JSON.stringify(run.emoji)}}`
-        : 'style' in run && run.style.bold === true && !run.style.italic && !run.style.code && !run.style.strike
-          ? `{"type":"text","text":${JSON.stringify(run.text)},"style":{"bold":true}}`
-          : undefined;
-    if (json === undefined) return undefined;
-    if (text !== '') out += `,{"type":"text","text":${JSON.stringify(text)}}`;
-    out += `,${json}`;
-    text = '';
+    if (open) out.push('"}');
+    open = false;
+    if ('emoji' in run) {
+      out.push(',{"type":"emoji","name":"');
+      pushContent(out, run.emoji);
+      out.push('"}');
+    } else if ('text' in run) {
+      out.push(',{"type":"text","text":"');
+      pushContent(out, run.text);
+      out.push('","style":{"bold":true}}');
+    }
   }
-  return `${out},{"type":"text","text":${JSON.stringify(`${text}\n`)}},{"type":"text","text":${JSON.stringify(approval.workItemId)},"style":{"code":true}}]}]}`;
+  out.push(open ? '\\n"},{"type":"text","text":"' : ',{"type":"text","text":"\\n"},{"type":"text","text":"');
+  pushContent(out, approval.workItemId);
+  out.push('","style":{"code":true}}]}]}');
+  return true;
 }
+
+const isBoldOnly = (style: Style) => style.bold === true && !style.italic && !style.code && !style.strike;
 
 /**
  * One approval as blocks: its rich text, then Details (when `details` says where the control is:
@@ -405,30 +436,45 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
 /**
  * The page as the JSON of its Message (`{"text":…,"blocks":[…]}`), written in its final form:
  * building the objects and then stringifying 8 KB of them was a seventh of the CPU of an
- * answered /approvals. The entries, all but a few bytes of it, are written as strings; the
+ * answered /approvals. The entries, all but a few bytes of it, are written as pieces of text; the
  * rest, once per page, through the same builders. JSON.parse of it equals renderApprovalsPage
  * (a property test holds them together); a packed page (more than 23 entries) is rare enough
- * to be written the slow way.
+ * to be written the slow way. `opening` is what the object starts with: a post's envelope
+ * (`{"response_type":"ephemeral",…,`) puts its own fields first, with no copy of the page made for it.
  */
-export function approvalsPageJson(input: ApprovalsPageInput): string {
+export function approvalsPageJson(input: ApprovalsPageInput, opening = '{'): string {
   const f = pageFrame(input);
-  if (!unpacked(input, f)) return JSON.stringify(renderApprovalsPage(input));
+  if (!unpacked(input, f)) return `${opening}${JSON.stringify(renderApprovalsPage(input)).slice(1)}`;
   const origin: DetailsOrigin = { kind: 'page', owner: input.userId, query: input.query };
-  let blocks = `${JSON.stringify(f.head[0])},${JSON.stringify(f.head[1])}`;
+  const end = pageEnd(input, f);
+  const out: Pieces = [
+    opening,
+    '"text":',
+    JSON.stringify(end.text),
+    ',"blocks":[',
+    JSON.stringify(f.head[0]),
+    ',',
+    JSON.stringify(f.head[1]),
+  ];
   for (const a of f.entries) {
+    out.push(',');
     const mark = f.marks.get(a.workItemId);
     if (mark !== undefined) {
-      blocks += `,${richTextJson([...approvalParagraphs(a, input.frame), decidedLine(mark, input.userId)])}`;
+      out.push(richTextJson([...approvalParagraphs(a, input.frame), decidedLine(mark, input.userId)]));
       continue;
     }
-    blocks += `,${plainEntryJson(a, input.frame) ?? richTextJson(approvalParagraphs(a, input.frame))}`;
+    if (!writePlainEntry(out, a, input.frame)) out.push(richTextJson(approvalParagraphs(a, input.frame)));
     const details = f.details ? detailsButtonJson(a, origin) : undefined;
     const url = approvalUrl(input.approvalLinks, a.workItemId);
     const open = url ? JSON.stringify(linkButton({ actionId: OPEN_ACTION, text: 'Open', url })) : undefined;
-    if (details !== undefined || open !== undefined)
-      blocks += `,{"type":"actions","elements":[${details ?? ''}${details !== undefined && open !== undefined ? ',' : ''}${open ?? ''}]}`;
+    if (details === undefined && open === undefined) continue;
+    out.push(',{"type":"actions","elements":[');
+    if (details !== undefined) out.push(details);
+    if (details !== undefined && open !== undefined) out.push(',');
+    if (open !== undefined) out.push(open);
+    out.push(']}');
   }
-  const end = pageEnd(input, f);
-  for (const b of end.blocks) blocks += `,${JSON.stringify(b)}`;
-  return `{"text":${JSON.stringify(end.text)},"blocks":[${blocks}]}`;
+  for (const b of end.blocks) out.push(',', JSON.stringify(b));
+  out.push(']}');
+  return out.join('');
 }

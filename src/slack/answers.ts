@@ -45,10 +45,9 @@ export const inChannel = (m: Message): RespondArguments => ({
 });
 export const replace = (m: Message): RespondArguments => ({ replace_original: true, text: m.text, blocks: m.blocks });
 
-/** A message written as JSON (`{"text":…,"blocks":[…]}`) in the envelope `ephemeral` or `replace` would give it, as a post's body. */
-export function preparedAs(how: 'ephemeral' | 'replace', messageJson: string): PreparedBody {
-  const envelope = how === 'replace' ? '{"replace_original":true,' : '{"response_type":"ephemeral","replace_original":false,';
-  return new PreparedBody(`${envelope}${messageJson.slice(1)}`);
+/** How a post's JSON opens for the envelope `ephemeral` or `replace` would give a message, its own fields to follow. */
+export function openingOf(how: 'ephemeral' | 'replace'): string {
+  return how === 'replace' ? '{"replace_original":true,' : '{"response_type":"ephemeral","replace_original":false,';
 }
 
 export async function answerFailure(
@@ -113,17 +112,20 @@ export async function answerApprovals(
       const holds = await decidedAmong(deps, outcome.approvals);
       const listed = justDecided !== undefined && outcome.approvals.some((a) => a.workItemId === justDecided.approval.workItemId);
       if (justDecided !== undefined) holds.set(justDecided.approval.workItemId, justDecided.hold);
-      const message = approvalsPageJson({
-        query: outcome.query,
-        approvals: outcome.approvals,
-        userId: who.userId,
-        frame,
-        approvalLinks: deps.approvalLinks,
-        details: detailsOffered(deps),
-        decided: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])),
-        justDecided: justDecided === undefined || listed ? [] : [justDecided.approval],
-      });
-      return void (await respond(preparedAs(how, message)));
+      const body = approvalsPageJson(
+        {
+          query: outcome.query,
+          approvals: outcome.approvals,
+          userId: who.userId,
+          frame,
+          approvalLinks: deps.approvalLinks,
+          details: detailsOffered(deps),
+          decided: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])),
+          justDecided: justDecided === undefined || listed ? [] : [justDecided.approval],
+        },
+        openingOf(how),
+      );
+      return void (await respond(new PreparedBody(body)));
     }
     case 'not-linked':
       deps.metrics.outcome('not_linked');

@@ -16,7 +16,7 @@ import type { DecidedMark } from '../../src/render/decision.js';
 import { richText, richTextJson } from '../../src/render/rich.js';
 import { messageProblems } from '../../src/render/validate.js';
 import type { Approval } from '../../src/service/schemas.js';
-import { preparedAs } from '../../src/slack/answers.js';
+import { openingOf } from '../../src/slack/answers.js';
 import { visible } from '../helpers/visible.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
@@ -133,6 +133,8 @@ describe('the /approvals page written as JSON', () => {
         const spec = renderApprovalsPage(page);
         const json = approvalsPageJson(page);
         expect(json).toBe(JSON.stringify(spec));
+        // In a post's envelope: its fields first, then the page's, the same bytes.
+        expect(approvalsPageJson(page, openingOf('replace'))).toBe(`{"replace_original":true,${json.slice(1)}`);
         const parsed = JSON.parse(json) as Message;
         expect(parsed).toEqual(JSON.parse(JSON.stringify(spec)));
         // Within Slack's limits (50 blocks, every text's length), and the fallback is the spec's, which says what the blocks say.
@@ -179,13 +181,15 @@ describe('the /approvals page written as JSON', () => {
       details: true,
     };
     const spec = renderApprovalsPage(page);
-    const json = approvalsPageJson(page);
-    expect(JSON.parse(preparedAs('ephemeral', json).json)).toEqual({
+    expect(JSON.parse(approvalsPageJson(page, openingOf('ephemeral')))).toEqual({
       response_type: 'ephemeral',
       replace_original: false,
       ...JSON.parse(JSON.stringify(spec)),
     });
-    expect(JSON.parse(preparedAs('replace', json).json)).toEqual({ replace_original: true, ...JSON.parse(JSON.stringify(spec)) });
+    expect(JSON.parse(approvalsPageJson(page, openingOf('replace')))).toEqual({
+      replace_original: true,
+      ...JSON.parse(JSON.stringify(spec)),
+    });
     // Shown exactly: the ping and the stars are words, in rich text; the notification escapes the ping.
     expect(visible(spec.blocks)).toContain('<!channel> *Domain Admins*');
     expect(spec.text).toContain('&lt;!channel&gt; *Domain Admins*');
