@@ -131,7 +131,9 @@ export function summarizeAllocations(file: string, top = 25, commands?: number):
     [...map]
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
-      .map(([what, bytes]) => `  ${fmt((100 * bytes) / total).padStart(5)} %  ${fmt(bytes / 1e6, 1).padStart(7)} MB${each(bytes)}  ${what}`);
+      .map(
+        ([what, bytes]) => `  ${fmt((100 * bytes) / total).padStart(5)} %  ${fmt(bytes / 1e6, 1).padStart(7)} MB${each(bytes)}  ${what}`,
+      );
   return [
     `allocation profile ${file}: ${fmt(total / 1e6, 1)} MB sampled${commands ? ` over ${fmt(commands, 0)} commands, ${fmt(total / commands, 0)} bytes each` : ''}`,
     'bytes by where the code lives:',
