@@ -368,8 +368,8 @@ function pageEnd(input: ApprovalsPageInput, f: PageFrame): { blocks: KnownBlock[
   const more = approvals.length >= pageSize;
   const next = more ? encodePageState({ user: input.userId, query: { ...query, 'start-page': page + 1 } }) : undefined;
   if (previous)
-    buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: back === page - 1 ? '← Previous' : '← First page', value: previous }));
-  if (next) buttons.push(button({ actionId: PAGE_ACTIONS.next, text: 'Next →', value: next }));
+    buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: back === page - 1 ? 'Previous page' : 'First page', value: previous }));
+  if (next) buttons.push(button({ actionId: PAGE_ACTIONS.next, text: 'Next page', value: next }));
   if (buttons.length > 0) blocks.push(actions('approvals:paging', buttons));
   else if ((page > 1 || more) && (previous === undefined || next === undefined)) {
     blocks.push(

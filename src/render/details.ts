@@ -404,9 +404,9 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
       const back = received === 0 ? 1 : page - 1;
       const paging = [
         page > 1
-          ? button({ actionId: DETAILS_ACTIONS.previous, text: back === page - 1 ? '← Previous' : '← First page', value: String(back) })
+          ? button({ actionId: DETAILS_ACTIONS.previous, text: back === page - 1 ? 'Previous page' : 'First page', value: String(back) })
           : undefined,
-        more ? button({ actionId: DETAILS_ACTIONS.next, text: 'Next →', value: String(page + 1) }) : undefined,
+        more ? button({ actionId: DETAILS_ACTIONS.next, text: 'Next page', value: String(page + 1) }) : undefined,
       ];
       return [...blocks, ...buttonsBlock('details:paging', paging)];
     }

@@ -114,7 +114,7 @@ describe('Details of an approval', () => {
     let found: { viewId: string; view: View; text: string } | undefined;
     for (const b of detailsButtons(answer)) {
       const shown = await clickDetails('UADA', b.value);
-      if (shown.text.includes('[Next →]')) {
+      if (shown.text.includes('[Next page]')) {
         found = shown;
         break;
       }
@@ -125,7 +125,7 @@ describe('Details of an approval', () => {
     await h.clickInView('UADA', found.view, found.viewId, DETAILS_ACTIONS.next, '2');
     const second = await updateOf(found.viewId, before);
     expect(second.text).toContain('items 11–');
-    expect(second.text).toContain('[← Previous]');
+    expect(second.text).toContain('[Previous page]');
     expect(h.service.calls.get('getRequestItems')).toBe(calls + 1);
     expect(JSON.parse(second.view.private_metadata ?? '{}')).toMatchObject({ p: 2 });
     const back = counts().update;

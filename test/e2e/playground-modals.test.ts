@@ -96,7 +96,7 @@ describe('modals in the playground', () => {
         (s) => modalText(s).includes(approvalId) && modalText(s).includes('What the request asks for'),
       );
       expect(shown.modals).toBe(1);
-      if (!modalText(shown).includes('[Next →]')) continue;
+      if (!modalText(shown).includes('[Next page]')) continue;
       await page('/playground/action', { user: 'U0DEMOADA', surface: 'modal', actionId: 'details:next', value: '2' });
       const second = await until('U0DEMOADA', 'page 2', (s) => modalText(s).includes('items 11–'));
       expect(second.modals).toBe(1);

@@ -275,7 +275,7 @@ describe('the details modal', () => {
     const past = shown(details({}, [], {}, 7));
     expect(past.text).toContain('No items on page 7: the list ends before it.');
     expect(past.buttons.map((b) => [b.action_id, b.text.text, b.value])).toEqual([
-      [DETAILS_ACTIONS.previous, '← First page', '1'],
+      [DETAILS_ACTIONS.previous, 'First page', '1'],
       ['approval:open', 'Open in the service', undefined],
     ]);
   });

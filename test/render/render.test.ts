@@ -200,7 +200,7 @@ describe('renderApprovalsPage', () => {
     expect(filtered.text).toBe('Pending approvals, requester “x”: No approvals match these filters.');
     // Past the end: the page before is empty too, so the way back is the first page.
     const past = renderApprovalsPage({ query: { state: 'all', 'start-page': 4 }, approvals: [], userId: 'U1ABC', frame: FRAME });
-    expect(visible(past.blocks)).toContain('Nothing on page 4: the list ends before it.\n[← First page]');
+    expect(visible(past.blocks)).toContain('Nothing on page 4: the list ends before it.\n[First page]');
     expect(decodePageState((past.blocks.at(-1) as { elements: Array<{ value: string }> }).elements[0]?.value)?.query).toEqual({
       state: 'all',
       'start-page': 1,
