@@ -5,7 +5,7 @@
  * in-flight limit or the user's rate limit is acked and answered kindly at once, with nothing else done.
  */
 
-import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+import type { AllMiddlewareArgs, AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { SlackDeps } from '../deps.js';
 import { RateLimiter } from '../rate-limit.js';
 import { keepReadCommand, type ReadCommand, readCommand } from './commands/read.js';
@@ -63,12 +63,22 @@ export function requestDeps(context: Record<string, unknown>, deps: SlackDeps): 
   return (context[REQUEST_DEPS] as SlackDeps | undefined) ?? deps;
 }
 
-/** A listener made per request, from the request's deps. */
-export function perRequest<A extends { context: Record<string, unknown> }>(
-  deps: SlackDeps,
-  make: (deps: SlackDeps) => (args: A) => Promise<void>,
-): (args: A) => Promise<void> {
-  return (args) => make(requestDeps(args.context, deps))(args);
+/**
+ * Where one kind of request goes: the work its handler does, or undefined when the request is not
+ * of that kind. The handlers sit behind one middleware that routes, not behind Bolt listeners:
+ * Bolt copies and runs the filters of every listener it has for every request it gets.
+ */
+export type Route = (args: AnyMiddlewareArgs & AllMiddlewareArgs) => Promise<void> | undefined;
+
+/** Each request to the first route that takes it; one that none takes (an event not subscribed to) goes on to Bolt, which has nothing more for it. */
+export function routeRequests(routes: readonly Route[]): Middleware<AnyMiddlewareArgs> {
+  return async (args) => {
+    for (const route of routes) {
+      const work = route(args);
+      if (work !== undefined) return work;
+    }
+    await args.next();
+  };
 }
 
 export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs> {

@@ -1,4 +1,4 @@
-import type { AllMiddlewareArgs, App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import { OPEN_ACTION, PAGE_ACTIONS } from '../../../render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../../render/collect.js';
 import { DECISION_ACTIONS } from '../../../render/decision.js';
@@ -7,7 +7,7 @@ import { HOME_ACTIONS } from '../../../render/home.js';
 import { RELINK_ACTION } from '../../../render/link.js';
 import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
-import { requestDeps } from '../middleware.js';
+import { requestDeps, type Route } from '../middleware.js';
 import { confirmAction } from './confirm.js';
 import { decisionChooseAction } from './decision.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
@@ -45,11 +45,12 @@ function actionRoutes(): ReadonlyMap<string, Make> {
   return routes;
 }
 
-/** One listener for every block action, routing by action id: Bolt runs the matching of every listener it has for every request. */
-export function registerActions(app: App, deps: SlackDeps): void {
+/** Every click on a block (a button, a select), by action id. */
+export function actionRoute(deps: SlackDeps): Route {
   const routes = actionRoutes();
-  app.action<BlockAction>({ type: 'block_actions' }, async (args) => {
-    const make = routes.get(args.action.action_id);
-    if (make !== undefined) await make(requestDeps(args.context, deps))(args);
-  });
+  return (args) => {
+    if (args.body.type !== 'block_actions' || !('action' in args) || args.action === undefined) return undefined;
+    const make = routes.get((args.action as { action_id?: string }).action_id ?? '');
+    return make === undefined ? Promise.resolve() : make(requestDeps(args.context, deps))(args as unknown as ActionArgs);
+  };
 }

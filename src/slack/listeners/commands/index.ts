@@ -1,6 +1,6 @@
-import type { AllMiddlewareArgs, App, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { SlackDeps } from '../../deps.js';
-import { requestDeps } from '../middleware.js';
+import { requestDeps, type Route } from '../middleware.js';
 import { approvalsCommand } from './approvals.js';
 import { collectCommand } from './collect.js';
 
@@ -11,10 +11,11 @@ const COMMANDS = new Map<string, (deps: SlackDeps) => (args: CommandArgs) => Pro
   ['/collect', collectCommand],
 ]);
 
-/** One listener for every command, routing by name: Bolt runs the matching of every listener it has for every request. */
-export function registerCommands(app: App, deps: SlackDeps): void {
-  app.command(/^\//, async (args) => {
+/** Every command, by name. */
+export function commandRoute(deps: SlackDeps): Route {
+  return (args) => {
+    if (!('command' in args) || !args.command) return undefined;
     const make = COMMANDS.get(args.command.command);
-    if (make !== undefined) await make(requestDeps(args.context, deps))(args);
-  });
+    return make === undefined ? Promise.resolve() : make(requestDeps(args.context, deps))(args as CommandArgs);
+  };
 }

@@ -1,8 +1,12 @@
-import type { App } from '@slack/bolt';
+import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { SlackDeps } from '../../deps.js';
-import { perRequest } from '../middleware.js';
+import { requestDeps, type Route } from '../middleware.js';
 import { homeOpened } from './home-opened.js';
 
-export function registerEvents(app: App, deps: SlackDeps): void {
-  app.event('app_home_opened', perRequest(deps, homeOpened));
+/** The one event the app subscribes to: its Home tab opened. */
+export function eventRoute(deps: SlackDeps): Route {
+  return (args) => {
+    if (!('event' in args) || args.event?.type !== 'app_home_opened') return undefined;
+    return homeOpened(requestDeps(args.context, deps))(args as unknown as SlackEventMiddlewareArgs<'app_home_opened'> & AllMiddlewareArgs);
+  };
 }

@@ -1,12 +1,23 @@
-import type { App } from '@slack/bolt';
+import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { DECISION_CALLBACK } from '../../../render/decision.js';
 import { LINK_CALLBACK } from '../../../render/link.js';
 import type { SlackDeps } from '../../deps.js';
-import { perRequest } from '../middleware.js';
+import { requestDeps, type Route } from '../middleware.js';
 import { decisionSubmission } from './decision.js';
 import { linkSubmission } from './link.js';
 
-export function registerViews(app: App, deps: SlackDeps): void {
-  app.view(LINK_CALLBACK, perRequest(deps, linkSubmission));
-  app.view(DECISION_CALLBACK, perRequest(deps, decisionSubmission));
+type ViewArgs = SlackViewMiddlewareArgs<ViewSubmitAction> & AllMiddlewareArgs;
+
+const VIEWS = new Map<string, (deps: SlackDeps) => (args: ViewArgs) => Promise<void>>([
+  [LINK_CALLBACK, linkSubmission],
+  [DECISION_CALLBACK, decisionSubmission],
+]);
+
+/** Every modal submitted, by its callback id. A modal closed asks for nothing. */
+export function viewRoute(deps: SlackDeps): Route {
+  return (args) => {
+    if (args.body.type !== 'view_submission' || !('view' in args)) return undefined;
+    const make = VIEWS.get(args.view.callback_id);
+    return make === undefined ? Promise.resolve() : make(requestDeps(args.context, deps))(args as unknown as ViewArgs);
+  };
 }
