@@ -268,3 +268,32 @@ describe('collect', () => {
     ]);
   });
 });
+
+describe('the request middleware', () => {
+  const requests = {
+    command: { command: '/approvals', text: '', user_id: 'UADA', team_id: 'T1' },
+    action: { type: 'block_actions', user: { id: 'UADA' }, actions: [{ action_id: 'approvals:next' }] },
+    view: { type: 'view_submission', user: { id: 'UADA' }, view: { callback_id: 'x' } },
+    event: { type: 'event_callback', event: { type: 'app_home_opened', user: 'UADA' } },
+    unsubscribed: { type: 'event_callback', event: { type: 'member_joined_channel', user: 'UADA' } },
+  };
+
+  it('hands each request to the first route that takes it, and one that none takes on to Bolt', async () => {
+    for (const [kind, body] of Object.entries(requests)) {
+      const t = build();
+      const taken: string[] = [];
+      let passedOn = false;
+      const route = (name: string) => (args: { body: Record<string, unknown> }) =>
+        args.body === body && name === kind ? Promise.resolve(void taken.push(name)) : undefined;
+      await requestMiddleware(t.deps, [route('command'), route('action'), route('view'), route('event')] as never)({
+        body,
+        context: {},
+        ack: async () => {},
+        next: async () => {
+          passedOn = true;
+        },
+      } as never);
+      expect({ kind, taken, passedOn }).toEqual({ kind, taken: kind === 'unsubscribed' ? [] : [kind], passedOn: kind === 'unsubscribed' });
+    }
+  });
+});

@@ -1,8 +1,9 @@
 /**
- * One middleware before every listener: it gives the request its own deps (requestDeps), whose
+ * One middleware for every request: it gives the request its own deps (requestDeps), whose
  * logger writes the request's id, user and name on every line, after the ack too, and whose metrics
- * count the request once its work has ended; and a command, click or modal submission past the
- * in-flight limit or the user's rate limit is acked and answered kindly at once, with nothing else done.
+ * count the request once its work has ended; a command, click or modal submission past the
+ * in-flight limit or the user's rate limit is acked and answered kindly at once, with nothing else
+ * done; any other goes to its handler (a route of listeners/).
  */
 
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Middleware } from '@slack/bolt';
@@ -65,23 +66,25 @@ export function requestDeps(context: Record<string, unknown>, deps: SlackDeps): 
 
 /**
  * Where one kind of request goes: the work its handler does, or undefined when the request is not
- * of that kind. The handlers sit behind one middleware that routes, not behind Bolt listeners:
- * Bolt copies and runs the filters of every listener it has for every request it gets.
+ * of that kind. The handlers sit behind the one middleware, which routes, not behind Bolt
+ * listeners: Bolt copies and runs the filters of every listener it has for every request it gets.
  */
 export type Route = (args: AnyMiddlewareArgs & AllMiddlewareArgs) => Promise<void> | undefined;
 
-/** Each request to the first route that takes it; one that none takes (an event not subscribed to) goes on to Bolt, which has nothing more for it. */
-export function routeRequests(routes: readonly Route[]): Middleware<AnyMiddlewareArgs> {
-  return async (args) => {
-    for (const route of routes) {
-      const work = route(args);
-      if (work !== undefined) return work;
-    }
-    await args.next();
-  };
+/** The request to the first route that takes it; one that none takes (an event not subscribed to) goes on to Bolt, which has nothing more for it. */
+function routed(routes: readonly Route[], args: AnyMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
+  for (const route of routes) {
+    const work = route(args);
+    if (work !== undefined) return work;
+  }
+  return args.next();
 }
 
-export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs> {
+/**
+ * The one middleware: the request's deps and limits, then its handler, by route (each middleware
+ * Bolt runs costs a copy of its arguments, with keys added, which V8 makes slowly).
+ */
+export function requestMiddleware(deps: SlackDeps, routes: readonly Route[] = []): Middleware<AnyMiddlewareArgs> {
   // Commands, and clicks with submissions, each have their own bucket of the same size: paging
   // through a long list does not use up the commands a minute, nor the other way round.
   const commands = new RateLimiter(deps.commandsPerMinute);
@@ -126,7 +129,7 @@ export function requestMiddleware(deps: SlackDeps): Middleware<AnyMiddlewareArgs
           return;
         }
       }
-      await args.next();
+      await routed(routes, args);
       failed = false;
     } finally {
       metrics.end(failed);
