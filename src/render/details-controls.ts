@@ -118,6 +118,33 @@ export function detailsButtonJson(approval: Approval, origin: DetailsOrigin): st
   return value === undefined ? undefined : `${DETAILS_BUTTON_HEAD}${JSON.stringify(value)}}`;
 }
 
+/** What JSON escapes in text with no control character or surrogate (an id a Details control carries has none). */
+const QUOTE_OR_BACKSLASH = /["\\]/;
+
+/**
+ * detailsButtonJson for each approval of one page, written as pieces of the page's JSON: what
+ * follows the id in each value is the same for the whole page, so it is escaped once, not per
+ * button. False, with nothing written, when the approval gets no Details button.
+ */
+export function detailsButtonWriter(origin: DetailsOrigin): (out: string[], approval: Approval) => boolean {
+  const tail = tailsOf(origin)[0] as string;
+  // The value is a JSON array as a JSON string: the tail's quotes escaped, as JSON.stringify(value) would.
+  const escapedTail = JSON.stringify(tail).slice(1, -1);
+  const open = origin.kind === 'page' ? '[' : '{"a":';
+  return (out, approval) => {
+    const id = approval.workItemId;
+    if (!isCarriableApprovalId(id)) return false;
+    // An id that itself needs escaping, or a value past a button's room, goes the general way.
+    if (QUOTE_OR_BACKSLASH.test(id) || open.length + id.length + 2 + tail.length > LIMITS.buttonValue) {
+      const json = detailsButtonJson(approval, origin);
+      if (json !== undefined) out.push(json);
+      return json !== undefined;
+    }
+    out.push(DETAILS_BUTTON_HEAD, '"', open === '[' ? '[\\"' : '{\\"a\\":\\"', id, '\\"', escapedTail, '"}');
+    return true;
+  };
+}
+
 /** An option's value holds 150 characters; an approval whose id is longer cannot be chosen there. */
 const OPTION_VALUE = 150;
 const OPTION_TEXT = 75;
