@@ -122,11 +122,11 @@ export function detailsButtonJson(approval: Approval, origin: DetailsOrigin): st
 const QUOTE_OR_BACKSLASH = /["\\]/;
 
 /**
- * detailsButtonJson for each approval of one page, written as pieces of the page's JSON: what
+ * detailsButtonJson for each approval of one page, written onto the end of the page's JSON: what
  * follows the id in each value is the same for the whole page, so it is escaped once, not per
  * button. False, with nothing written, when the approval gets no Details button.
  */
-export function detailsButtonWriter(origin: DetailsOrigin): (out: string[], approval: Approval) => boolean {
+export function detailsButtonWriter(origin: DetailsOrigin): (out: { json: string }, approval: Approval) => boolean {
   const tail = tailsOf(origin)[0] as string;
   // The value is a JSON array as a JSON string: the tail's quotes escaped, as JSON.stringify(value) would.
   const escapedTail = JSON.stringify(tail).slice(1, -1);
@@ -137,10 +137,10 @@ export function detailsButtonWriter(origin: DetailsOrigin): (out: string[], appr
     // An id that itself needs escaping, or a value past a button's room, goes the general way.
     if (QUOTE_OR_BACKSLASH.test(id) || open.length + id.length + 2 + tail.length > LIMITS.buttonValue) {
       const json = detailsButtonJson(approval, origin);
-      if (json !== undefined) out.push(json);
+      if (json !== undefined) out.json += json;
       return json !== undefined;
     }
-    out.push(DETAILS_BUTTON_HEAD, '"', open === '[' ? '[\\"' : '{\\"a\\":\\"', id, '\\"', escapedTail, '"}');
+    out.json += `${DETAILS_BUTTON_HEAD}"${open === '[' ? '[\\"' : '{\\"a\\":\\"'}${id}\\"${escapedTail}"}`;
     return true;
   };
 }
