@@ -54,16 +54,19 @@ const originTails = new WeakMap<DetailsOrigin, readonly string[]>();
 function tailsOf(origin: DetailsOrigin): readonly string[] {
   let tails = originTails.get(origin);
   if (tails === undefined) {
-    if (origin.kind === 'page')
-      tails =
-        origin.owner === undefined || origin.query === undefined
-          ? [']']
-          : [`,${JSON.stringify(origin.owner)},${JSON.stringify(origin.query)}]`, ']'];
-    // wire() puts the id first: the rest of its JSON is the same whatever the id.
-    else tails = [JSON.stringify(wire('', origin)).slice('{"a":""'.length)];
+    tails = tailsFor(origin);
     originTails.set(origin, tails);
   }
   return tails;
+}
+
+function tailsFor(origin: DetailsOrigin): readonly string[] {
+  if (origin.kind === 'page')
+    return origin.owner === undefined || origin.query === undefined
+      ? [']']
+      : [`,${JSON.stringify(origin.owner)},${JSON.stringify(origin.query)}]`, ']'];
+  // wire() puts the id first: the rest of its JSON is the same whatever the id.
+  return [JSON.stringify(wire('', origin)).slice('{"a":""'.length)];
 }
 
 /** A Details button's value; the page's query is left out when it would not fit (Refresh is then not offered). */
@@ -127,7 +130,8 @@ const QUOTE_OR_BACKSLASH = /["\\]/;
  * button. False, with nothing written, when the approval gets no Details button.
  */
 export function detailsButtonWriter(origin: DetailsOrigin): (out: { json: string }, approval: Approval) => boolean {
-  const tail = tailsOf(origin)[0] as string;
+  // Worked out here, not kept by origin as tailsOf does: a page's origin is made for it alone (and a WeakMap entry costs more than the tail).
+  const tail = tailsFor(origin)[0] as string;
   // The value is a JSON array as a JSON string: the tail's quotes escaped, as JSON.stringify(value) would.
   const escapedTail = JSON.stringify(tail).slice(1, -1);
   const open = origin.kind === 'page' ? '[' : '{"a":';
