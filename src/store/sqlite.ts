@@ -277,6 +277,8 @@ export class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #keys: Keyring;
   readonly #sql: ReturnType<typeof prepare>;
+  /** #remember in one transaction, made once: better-sqlite3 builds a transaction's wrapper each time it is asked for one. */
+  readonly #signatureTransaction: (batch: ReadonlyArray<{ signature: string; until: Date; now: Date }>) => boolean[];
   readonly #outcomes = new OutcomeThrottle();
   readonly #links = new LinkCache<LinkedToken | undefined>();
   readonly #auditIds = new AuditIds();
@@ -318,6 +320,7 @@ export class SqliteStore implements Store {
         throw Object.assign(new Error(`integrity check failed: ${first ?? 'damaged'}`), { code: 'SQLITE_CORRUPT' });
       }
       this.#sql = prepare(db);
+      this.#signatureTransaction = db.transaction(this.#remember);
       db.pragma(`busy_timeout = ${BUSY_WAIT_MS}`);
     } catch (error) {
       db.close();
@@ -749,21 +752,22 @@ export class SqliteStore implements Store {
     });
   }
 
+  /** Each signature of a batch, in order: true where it was new. */
+  readonly #remember = (batch: ReadonlyArray<{ signature: string; until: Date; now: Date }>): boolean[] =>
+    batch.map(({ signature, until, now }) => {
+      // A row still in force makes the upsert change nothing: that is the replay. One past its
+      // time (not pruned yet) is taken over. In order, so the second of two alike is the replay.
+      const changed = this.#sql.rememberSignature.run(signature, until.getTime(), now.getTime()).changes === 1;
+      if (this.#pruning.due(now)) this.#sql.pruneSignatures.run(now.getTime());
+      return changed;
+    });
+
   /** Writes what has queued; what queues while a write waits for the lock goes in the next one. */
   #writeSignatures(): Promise<void> {
     const batch = this.#signatures.splice(0);
     if (batch.length === 0 || !this.#db.open) return Promise.resolve();
-    const write = this.#patiently(() =>
-      this.#db.transaction(() =>
-        batch.map(({ signature, until, now }) => {
-          // A row still in force makes the upsert change nothing: that is the replay. One past its
-          // time (not pruned yet) is taken over. In order, so the second of two alike is the replay.
-          const changed = this.#sql.rememberSignature.run(signature, until.getTime(), now.getTime()).changes === 1;
-          if (this.#pruning.due(now)) this.#sql.pruneSignatures.run(now.getTime());
-          return changed;
-        }),
-      )(),
-    ).then(
+    // One alone is its own transaction: BEGIN and COMMIT around it would only add two statements.
+    const write = this.#patiently(() => (batch.length === 1 ? this.#remember(batch) : this.#signatureTransaction(batch))).then(
       (fresh) => {
         for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
       },
