@@ -467,7 +467,7 @@ export function approvalsPageJson(input: ApprovalsPageInput, opening = '{'): str
     // The block opened before knowing whether it has a button: taken back when it has none.
     const before = out.json;
     out.json += ',{"type":"actions","elements":[';
-    const details = writeDetails !== undefined && writeDetails(out, a);
+    const details = writeDetails?.(out, a) === true;
     if (open !== undefined) out.json += `${details ? ',' : ''}${open}`;
     if (details || open !== undefined) out.json += ']}';
     else out.json = before;

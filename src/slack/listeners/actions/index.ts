@@ -7,7 +7,7 @@ import { HOME_ACTIONS } from '../../../render/home.js';
 import { RELINK_ACTION } from '../../../render/link.js';
 import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
-import { requestDeps, type Route } from '../middleware.js';
+import { type Route, requestDeps } from '../middleware.js';
 import { confirmAction } from './confirm.js';
 import { decisionChooseAction } from './decision.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';

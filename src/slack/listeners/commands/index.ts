@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { SlackDeps } from '../../deps.js';
-import { requestDeps, type Route } from '../middleware.js';
+import { type Route, requestDeps } from '../middleware.js';
 import { approvalsCommand } from './approvals.js';
 import { collectCommand } from './collect.js';
 

@@ -1,6 +1,6 @@
 import type { AllMiddlewareArgs, SlackEventMiddlewareArgs } from '@slack/bolt';
 import type { SlackDeps } from '../../deps.js';
-import { requestDeps, type Route } from '../middleware.js';
+import { type Route, requestDeps } from '../middleware.js';
 import { homeOpened } from './home-opened.js';
 
 /** The one event the app subscribes to: its Home tab opened. */

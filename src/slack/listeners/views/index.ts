@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { DECISION_CALLBACK } from '../../../render/decision.js';
 import { LINK_CALLBACK } from '../../../render/link.js';
 import type { SlackDeps } from '../../deps.js';
-import { requestDeps, type Route } from '../middleware.js';
+import { type Route, requestDeps } from '../middleware.js';
 import { decisionSubmission } from './decision.js';
 import { linkSubmission } from './link.js';
 
