@@ -61,16 +61,16 @@ export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineU
   if (inlineUrl) id.push(' · ', { link: inlineUrl, text: 'Open' });
   return [
     [bold(oneLine(approval.requestName || '(unnamed request)', 150))],
-    [`${oneLine(approval.workItemName || 'Approval', 80)}${requesterText(approval, oneLine)}`],
+    [`${oneLine(approval.workItemName || 'Approval', 80)}${requesterText(approval)}`],
     statusRuns(approval, frame),
     id,
   ];
 }
 
-/** " · requested by …", or nothing when the service did not say; the name through `shown` (cut to one line, or as it is). */
-function requesterText(approval: Approval, shown: (text: string, max: number) => string): string {
+/** " · requested by …", or nothing when the service did not say. */
+function requesterText(approval: Approval): string {
   const name = approval.fields.RequestedByName;
-  return typeof name === 'string' && name !== '' ? ` · requested by ${shown(name, 80)}` : '';
+  return typeof name === 'string' && name !== '' ? ` · requested by ${oneLine(name, 80)}` : '';
 }
 
 /** How an approval stands: when it was completed, or when it is due and whether that has passed. */
