@@ -13,8 +13,9 @@
  *     CPU time, memory, time in garbage collection so far and the heap in use;
  *   `profile-start` / `profile-stop <file>` → a CPU profile of just that stretch (no start-up, no
  *     warm-up), written as a .cpuprofile; answers "PROFILED";
- *   `allocations-start` / `allocations-stop <file>` → V8's sampling heap profile of that stretch
- *     (where the bytes were allocated, one sample per 32 KiB or so), as a .heapprofile; answers "SAMPLED".
+ *   `allocations-start` (answers "SAMPLING") / `allocations-stop <file>` → V8's sampling heap profile
+ *     of that stretch (where the bytes were allocated, one sample per 32 KiB or so), as a .heapprofile;
+ *     answers "SAMPLED". `profile-start` answers "PROFILING".
  */
 
 import { writeFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
  * Only tzOffset is used: a wall clock is the instant moved by the zone's offset then. TZDate's
  * wall-clock constructor goes through the machine's own zone, and for a time that happens twice
  * (clocks going back) its answer changes with it; the rule for those is ours and stated below.
- * What the runtime says of a zone is kept (spans of one offset, labels): the answers are the same.
+ * What the runtime says of a zone is kept (offsets by day, labels): the answers are the same.
  */
 
 import { tzOffset } from '@date-fns/tz';
@@ -53,44 +53,36 @@ function offsetAskedMs(zone: string, instant: number): number {
   return Math.round(tzOffset(zone, new Date(instant)) * 60_000);
 }
 
-/** A stretch of time over which a zone's offset stays the same. */
-interface Span {
-  from: number;
-  to: number;
-  offset: number;
-}
-
-/** Spans of each zone already found: most of a page's times fall in a few of them. */
-const spans = new Map<string, Span[]>();
-const SPANS_PER_ZONE = 32;
-/** How far a span is stretched each way from the instant that found it. */
-const SPAN_DAYS = 14;
+/** Each zone's offset by UTC day, for the days it holds all day; NaN for a day its offset changes in. */
+const days = new Map<string, Map<number, number>>();
+const DAYS_PER_ZONE = 20_000;
 
 /**
  * The zone's offset from UTC at an instant, in milliseconds. Asking the runtime costs a few
- * microseconds and a page's times asked it a dozen times each (11 µs a time), so the answer is
- * kept as a span: stretched a day at a time while the offset a day further is the same. A zone
- * changes its offset at most once within a day (instantOf rests on this too), so two equal
- * offsets a day apart have no change between them, and the offset holds over the whole span.
+ * microseconds, and a page's times asked it a dozen times each (11 µs a time), so what it says is
+ * kept by UTC day: a day whose offset is the same at its start and at the next day's start holds
+ * that offset all day, since a zone changes its offset at most once within a day (instantOf rests
+ * on this as well, and wallClock now too). A day with a change in it is asked about every time.
  */
 function offsetMs(zone: string, instant: number): number {
-  let known = spans.get(zone);
-  if (known !== undefined) for (const span of known) if (instant >= span.from && instant <= span.to) return span.offset;
-  const offset = offsetAskedMs(zone, instant);
-  let from = instant;
-  let to = instant;
-  for (let k = 0; k < SPAN_DAYS && offsetAskedMs(zone, from - DAY_MS) === offset; k++) from -= DAY_MS;
-  for (let k = 0; k < SPAN_DAYS && offsetAskedMs(zone, to + DAY_MS) === offset; k++) to += DAY_MS;
-  if (known === undefined) {
-    // Zones are checked names (isTimeZone), at most a few thousand; past that, nothing more is kept.
-    if (spans.size >= 5000) return offset;
-    known = [];
-    spans.set(zone, known);
+  if (!Number.isFinite(instant)) return offsetAskedMs(zone, instant);
+  const day = Math.floor(instant / DAY_MS);
+  let zoneDays = days.get(zone);
+  let offset = zoneDays?.get(day);
+  if (offset === undefined) {
+    const start = offsetAskedMs(zone, day * DAY_MS);
+    offset = start === offsetAskedMs(zone, (day + 1) * DAY_MS) ? start : Number.NaN;
+    if (zoneDays === undefined) {
+      // Zones are checked names (isTimeZone), at most a few thousand.
+      if (days.size >= 5000) days.clear();
+      zoneDays = new Map();
+      days.set(zone, zoneDays);
+    }
+    // Fifty years of days, then forgotten all at once: the times asked about cluster around now.
+    if (zoneDays.size >= DAYS_PER_ZONE) zoneDays.clear();
+    zoneDays.set(day, offset);
   }
-  // The oldest span makes way: the times asked about move on with the clock.
-  if (known.length >= SPANS_PER_ZONE) known.shift();
-  known.push({ from, to, offset });
-  return offset;
+  return Number.isNaN(offset) ? offsetAskedMs(zone, instant) : offset;
 }
 
 /** What a wall clock in `zone` reads at `instant` (UTC's for an unknown zone). */

@@ -25,6 +25,7 @@ import {
   linkButton,
   type Message,
   plainContext,
+  QUOTE_OR_BACKSLASH,
   section,
 } from './blocks.js';
 import { readableTime, readableTimestamp, standingText } from './dates.js';
@@ -99,9 +100,6 @@ const NEEDS_CARE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u
 /** Whether oneLine(text, max) and revealHidden of it would both give the text itself. */
 const asIs = (text: string, max: number) => text.length <= max && !NEEDS_CARE.test(text);
 
-/** What JSON escapes in text that has no control character and no surrogate. */
-const QUOTE_OR_BACKSLASH = /["\\]/;
-
 /**
  * A JSON text being written, piece by piece onto the end of one string: V8 keeps such a string as
  * a rope and lays it out once, when it is sent. An array joined at the end cost twice as much, and
@@ -122,7 +120,7 @@ function pushContent(out: JsonOut, text: string): void {
  * few hundred characters such an entry holds are far within a block's budget. False, with nothing
  * written, for any other, which goes the general way; a property test holds the two to the same bytes.
  */
-function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFrame): boolean {
+export function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFrame): boolean {
   const request = approval.requestName || '(unnamed request)';
   const step = approval.workItemName || 'Approval';
   const requester = approval.fields.RequestedByName;
@@ -449,7 +447,7 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
 export function approvalsPageJson(input: ApprovalsPageInput, opening = '{'): string {
   const f = pageFrame(input);
   if (!unpacked(input, f)) return `${opening}${JSON.stringify(renderApprovalsPage(input)).slice(1)}`;
-  const writeDetails = f.details ? detailsButtonWriter({ kind: 'page', owner: input.userId, query: input.query }) : undefined;
+  const writeDetails = f.details ? detailsButtonWriter(input.userId, input.query) : undefined;
   const end = pageEnd(input, f);
   const out: JsonOut = {
     json: `${opening}"text":${JSON.stringify(end.text)},"blocks":[${JSON.stringify(f.head[0])},${JSON.stringify(f.head[1])}`,

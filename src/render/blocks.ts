@@ -53,6 +53,9 @@ export interface Message {
 const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 const HIDDEN_ALL = new RegExp(HIDDEN.source, 'g');
 
+/** What JSON escapes in text that has no control character and no surrogate: such text is quoted as it is when it has none. */
+export const QUOTE_OR_BACKSLASH = /["\\]/;
+
 /** The text with each hidden character written as a mark, `[U+202E]`; the text itself when it has none (most). */
 export function revealHidden(text: string): string {
   if (!HIDDEN.test(text)) return text;

@@ -8,7 +8,7 @@ import type { ActionsBlock, Button, StaticSelect } from '@slack/types';
 import { DETAILS_SELECT_BLOCK, type DetailsOrigin, type DetailsState, type DetailsWire, isCarriableApprovalId } from '../parse/details.js';
 import type { ApprovalQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
-import { button, LIMITS, plain, truncate } from './blocks.js';
+import { button, LIMITS, plain, QUOTE_OR_BACKSLASH, truncate } from './blocks.js';
 import { oneLine } from './rich.js';
 
 export const DETAILS_ACTIONS = {
@@ -121,30 +121,28 @@ export function detailsButtonJson(approval: Approval, origin: DetailsOrigin): st
   return value === undefined ? undefined : `${DETAILS_BUTTON_HEAD}${JSON.stringify(value)}}`;
 }
 
-/** What JSON escapes in text with no control character or surrogate (an id a Details control carries has none). */
-const QUOTE_OR_BACKSLASH = /["\\]/;
-
 /**
- * detailsButtonJson for each approval of one page, written onto the end of the page's JSON: what
- * follows the id in each value is the same for the whole page, so it is escaped once, not per
- * button. False, with nothing written, when the approval gets no Details button.
+ * detailsButtonJson for each approval of one page (`[id, owner, query]` values), written onto the
+ * end of the page's JSON: what follows the id in each value is the same for the whole page, so it
+ * is escaped once, not per button. False, with nothing written, when the approval gets no button.
  */
-export function detailsButtonWriter(origin: DetailsOrigin): (out: { json: string }, approval: Approval) => boolean {
+export function detailsButtonWriter(owner: string, query: ApprovalQuery): (out: { json: string }, approval: Approval) => boolean {
+  const origin: DetailsOrigin = { kind: 'page', owner, query };
   // Worked out here, not kept by origin as tailsOf does: a page's origin is made for it alone (and a WeakMap entry costs more than the tail).
   const tail = tailsFor(origin)[0] as string;
   // The value is a JSON array as a JSON string: the tail's quotes escaped, as JSON.stringify(value) would.
   const escapedTail = JSON.stringify(tail).slice(1, -1);
-  const open = origin.kind === 'page' ? '[' : '{"a":';
   return (out, approval) => {
     const id = approval.workItemId;
     if (!isCarriableApprovalId(id)) return false;
-    // An id that itself needs escaping, or a value past a button's room, goes the general way.
-    if (QUOTE_OR_BACKSLASH.test(id) || open.length + id.length + 2 + tail.length > LIMITS.buttonValue) {
+    // An id a Details control carries has no control character or surrogate; one with a quote or a
+    // backslash, or a value past a button's room ('[' and the id's quotes besides), goes the general way.
+    if (QUOTE_OR_BACKSLASH.test(id) || id.length + 3 + tail.length > LIMITS.buttonValue) {
       const json = detailsButtonJson(approval, origin);
       if (json !== undefined) out.json += json;
       return json !== undefined;
     }
-    out.json += `${DETAILS_BUTTON_HEAD}"${open === '[' ? '[\\"' : '{\\"a\\":\\"'}${id}\\"${escapedTail}"}`;
+    out.json += `${DETAILS_BUTTON_HEAD}"[\\"${id}\\"${escapedTail}"}`;
     return true;
   };
 }

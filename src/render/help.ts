@@ -14,7 +14,7 @@ export function renderApprovalsHelp(): Message {
       header('/approvals'),
       section(
         [
-          'Shows the approvals waiting for you (only you see them), soonest due first, with Next and Previous buttons. *Details* on each shows what it asks for, item by item, and the actions the service lists for it.',
+          'Shows the approvals waiting for you (only you see them), soonest due first, with Next page and Previous page buttons. *Details* on each shows what it asks for, item by item, and the actions the service lists for it.',
           '',
           '*Forms*',
           '`/approvals` · your pending approvals',

@@ -40,7 +40,10 @@ export class Background implements BackgroundWork {
     return new RequestWork(this, logger, metrics);
   }
 
-  /** Runs `work`, its failures logged with `logger`, `release` called once it has ended. */
+  /**
+   * Runs `work`, its failures logged with `logger`, `release` called once it has ended. Public for
+   * RequestWork, a request's view of this, which is a class of its own rather than a closure per request.
+   */
   start(
     name: string,
     work: () => Promise<void>,

@@ -757,10 +757,21 @@ export class SqliteStore implements Store {
     batch.map(({ signature, until, now }) => {
       // A row still in force makes the upsert change nothing: that is the replay. One past its
       // time (not pruned yet) is taken over. In order, so the second of two alike is the replay.
-      const changed = this.#sql.rememberSignature.run(signature, until.getTime(), now.getTime()).changes === 1;
-      if (this.#pruning.due(now)) this.#sql.pruneSignatures.run(now.getTime());
-      return changed;
+      return this.#sql.rememberSignature.run(signature, until.getTime(), now.getTime()).changes === 1;
     });
+
+  /**
+   * Rows past their time out of the table, at most once a minute, after a write and apart from it:
+   * best effort, as on PostgreSQL (the window refuses such requests anyway; pruning keeps the table
+   * small). Apart, so that a prune that meets a lock cannot make a lone signature, already committed,
+   * be written again and read as its own replay.
+   */
+  #pruneSignatures(now: Date): Promise<void> {
+    if (!this.#pruning.due(now) || !this.#db.open) return Promise.resolve();
+    return this.#patiently(() => {
+      this.#sql.pruneSignatures.run(now.getTime());
+    }).catch(() => undefined);
+  }
 
   /** Writes what has queued; what queues while a write waits for the lock goes in the next one. */
   #writeSignatures(): Promise<void> {
@@ -768,7 +779,8 @@ export class SqliteStore implements Store {
     if (batch.length === 0 || !this.#db.open) return Promise.resolve();
     // One alone is its own transaction: BEGIN and COMMIT around it would only add two statements.
     const write = this.#patiently(() => (batch.length === 1 ? this.#remember(batch) : this.#signatureTransaction(batch))).then(
-      (fresh) => {
+      async (fresh) => {
+        await this.#pruneSignatures((batch.at(-1) as { now: Date }).now);
         for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
       },
       (error: unknown) => {

@@ -10,7 +10,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { approvalPages } from '../../src/config.js';
 import { timeFrame } from '../../src/parse/times.js';
-import { type ApprovalsPageInput, approvalsPageJson, renderApprovalsPage } from '../../src/render/approvals.js';
+import {
+  type ApprovalsPageInput,
+  approvalParagraphs,
+  approvalsPageJson,
+  renderApprovalsPage,
+  writePlainEntry,
+} from '../../src/render/approvals.js';
 import type { Message } from '../../src/render/blocks.js';
 import type { DecidedMark } from '../../src/render/decision.js';
 import { richText, richTextJson } from '../../src/render/rich.js';
@@ -69,7 +75,7 @@ const timestamp = fc.oneof(
 );
 
 const carriableId = fc
-  .tuple(fc.nat({ max: 99999 }), fc.constantFrom('WPDS', 'WPDA', 'x y', 'é|"'), fc.nat({ max: 9 }))
+  .tuple(fc.nat({ max: 99999 }), fc.constantFrom('WPDS', 'WPDA', 'x y', 'é|"', 'back\\slash'), fc.nat({ max: 9 }))
   .map(([a, b, c]) => `${a}:${b}:${c}`);
 
 const approval = fc.record<Approval>({
@@ -193,5 +199,59 @@ describe('the /approvals page written as JSON', () => {
     // Shown exactly: the ping and the stars are words, in rich text; the notification escapes the ping.
     expect(visible(spec.blocks)).toContain('<!channel> *Domain Admins*');
     expect(spec.text).toContain('&lt;!channel&gt; *Domain Admins*');
+  });
+});
+
+describe('an approval written straight into the page', () => {
+  const frame = FRAMES[1] as ApprovalsPageInput['frame'];
+  const plain = (over: Partial<Approval> = {}): Approval => ({
+    workItemId: '10114:WPDS:2',
+    workItemName: 'Entitlement Owner Approval',
+    requestName: 'Add Access for O\'Brien, Tim: "SAP_FI" \\ APPROVER',
+    dueDate: '2026-11-20 09:00:00.0',
+    completedDate: '',
+    fields: { RequestedByName: "O'Brien, Tim" },
+    ...over,
+  });
+  const written = (a: Approval) => {
+    const out = { json: '' };
+    return writePlainEntry(out, a, frame) ? out.json : undefined;
+  };
+
+  it('is how an ordinary approval is written, and is the general way’s bytes', () => {
+    for (const a of [
+      plain(),
+      plain({ completedDate: '2026-11-21 10:00:00.0' }),
+      plain({ dueDate: '' }),
+      plain({ dueDate: 'next week' }),
+      plain({ dueDate: '2026-12-24 09:00:00.0' }),
+      plain({ fields: {} }),
+      plain({ fields: { RequestedByName: 42 } }),
+      plain({ requestName: '', workItemName: '' }),
+    ])
+      expect(written(a)).toBe(richTextJson(approvalParagraphs(a, frame)));
+  });
+
+  it('takes text up to each cut as it is, and leaves one character more to the general way', () => {
+    const at = (n: number) => 'x'.repeat(n);
+    const cases: Array<[keyof Approval | 'requester', number]> = [
+      ['requestName', 150],
+      ['workItemName', 80],
+      ['workItemId', 80],
+      ['dueDate', 40],
+      ['completedDate', 40],
+      ['requester', 80],
+    ];
+    for (const [field, cut] of cases) {
+      const make = (n: number) =>
+        field === 'requester' ? plain({ fields: { RequestedByName: at(n) } }) : plain({ [field]: at(n) } as Partial<Approval>);
+      expect(written(make(cut)), `${field} at ${cut}`).toBe(richTextJson(approvalParagraphs(make(cut), frame)));
+      expect(written(make(cut + 1)), `${field} past ${cut}`).toBeUndefined();
+    }
+  });
+
+  it('leaves text with a line break, a hidden mark or half a surrogate pair to the general way', () => {
+    for (const text of ['two\nlines', 'tab\there', 'Invoice \u202e gpj.exe', 'half \ud800'])
+      expect(written(plain({ requestName: text }))).toBeUndefined();
   });
 });

@@ -7,10 +7,14 @@ import type { RespondArguments } from '@slack/bolt';
 import { describe, expect, it } from 'vitest';
 import { InvalidTokenError } from '../../src/service/index.js';
 import { confirmAction } from '../../src/slack/listeners/actions/confirm.js';
+import { actionRoute } from '../../src/slack/listeners/actions/index.js';
 import { pagingAction } from '../../src/slack/listeners/actions/paging.js';
 import { approvalsCommand } from '../../src/slack/listeners/commands/approvals.js';
 import { collectCommand } from '../../src/slack/listeners/commands/collect.js';
+import { commandRoute } from '../../src/slack/listeners/commands/index.js';
+import { eventRoute } from '../../src/slack/listeners/events/index.js';
 import { requestMiddleware } from '../../src/slack/listeners/middleware.js';
+import { viewRoute } from '../../src/slack/listeners/views/index.js';
 import { DecryptError } from '../../src/store/cipher.js';
 import { type FakeDepsOptions, failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 
@@ -294,6 +298,44 @@ describe('the request middleware', () => {
         },
       } as never);
       expect({ kind, taken, passedOn }).toEqual({ kind, taken: kind === 'unsubscribed' ? [] : [kind], passedOn: kind === 'unsubscribed' });
+    }
+  });
+
+  it('with the real routes: takes a click of an unknown action, and passes on a modal closed and events it does not handle', async () => {
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, boolean]> = [
+      [
+        'unknown action',
+        { type: 'block_actions', user: { id: 'UADA' }, actions: [{ action_id: 'nothing:here' }] },
+        { action: { action_id: 'nothing:here' } },
+        false,
+      ],
+      ['modal closed', { type: 'view_closed', user: { id: 'UADA' }, view: { callback_id: 'x' } }, { view: { callback_id: 'x' } }, true],
+      [
+        'message event',
+        { type: 'event_callback', event: { type: 'message', user: 'UADA' } },
+        { event: { type: 'message', user: 'UADA' } },
+        true,
+      ],
+      [
+        'member joined',
+        { type: 'event_callback', event: { type: 'member_joined_channel', user: 'UADA' } },
+        { event: { type: 'member_joined_channel', user: 'UADA' } },
+        true,
+      ],
+    ];
+    for (const [what, body, fields, passes] of cases) {
+      const t = build();
+      let passedOn = false;
+      await requestMiddleware(t.deps, [commandRoute(t.deps), actionRoute(t.deps), viewRoute(t.deps), eventRoute(t.deps)])({
+        body,
+        ...fields,
+        context: {},
+        ack: async () => {},
+        next: async () => {
+          passedOn = true;
+        },
+      } as never);
+      expect({ what, passedOn }).toEqual({ what, passedOn: passes });
     }
   });
 });

@@ -44,7 +44,7 @@ function reachesService(read: ReadCommand | undefined): boolean {
   return true;
 }
 
-/** What the request counts as; a command's text is read here, once, and left in the context for its listener. */
+/** What the request counts as; a command's text is read here, once, and left in the context for its handler. */
 function countedKind(body: Record<string, unknown>, context: Record<string, unknown>): Counted | undefined {
   if (typeof body.command === 'string') {
     const read = readCommand(body.command, String(body.text ?? ''));
@@ -56,10 +56,10 @@ function countedKind(body: Record<string, unknown>, context: Record<string, unkn
   return undefined;
 }
 
-/** Where the middleware leaves the request's deps for its listener. */
+/** Where the middleware leaves the request's deps for its handler. */
 const REQUEST_DEPS = 'countersignDeps';
 
-/** The request's own deps, as the middleware made them; the app's when there are none (a listener called on its own). */
+/** The request's own deps, as the middleware made them; the app's when there are none (a handler called on its own). */
 export function requestDeps(context: Record<string, unknown>, deps: SlackDeps): SlackDeps {
   return (context[REQUEST_DEPS] as SlackDeps | undefined) ?? deps;
 }

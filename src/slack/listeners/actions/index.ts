@@ -18,10 +18,10 @@ import { relinkAction } from './relink.js';
 type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & AllMiddlewareArgs;
 type Make = (deps: SlackDeps) => (args: ActionArgs) => Promise<void>;
 
-/** Each action id and the listener it reaches. */
+/** Each action id and the handler it reaches. */
 function actionRoutes(): ReadonlyMap<string, Make> {
   const routes = new Map<string, Make>();
-  // Each listener names the kind of element it is for (a button, a select): the id says which it is.
+  // Each handler names the kind of element it is for (a button, a select): the id says which it is.
   const on = (ids: readonly string[], make: (deps: SlackDeps) => (args: never) => Promise<void>) => {
     for (const id of ids) routes.set(id, make as unknown as Make);
   };

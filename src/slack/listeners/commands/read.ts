@@ -1,7 +1,7 @@
 /**
  * A slash command's text, read once per request. The middleware reads it (the rate limit counts
  * only the forms that reach the service) and leaves it in the request's context; the command's
- * listener takes it from there, and /approvals then only counts its dates from the user's today.
+ * handler takes it from there, and /approvals then only counts its dates from the user's today.
  */
 
 import { type ApprovalsForm, readApprovalsCommand } from '../../../parse/approvals.js';
@@ -9,7 +9,7 @@ import { type CollectCommand, parseCollectCommand } from '../../../parse/collect
 
 export type ReadCommand = { command: '/approvals'; form: ApprovalsForm } | { command: '/collect'; form: CollectCommand };
 
-/** Where the middleware leaves the command as read, for its listener. */
+/** Where the middleware leaves the command as read, for its handler. */
 const READ_COMMAND = 'countersignCommand';
 
 /** The text of one of countersign's commands, read; undefined for a command that is not one. */
@@ -23,7 +23,7 @@ export function keepReadCommand(context: Record<string, unknown>, read: ReadComm
   context[READ_COMMAND] = read;
 }
 
-/** /approvals as the middleware read it; read here only when no middleware did (a listener called on its own, as in a test). */
+/** /approvals as the middleware read it; read here only when no middleware did (a handler called on its own, as in a test). */
 export function approvalsRead(context: Record<string, unknown> | undefined, text: string): ApprovalsForm {
   const kept = context?.[READ_COMMAND] as ReadCommand | undefined;
   return kept?.command === '/approvals' ? kept.form : readApprovalsCommand(text);
