@@ -766,8 +766,9 @@ export class SqliteStore implements Store {
    * small). Apart, so that a prune that meets a lock cannot make a lone signature, already committed,
    * be written again and read as its own replay.
    */
-  #pruneSignatures(now: Date): Promise<void> {
-    if (!this.#pruning.due(now) || !this.#db.open) return Promise.resolve();
+  #pruneSignatures(now: Date): Promise<void> | undefined {
+    // Undefined when not due: the write's answers need not wait a turn for nothing.
+    if (!this.#pruning.due(now) || !this.#db.open) return undefined;
     return this.#patiently(() => {
       this.#sql.pruneSignatures.run(now.getTime());
     }).catch(() => undefined);
@@ -779,9 +780,13 @@ export class SqliteStore implements Store {
     if (batch.length === 0 || !this.#db.open) return Promise.resolve();
     // One alone is its own transaction: BEGIN and COMMIT around it would only add two statements.
     const write = this.#patiently(() => (batch.length === 1 ? this.#remember(batch) : this.#signatureTransaction(batch))).then(
-      async (fresh) => {
-        await this.#pruneSignatures((batch.at(-1) as { now: Date }).now);
-        for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
+      (fresh) => {
+        const answer = () => {
+          for (const [i, entry] of batch.entries()) entry.resolve(fresh[i] as boolean);
+        };
+        const pruning = this.#pruneSignatures((batch.at(-1) as { now: Date }).now);
+        if (pruning === undefined) answer();
+        else return pruning.then(answer);
       },
       (error: unknown) => {
         for (const entry of batch) entry.reject(error);
