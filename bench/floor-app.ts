@@ -133,45 +133,49 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       `USAGE ${user + system} ${process.memoryUsage().rss} ${process.resourceUsage().maxRSS * 1024} ${Math.round(gcMs * 1000)} ${process.memoryUsage().heapUsed}\n`,
     );
   } else if (command === 'profile-start') {
-    profiler = new Session();
-    profiler.connect();
-    void (async () => {
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.setSamplingInterval', { interval: 250 });
-      await profiler.post('Profiler.start');
-      process.stdout.write('PROFILING\n');
-    })();
+    begin(async (session) => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 250 });
+      await session.post('Profiler.start');
+    }, 'PROFILING');
   } else if (command === 'allocations-start') {
-    profiler = new Session();
-    profiler.connect();
-    void (async () => {
-      await profiler.post('HeapProfiler.enable');
+    begin(async (session) => {
+      await session.post('HeapProfiler.enable');
       // Collected objects too: what costs GC is mostly what dies young.
-      await profiler.post('HeapProfiler.startSampling', {
+      await session.post('HeapProfiler.startSampling', {
         samplingInterval: 32 * 1024,
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: true,
       });
-      process.stdout.write('SAMPLING\n');
-    })();
-  } else if (command === 'allocations-stop' && profiler !== undefined && arg !== undefined) {
-    const session = profiler;
-    void (async () => {
-      const { profile } = await session.post('HeapProfiler.stopSampling');
-      writeFileSync(arg, JSON.stringify(profile));
-      session.disconnect();
-      process.stdout.write('SAMPLED\n');
-    })();
-  } else if (command === 'profile-stop' && profiler !== undefined && arg !== undefined) {
-    const session = profiler;
-    void (async () => {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(arg, JSON.stringify(profile));
-      session.disconnect();
-      process.stdout.write('PROFILED\n');
-    })();
+    }, 'SAMPLING');
+  } else if (command === 'profile-stop' && arg !== undefined) {
+    finish((session) => session.post('Profiler.stop'), arg, 'PROFILED');
+  } else if (command === 'allocations-stop' && arg !== undefined) {
+    finish((session) => session.post('HeapProfiler.stopSampling'), arg, 'SAMPLED');
   }
 });
+
+/** A new inspector session, `start` run on it, then `answer` on stdout; the session is kept for `finish`. */
+function begin(start: (session: Session) => Promise<void>, answer: string): void {
+  const session = new Session();
+  session.connect();
+  profiler = session;
+  void start(session).then(() => process.stdout.write(`${answer}\n`));
+}
+
+/** What `begin` started, stopped by `stop`: its profile written to `file`, the session closed, then `answer` on stdout. */
+function finish(stop: (session: Session) => Promise<{ profile: unknown }>, file: string, answer: string): void {
+  const session = profiler;
+  if (session === undefined) return;
+  profiler = undefined;
+  void (async () => {
+    const { profile } = await stop(session);
+    writeFileSync(file, JSON.stringify(profile));
+    session.disconnect();
+    process.stdout.write(`${answer}\n`);
+  })();
+}
+
 process.once('SIGTERM', () => {
   void stop().then(() => process.exit(0));
 });
