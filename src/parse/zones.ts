@@ -128,7 +128,7 @@ export function addCalendarDays(day: CalendarDay, n: number): CalendarDay {
 
 /** Whole calendar days from `from` to `to` (negative when `to` is earlier). */
 export function calendarDaysBetween(from: CalendarDay, to: CalendarDay): number {
-  return Math.round((Date.UTC(to.year, to.month - 1, to.day) - Date.UTC(from.year, from.month - 1, from.day)) / 86_400_000);
+  return Math.round((Date.UTC(to.year, to.month - 1, to.day) - Date.UTC(from.year, from.month - 1, from.day)) / DAY_MS);
 }
 
 const labels = new Map<string, string>();

@@ -31,7 +31,7 @@ import {
 import { readableTime, readableTimestamp, standingText } from './dates.js';
 import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsButtonWriter, detailsSelect } from './details-controls.js';
-import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson, type Style } from './rich.js';
+import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson, styleJson } from './rich.js';
 
 export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
 /** The "Open" button on an approval; a link, so its click only needs an ack. */
@@ -136,8 +136,8 @@ export function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFra
   )
     return false;
   const status = statusRuns(approval, frame);
-  // An emoji, or bold words (how overdue): nothing else stands in a status.
-  for (const run of status) if (typeof run !== 'string' && !('emoji' in run) && !('style' in run && isBoldOnly(run.style))) return false;
+  // An emoji, or styled words (how overdue): nothing else stands in a status.
+  for (const run of status) if (typeof run !== 'string' && !('emoji' in run) && !('style' in run)) return false;
   out.json += '{"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":"';
   pushContent(out, request);
   // Unstyled text runs on until an element of another kind comes, as richTextJson merges it.
@@ -163,10 +163,10 @@ export function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFra
       out.json += ',{"type":"emoji","name":"';
       pushContent(out, run.emoji);
       out.json += '"}';
-    } else if ('text' in run) {
+    } else if ('style' in run) {
       out.json += ',{"type":"text","text":"';
       pushContent(out, run.text);
-      out.json += '","style":{"bold":true}}';
+      out.json += `","style":${styleJson(run.style)}}`;
     }
   }
   out.json += open ? '\\n"},{"type":"text","text":"' : ',{"type":"text","text":"\\n"},{"type":"text","text":"';
@@ -174,8 +174,6 @@ export function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFra
   out.json += '","style":{"code":true}}]}]}';
   return true;
 }
-
-const isBoldOnly = (style: Style) => style.bold === true && !style.italic && !style.code && !style.strike;
 
 /**
  * One approval as blocks: its rich text, then Details (when `details` says where the control is:

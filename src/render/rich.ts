@@ -175,7 +175,7 @@ const BOLD_JSON = '{"bold":true}';
 const CODE_JSON = '{"code":true}';
 
 /** A style as JSON.stringify writes it; the two a page uses without a call. */
-function styleJson(style: Style): string {
+export function styleJson(style: Style): string {
   const keys = Object.keys(style);
   if (keys.length === 1) {
     if (style.bold === true) return BOLD_JSON;
