@@ -71,6 +71,24 @@ export function requestDeps(context: Record<string, unknown>, deps: SlackDeps): 
  */
 export type Route = (args: AnyMiddlewareArgs & AllMiddlewareArgs) => Promise<void> | undefined;
 
+/**
+ * A route to one of `handlers` by the name `nameOf` reads off the request (a command's, an action
+ * id, a callback id); undefined from `nameOf`: not this route's kind. A name of its kind with no
+ * handler is taken and nothing done, as a Bolt listener with no match for it would.
+ */
+export function routeByName<A>(
+  deps: SlackDeps,
+  handlers: ReadonlyMap<string, (deps: SlackDeps) => (args: A) => Promise<void>>,
+  nameOf: (args: AnyMiddlewareArgs & AllMiddlewareArgs) => string | undefined,
+): Route {
+  return (args) => {
+    const name = nameOf(args);
+    if (name === undefined) return undefined;
+    const make = handlers.get(name);
+    return make === undefined ? Promise.resolve() : make(requestDeps(args.context, deps))(args as unknown as A);
+  };
+}
+
 /** The request to the first route that takes it; one that none takes (an event not subscribed to) goes on to Bolt, which has nothing more for it. */
 function routed(routes: readonly Route[], args: AnyMiddlewareArgs & AllMiddlewareArgs): Promise<void> {
   for (const route of routes) {

@@ -7,7 +7,7 @@ import { HOME_ACTIONS } from '../../../render/home.js';
 import { RELINK_ACTION } from '../../../render/link.js';
 import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
-import { type Route, requestDeps } from '../middleware.js';
+import { type Route, routeByName } from '../middleware.js';
 import { confirmAction } from './confirm.js';
 import { decisionChooseAction } from './decision.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
@@ -47,10 +47,9 @@ function actionRoutes(): ReadonlyMap<string, Make> {
 
 /** Every click on a block (a button, a select), by action id. */
 export function actionRoute(deps: SlackDeps): Route {
-  const routes = actionRoutes();
-  return (args) => {
-    if (args.body.type !== 'block_actions' || !('action' in args) || args.action === undefined) return undefined;
-    const make = routes.get((args.action as { action_id?: string }).action_id ?? '');
-    return make === undefined ? Promise.resolve() : make(requestDeps(args.context, deps))(args as unknown as ActionArgs);
-  };
+  return routeByName<ActionArgs>(deps, actionRoutes(), (args) =>
+    args.body.type === 'block_actions' && 'action' in args && args.action !== undefined
+      ? ((args.action as { action_id?: string }).action_id ?? '')
+      : undefined,
+  );
 }

@@ -2,7 +2,7 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import { DECISION_CALLBACK } from '../../../render/decision.js';
 import { LINK_CALLBACK } from '../../../render/link.js';
 import type { SlackDeps } from '../../deps.js';
-import { type Route, requestDeps } from '../middleware.js';
+import { type Route, routeByName } from '../middleware.js';
 import { decisionSubmission } from './decision.js';
 import { linkSubmission } from './link.js';
 
@@ -15,9 +15,5 @@ const VIEWS = new Map<string, (deps: SlackDeps) => (args: ViewArgs) => Promise<v
 
 /** Every modal submitted, by its callback id. A modal closed asks for nothing. */
 export function viewRoute(deps: SlackDeps): Route {
-  return (args) => {
-    if (args.body.type !== 'view_submission' || !('view' in args)) return undefined;
-    const make = VIEWS.get(args.view.callback_id);
-    return make === undefined ? Promise.resolve() : make(requestDeps(args.context, deps))(args as unknown as ViewArgs);
-  };
+  return routeByName(deps, VIEWS, (args) => (args.body.type === 'view_submission' && 'view' in args ? args.view.callback_id : undefined));
 }
