@@ -124,7 +124,8 @@ new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMs += entry.duration;
 }).observe({ entryTypes: ['gc'] });
 
-let profiler: Session | undefined;
+/** Each kind of profile under way, on its own session: both may run over the same rounds. */
+const profiling = new Map<'cpu' | 'allocations', Session>();
 createInterface({ input: process.stdin }).on('line', (line) => {
   const [command, arg] = line.trim().split(' ');
   if (command === 'usage') {
@@ -133,41 +134,54 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       `USAGE ${user + system} ${process.memoryUsage().rss} ${process.resourceUsage().maxRSS * 1024} ${Math.round(gcMs * 1000)} ${process.memoryUsage().heapUsed}\n`,
     );
   } else if (command === 'profile-start') {
-    begin(async (session) => {
-      await session.post('Profiler.enable');
-      await session.post('Profiler.setSamplingInterval', { interval: 250 });
-      await session.post('Profiler.start');
-    }, 'PROFILING');
+    begin(
+      'cpu',
+      async (session) => {
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: 250 });
+        await session.post('Profiler.start');
+      },
+      'PROFILING',
+    );
   } else if (command === 'allocations-start') {
-    begin(async (session) => {
-      await session.post('HeapProfiler.enable');
-      // Collected objects too: what costs GC is mostly what dies young.
-      await session.post('HeapProfiler.startSampling', {
-        samplingInterval: 32 * 1024,
-        includeObjectsCollectedByMajorGC: true,
-        includeObjectsCollectedByMinorGC: true,
-      });
-    }, 'SAMPLING');
+    begin(
+      'allocations',
+      async (session) => {
+        await session.post('HeapProfiler.enable');
+        // Collected objects too: what costs GC is mostly what dies young.
+        await session.post('HeapProfiler.startSampling', {
+          samplingInterval: 32 * 1024,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+      },
+      'SAMPLING',
+    );
   } else if (command === 'profile-stop' && arg !== undefined) {
-    finish((session) => session.post('Profiler.stop'), arg, 'PROFILED');
+    finish('cpu', (session) => session.post('Profiler.stop'), arg, 'PROFILED');
   } else if (command === 'allocations-stop' && arg !== undefined) {
-    finish((session) => session.post('HeapProfiler.stopSampling'), arg, 'SAMPLED');
+    finish('allocations', (session) => session.post('HeapProfiler.stopSampling'), arg, 'SAMPLED');
   }
 });
 
-/** A new inspector session, `start` run on it, then `answer` on stdout; the session is kept for `finish`. */
-function begin(start: (session: Session) => Promise<void>, answer: string): void {
+/** A new inspector session for `kind`, `start` run on it, then `answer` on stdout; the session is kept for `finish`. */
+function begin(kind: 'cpu' | 'allocations', start: (session: Session) => Promise<void>, answer: string): void {
   const session = new Session();
   session.connect();
-  profiler = session;
+  profiling.set(kind, session);
   void start(session).then(() => process.stdout.write(`${answer}\n`));
 }
 
-/** What `begin` started, stopped by `stop`: its profile written to `file`, the session closed, then `answer` on stdout. */
-function finish(stop: (session: Session) => Promise<{ profile: unknown }>, file: string, answer: string): void {
-  const session = profiler;
+/** What `begin` started for `kind`, stopped by `stop`: its profile written to `file`, the session closed, then `answer` on stdout. */
+function finish(
+  kind: 'cpu' | 'allocations',
+  stop: (session: Session) => Promise<{ profile: unknown }>,
+  file: string,
+  answer: string,
+): void {
+  const session = profiling.get(kind);
   if (session === undefined) return;
-  profiler = undefined;
+  profiling.delete(kind);
   void (async () => {
     const { profile } = await stop(session);
     writeFileSync(file, JSON.stringify(profile));
