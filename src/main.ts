@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { storedTokens, trustedApplication } from './accounts/credentials.js';
 import { AppSession, type Backoff } from './accounts/trusted-app.js';
+import { DecisionReconciler, type ReconcilerOptions } from './approvals/reconcile.js';
 import { RunWatcher, type WatcherOptions } from './collections/watcher.js';
 import { approvalPages, type Config, ConfigError, loadConfig, type SlackConfig } from './config.js';
 import type { TimeZones } from './deps.js';
@@ -38,6 +39,8 @@ export interface Overrides {
   /** Scheduler settings (tests: no spread, short ticks; local mode: on time). */
   reminders?: Partial<Pick<SchedulerOptions, 'spreadMs' | 'tickMs' | 'leaseMs' | 'retryMs' | 'giveUpAfterMs' | 'owner'>>;
   runWatch?: Partial<Pick<WatcherOptions, 'tickMs' | 'firstPollMs' | 'maxIntervalMs' | 'leaseMs' | 'owner'>>;
+  /** The reconciler of decisions left unsettled (tests: ticked by hand, a short lease). */
+  reconcile?: Partial<Pick<ReconcilerOptions, 'tickMs' | 'leaseMs' | 'giveUpAfterMs'>>;
   /** Several apps in one process (tests) each keep their own. */
   metrics?: Metrics;
   /** Commands in flight past which new ones are turned away (2000). */
@@ -60,6 +63,7 @@ export interface Running {
   deps: SlackDeps;
   reminders: ReminderScheduler;
   runWatcher: RunWatcher;
+  decisionReconciler: DecisionReconciler;
   /**
    * Graceful stop: /healthz 503, stop accepting, finish in-flight work, close the store; bounded by
    * SHUTDOWN_TIMEOUT, after which the work still in flight is given up (and logged) and the rest closed.
@@ -86,23 +90,28 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   const chatSide = slackChat(base, service);
   const workers = backgroundWorkers(base, { store, service, credentials, chat: chatSide.chat, timeZones: chatSide.timeZones });
   const background = new CountedBackground(logger);
-  const deps = slackDeps(base, { store, service, credentials, background, ...chatSide, ...workers });
+  const lifecycle = { stopping: false };
+  const deps = slackDeps(base, { store, service, credentials, background, lifecycle, ...chatSide, ...workers });
+  const decisionReconciler = new DecisionReconciler({ deps, ...overrides.reconcile });
   const slack = createSlackApp(deps, slackAppOptions(config, overrides));
   const port = await slack.start();
+  warnOfShortStop(base);
   if (overrides.startScheduler !== false) {
     workers.reminders.start();
     workers.runWatcher.start();
+    if (config.decisions !== undefined) decisionReconciler.start();
   }
   logger.info(
     { mode: config.mode, port, service: new URL(config.commandServiceUrl).origin, serviceAuth: config.serviceAuth.mode },
     'countersign is running',
   );
-  const stopper = gracefulStop(shutdownSequence(base, { slack, ...workers, background, deps }));
+  const stopper = gracefulStop(shutdownSequence(base, { slack, ...workers, decisionReconciler, background, deps, lifecycle }));
   return {
     port,
     slack,
     deps,
     ...workers,
+    decisionReconciler,
     get abandoned() {
       return stopper.abandoned;
     },
@@ -117,16 +126,30 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
  */
 function shutdownSequence(
   { config, logger }: Base,
-  parts: ReturnType<typeof backgroundWorkers> & { slack: SlackApp; background: CountedBackground; deps: SlackDeps },
+  parts: ReturnType<typeof backgroundWorkers> & {
+    slack: SlackApp;
+    background: CountedBackground;
+    deps: SlackDeps;
+    decisionReconciler: DecisionReconciler;
+    lifecycle: { stopping: boolean };
+  },
 ): StopPlan {
-  const { slack, reminders, runWatcher, background, deps } = parts;
+  const { slack, reminders, runWatcher, decisionReconciler, background, deps, lifecycle } = parts;
   return {
     logger,
     limitMs: config.shutdownTimeoutMs,
     steps: [
-      ['taking new requests', () => slack.beginDraining()],
+      [
+        'taking new requests',
+        () => {
+          // From here no decision is sent; one sent already ends within its deadline, which this stop covers.
+          lifecycle.stopping = true;
+          return slack.beginDraining();
+        },
+      ],
       ['the reminder scheduler', () => reminders.stop()],
       ['the run-status watcher', () => runWatcher.stop()],
+      ['the decision reconciler', () => decisionReconciler.stop()],
       ['work in flight', () => background.drain()],
       ['the HTTP server', () => slack.stop()],
     ],
@@ -138,6 +161,30 @@ function shutdownSequence(
       ['store', () => deps.store.close()],
     ],
   };
+}
+
+/** What a stop leaves for its other steps (the workers, the HTTP server) beside the decisions it waits for. */
+const STOP_MARGIN_MS = 5_000;
+
+/**
+ * How long a decision may take from its call to its answer recorded: within SHUTDOWN_TIMEOUT, less
+ * the margin, so that a stop waits for every decision sent before it began (half of it at least,
+ * for a stop set very short).
+ */
+export function decisionDeadlineMs(config: Pick<SlackConfig, 'shutdownTimeoutMs'>): number {
+  return Math.max(config.shutdownTimeoutMs - STOP_MARGIN_MS, Math.round(config.shutdownTimeoutMs / 2));
+}
+
+/** Says at start when SHUTDOWN_TIMEOUT leaves a decision less than one whole call to the service and a moment to read it after. */
+function warnOfShortStop({ config, logger }: Base): void {
+  if (config.decisions === undefined) return;
+  const deadline = decisionDeadlineMs(config);
+  const needs = config.serviceTimeoutMs + 2_000;
+  if (deadline >= needs) return;
+  logger.warn(
+    { shutdownTimeoutMs: config.shutdownTimeoutMs, serviceTimeoutMs: config.serviceTimeoutMs, decisionDeadlineMs: deadline },
+    `SHUTDOWN_TIMEOUT leaves a decision ${deadline} ms from its call to its answer, less than SERVICE_TIMEOUT and a moment to read the approval after (${needs} ms): on a slow service a decision may end as "outcome unknown" (read again later by the reconciler). Set SHUTDOWN_TIMEOUT to at least ${needs + STOP_MARGIN_MS} ms, or SERVICE_TIMEOUT lower.`,
+  );
 }
 
 /** What every part of the composition is built from. */
@@ -246,9 +293,15 @@ function backgroundWorkers({ config, overrides, logger, now }: Base, parts: Work
 function slackDeps(
   { config, overrides, logger, now, metrics }: Base,
   parts: ReturnType<typeof slackChat> &
-    ReturnType<typeof backgroundWorkers> & { store: Store; service: ServiceClient; credentials: CredentialSource; background: Background },
+    ReturnType<typeof backgroundWorkers> & {
+      store: Store;
+      service: ServiceClient;
+      credentials: CredentialSource;
+      background: Background;
+      lifecycle: { stopping: boolean };
+    },
 ): SlackDeps {
-  const { store, service, credentials, background, timeZones, approvalLinks, chat, reminders, runWatcher } = parts;
+  const { store, service, credentials, background, timeZones, approvalLinks, chat, reminders, runWatcher, lifecycle } = parts;
   return {
     service,
     credentials,
@@ -274,6 +327,8 @@ function slackDeps(
     decisions: config.decisions,
     // Past any call and the reading that follows it: a hold whose call may still be under way is not raced.
     decisionHoldMs: 3 * config.serviceTimeoutMs + 30_000,
+    decisionDeadlineMs: decisionDeadlineMs(config),
+    stopping: () => lifecycle.stopping,
     commandsPerMinute: config.commandsPerMinute,
     maxInFlight: overrides.maxInFlight ?? 2000,
   };

@@ -702,6 +702,23 @@ function refusalText(r: DecisionRefusal, timeZone: string): string {
     }
     case 'hold-lost':
       return 'its hold gave way while the approval was checked';
+    case 'stopping':
+      return 'countersign was stopping';
+  }
+}
+
+/** What was found afterwards of a decision no answer settled. */
+function foundText(f: NonNullable<DecisionRecord['found']>, timeZone: string): string {
+  const when = `found ${localTime(f.at, timeZone)}${f.by === 'next-decision' ? ' when the approval was next decided' : ''}`;
+  switch (f.found) {
+    case 'completed':
+      return `${when}: the service shows it ${f.seen?.state || 'completed'}${f.seen?.completedBy ? ` by ${f.seen.completedBy}` : ''}`;
+    case 'pending':
+      return `${when}: the service still shows it waiting, so it was not decided`;
+    case 'not-sent':
+      return `${when}: it ended before it was sent`;
+    case 'unreadable':
+      return `${when}: the service could not be read (${f.why ?? 'unknown'}); check it there`;
   }
 }
 
@@ -714,6 +731,12 @@ function decisionOutcomeText(d: DecisionRecord, timeZone: string): string {
         ? '; the service then showed it still waiting'
         : `; the service then showed it ${s.state || 'completed'}`;
   if (d.outcome === 'refused' && d.refusal !== undefined) return `refused: ${refusalText(d.refusal, timeZone)}; nothing sent`;
+  const answered = answerText(d, seen);
+  if (d.found !== undefined) return `${answered}; ${foundText(d.found, timeZone)}`;
+  return d.unsettled ? `${answered}; UNSETTLED: the service will be read again` : answered;
+}
+
+function answerText(d: DecisionRecord, seen: (s: SeenState | undefined) => string): string {
   const a = d.answer;
   switch (a?.result) {
     case 'done':
@@ -726,7 +749,9 @@ function decisionOutcomeText(d: DecisionRecord, timeZone: string): string {
     case 'not-sent':
       return 'not done: it never reached the service';
     case 'unknown':
-      return `unknown: no answer that says (${a.error})${seen(a.seen)}`;
+      return a.status === undefined
+        ? `unknown: no answer that says (${a.error})${seen(a.seen)}`
+        : `unknown: the service answered ${a.status}${a.says ? ` saying “${a.says}”` : ''}, but did not show it completed as sent${seen(a.seen)}`;
     default:
       return (
         { asked: 'asked, not confirmed', confirmed: 'confirmed, not sent', sent: 'sent, no answer recorded' }[d.outcome as string] ??
@@ -752,6 +777,8 @@ function printDecisions(io: CliIo, decisions: readonly DecisionRecord[], json: b
           outcome: d.outcome,
           reason: decisionOutcomeText(d, 'UTC'),
           detail: d.refusal ?? d.answer ?? null,
+          found: d.found === undefined ? null : { ...d.found, at: d.found.at.toISOString() },
+          unsettled: d.unsettled,
           steps: d.steps.map((s) => ({ step: s.step, at: s.at.toISOString(), request: s.requestId ?? null })),
         }),
       );

@@ -10,7 +10,9 @@ import type { Credentials } from '../service/credentials.js';
 import type { ApprovalDetails, RequestItemsPage } from '../service/index.js';
 import { isServiceError } from '../service/index.js';
 import type { Principal } from '../store/index.js';
-import { type DecideDeps, type DecisionOffer, decisionOffer, onOwnPendingList } from './decide.js';
+import type { DecideDeps } from './decide.js';
+import { type DecisionOffer, decisionOffer } from './decision-offer.js';
+import { onOwnPendingList } from './decision-run.js';
 
 /** Request items shown on one page of the modal: enough to read at a glance, few enough to page. */
 export const ITEMS_PAGE_SIZE = 10;

@@ -8,7 +8,8 @@
  */
 
 import type { Button, KnownBlock, ModalView } from '@slack/types';
-import type { CommentAsked, DecideOutcome, DecisionOffer } from '../approvals/decide.js';
+import type { DecideOutcome } from '../approvals/decide.js';
+import type { CommentAsked, DecisionOffer } from '../approvals/decision-offer.js';
 import type { DecisionAbout, DecisionChoiceWire, DecisionState, DecisionStateWire } from '../parse/decision.js';
 import type { TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
@@ -331,6 +332,8 @@ function refusalLines(r: DecisionRefusal, state: DecisionState, readerId: string
           ' Checking the approval with the Command Service took so long that countersign let go of it meanwhile, so your decision was not sent. Open the approval again to see how it stands now, and decide it again if it still waits.',
         ],
       ];
+    case 'stopping':
+      return [[emoji('hourglass'), ' countersign is restarting, so your decision was not sent. Try again in a minute.']];
   }
 }
 
@@ -348,6 +351,8 @@ export function unknownReason(error: unknown): string {
           return `the Command Service failed on its side${error.status === undefined ? '' : ` (status ${error.status})`}`;
         case 'aborted':
           return 'the call to the Command Service was cut short';
+        case 'busy':
+          return 'the Command Service was too busy to take the call';
         case 'network':
           return 'the connection to the Command Service failed';
       }
@@ -362,6 +367,58 @@ export interface DecisionOutcomeInput {
   /** The reader's zone and now, with the service's zone: the service's times in theirs. */
   frame: TimeFrame;
   approvalLinks?: ApprovalLinks | undefined;
+}
+
+/**
+ * The service answered the call (a 2xx), and afterwards did not show the approval completed as the
+ * action sent: what it shows is said, and nothing is claimed for the approver.
+ */
+function answeredLines(
+  outcome: Extract<DecideOutcome, { kind: 'unknown'; answer: unknown }>,
+  state: DecisionState,
+  frame: TimeFrame,
+): Paragraph[] {
+  const d = outcome.details;
+  const said: Run[] =
+    outcome.answer.saysError === undefined
+      ? [`The Command Service answered (status ${outcome.answer.status})`]
+      : [`The Command Service answered (status ${outcome.answer.status}) saying “`, oneLine(outcome.answer.saysError, 200), '”'];
+  const sent = bold(oneLine(state.action, 60));
+  if (d === undefined)
+    return [
+      [
+        emoji('grey_question'),
+        ' ',
+        ...said,
+        ', but the approval could not be read afterwards, so countersign cannot tell whether your ',
+        sent,
+        ' took.',
+      ],
+      ['Check it in the service before deciding again. It can be decided here again after ', when(outcome.retryAt, '{time}'), '.'],
+    ];
+  if (d.completedDate === '')
+    return [
+      [
+        emoji('grey_question'),
+        ' ',
+        ...said,
+        ', but still shows this approval waiting for a decision: your ',
+        sent,
+        ' is not recorded as made.',
+      ],
+      ['Check it in the service before deciding again. It can be decided here again after ', when(outcome.retryAt, '{time}'), '.'],
+    ];
+  if (outcome.sameAction)
+    return [
+      [emoji('grey_question'), ' ', ...said, ', and shows the approval completed as ', sent, ' now.'],
+      seenLine(d, frame),
+      ['countersign cannot tell from here whether yours did it or another approver’s: the service’s own history says.'],
+    ];
+  return [
+    [emoji('grey_question'), ' ', ...said, ', and shows the approval decided otherwise, not as your ', sent, '.'],
+    seenLine(d, frame),
+    ['Check in the service what happened.'],
+  ];
 }
 
 /** What came of it, once the service answered (or did not). */
@@ -384,7 +441,15 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
           when(outcome.at, '{date_short_pretty} at {time}'),
           '.',
         ],
-        ...(outcome.details ? [seenLine(outcome.details, input.frame)] : []),
+        seenLine(outcome.details, input.frame),
+        ...(outcome.recorded
+          ? []
+          : [
+              [
+                emoji('warning'),
+                ' countersign could not write this to its audit trail just now; it records what the service shows when it reads the approval again.',
+              ],
+            ]),
         ...about,
       ];
       break;
@@ -432,6 +497,10 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
       break;
     }
     case 'unknown': {
+      if ('answer' in outcome) {
+        paragraphs = [...answeredLines(outcome, state, input.frame), ...about];
+        break;
+      }
       const d = outcome.details;
       const why = unknownReason(outcome.error);
       const reason = `${why.charAt(0).toUpperCase()}${why.slice(1)}`;

@@ -353,6 +353,8 @@ function unavailableLine(error: ServiceUnavailableError, started: boolean): stri
       return `:warning: The Command Service failed while answering (status ${error.status ?? 'unknown'}).${maybeStarted} Try again; if it keeps failing, tell your identity team.`;
     case 'aborted':
       return `:hourglass_flowing_sand: The request to the Command Service was cancelled.${maybeStarted}`;
+    case 'busy':
+      return `:hourglass_flowing_sand: The Command Service is busy and turned the request away unread (status 429).${started ? ' Nothing was started.' : ''} Try again in a minute.`;
   }
 }
 

@@ -12,7 +12,7 @@ import type { Dispatcher } from 'undici';
 import { type LogFields, type Logger, silentLogger } from '../runtime/logger.js';
 import type { Secret } from '../runtime/secret.js';
 import { type CallOptions, Commands, type LoginCredentials } from './commands.js';
-import type { DecisionCall, DecisionValues } from './decision-call.js';
+import type { DecisionAnswer, DecisionCall, DecisionValues } from './decision-call.js';
 import { createOfferings, NOT_OFFERED_RECHECK_MS, type OptionalCommand } from './offered.js';
 import type { ApprovalQuery, CollectQuery, RequestItemsPageQuery, RequestItemsSelector } from './query.js';
 import type { ApprovalDetails, ApprovalsPage, CollectionResult, RequestItemsPage, RunStatus } from './schemas.js';
@@ -73,10 +73,11 @@ export interface ServiceClient {
   /**
    * The operator's decision call (DECISION_REQUEST) for one approval: `values` checked, then put in
    * its template, each escaped for where it goes. Deciding is not idempotent, so it is never sent
-   * twice by the client, whatever happens to the connection; any 2xx is success (the answer's body
-   * says nothing countersign relies on: getApprovalDetails tells the new state).
+   * twice by the client, whatever happens to the connection. A 2xx is an answer, not a decision made:
+   * a proxy may answer 200 for nothing, a service 204 having done nothing, so getApprovalDetails
+   * afterwards says what happened. Any other status is a typed ServiceError.
    */
-  decide(call: DecisionCall, values: DecisionValues, token: Secret, options?: CallOptions): Promise<void>;
+  decide(call: DecisionCall, values: DecisionValues, token: Secret, options?: CallOptions): Promise<DecisionAnswer>;
   /**
    * False once the service answered that it does not offer the command (NotOfferedError), until
    * NOT_OFFERED_RECHECK_MS has passed; meanwhile calls to it fail at once without a request.

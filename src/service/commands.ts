@@ -8,7 +8,7 @@
 import type { z } from 'zod';
 import type { LogFields, Logger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
-import { type DecisionCall, type DecisionValues, fillDecisionCall } from './decision-call.js';
+import { type DecisionAnswer, type DecisionCall, type DecisionValues, fillDecisionCall } from './decision-call.js';
 import { approvalsFromProperties, dataFromProperties, decode, detailsFromProperties, type Reading } from './decode.js';
 import { InvalidParameterError, UnexpectedResponseError } from './errors.js';
 import { escapeXml, excerpt } from './formats.js';
@@ -233,8 +233,8 @@ export class Commands {
     });
   }
 
-  decide(decision: DecisionCall, values: DecisionValues, token: Secret, options?: CallOptions): Promise<void> {
-    const send = async () => {
+  decide(decision: DecisionCall, values: DecisionValues, token: Secret, options?: CallOptions): Promise<DecisionAnswer> {
+    const send = async (): Promise<DecisionAnswer> => {
       const checked = checkQuery(decision.command, decisionValuesSchema, values);
       const filled = fillDecisionCall(decision, checked);
       const res = await this.transport.call(this.logger, {
@@ -252,9 +252,8 @@ export class Commands {
         maxBodyBytes: DETAILS_MAX_BODY_BYTES,
       });
       if (res.status < 200 || res.status >= 300) throw errorFor(filled.command, res, {});
-      // The service's answer to a decision is not documented, so any 2xx of its own is taken; but an
-      // HTML page is a sign-in form or an error page of something in between (a proxy, a single
-      // sign-on gateway) that answered instead of it, and says nothing of whether it was decided.
+      // An HTML page is a sign-in form or an error page of something in between (a proxy, a single
+      // sign-on gateway) that answered instead of the service, and says nothing of whether it was decided.
       if (looksLikeHtml(res.body.trimStart()))
         throw new UnexpectedResponseError(
           res.redact(
@@ -262,6 +261,8 @@ export class Commands {
           ),
           { command: filled.command, status: res.status },
         );
+      const says = failureStatedIn(res.body);
+      return { status: res.status, saysError: says === undefined ? undefined : res.redact(says) };
     };
     return this.offered.optional(this.logger, 'decision', send, decision.command);
   }
@@ -281,6 +282,50 @@ export class Commands {
 
 /** findApprovals' filters that hold what a user typed about people and access, rather than a value the service enumerates. */
 const TYPED_FILTERS = ['business-source', 'entitlement-name', 'user-first-name', 'user-last-name', 'user-id'] as const;
+
+/** Words that say a call failed, as a status or a flag: `{"status":"error"}`, `{"success":false}`, `<status>failed</status>`. */
+const FAILED = /^(error|errors|fail|failed|failure|ko|false)$/i;
+
+/**
+ * The failure a 2xx body states of itself, if it states one: a JSON object (or its one wrapper, as
+ * `data` wraps this service's answers) whose `status`/`result` is a failure word, whose `success` is
+ * false, or that carries an `error`; an XML answer whose status element is a failure word. The words
+ * returned are its message when it has one. Anything else states nothing.
+ */
+export function failureStatedIn(body: string): string | undefined {
+  const text = body.trim();
+  if (text.startsWith('<')) {
+    const status = /<(?:status|result)>\s*([^<]{1,40}?)\s*<\/(?:status|result)>/i.exec(text)?.[1];
+    if (status === undefined || !FAILED.test(status)) return undefined;
+    const said = /<(?:message|error|description)>([^<]{1,500})<\//i.exec(text)?.[1];
+    return excerpt(said?.trim() || `status ${status}`, 300);
+  }
+  if (!text.startsWith('{') || text.length > DETAILS_MAX_BODY_BYTES) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const objects = [value, ...Object.values(typeof value === 'object' && value !== null ? value : {})].filter(
+    (v): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v),
+  );
+  for (const o of objects) {
+    const flag = o.status ?? o.result;
+    const failed =
+      (typeof flag === 'string' && FAILED.test(flag.trim())) ||
+      o.success === false ||
+      o.ok === false ||
+      (o.error !== undefined && o.error !== null && o.error !== '');
+    if (!failed) continue;
+    const nested = typeof o.error === 'object' && o.error !== null ? (o.error as Record<string, unknown>).message : undefined;
+    const said = [o.message, o.error, nested, o.errorMessage, o.description].find(
+      (m): m is string => typeof m === 'string' && m.trim() !== '',
+    );
+    return excerpt(said?.trim() ?? `status ${typeof flag === 'string' ? flag : 'failed'}`, 300);
+  }
+  return undefined;
+}
 
 /** auth-user-id when the token is an application's, checked like every value that is sent. */
 function actingFor(command: string, options: CallOptions | undefined): Array<readonly [string, string]> {

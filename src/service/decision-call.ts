@@ -34,6 +34,17 @@ export interface DecisionValues {
   comment: string;
 }
 
+/**
+ * What the service answered a decision with. Its answer's body is not documented, so no 2xx makes a
+ * decision done by itself: the caller reads the approval afterwards. What the body says of itself is
+ * kept, when it states a failure in so many words (`{"status":"error",…}`), to be told and recorded.
+ */
+export interface DecisionAnswer {
+  status: number;
+  /** The failure the body states, in its own words (an excerpt, secrets taken out); undefined when it states none. */
+  saysError?: string | undefined;
+}
+
 /** The call filled in: what the client sends, its values escaped for where they go. */
 export interface FilledCall {
   method: 'GET' | 'POST';

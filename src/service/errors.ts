@@ -160,9 +160,11 @@ export class NotOfferedError extends ServiceError {
 /**
  * network: the request never reached the service (no connection: refused, no such host, connect
  * timeout, TLS). dropped: the connection failed once made, so the request may have reached it
- * (and a collection may have started). timeout: no complete answer in time. aborted: the caller gave up.
+ * (and a collection may have started). timeout: no complete answer in time (ours, or the service's
+ * own 408, which it may send after it acted). aborted: the caller gave up. busy: a 429, the service
+ * turning the request away unread because it has too many.
  */
-export type UnavailableReason = 'network' | 'dropped' | 'timeout' | 'server-error' | 'aborted';
+export type UnavailableReason = 'network' | 'dropped' | 'timeout' | 'server-error' | 'aborted' | 'busy';
 
 /** The service could not be reached, was too slow, or failed on its side (5xx). Retryable. */
 export class ServiceUnavailableError extends ServiceError {

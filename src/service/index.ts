@@ -1,5 +1,5 @@
 export * from './client.js';
-export type { DecisionCall, DecisionValues } from './decision-call.js';
+export type { DecisionAnswer, DecisionCall, DecisionValues } from './decision-call.js';
 export * from './errors.js';
 export * from './query.js';
 export type {

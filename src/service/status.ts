@@ -54,6 +54,11 @@ const RULES: ReadonlyArray<(r: Refusal) => ServiceError | undefined> = [
       ? new NoEligibleCollectorsError(applicationNamed(r.message) || r.context.application, r.details)
       : undefined,
   (r) => (r.status === 409 ? new ConflictError(r.details) : undefined),
+  // A 408 is the service's own timeout: it may have acted before it gave up on the connection, so it
+  // is no refusal (a 4xx taken as "not found" was once told as "nothing was decided").
+  (r) =>
+    r.status === 408 ? new ServiceUnavailableError('timeout', 'The Command Service timed out the request (408).', r.details) : undefined,
+  (r) => (r.status === 429 ? new ServiceUnavailableError('busy', 'The Command Service is busy (429).', r.details) : undefined),
   (r) =>
     r.status >= 500
       ? new ServiceUnavailableError('server-error', `The Command Service failed with status ${r.status}.`, r.details)

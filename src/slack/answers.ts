@@ -5,7 +5,7 @@
  */
 
 import type { RespondArguments } from '@slack/bolt';
-import { decidedAmong } from '../approvals/decide.js';
+import { decidedAmong } from '../approvals/decision-offer.js';
 import { detailsOffered } from '../approvals/details.js';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';

@@ -1,7 +1,7 @@
 /** Publishing a user's App Home tab: the use case's content, rendered, with views.publish. */
 
 import type { WebClient } from '@slack/web-api';
-import { decidedAmong } from '../approvals/decide.js';
+import { decidedAmong } from '../approvals/decision-offer.js';
 import { detailsOffered } from '../approvals/details.js';
 import { loadHome } from '../home/home.js';
 import { DUE_GROUPS } from '../parse/times.js';

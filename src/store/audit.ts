@@ -109,11 +109,11 @@ export function byTimeThenStep(a: AuditRow, b: AuditRow): number {
 }
 
 /** Where each step of a decision comes in its course: the tie-break for steps of one moment, whoever wrote them first. */
-const DECISION_STEP_ORDER: Record<string, number> = { asked: 0, confirmed: 1, refused: 2, sent: 2, resent: 3, answered: 4 };
+const DECISION_STEP_ORDER: Record<string, number> = { asked: 0, confirmed: 1, refused: 2, sent: 2, resent: 3, answered: 4, reconciled: 5 };
 
 /** A decision's steps by time, then by their place in a decision's course (not by which instance's id sorts first), then as written. */
 export function byTimeThenDecisionStep(a: AuditRow, b: AuditRow): number {
-  const rank = (r: AuditRow) => DECISION_STEP_ORDER[r.step] ?? 5;
+  const rank = (r: AuditRow) => DECISION_STEP_ORDER[r.step] ?? 6;
   return Number(a.at) - Number(b.at) || rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
@@ -254,8 +254,13 @@ function decisionStepData(e: DecisionEvent): Record<string, unknown> {
   switch (e.step) {
     case 'confirmed':
       return { comment: e.comment };
+    case 'reconciled': {
+      const { step: _step, decisionId: _d, at: _at, teamId: _t, userId: _u, approvalId: _a, action: _x, requestId: _r, ...found } = e;
+      return found;
+    }
     case 'refused':
       return {
+        ...(e.comment === undefined ? {} : { comment: e.comment }),
         reason:
           'at' in e.reason
             ? { ...e.reason, at: e.reason.at.toISOString() }
@@ -330,16 +335,40 @@ function readResult(data: Record<string, unknown>): DecisionResult | undefined {
   const message = text(data.message);
   switch (data.result) {
     case 'done':
-      return { result: 'done', seen: readSeen(data.seen), ...(typeof data.after === 'string' ? { after: data.after } : {}) };
+      return {
+        result: 'done',
+        seen: readSeen(data.seen),
+        ...(typeof data.status === 'number' ? { status: data.status } : {}),
+        ...(typeof data.after === 'string' ? { after: data.after } : {}),
+      };
     case 'refused':
       return { result: 'refused', error, message, status: typeof data.status === 'number' ? data.status : undefined };
     case 'not-sent':
       return { result: 'not-sent', error, message };
     case 'unknown':
-      return { result: 'unknown', error, message, seen: readSeen(data.seen) };
+      return {
+        result: 'unknown',
+        error,
+        message,
+        seen: readSeen(data.seen),
+        ...(typeof data.status === 'number' ? { status: data.status } : {}),
+        ...(typeof data.says === 'string' ? { says: data.says } : {}),
+      };
     default:
       return undefined;
   }
+}
+
+function readFound(data: Record<string, unknown>, at: Date): DecisionRecord['found'] {
+  const found = data.found;
+  if (found !== 'completed' && found !== 'pending' && found !== 'not-sent' && found !== 'unreadable') return undefined;
+  return {
+    found,
+    seen: readSeen(data.seen),
+    ...(typeof data.why === 'string' ? { why: data.why } : {}),
+    by: data.by === 'next-decision' ? 'next-decision' : 'reconciler',
+    at,
+  };
 }
 
 const DECISION_OUTCOMES: Record<string, DecisionRecord['outcome']> = {
@@ -363,6 +392,7 @@ export function foldDecisions(rows: readonly AuditRow[]): DecisionRecord[] {
     let comment: string | undefined;
     let refusal: DecisionRefusal | undefined;
     let answer: DecisionResult | undefined;
+    let found: DecisionRecord['found'];
     let outcome: DecisionRecord['outcome'] = 'asked';
     const steps: DecisionRecord['steps'] = [];
     for (const row of list) {
@@ -374,7 +404,12 @@ export function foldDecisions(rows: readonly AuditRow[]): DecisionRecord[] {
         requestId: typeof data.requestId === 'string' ? data.requestId : undefined,
       });
       if (row.step === 'confirmed') comment = text(data.comment);
-      if (row.step === 'refused') refusal = readRefusal(data.reason);
+      if (row.step === 'refused') {
+        refusal = readRefusal(data.reason);
+        // A submission turned away before its claim has no confirmed step: what they typed is here.
+        if (comment === undefined && typeof data.comment === 'string') comment = data.comment;
+      }
+      if (row.step === 'reconciled') found = readFound(data, dateOf(row.at));
       if (row.step === 'answered') answer = readResult(data);
       // A step this release does not know leaves the outcome as the last one it does.
       const known =
@@ -395,6 +430,10 @@ export function foldDecisions(rows: readonly AuditRow[]): DecisionRecord[] {
       outcome,
       refusal,
       answer,
+      found,
+      unsettled:
+        found === undefined &&
+        (outcome === 'sent' || (outcome === 'unknown' && answer?.result === 'unknown' && !answer.seen?.completedDate)),
       steps,
       lastId: list.reduce((max, r) => (r.id > max ? r.id : max), ''),
     });

@@ -419,15 +419,12 @@ export class PostgresStore implements Store {
 
   async claimDecision(c: Parameters<Store['claimDecision']>[0]): Promise<DecisionClaim> {
     for (;;) {
-      // The conditional upsert is the claim: on any number of instances, one caller takes an approval
-      // that is free, or whose hold has given way; a hold that is done never gives way.
+      // The insert is the claim: on any number of instances, one caller takes an approval that is
+      // free. A hold that has given way is taken with takeExpiredDecision, once what became of it is recorded.
       const won = await this.#query(
         `INSERT INTO decision_claims (approval_id, decision_id, team_id, user_id, action, state, claimed_at, until)
          VALUES ($1, $2, $3, $4, $5, 'sending', $6, $7)
-         ON CONFLICT (approval_id) DO UPDATE SET decision_id = excluded.decision_id, team_id = excluded.team_id,
-           user_id = excluded.user_id, action = excluded.action, state = 'sending', claimed_at = excluded.claimed_at,
-           until = excluded.until, settled_at = NULL
-         WHERE decision_claims.state <> 'done' AND decision_claims.until <= $6
+         ON CONFLICT (approval_id) DO NOTHING
          RETURNING decision_id`,
         [c.approvalId, c.decisionId, c.teamId, c.userId, c.action, c.at.getTime(), c.until.getTime()],
       );
@@ -458,6 +455,35 @@ export class PostgresStore implements Store {
 
   async releaseDecision(approvalId: string, decisionId: string): Promise<void> {
     await this.#query('DELETE FROM decision_claims WHERE approval_id = $1 AND decision_id = $2', [approvalId, decisionId]);
+  }
+
+  async decisionRecord(decisionId: string): Promise<DecisionRecord | undefined> {
+    const { rows } = await this.#query<AuditRow>("SELECT * FROM audit_events WHERE kind = 'decision' AND subject = $1", [decisionId]);
+    return foldDecisions(rows)[0];
+  }
+
+  async expiredDecisionHolds(now: Date, limit: number): Promise<Array<{ approvalId: string; hold: DecisionHold }>> {
+    const { rows } = await this.#query<DecisionHoldRow>(
+      "SELECT * FROM decision_claims WHERE state <> 'done' AND until <= $1 ORDER BY until LIMIT $2",
+      [now.getTime(), limit],
+    );
+    return rows.map((r) => ({ approvalId: r.approval_id, hold: decisionHoldOf(r) }));
+  }
+
+  async takeExpiredDecision(...[approvalId, from, now, until, to]: Parameters<Store['takeExpiredDecision']>): Promise<boolean> {
+    const result =
+      to === undefined
+        ? await this.#query(
+            "UPDATE decision_claims SET until = $1 WHERE approval_id = $2 AND decision_id = $3 AND state <> 'done' AND until <= $4",
+            [until.getTime(), approvalId, from, now.getTime()],
+          )
+        : await this.#query(
+            `UPDATE decision_claims SET decision_id = $1, team_id = $2, user_id = $3, action = $4, state = 'sending',
+               claimed_at = $5, until = $6, settled_at = NULL
+             WHERE approval_id = $7 AND decision_id = $8 AND state <> 'done' AND until <= $5`,
+            [to.decisionId, to.teamId, to.userId, to.action, now.getTime(), until.getTime(), approvalId, from],
+          );
+    return result.rowCount === 1;
   }
 
   async decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>> {

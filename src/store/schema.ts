@@ -225,6 +225,13 @@ export const MIGRATIONS: readonly Migration[] = [
      );
      INSERT INTO slack_signatures_by_expiry (expires_at, signature) SELECT expires_at, signature FROM slack_signatures;`,
   },
+  {
+    version: 10,
+    name: 'decisions left unsettled, found by when their hold ended',
+    // Done holds stay for good, one per approval ever decided from chat; the reconciler looks only
+    // at the few that are not, by when they end, without reading the rest.
+    sql: `CREATE INDEX decision_claims_open ON decision_claims (until) WHERE state <> 'done';`,
+  },
 ];
 
 /** Run first, every start: a no-op once the table exists, whichever release created it. */

@@ -201,17 +201,26 @@ function prepare(db: Database.Database) {
          GROUP BY subject HAVING (? IS NULL OR MAX(at) >= ?)
          ORDER BY MAX(id) DESC LIMIT ?)`,
     ),
-    // The conditional upsert is the claim: only one caller can take an approval that is free, or
-    // whose hold has given way; a hold that is done never gives way.
-    claimDecision: db.prepare<[string, string, string, string, string, number, number, number], { decision_id: string }>(
+    // The insert is the claim: only one caller can take an approval that is free. A hold that has
+    // given way is taken with takeExpiredDecision, once what became of it is recorded.
+    claimDecision: db.prepare<[string, string, string, string, string, number, number], { decision_id: string }>(
       `INSERT INTO decision_claims (approval_id, decision_id, team_id, user_id, action, state, claimed_at, until)
        VALUES (?, ?, ?, ?, ?, 'sending', ?, ?)
-       ON CONFLICT (approval_id) DO UPDATE SET decision_id = excluded.decision_id, team_id = excluded.team_id,
-         user_id = excluded.user_id, action = excluded.action, state = 'sending', claimed_at = excluded.claimed_at,
-         until = excluded.until, settled_at = NULL
-       WHERE decision_claims.state <> 'done' AND decision_claims.until <= ?
+       ON CONFLICT (approval_id) DO NOTHING
        RETURNING decision_id`,
     ),
+    takeExpiredDecision: db.prepare<[string, string, string, string, number, number, string, string, number]>(
+      `UPDATE decision_claims SET decision_id = ?, team_id = ?, user_id = ?, action = ?, state = 'sending',
+         claimed_at = ?, until = ?, settled_at = NULL
+       WHERE approval_id = ? AND decision_id = ? AND state <> 'done' AND until <= ?`,
+    ),
+    leaseExpiredDecision: db.prepare<[number, string, string, number]>(
+      "UPDATE decision_claims SET until = ? WHERE approval_id = ? AND decision_id = ? AND state <> 'done' AND until <= ?",
+    ),
+    expiredDecisionHolds: db.prepare<[number, number], DecisionHoldRow>(
+      "SELECT * FROM decision_claims WHERE state <> 'done' AND until <= ? ORDER BY until LIMIT ?",
+    ),
+    decisionRecord: db.prepare<[string], AuditRow>("SELECT * FROM audit_events WHERE kind = 'decision' AND subject = ?"),
     decisionHold: db.prepare<[string], DecisionHoldRow>('SELECT * FROM decision_claims WHERE approval_id = ?'),
     decisionHolds: db.prepare<[string], DecisionHoldRow>(
       'SELECT * FROM decision_claims WHERE approval_id IN (SELECT value FROM json_each(?))',
@@ -605,7 +614,6 @@ export class SqliteStore implements Store {
           c.action,
           c.at.getTime(),
           c.until.getTime(),
-          c.at.getTime(),
         );
         const row = won === undefined ? this.#sql.decisionHold.get(c.approvalId) : undefined;
         const outcome = decisionClaimOutcome(won !== undefined, row === undefined ? undefined : decisionHoldOf(row));
@@ -626,6 +634,36 @@ export class SqliteStore implements Store {
     return this.#patiently(() => {
       this.#sql.releaseDecision.run(approvalId, decisionId);
     });
+  }
+
+  decisionRecord(decisionId: string): Promise<DecisionRecord | undefined> {
+    return this.#patiently(() => foldDecisions(this.#sql.decisionRecord.all(decisionId))[0]);
+  }
+
+  expiredDecisionHolds(now: Date, limit: number): Promise<Array<{ approvalId: string; hold: DecisionHold }>> {
+    return this.#patiently(() =>
+      this.#sql.expiredDecisionHolds.all(now.getTime(), limit).map((r) => ({ approvalId: r.approval_id, hold: decisionHoldOf(r) })),
+    );
+  }
+
+  takeExpiredDecision(...[approvalId, from, now, until, to]: Parameters<Store['takeExpiredDecision']>): Promise<boolean> {
+    return this.#patiently(
+      () =>
+        (to === undefined
+          ? this.#sql.leaseExpiredDecision.run(until.getTime(), approvalId, from, now.getTime())
+          : this.#sql.takeExpiredDecision.run(
+              to.decisionId,
+              to.teamId,
+              to.userId,
+              to.action,
+              now.getTime(),
+              until.getTime(),
+              approvalId,
+              from,
+              now.getTime(),
+            )
+        ).changes === 1,
+    );
   }
 
   decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>> {

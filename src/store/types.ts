@@ -150,7 +150,7 @@ export type AttemptReason =
   | { kind: 'other'; text: string };
 
 /** The steps an audited action goes through; each is one row of the trail, appended, never changed. */
-export type AuditStep = 'asked' | 'refused' | 'confirmed' | 'cancelled' | 'sent' | 'resent' | 'answered' | 'failed';
+export type AuditStep = 'asked' | 'refused' | 'confirmed' | 'cancelled' | 'sent' | 'resent' | 'answered' | 'failed' | 'reconciled';
 
 /** One step of a collection attempt, with the fields that step has. */
 export type CollectStep =
@@ -226,7 +226,9 @@ export type DecisionRefusal =
   /** The token to send it with could not be had (the trusted mode's sign-in failed): nothing was sent. */
   | { kind: 'sign-in-failed'; error: string; message: string }
   /** The hold gave way while the approval was being checked (a slow service), so it was not this decision's to send any more. */
-  | { kind: 'hold-lost' };
+  | { kind: 'hold-lost' }
+  /** countersign began to stop before the decision was sent: nothing was sent. */
+  | { kind: 'stopping' };
 
 /** What the service shows of an approval, read after a decision: for the trail, and for the approver. */
 export interface SeenState {
@@ -239,27 +241,60 @@ export interface SeenState {
 /** How the service answered a decision that was sent. */
 export type DecisionResult =
   /**
-   * It accepted it (a 2xx), or, when no answer said (`after`: why), getApprovalDetails then showed
-   * it completed as the very action sent.
+   * It answered a 2xx (`status`), and getApprovalDetails then showed it completed as the very action
+   * sent. (Rows written before the read afterwards decided it have no status, and `after` when an
+   * older release took it from a read alone.)
    */
-  | { result: 'done'; seen?: SeenState | undefined; after?: string | undefined }
+  | { result: 'done'; seen?: SeenState | undefined; status?: number | undefined; after?: string | undefined }
   /** It refused it, by its error's kind (ServiceError kinds), with what it said. */
   | { result: 'refused'; error: string; message: string; status?: number | undefined }
   /** It never reached the service (no connection could be made). */
   | { result: 'not-sent'; error: string; message: string }
-  /** No answer that says (a timeout, a connection lost, a 5xx): `seen` is what getApprovalDetails showed afterwards, when it answered. */
-  | { result: 'unknown'; error: string; message: string; seen?: SeenState | undefined };
+  /**
+   * No answer that says (a timeout, a connection lost, a 5xx, a 408), or a 2xx after which the
+   * service did not show the approval completed as sent (`status`; `says`, a failure its body stated).
+   * `seen` is what getApprovalDetails showed afterwards, when it answered.
+   */
+  | {
+      result: 'unknown';
+      error: string;
+      message: string;
+      seen?: SeenState | undefined;
+      status?: number | undefined;
+      says?: string | undefined;
+    };
+
+/**
+ * What the service showed of a decision whose outcome no answer told, read again once its call could
+ * no longer land (or found so when another decision on the approval was checked). Nothing is claimed
+ * for it from this: the approval completed as the action sent may be another approver's doing.
+ */
+export interface DecisionFound {
+  /**
+   * completed: the service shows it completed (`seen` says how, and by whom); pending: still waiting,
+   * so the call did not take; not-sent: the decision ended before it was sent; unreadable: the service
+   * could not be read (`why`), and it is looked at no more.
+   */
+  found: 'completed' | 'pending' | 'not-sent' | 'unreadable';
+  seen?: SeenState | undefined;
+  why?: string | undefined;
+  /** Who read it: countersign's own check later, or the check before another decision on the approval. */
+  by: 'reconciler' | 'next-decision';
+}
 
 export type DecisionStep =
   /** The approver chose an action and was shown its confirmation. */
   | { step: 'asked' }
   /** They submitted it, with this comment; the decision was claimed for them. */
   | { step: 'confirmed'; comment: string }
-  | { step: 'refused'; reason: DecisionRefusal }
+  /** Turned away; `comment`, what they had typed, when it was a submission. */
+  | { step: 'refused'; reason: DecisionRefusal; comment?: string | undefined }
   | { step: 'sent' }
   /** Sent once more, in the trusted mode, after the service refused countersign's expired token before running it and a new sign-in. */
   | { step: 'resent' }
-  | ({ step: 'answered' } & DecisionResult);
+  | ({ step: 'answered' } & DecisionResult)
+  /** Found afterwards: what the service showed of a decision no answer settled. */
+  | ({ step: 'reconciled' } & DecisionFound);
 
 /** A step of a decision as it is recorded: who, which approval, which action, and the step. Never a token. */
 export type DecisionEvent = DecisionStep & {
@@ -289,6 +324,10 @@ export interface DecisionRecord {
   outcome: 'asked' | 'confirmed' | 'refused' | 'sent' | 'done' | 'not-done' | 'not-sent' | 'unknown';
   refusal: DecisionRefusal | undefined;
   answer: DecisionResult | undefined;
+  /** What was found afterwards, for one that was sent and no answer settled; with when. */
+  found: (DecisionFound & { at: Date }) | undefined;
+  /** Sent, and neither an answer nor a later reading says how it ended: it will be read again. */
+  unsettled: boolean;
   steps: Array<{ step: AuditStep; at: Date; requestId: string | undefined }>;
 }
 
@@ -429,7 +468,9 @@ export interface Store {
   /**
    * Claims an approval for one decision, atomically: of any number of concurrent claims (a double
    * submit, a retry from Slack, two instances), one gets it, and the others learn who holds it. A
-   * hold that is done is for good; one sending or unsettled gives way once its `until` has passed.
+   * hold is never taken over here: one that is done is for good, and one sending or unsettled whose
+   * `until` has passed is first reconciled (what became of it found and recorded), then taken with
+   * takeExpiredDecision.
    */
   claimDecision(c: {
     approvalId: string;
@@ -451,6 +492,26 @@ export interface Store {
   releaseDecision(approvalId: string, decisionId: string): Promise<void>;
   /** The holds on these approvals (any state), by approval id. */
   decisionHolds(approvalIds: readonly string[]): Promise<Map<string, DecisionHold>>;
+  /** One decision read back from its steps; undefined when none has this id. */
+  decisionRecord(decisionId: string): Promise<DecisionRecord | undefined>;
+  /**
+   * Holds that are not done and whose `until` has passed (at `now`), oldest first: decisions whose
+   * call can no longer land and that nothing settled. Each stays until it is reconciled and released.
+   */
+  expiredDecisionHolds(now: Date, limit: number): Promise<Array<{ approvalId: string; hold: DecisionHold }>>;
+  /**
+   * Takes the expired hold of decision `from` for another use, atomically (its `until` passed at
+   * `now`, it is not done, and nobody took it since): for the decision `to` (a claim, state sending)
+   * or, with `to` undefined, for reconciling it, the same decision kept and its `until` moved on.
+   * False when it is no longer that decision's, or not expired.
+   */
+  takeExpiredDecision(
+    approvalId: string,
+    from: string,
+    now: Date,
+    until: Date,
+    to?: { decisionId: string; teamId: string; userId: string; action: string } | undefined,
+  ): Promise<boolean>;
   /**
    * Takes the cooldown for a collection target in a workspace, atomically: of two starts of the
    * same target within `cooldownMs`, on any instances, one gets it and the other learns who has it.

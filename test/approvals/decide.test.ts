@@ -4,7 +4,8 @@
  * answer becomes, how the hold on the approval is taken, given back and settled, and the audit trail.
  */
 import { describe, expect, it } from 'vitest';
-import { decide, decidedAmong, decisionOffer, recordAsked } from '../../src/approvals/decide.js';
+import { decide, recordAsked, startDecision } from '../../src/approvals/decide.js';
+import { decidedAmong, decisionOffer } from '../../src/approvals/decision-offer.js';
 import { approvalDetails } from '../../src/approvals/details.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { AppTokenRefusedError } from '../../src/service/credentials.js';
@@ -61,23 +62,38 @@ function serviceOf(over: ServiceScript = {}, start: Partial<ApprovalDetails> = {
   };
 }
 
+/** A decision id as the click that chose the action makes it, for this user and the approval. */
+const decisionIdOf = (nonce: string, who = ADA) => startDecision({ newId: () => nonce }, who, ID);
+
+/** The approval as the service shows it once decided as `action`. */
+const completedAs = (action: string) =>
+  fakeDetails({ workItemId: ID, completedDate: '2026-11-22 06:30:00.0', completedByName: 'Lovelace, Ada', state: action, actions: [] });
+
 function build(over: ServiceScript = {}, start: Partial<ApprovalDetails> = {}, options: Parameters<typeof fakeDeps>[0] = {}) {
   const s = serviceOf(over, start);
   const t = fakeDeps({ service: s.fake, decisions: DECISIONS, decisionHoldMs: HOLD_MS, ...options });
   let n = 0;
-  const request = (action = 'Accepted', comment = '', decisionId = `decision-${String(++n).padStart(4, '0')}`) => ({
+  /** A submission as Slack delivers one: its decision id as the click made it, for Ada unless `who` says. */
+  const request = (action = 'Accepted', comment = '', nonce = `decision-${String(++n).padStart(4, '0')}`, who = ADA) => ({
     approvalId: ID,
     action,
     comment,
-    decisionId,
+    decisionId: decisionIdOf(nonce, who),
   });
   const decided = () => t.fake.calls.filter((c): c is Extract<Call, { command: 'decide' }> => c.command === 'decide');
   const trail = async () =>
     (await t.deps.store.listDecisions({ limit: 20 })).map((d) => [d.userId, d.action, d.outcome, d.steps.map((s) => s.step)]);
   const hold = async () => (await t.deps.store.decisionHolds([ID])).get(ID);
-  /** Another approver's decision claiming the approval from `at` until `until`, as a second instance would. */
-  const eveClaims = (at: Date, until: Date) =>
-    t.deps.store.claimDecision({ approvalId: ID, decisionId: 'decision-eve', teamId: 'T1', userId: 'UEVE', action: 'Rejected', at, until });
+  /**
+   * Another approver's decision claiming the approval from `at` until `until`, as a second instance
+   * would: a hold whose time is up is taken over (decide reconciles it first; the trail is not this helper's).
+   */
+  const eveClaims = async (at: Date, until: Date) => {
+    const eve = { decisionId: 'decision-eve', teamId: 'T1', userId: 'UEVE', action: 'Rejected' };
+    const claim = await t.deps.store.claimDecision({ approvalId: ID, ...eve, at, until });
+    if (claim.claimed || claim.holder.state === 'done' || claim.holder.until > at) return claim;
+    return (await t.deps.store.takeExpiredDecision(ID, claim.holder.decisionId, at, until, eve)) ? { claimed: true as const } : claim;
+  };
   return { ...t, ...s, request, decided, trail, hold, eveClaims };
 }
 
@@ -85,7 +101,7 @@ describe('decide: what is sent', () => {
   it('approves with the approver’s own token, after reading the approval again, and records every step', async () => {
     const t = build();
     await t.link('UADA');
-    await recordAsked(t.deps, ADA, { approvalId: ID, action: 'Accepted', decisionId: 'decision-0001' });
+    await recordAsked(t.deps, ADA, { approvalId: ID, action: 'Accepted', decisionId: decisionIdOf('decision-0001') });
     const outcome = await decide(t.deps, ADA, t.request('Accepted', '  Looks right  '));
     expect(outcome).toMatchObject({
       kind: 'done',
@@ -100,7 +116,7 @@ describe('decide: what is sent', () => {
     ]);
     const [record] = await t.deps.store.listDecisions({ limit: 5 });
     expect(record).toMatchObject({
-      id: 'decision-0001',
+      id: decisionIdOf('decision-0001'),
       userId: 'UADA',
       approvalId: ID,
       action: 'Accepted',
@@ -194,7 +210,7 @@ describe('decide: what is refused before sending', () => {
   it('refuses, sending no decision, an approval the service will not show this user (another’s, or reassigned)', async () => {
     const t = build(failing('getApprovalDetails', new NotVisibleError({ command: 'getApprovalDetails', status: 412 })));
     await t.link('UEVE');
-    expect(await decide(t.deps, EVE, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-visible' } });
+    expect(await decide(t.deps, EVE, t.request('Accepted', '', undefined, EVE))).toMatchObject({ kind: 'refused', refusal: { kind: 'not-visible' } });
     expect(t.decided()).toEqual([]);
     expect(t.fake.calls).toEqual([{ command: 'getApprovalDetails', approvalId: ID, token: 'token-of-UEVE' }]);
     expect(await t.trail()).toEqual([['UEVE', 'Accepted', 'refused', ['confirmed', 'refused']]]);
@@ -226,10 +242,14 @@ describe('decide: what is refused before sending', () => {
 
   it('gives the approval back when the check before sending fails: nothing was sent, and trying again works', async () => {
     let down = true;
+    let decided: string | undefined;
     const t = build({
       details: async () => {
         if (down) throw new ServiceUnavailableError('timeout', 'slow', { command: 'getApprovalDetails' });
-        return fakeDetails({ workItemId: ID });
+        return decided === undefined ? fakeDetails({ workItemId: ID }) : completedAs(decided);
+      },
+      decide: async (values) => {
+        decided = values.action;
       },
     });
     await t.link('UADA');
@@ -310,8 +330,9 @@ describe('decide: what the service answers', () => {
   it('a call that never reached the service decided nothing: the approval is given back', async () => {
     let down = true;
     const s = build({
-      decide: async () => {
+      decide: async (values) => {
         if (down) throw new ServiceUnavailableError('network', 'refused', { command: 'performWorkItem' });
+        s.complete(values.action);
       },
     });
     await s.link('UADA');
@@ -484,15 +505,17 @@ describe('decide: the hold is kept only while it is this decision’s', () => {
   });
 
   it('extends the hold just before sending, so a check that took most of it leaves the whole hold for the call', async () => {
+    let decided: string | undefined;
     const t = build({
       details: async () => {
         t.deps.now = () => new Date(NOW.getTime() + HOLD_MS - 1_000);
-        return fakeDetails({ workItemId: ID });
+        return decided === undefined ? fakeDetails({ workItemId: ID }) : completedAs(decided);
       },
-      decide: async () => {
+      decide: async (values) => {
         // While the call is under way, past the first hold's time, nobody else may take it.
         const claim = await t.eveClaims(new Date(NOW.getTime() + HOLD_MS + 5_000), new Date(NOW.getTime() + 2 * HOLD_MS));
         expect(claim.claimed).toBe(false);
+        decided = values.action;
       },
     });
     await t.link('UADA');
@@ -503,7 +526,7 @@ describe('decide: the hold is kept only while it is this decision’s', () => {
     const t = build({
       decide: async () => {
         // A call slower than the hold: it gives way and another takes it before the answer.
-        await t.deps.store.releaseDecision(ID, 'decision-0001');
+        await t.deps.store.releaseDecision(ID, decisionIdOf('decision-0001'));
         await t.eveClaims(NOW, new Date(NOW.getTime() + HOLD_MS));
         throw new ServiceUnavailableError('timeout', 'slow', { command: 'performWorkItem' });
       },
@@ -519,7 +542,7 @@ describe('decide: only the approver’s own', () => {
   it('refuses, sending no decision, an approval the user can see but that is not on their own pending list', async () => {
     const t = build({ findApprovals: async () => ({ approvals: [], count: 0 }) });
     await t.link('UEVE');
-    expect(await decide(t.deps, EVE, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'not-theirs' } });
+    expect(await decide(t.deps, EVE, t.request('Accepted', '', undefined, EVE))).toMatchObject({ kind: 'refused', refusal: { kind: 'not-theirs' } });
     expect(t.decided()).toEqual([]);
     expect(await t.hold()).toBeUndefined();
     expect(await t.trail()).toEqual([['UEVE', 'Accepted', 'refused', ['confirmed', 'refused']]]);

@@ -5,16 +5,13 @@
  * as a POST with an XML body, on PostgreSQL, in the trusted-application mode.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOSTILE_REQUEST_NAMES } from '../../src/reference-service/demo.js';
-import { type ApprovalRowForRequest, sketchRequest } from '../../src/reference-service/requests.js';
 import { COMMENT_FIELD, DECISION_ACTIONS } from '../../src/render/decision.js';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
+import { actionButtons, deciding, until, type View } from '../helpers/deciding.js';
 import { buttonsOf, type ResponseBody, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
 import { visible } from '../helpers/visible.js';
-
-type View = Record<string, unknown> & { blocks: unknown[]; private_metadata?: string };
 
 const URL_TEMPLATE = 'https://igl.example.com/aveksa/main?WorkItemId={WorkItemId}';
 const pgAvailable = await postgresAvailable('decisions end to end on PostgreSQL');
@@ -43,16 +40,6 @@ const SETUPS: Setup[] = [
     trusted: true,
   },
 ];
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 for (const setup of SETUPS) {
   describe.skipIf(setup.postgres && !pgAvailable)(`deciding from Slack with ${setup.name}`, () => {
@@ -86,90 +73,7 @@ for (const setup of SETUPS) {
       await dropSchema?.();
     });
 
-    const used = new Set<string>();
-    /** A pending approval of this approver that the service lets be decided whole, with two actions or more, not used before. */
-    function decidable(approver = 'ada.lovelace'): { id: string; actions: string[] } {
-      const rows = h.service.db
-        .prepare<[string], ApprovalRowForRequest & { work_item_id: string }>(
-          "SELECT * FROM approvals WHERE approver_id = ? AND state = 'pending' ORDER BY due_at",
-        )
-        .all(approver);
-      for (const row of rows) {
-        const sketch = sketchRequest(row, HOSTILE_REQUEST_NAMES.includes(row.request_name));
-        if (used.has(row.work_item_id) || sketch.lineItemApprovalEnabled || sketch.actions.length < 2) continue;
-        used.add(row.work_item_id);
-        return { id: row.work_item_id, actions: sketch.actions };
-      }
-      throw new Error('no decidable approval left');
-    }
-
-    const counts = () => ({
-      open: viewsSent(h.slack, 'views.open').length,
-      update: viewsSent(h.slack, 'views.update').length,
-      push: viewsSent(h.slack, 'views.push').length,
-    });
-    const openedViewId = (n: number) => {
-      const call = h.slack.apiCalls.filter((c) => c.method === 'views.open')[n];
-      return `V${h.slack.apiCalls.indexOf(call as (typeof h.slack.apiCalls)[number]) + 1}`;
-    };
-    /** The next views.update of this view after `after` updates in all, once its text says `says`. */
-    const updateOf = (viewId: string, after: number, says?: string) =>
-      until(`views.update of ${viewId}${says ? ` saying ${says}` : ''}`, () =>
-        viewsSent(h.slack, 'views.update')
-          .slice(after)
-          .filter((u) => u.viewId === viewId)
-          .map((u) => ({ view: u.view as View, text: visible((u.view as View).blocks) }))
-          .find((u) => says === undefined || u.text.includes(says)),
-      );
-    const performed = () => h.service.calls.get('performWorkItem') ?? 0;
-    const decisionRow = (id: string) =>
-      h.service.db
-        .prepare<[string], { action: string; comment: string; decided_by: string }>(
-          'SELECT action, comment, decided_by FROM decisions WHERE work_item_id = ?',
-        )
-        .get(id);
-
-    /** A page listing just this approval, and its Details opened from it: the modal, and the page's response_url. */
-    async function openDetails(userId: string, id: string) {
-      const responseUrl = h.slack.responseUrl();
-      await h.command(userId, '/approvals', `state:all approval-id:${id}`, { responseUrl });
-      const [page] = await h.slack.waitForResponses(responseUrl.id, 1);
-      const value = buttonsOf(page).find((b) => b.action_id === DETAILS_ACTIONS.open)?.value;
-      const before = counts();
-      await h.click(userId, DETAILS_ACTIONS.open, value, { responseUrl });
-      await until('views.open', () => viewsSent(h.slack, 'views.open')[before.open]);
-      const viewId = openedViewId(before.open);
-      const shown = await updateOf(viewId, before.update);
-      return { viewId, ...shown, responseUrl, pageValue: value };
-    }
-
-    const actionButtons = (view: View) =>
-      (view.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }>)
-        .flatMap((b) => (b.type === 'actions' ? (b.elements ?? []) : []))
-        .filter((e) => DECISION_ACTIONS.choose.includes(e.action_id))
-        .map((e) => ({ text: e.text?.text ?? '', value: e.value, actionId: e.action_id }));
-
-    /** Chooses an action in the Details modal: the confirmation Slack was asked to push over it. */
-    async function choose(userId: string, details: { viewId: string; view: View }, action: string): Promise<View> {
-      const button = actionButtons(details.view).find((b) => b.text === action);
-      if (button === undefined) throw new Error(`no ${action} button in ${visible(details.view.blocks)}`);
-      const pushes = counts().push;
-      const sent = await h.clickInView(userId, details.view, details.viewId, button.actionId, button.value);
-      expect(sent.status).toBe(200);
-      const pushed = await until('views.push', () => viewsSent(h.slack, 'views.push')[pushes]);
-      expect(pushed.triggerId).toMatch(/^1234\./);
-      return pushed.view as View;
-    }
-
-    let confirmations = 0;
-    /** Submits the confirmation with this comment: Slack's answer to the submission, and the outcome the modal then shows. */
-    async function submit(userId: string, confirm: View, comment: string, viewId = `VCONFIRM${++confirmations}`) {
-      const before = counts().update;
-      const sent = await h.submitView(userId, confirm, viewId, { [COMMENT_FIELD.block]: comment });
-      expect(sent.status).toBe(200);
-      const ack = (sent.body ? JSON.parse(sent.body) : {}) as { response_action?: string; errors?: Record<string, string>; view?: View };
-      return { ack, viewId, outcome: () => updateOf(viewId, before) };
-    }
+    const { decidable, counts, openedViewId, updateOf, performed, decisionRow, openDetails, choose, submit } = deciding(() => h);
 
     it('approves in three clicks: Details, the action, Confirm; the service gets the call once, and the list and the modal say so', async () => {
       const { id, actions } = decidable();

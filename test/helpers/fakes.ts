@@ -19,6 +19,7 @@ import type {
   ApprovalsPage,
   CollectionResult,
   CollectQuery,
+  DecisionAnswer,
   DecisionValues,
   OptionalCommand,
   RequestItemsPage,
@@ -47,7 +48,8 @@ export interface ServiceScript {
   loginApp?: (clientId: string, clientSecret: string) => Promise<Secret>;
   details?: (approvalId: string) => Promise<ApprovalDetails>;
   items?: (selector: RequestItemsSelector, page: RequestItemsPageQuery) => Promise<RequestItemsPage>;
-  decide?: (values: DecisionValues) => Promise<void>;
+  /** Nothing (undefined) is a plain 200 with nothing said; an answer is returned as given. */
+  decide?: (values: DecisionValues) => Promise<DecisionAnswer | undefined | void>;
   /** What offers() answers; every command is offered when absent. */
   offers?: (command: OptionalCommand) => boolean;
 }
@@ -150,7 +152,7 @@ export function fakeService(script: ServiceScript = {}) {
     async decide(_call, values, token, options) {
       events.push('service');
       calls.push({ command: 'decide', values, token: token.reveal(), ...behalf(options) });
-      if (script.decide) return script.decide(values);
+      return (script.decide ? await script.decide(values) : undefined) ?? { status: 200 };
     },
     offers: (command) => script.offers?.(command) ?? true,
     withLogFields: () => service,
@@ -260,6 +262,8 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     },
     decisions: options.decisions === undefined ? undefined : readDecisions(options.decisions),
     decisionHoldMs: options.decisionHoldMs ?? 90_000,
+    decisionDeadlineMs: 25_000,
+    stopping: () => false,
     commandsPerMinute: 20,
     maxInFlight: 1000,
   };

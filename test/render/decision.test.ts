@@ -178,14 +178,48 @@ describe('the confirmation', () => {
 
 describe('what came of it', () => {
   const details = fakeDetails({ completedDate: '2026-11-22 10:42:05.0', completedByName: HOSTILE, state: 'Rejected', actions: [] });
+  const pending = fakeDetails({ completedDate: '', state: 'Available', actions: ['Accepted', 'Rejected'] });
+  const doneHold = {
+    decisionId: 'd1',
+    teamId: 'T1',
+    userId: 'U0ADA',
+    action: 'Rejected',
+    state: 'done' as const,
+    at: AT,
+    until: AT,
+    settledAt: AT,
+  };
   const outcomes: Array<[string, Exclude<DecideOutcome, { kind: 'failed' } | { kind: 'bad-comment' }>, string[]]> = [
     [
       'done',
-      { kind: 'done', action: 'Rejected', at: AT, details },
+      { kind: 'done', action: 'Rejected', at: AT, details, hold: doneHold, recorded: true },
       [
         'Done: the Command Service took your decision, *Rejected*, 2026-11-22 10:42 UTC.',
         'It shows it completed as *Rejected*, Sun 22 Nov 2026, 10:42 service time, by',
       ],
+    ],
+    [
+      'done, and the audit trail would not take it',
+      { kind: 'done', action: 'Rejected', at: AT, details, hold: doneHold, recorded: false },
+      ['Done: the Command Service took your decision', 'countersign could not write this to its audit trail just now'],
+    ],
+    [
+      'a 2xx, and the service still shows it waiting',
+      { kind: 'unknown', answer: { status: 200 }, details: pending, retryAt: AT, sameAction: false },
+      [
+        'The Command Service answered (status 200), but still shows this approval waiting for a decision: your *Rejected* is not recorded as made.',
+        'Check it in the service before deciding again. It can be decided here again after 2026-11-22 10:42 UTC.',
+      ],
+    ],
+    [
+      'a 2xx whose body says it failed, and the service cannot be read after',
+      { kind: 'unknown', answer: { status: 200, saysError: 'no such <b>item</b>' }, retryAt: AT, sameAction: false },
+      ['The Command Service answered (status 200) saying “no such <b>item</b>”, but the approval could not be read afterwards'],
+    ],
+    [
+      'a 2xx, and the service shows it decided as another action',
+      { kind: 'unknown', answer: { status: 204 }, details: { ...details, state: 'Accepted' }, retryAt: AT, sameAction: false },
+      ['The Command Service answered (status 204), and shows the approval decided otherwise, not as your *Rejected*.', 'It shows it completed as *Accepted*'],
     ],
     [
       'not visible before sending',
@@ -355,7 +389,7 @@ describe('what came of it', () => {
     const berlin = timeFrame(AT, 'Europe/Berlin', 'America/New_York');
     const view = decisionOutcomeView({
       state: state(),
-      outcome: { kind: 'done', action: 'Rejected', at: AT, details },
+      outcome: { kind: 'done', action: 'Rejected', at: AT, details, hold: doneHold, recorded: true },
       readerId: 'U0ADA',
       frame: berlin,
       approvalLinks: links,

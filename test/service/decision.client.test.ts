@@ -91,13 +91,50 @@ describe('the decision call: what is sent', () => {
 });
 
 describe('the decision call: what comes back', () => {
-  it('takes any 2xx of the service’s own as done, whatever its body says (its answer is not documented)', async () => {
+  it('answers a 2xx with its status and any failure its body states, never as a decision made (the caller reads the approval again)', async () => {
+    const bodies: Array<[number, string, string]> = [
+      [200, '', 'application/json'],
+      [204, '', 'application/json'],
+      [202, '<ok/>', 'text/xml'],
+      [200, '{}', 'application/json'],
+      [200, '{"data":{"type":"performWorkItem","workitem-id":"1:A:1","action":"Accepted"}}', 'application/json'],
+      [200, '{"status":"error","message":"Work item is locked by <b>another</b> session"}', 'application/json'],
+      [200, '{"data":{"success":false,"error":{"message":"no such item"}}}', 'application/json'],
+      [200, '{"result":"FAILED"}', 'application/json'],
+      [200, '<response><status>error</status><message>Not allowed</message></response>', 'text/xml'],
+      [200, '{"status":"ok","error":null}', 'application/json'],
+    ];
     let n = 0;
     const { client } = await withStub((_req, res) => {
-      const answers = [() => sendBody(res, 200, ''), () => sendBody(res, 204, ''), () => sendBody(res, 202, '<ok/>', 'text/xml')];
-      (answers[n++] as () => void)();
+      const [status, body, type] = bodies[n++] as [number, string, string];
+      sendBody(res, status, body, type);
     });
-    for (let i = 0; i < 3; i++) await expect(client.decide(GET, VALUES, TOKEN)).resolves.toBeUndefined();
+    const answers = [];
+    for (let i = 0; i < bodies.length; i++) answers.push(await client.decide(GET, VALUES, TOKEN));
+    expect(answers).toEqual([
+      { status: 200, saysError: undefined },
+      { status: 204, saysError: undefined },
+      { status: 202, saysError: undefined },
+      { status: 200, saysError: undefined },
+      { status: 200, saysError: undefined },
+      { status: 200, saysError: 'Work item is locked by <b>another</b> session' },
+      { status: 200, saysError: 'no such item' },
+      { status: 200, saysError: 'status FAILED' },
+      { status: 200, saysError: 'Not allowed' },
+      { status: 200, saysError: undefined },
+    ]);
+  });
+
+  it('answers a 408 as a timeout and a 429 as busy: the one may have acted, the other turned the call away unread', async () => {
+    let n = 0;
+    const { client } = await withStub((_req, res) => {
+      if (n++ === 0) sendBody(res, 408, '<html><head><title>Error</title></head><body>Request Timeout</body></html>', 'text/html');
+      else sendBody(res, 429, '<html><head><title>Error</title></head><body>Too many requests</body></html>', 'text/html');
+    });
+    const timeout = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect(timeout).toMatchObject({ kind: 'service-unavailable', reason: 'timeout', status: 408 });
+    const busy = await client.decide(GET, VALUES, TOKEN).catch((e: unknown) => e);
+    expect(busy).toMatchObject({ kind: 'service-unavailable', reason: 'busy', status: 429 });
   });
 
   it('does not take a 2xx HTML page (a sign-on gateway or proxy answering instead) as done: its outcome is unknown, the page not taken for the service', async () => {

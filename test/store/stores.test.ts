@@ -602,16 +602,72 @@ for (const [name, backend] of Object.entries(backends)) {
     });
 
     /** Decision i's claim on an approval, `seconds` after `at` for a minute, through one of two instances in turn. */
-    const claimOn = (stores: [Store, Store], i: number, seconds: number, approvalId = '1:WPDS:1') =>
-      (stores[i % 2] as Store).claimDecision({
-        approvalId,
-        decisionId: `decision-${i}`,
-        teamId: 'T1',
-        userId: `U${i}`,
-        action: 'Accepted',
-        at: new Date(at.getTime() + seconds * 1000),
-        until: new Date(at.getTime() + (seconds + 60) * 1000),
+    /**
+     * A decision taking an approval as decide does: a claim, and a hold whose time is up taken over
+     * (once what became of it is recorded, which is the use case's, not the store's).
+     */
+    const claimOn = async (stores: [Store, Store], i: number, seconds: number, approvalId = '1:WPDS:1') => {
+      const store = stores[i % 2] as Store;
+      const mine = { decisionId: `decision-${i}`, teamId: 'T1', userId: `U${i}`, action: 'Accepted' };
+      const when = new Date(at.getTime() + seconds * 1000);
+      const until = new Date(at.getTime() + (seconds + 60) * 1000);
+      const claim = await store.claimDecision({ approvalId, ...mine, at: when, until });
+      if (claim.claimed || claim.holder.state === 'done' || claim.holder.until > when) return claim;
+      return (await store.takeExpiredDecision(approvalId, claim.holder.decisionId, when, until, mine)) ? { claimed: true as const } : claim;
+    };
+
+    it('never takes over a hold in the claim; one whose time is up is taken by exactly one of many, or leased for reading, and listed meanwhile', async () => {
+      const db = await backend.database();
+      const stores = [await db.open(KEY), await db.open(KEY)] as [Store, Store];
+      const later = (seconds: number) => new Date(at.getTime() + seconds * 1000);
+      const first = { approvalId: '1:WPDS:1', decisionId: 'decision-a', teamId: 'T1', userId: 'UA', action: 'Accepted' };
+      expect(await stores[0].claimDecision({ ...first, at, until: later(60) })).toEqual({ claimed: true });
+      // Past its time, a plain claim still finds it held: it is reconciled before it changes hands.
+      expect(await stores[1].claimDecision({ ...first, decisionId: 'decision-b', userId: 'UB', at: later(61), until: later(121) })).toMatchObject({
+        claimed: false,
+        holder: { decisionId: 'decision-a' },
       });
+      expect(await stores[1].expiredDecisionHolds(later(59), 10)).toEqual([]);
+      expect((await stores[1].expiredDecisionHolds(later(61), 10)).map((o) => [o.approvalId, o.hold.decisionId])).toEqual([
+        ['1:WPDS:1', 'decision-a'],
+      ]);
+      // Not before its time, not from another decision than the one holding it.
+      expect(await stores[0].takeExpiredDecision('1:WPDS:1', 'decision-a', later(59), later(120))).toBe(false);
+      expect(await stores[0].takeExpiredDecision('1:WPDS:1', 'decision-z', later(61), later(120))).toBe(false);
+      // Eight at once: one takes it.
+      const takes = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          (stores[i % 2] as Store).takeExpiredDecision('1:WPDS:1', 'decision-a', later(61), later(121), {
+            decisionId: `decision-t${i}`,
+            teamId: 'T1',
+            userId: `UT${i}`,
+            action: 'Rejected',
+          }),
+        ),
+      );
+      expect(takes.filter(Boolean)).toHaveLength(1);
+      const winner = takes.indexOf(true);
+      expect((await stores[0].decisionHolds(['1:WPDS:1'])).get('1:WPDS:1')).toMatchObject({
+        decisionId: `decision-t${winner}`,
+        userId: `UT${winner}`,
+        action: 'Rejected',
+        state: 'sending',
+        at: later(61),
+        until: later(121),
+      });
+      // Leased for reading: the same decision keeps it, until the lease is up; then it is listed again.
+      await stores[0].settleDecision('1:WPDS:1', `decision-t${winner}`, 'unsettled', later(62), later(100));
+      expect(await stores[1].takeExpiredDecision('1:WPDS:1', `decision-t${winner}`, later(100), later(160))).toBe(true);
+      expect(await stores[0].takeExpiredDecision('1:WPDS:1', `decision-t${winner}`, later(100), later(160))).toBe(false);
+      expect((await stores[0].decisionHolds(['1:WPDS:1'])).get('1:WPDS:1')).toMatchObject({ state: 'unsettled', until: later(160) });
+      expect(await stores[0].expiredDecisionHolds(later(159), 10)).toEqual([]);
+      expect(await stores[0].expiredDecisionHolds(later(160), 10)).toHaveLength(1);
+      // Done is never listed, nor taken.
+      await stores[0].settleDecision('1:WPDS:1', `decision-t${winner}`, 'done', later(161), later(161));
+      expect(await stores[0].expiredDecisionHolds(later(100_000), 10)).toEqual([]);
+      expect(await stores[0].takeExpiredDecision('1:WPDS:1', `decision-t${winner}`, later(100_000), later(100_060))).toBe(false);
+      for (const store of stores) await store.close();
+    });
 
     it('gives an approval to one of many concurrent decisions, on two instances; done is for good, the rest give way in time', async () => {
       const db = await backend.database();
@@ -724,6 +780,8 @@ for (const [name, backend] of Object.entries(backends)) {
           result: 'done',
           seen: { pending: false, state: 'Rejected', completedDate: '2026-11-22 10:00:06.0', completedBy: 'Lovelace, Ada' },
         },
+        found: undefined,
+        unsettled: false,
         steps: [
           { step: 'asked', at, requestId: 'req-1' },
           { step: 'confirmed', at: new Date(at.getTime() + 5_000), requestId: 'req-1' },
@@ -732,11 +790,57 @@ for (const [name, backend] of Object.entries(backends)) {
         ],
       });
       expect(all[1]?.refusal).toEqual({ kind: 'already-decided', userId: 'UADA', action: 'Rejected', at });
+      expect(await store.decisionRecord('d2')).toEqual(all[1]);
+      expect(await store.decisionRecord('d9')).toBeUndefined();
       expect((await store.listDecisions({ userId: 'UEVE', limit: 10 })).map((d) => d.id)).toEqual(['d2']);
       expect(await store.listDecisions({ teamId: 'T2', limit: 10 })).toEqual([]);
       expect((await store.listDecisions({ since: new Date(at.getTime() + 3_000), limit: 10 })).map((d) => d.id)).toEqual(['d1']);
       // Decisions and collections share the trail and never mix.
       expect(await store.listCollectAttempts({ limit: 10 })).toEqual([]);
+      await store.close();
+    });
+
+    it('reads a decision no answer settled as unsettled until what was found afterwards is recorded, and a refused submission with its comment', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      const base = { decisionId: 'd1', teamId: 'T1', userId: 'UADA', approvalId: '1:WPDS:1', action: 'Accepted' };
+      const later = (s: number) => new Date(at.getTime() + s * 1000);
+      await store.recordDecisionStep({ ...base, at, step: 'confirmed', comment: 'ok' });
+      await store.recordDecisionStep({ ...base, at, step: 'sent' });
+      expect(await store.decisionRecord('d1')).toMatchObject({ outcome: 'sent', unsettled: true, found: undefined });
+      await store.recordDecisionStep({
+        ...base,
+        at: later(1),
+        step: 'answered',
+        result: 'unknown',
+        error: 'not-shown',
+        message: '',
+        status: 200,
+        seen: { pending: true, state: 'Available', completedDate: '', completedBy: '' },
+      });
+      expect(await store.decisionRecord('d1')).toMatchObject({
+        outcome: 'unknown',
+        unsettled: true,
+        answer: { result: 'unknown', status: 200, seen: { pending: true } },
+      });
+      const seen = { pending: false, state: 'Accepted', completedDate: '2026-11-22 10:05:00.0', completedBy: 'Lovelace, Ada' };
+      await store.recordDecisionStep({ ...base, at: later(120), step: 'reconciled', found: 'completed', seen, by: 'reconciler' });
+      expect(await store.decisionRecord('d1')).toMatchObject({
+        outcome: 'unknown',
+        unsettled: false,
+        found: { found: 'completed', seen, by: 'reconciler', at: later(120) },
+      });
+      expect((await store.decisionRecord('d1'))?.steps.map((s) => s.step)).toEqual(['confirmed', 'sent', 'answered', 'reconciled']);
+      // Turned away at its claim (no confirmed step): what they typed is kept with the refusal.
+      const second = { ...base, decisionId: 'd2', userId: 'UEVE' };
+      await store.recordDecisionStep({
+        ...second,
+        at,
+        step: 'refused',
+        reason: { kind: 'held', userId: 'UADA', action: 'Accepted', state: 'sending', until: later(60) },
+        comment: 'mine <!here>',
+      });
+      expect(await store.decisionRecord('d2')).toMatchObject({ outcome: 'refused', comment: 'mine <!here>', unsettled: false });
       await store.close();
     });
 

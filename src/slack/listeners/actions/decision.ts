@@ -6,7 +6,8 @@
  */
 
 import type { AllMiddlewareArgs, BlockButtonAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { commentAsked, recordAsked } from '../../../approvals/decide.js';
+import { recordAsked, startDecision } from '../../../approvals/decide.js';
+import { commentAsked } from '../../../approvals/decision-offer.js';
 import { decodeDecisionChoice } from '../../../parse/decision.js';
 import { decodeDetailsMetadata } from '../../../parse/details.js';
 import { decisionConfirmView } from '../../../render/decision.js';
@@ -41,7 +42,7 @@ export function decisionChooseAction(deps: SlackDeps) {
         );
       return;
     }
-    const decisionId = deps.newId();
+    const decisionId = startDecision(deps, who, details.approvalId);
     const state = {
       decisionId,
       action: choice.action,

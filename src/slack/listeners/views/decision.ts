@@ -73,7 +73,10 @@ function outcomeView(deps: SlackDeps, who: Principal, state: DecisionState, outc
   if (outcome.kind === 'bad-comment') return failureView(deps, who, state, new Error(`comment refused after the ack: ${outcome.problem}`));
   if (outcome.kind === 'unknown')
     deps.logger.warn(
-      { approval: state.details.approvalId, error: isServiceError(outcome.error) ? outcome.error.kind : 'internal' },
+      {
+        approval: state.details.approvalId,
+        error: 'answer' in outcome ? `answered ${outcome.answer.status}` : isServiceError(outcome.error) ? outcome.error.kind : 'internal',
+      },
       'decision outcome unknown',
     );
   return decisionOutcomeView({ state, outcome, readerId: who.userId, frame, approvalLinks: deps.approvalLinks });
