@@ -210,7 +210,10 @@ describe('decide: what is refused before sending', () => {
   it('refuses, sending no decision, an approval the service will not show this user (another’s, or reassigned)', async () => {
     const t = build(failing('getApprovalDetails', new NotVisibleError({ command: 'getApprovalDetails', status: 412 })));
     await t.link('UEVE');
-    expect(await decide(t.deps, EVE, t.request('Accepted', '', undefined, EVE))).toMatchObject({ kind: 'refused', refusal: { kind: 'not-visible' } });
+    expect(await decide(t.deps, EVE, t.request('Accepted', '', undefined, EVE))).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'not-visible' },
+    });
     expect(t.decided()).toEqual([]);
     expect(t.fake.calls).toEqual([{ command: 'getApprovalDetails', approvalId: ID, token: 'token-of-UEVE' }]);
     expect(await t.trail()).toEqual([['UEVE', 'Accepted', 'refused', ['confirmed', 'refused']]]);
@@ -542,7 +545,10 @@ describe('decide: only the approver’s own', () => {
   it('refuses, sending no decision, an approval the user can see but that is not on their own pending list', async () => {
     const t = build({ findApprovals: async () => ({ approvals: [], count: 0 }) });
     await t.link('UEVE');
-    expect(await decide(t.deps, EVE, t.request('Accepted', '', undefined, EVE))).toMatchObject({ kind: 'refused', refusal: { kind: 'not-theirs' } });
+    expect(await decide(t.deps, EVE, t.request('Accepted', '', undefined, EVE))).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'not-theirs' },
+    });
     expect(t.decided()).toEqual([]);
     expect(await t.hold()).toBeUndefined();
     expect(await t.trail()).toEqual([['UEVE', 'Accepted', 'refused', ['confirmed', 'refused']]]);

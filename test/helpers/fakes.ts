@@ -48,8 +48,8 @@ export interface ServiceScript {
   loginApp?: (clientId: string, clientSecret: string) => Promise<Secret>;
   details?: (approvalId: string) => Promise<ApprovalDetails>;
   items?: (selector: RequestItemsSelector, page: RequestItemsPageQuery) => Promise<RequestItemsPage>;
-  /** Nothing (undefined) is a plain 200 with nothing said; an answer is returned as given. */
-  decide?: (values: DecisionValues) => Promise<DecisionAnswer | undefined | void>;
+  /** Resolves to the DecisionAnswer to give, or to nothing for a plain 200 that says nothing. */
+  decide?: (values: DecisionValues) => Promise<unknown>;
   /** What offers() answers; every command is offered when absent. */
   offers?: (command: OptionalCommand) => boolean;
 }
@@ -152,7 +152,8 @@ export function fakeService(script: ServiceScript = {}) {
     async decide(_call, values, token, options) {
       events.push('service');
       calls.push({ command: 'decide', values, token: token.reveal(), ...behalf(options) });
-      return (script.decide ? await script.decide(values) : undefined) ?? { status: 200 };
+      const answer = script.decide ? ((await script.decide(values)) as DecisionAnswer | undefined) : undefined;
+      return answer ?? { status: 200 };
     },
     offers: (command) => script.offers?.(command) ?? true,
     withLogFields: () => service,

@@ -219,7 +219,10 @@ describe('what came of it', () => {
     [
       'a 2xx, and the service shows it decided as another action',
       { kind: 'unknown', answer: { status: 204 }, details: { ...details, state: 'Accepted' }, retryAt: AT, sameAction: false },
-      ['The Command Service answered (status 204), and shows the approval decided otherwise, not as your *Rejected*.', 'It shows it completed as *Accepted*'],
+      [
+        'The Command Service answered (status 204), and shows the approval decided otherwise, not as your *Rejected*.',
+        'It shows it completed as *Accepted*',
+      ],
     ],
     [
       'not visible before sending',

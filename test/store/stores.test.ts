@@ -623,7 +623,9 @@ for (const [name, backend] of Object.entries(backends)) {
       const first = { approvalId: '1:WPDS:1', decisionId: 'decision-a', teamId: 'T1', userId: 'UA', action: 'Accepted' };
       expect(await stores[0].claimDecision({ ...first, at, until: later(60) })).toEqual({ claimed: true });
       // Past its time, a plain claim still finds it held: it is reconciled before it changes hands.
-      expect(await stores[1].claimDecision({ ...first, decisionId: 'decision-b', userId: 'UB', at: later(61), until: later(121) })).toMatchObject({
+      expect(
+        await stores[1].claimDecision({ ...first, decisionId: 'decision-b', userId: 'UB', at: later(61), until: later(121) }),
+      ).toMatchObject({
         claimed: false,
         holder: { decisionId: 'decision-a' },
       });
