@@ -127,9 +127,9 @@ function heldLine(holder: string, action: string, state: 'sending' | 'unsettled'
         emoji('grey_question'),
         ' A decision on it (',
         bold(oneLine(action, 60)),
-        ', by ',
+        ', sent by ',
         ...who,
-        ') was sent, and no answer said how it went: check in the service. It can be decided here again after ',
+        ') is not shown taken by the service: check in the service. It can be decided here again after ',
         when(until, '{time}'),
         '.',
       ];

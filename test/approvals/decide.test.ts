@@ -649,3 +649,238 @@ describe('decide: the trusted mode’s sign-in', () => {
     expect(record?.outcome).toBe('done');
   });
 });
+
+describe('decide: what the service shows afterwards decides, not the answer alone', () => {
+  const pendingStill = async (t: ReturnType<typeof build>, answer: { status: number; saysError?: string }, expected: RegExp) => {
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request('Accepted', 'looks right'));
+    expect(outcome).toMatchObject({ kind: 'unknown', answer, details: { completedDate: '' }, sameAction: false });
+    // Not done anywhere: no hold that is done (nothing shows "by you"), the trail says unknown with the status.
+    expect(await t.hold()).toMatchObject({ state: 'unsettled', until: new Date(NOW.getTime() + HOLD_MS) });
+    expect([...(await decidedAmong(t.deps, [{ workItemId: ID } as never])).keys()]).toEqual([]);
+    const [record] = await t.deps.store.listDecisions({ limit: 1 });
+    expect(record).toMatchObject({
+      outcome: 'unknown',
+      unsettled: true,
+      answer: { result: 'unknown', error: 'not-shown', status: answer.status, seen: { pending: true } },
+    });
+    expect(t.logs.join('\n')).toMatch(expected);
+    expect(t.decided()).toHaveLength(1);
+  };
+
+  it('a 200 for a call that did nothing: not done, the hold gives way as for any unknown outcome', async () => {
+    // The proxy's 200 {}: the service never saw it, and shows the approval waiting.
+    await pendingStill(build({ decide: async () => ({ status: 200 }) }), { status: 200 }, /does not show it taken/);
+  });
+
+  it('a 204, and a 200 whose body says it failed: not done either, and the failure kept', async () => {
+    await pendingStill(build({ decide: async () => ({ status: 204 }) }), { status: 204 }, /does not show it taken/);
+    const t = build({ decide: async () => ({ status: 200, saysError: 'Work item locked' }) });
+    await pendingStill(t, { status: 200, saysError: 'Work item locked' }, /"saysError":true/);
+    const [record] = await t.deps.store.listDecisions({ limit: 1 });
+    expect(record?.answer).toMatchObject({ says: 'Work item locked', message: 'Work item locked' });
+  });
+
+  it('a 2xx after which the service shows it completed as another action: what it shows is said, and nothing is claimed', async () => {
+    const t = build({
+      decide: async () => {
+        t.complete('Rejected');
+        return { status: 200 };
+      },
+    });
+    await t.link('UADA');
+    const outcome = await decide(t.deps, ADA, t.request('Accepted'));
+    expect(outcome).toMatchObject({ kind: 'unknown', answer: { status: 200 }, details: { state: 'Rejected' }, sameAction: false });
+    expect(await t.hold()).toBeUndefined();
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      outcome: 'unknown',
+      unsettled: false,
+      answer: { status: 200, seen: { pending: false, state: 'Rejected' } },
+    });
+  });
+
+  it('a 2xx whose body says it failed, though the service shows it completed as sent: not claimed', async () => {
+    const t = build({
+      decide: async (values) => {
+        t.complete(values.action);
+        return { status: 200, saysError: 'partial failure' };
+      },
+    });
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'unknown', sameAction: true });
+    expect(await t.hold()).toBeUndefined();
+  });
+
+  it('a 408, a 400, a 409 or a 410 after the service acted: read again, and never told as nothing decided', async () => {
+    for (const status of [408, 400, 409, 410]) {
+      const t = build({
+        decide: async (values) => {
+          t.complete(values.action);
+          throw status === 408
+            ? new ServiceUnavailableError('timeout', 'The Command Service timed out the request (408).', {
+                command: 'performWorkItem',
+                status,
+              })
+            : new NotFoundError({ command: 'performWorkItem', status, serviceMessage: 'odd' });
+        },
+      });
+      await t.link('UADA');
+      const outcome = await decide(t.deps, ADA, t.request('Accepted'));
+      expect(outcome, `status ${status}`).toMatchObject({ kind: 'unknown', sameAction: true, details: { state: 'Accepted' } });
+      expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'findApprovals', 'decide', 'getApprovalDetails']);
+      expect((await t.deps.store.listDecisions({ limit: 1 }))[0], `status ${status}`).toMatchObject({
+        outcome: 'unknown',
+        answer: { result: 'unknown', seen: { state: 'Accepted' } },
+      });
+    }
+  });
+
+  it('a 429, a 403 and a 412 refuse the call before it ran: nothing decided, not read again, the approval given back', async () => {
+    const refusals = [
+      new ServiceUnavailableError('busy', 'The Command Service is busy (429).', { command: 'performWorkItem', status: 429 }),
+      new NotFoundError({ command: 'performWorkItem', status: 403, serviceMessage: 'Forbidden' }),
+      new InvalidParameterError('action', {
+        command: 'performWorkItem',
+        status: 412,
+        serviceMessage: "The action 'Accepted' is not valid",
+      }),
+    ];
+    for (const error of refusals) {
+      const t = build(failing('decide', error));
+      await t.link('UADA');
+      const outcome = await decide(t.deps, ADA, t.request('Accepted'));
+      expect(['failed', 'not-done']).toContain(outcome.kind);
+      expect(t.fake.calls.map((c) => c.command)).toEqual(['getApprovalDetails', 'findApprovals', 'decide']);
+      expect(await t.hold()).toBeUndefined();
+      expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({ outcome: 'not-done', unsettled: false });
+    }
+  });
+
+  it('a command found switched off between the claim and the call was never sent', async () => {
+    const t = build(failing('decide', new NotOfferedError({ command: 'performWorkItem', status: 404 }, true)));
+    await t.link('UADA');
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'failed' });
+    expect((await t.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({ outcome: 'not-sent', answer: { result: 'not-sent' } });
+  });
+
+  it('keeps what the store would not take from being told as a plain Done', async () => {
+    const t = build();
+    await t.link('UADA');
+    const record = t.deps.store.recordDecisionStep.bind(t.deps.store);
+    t.deps.store.recordDecisionStep = async (e) => {
+      if (e.step === 'answered') throw new Error('disk full');
+      return record(e);
+    };
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({
+      kind: 'done',
+      recorded: false,
+      hold: { state: 'done', userId: 'UADA' },
+    });
+  });
+});
+
+describe('decide: one decision’s trail is one user’s', () => {
+  it('records a submission carrying another user’s decision id under an id of its own; the other’s trail is untouched', async () => {
+    const t = build();
+    await t.link('UADA');
+    await t.link('UEVE');
+    const adas = decisionIdOf('decision-ada');
+    await recordAsked(t.deps, ADA, { approvalId: ID, action: 'Accepted', decisionId: adas });
+    // Eve's submission names Ada's decision: it is taken as hers (this fake service lets her decide it), recorded apart.
+    expect(await decide(t.deps, EVE, { approvalId: ID, action: 'Accepted', comment: 'mine', decisionId: adas })).toMatchObject({
+      kind: 'done',
+      hold: { userId: 'UEVE' },
+    });
+    const trails = await t.deps.store.listDecisions({ limit: 10 });
+    expect(trails.find((d) => d.id === adas)?.steps.map((s) => s.step)).toEqual(['asked']);
+    const eves = trails.find((d) => d.id !== adas);
+    expect(eves).toMatchObject({ userId: 'UEVE', comment: 'mine', outcome: 'done' });
+    expect(eves?.steps.map((s) => s.step)).toEqual(['confirmed', 'sent', 'answered']);
+    expect(t.logs.join('\n')).toContain('a submission carried a decision id not made for its user and approval');
+    // Ada's own submission joins her own trail, and nobody else's.
+    expect(await decide(t.deps, ADA, { approvalId: ID, action: 'Accepted', comment: 'ok', decisionId: adas })).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'already-decided', userId: 'UEVE' },
+    });
+    expect((await t.deps.store.decisionRecord(adas))?.steps.map((s) => s.step)).toEqual(['asked', 'refused']);
+    expect((await t.deps.store.decisionRecord(eves?.id ?? ''))?.steps.map((s) => s.step)).toEqual(['confirmed', 'sent', 'answered']);
+  });
+
+  it('records a second attempt refused at its claim with the comment typed', async () => {
+    const t = build();
+    await t.link('UADA');
+    await t.link('UEVE');
+    expect(await decide(t.deps, ADA, t.request('Accepted'))).toMatchObject({ kind: 'done' });
+    expect(await decide(t.deps, EVE, t.request('Rejected', 'too late?', undefined, EVE))).toMatchObject({
+      kind: 'refused',
+      refusal: { kind: 'already-decided' },
+    });
+    expect((await t.deps.store.listDecisions({ userId: 'UEVE', limit: 1 }))[0]).toMatchObject({ comment: 'too late?', outcome: 'refused' });
+  });
+});
+
+describe('decide: countersign stopping', () => {
+  it('sends nothing once the stop has begun, and gives the approval back', async () => {
+    const t = build();
+    await t.link('UADA');
+    t.deps.stopping = () => true;
+    expect(await decide(t.deps, ADA, t.request())).toMatchObject({ kind: 'refused', refusal: { kind: 'stopping' } });
+    expect(t.decided()).toEqual([]);
+    expect(await t.hold()).toBeUndefined();
+  });
+
+  it('ends its call at its deadline: the outcome unknown, the hold unsettled for the reconciler', async () => {
+    const t = build({
+      decide: (_values) => new Promise(() => undefined),
+    });
+    await t.link('UADA');
+    t.deps.decisionDeadlineMs = 50;
+    // The fake ignores the signal as a hung connection would; the client's own abort is what ends it.
+    const send = t.deps.service.decide.bind(t.deps.service);
+    t.deps.service.decide = (call, values, token, options) =>
+      Promise.race([
+        send(call, values, token, options),
+        new Promise<never>((_, reject) =>
+          options?.signal?.addEventListener('abort', () =>
+            reject(new ServiceUnavailableError('aborted', 'cut short', { command: 'performWorkItem' })),
+          ),
+        ),
+      ]);
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({ kind: 'unknown', error: { kind: 'service-unavailable', reason: 'aborted' } });
+    expect(await t.hold()).toMatchObject({ state: 'unsettled' });
+  });
+});
+
+describe('decide: the trusted mode’s new sign-in after an expired token', () => {
+  it('a sign-in that fails after the call was refused as expired decided nothing: said so, and the approval given back', async () => {
+    let signIns = 0;
+    const t = build(
+      {
+        loginApp: async () => {
+          if (++signIns > 1) throw new ServiceUnavailableError('timeout', 'slow sign-in', { command: 'loginTrustedApp' });
+          return new Secret('app-token');
+        },
+        decide: async () => {
+          throw new InvalidTokenError({
+            command: 'performWorkItem',
+            status: 401,
+            serviceMessage: "The token is not valid for the command 'performWorkItem'. Token is invalid or expired",
+          });
+        },
+      },
+      {},
+      { trusted: true },
+    );
+    await t.deps.store.setIdentity(ADA, { serviceUser: 'ada.lovelace', authsource: undefined }, 'admin', NOW);
+    const outcome = await decide(t.deps, ADA, t.request());
+    expect(outcome).toMatchObject({ kind: 'failed', error: { kind: 'service-unavailable', command: 'loginTrustedApp' } });
+    expect(await t.hold()).toBeUndefined();
+    expect(t.decided()).toHaveLength(1);
+    const [record] = await t.deps.store.listDecisions({ limit: 1 });
+    expect(record).toMatchObject({ outcome: 'not-done', unsettled: false, answer: { result: 'refused', error: 'service-unavailable' } });
+    expect(record?.answer && 'message' in record.answer ? record.answer.message : '').toContain(
+      'refused as expired, and signing in again failed',
+    );
+  });
+});

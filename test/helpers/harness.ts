@@ -79,6 +79,7 @@ export interface HarnessOptions {
   now?: () => Date;
   reminders?: Overrides['reminders'];
   runWatch?: Overrides['runWatch'];
+  reconcile?: Overrides['reconcile'];
   maxInFlight?: number;
   /** False: reminders run only when the test calls app.reminders.tick(). */
   startScheduler?: boolean;
@@ -128,6 +129,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       ...(options.now ? { now: options.now } : {}),
       ...(options.reminders ? { reminders: options.reminders } : {}),
       ...(options.runWatch ? { runWatch: options.runWatch } : {}),
+      ...(options.reconcile ? { reconcile: options.reconcile } : {}),
       ...(options.maxInFlight ? { maxInFlight: options.maxInFlight } : {}),
       ...(options.startScheduler === undefined ? {} : { startScheduler: options.startScheduler }),
       ...(options.appSignInBackoff ? { appSignInBackoff: options.appSignInBackoff } : {}),

@@ -242,7 +242,7 @@ describe('what came of it', () => {
     [
       'held',
       { kind: 'refused', refusal: { kind: 'held', userId: 'U0ADA', action: 'Rejected', state: 'unsettled', until: AT } },
-      ['no answer said how it went: check in the service. It can be decided here again after'],
+      ['is not shown taken by the service: check in the service. It can be decided here again after'],
     ],
     [
       'items one by one',
