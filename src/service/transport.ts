@@ -304,7 +304,7 @@ async function callWithDeadline(
       } catch (error) {
         if (error instanceof ServiceError) throw error;
         const pastDeadline = signal.byDeadline && req.signal?.aborted !== true;
-        const failure = toTransportError(req.command, error, pastDeadline ? totalMs : undefined);
+        const failure = toTransportError(req.command, error, pastDeadline ? totalMs : undefined, req.signal?.aborted === true);
         const retry = req.idempotent && attempt === 1 && isConnectionFailure(error) && !signal.aborted;
         logger.warn(
           {
@@ -341,15 +341,18 @@ function isConnectionFailure(error: unknown): boolean {
   return code !== undefined && CONNECTION_FAILURE_CODES.has(code);
 }
 
-/** `deadlineMs` is set when the call's own deadline cut it off (not the caller's signal). */
-function toTransportError(command: string, error: unknown, deadlineMs?: number): ServiceUnavailableError {
+/**
+ * `deadlineMs` is set when the call's own deadline cut it off; `callerGaveUp`, when the caller's
+ * signal did (whatever its reason: an AbortSignal.timeout rejects with a TimeoutError, not an AbortError).
+ */
+function toTransportError(command: string, error: unknown, deadlineMs?: number, callerGaveUp = false): ServiceUnavailableError {
   const code = errorCode(error);
   // The cause is kept for the log; undici errors carry no headers, so no token rides along.
   const details = { command, cause: error };
   if (deadlineMs !== undefined) {
     return new ServiceUnavailableError('timeout', `The Command Service did not answer within ${deadlineMs / 1000} s.`, details);
   }
-  if (error instanceof undiciErrors.RequestAbortedError || (error as Error | null)?.name === 'AbortError') {
+  if (callerGaveUp || error instanceof undiciErrors.RequestAbortedError || (error as Error | null)?.name === 'AbortError') {
     return new ServiceUnavailableError('aborted', 'The call to the Command Service was cancelled.', details);
   }
   if (code !== undefined && TIMEOUT_CODES.has(code)) {

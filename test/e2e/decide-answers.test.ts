@@ -184,3 +184,63 @@ describe('a confirmation carrying another user’s decision', () => {
     expect((await h.app.deps.store.decisionRecord(adaDecision))?.comment).toBe('Ada’s');
   });
 });
+
+describe('the trusted mode: the call refused as expired, and the new sign-in gets no answer', () => {
+  let t: Harness;
+  let p: AnswerProxy;
+  const trusted = deciding(() => t);
+  beforeAll(async () => {
+    p = await startAnswerProxy();
+    t = await startHarness({
+      serviceUrl: p.url,
+      trusted: {},
+      env: {
+        DECISION_REQUEST: 'GET performWorkItem?workitem-id={id}&action={action}&comment={comment}',
+        COMMANDS_PER_MINUTE: '0',
+        SERVICE_TIMEOUT: '2s',
+      },
+      startScheduler: false,
+    });
+    p.target = t.service.url;
+    await t.map('UADA', 'ada.lovelace');
+  });
+  afterAll(async () => {
+    await t?.close();
+    await p?.close();
+  });
+
+  it('decided nothing: told so, the approval given back, and the trail says the call was refused', async () => {
+    const { id, actions } = trusted.decidable();
+    const details = await trusted.openDetails('UADA', id);
+    const confirm = await trusted.choose('UADA', details, actions[0] as string);
+    // The call is refused as sent with an expired token (before the service ran it), and signing in again hangs.
+    p.rules = [
+      {
+        command: 'performWorkItem',
+        passOn: false,
+        status: 401,
+        contentType: 'text/html',
+        body: ERROR_PAGE("The token is not valid for the command 'performWorkItem'. Token is invalid or expired"),
+      },
+      { command: 'loginTrustedApp', passOn: false, status: 200, body: '', hang: true },
+    ];
+    try {
+      const { outcome } = await trusted.submit('UADA', confirm, 'while it signs in');
+      const text = (await outcome()).text;
+      expect(text).toContain('did not answer in time');
+      expect(text).not.toMatch(/could not confirm|Done/);
+    } finally {
+      p.rules = [];
+    }
+    expect(trusted.performed()).toBe(0);
+    expect(p.answered).toBe(2);
+    expect(trusted.decisionRow(id)).toBeUndefined();
+    expect((await t.app.deps.store.decisionHolds([id])).get(id)).toBeUndefined();
+    expect((await t.app.deps.store.listDecisions({ limit: 1 }))[0]).toMatchObject({
+      approvalId: id,
+      outcome: 'not-done',
+      unsettled: false,
+      answer: { result: 'refused', error: 'service-unavailable' },
+    });
+  });
+});

@@ -18,6 +18,8 @@ export interface OddAnswer {
   status: number;
   body: string;
   contentType?: string;
+  /** Never answered (nor passed on): the caller's own deadline ends it. */
+  hang?: boolean;
 }
 
 export interface AnswerProxy {
@@ -27,6 +29,8 @@ export interface AnswerProxy {
   target: string;
   /** The rule in force, or none: everything passed on as it is. */
   rule: OddAnswer | undefined;
+  /** Several rules in force, one a command. */
+  rules: OddAnswer[];
   /** Requests the rule answered. */
   readonly answered: number;
   close(): Promise<void>;
@@ -71,7 +75,7 @@ function forward(
 
 export async function startAnswerProxy(path = '/aveksa'): Promise<AnswerProxy> {
   let answered = 0;
-  const proxy = { target: '', rule: undefined as OddAnswer | undefined };
+  const proxy = { target: '', rules: [] as OddAnswer[] };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -80,13 +84,14 @@ export async function startAnswerProxy(path = '/aveksa'): Promise<AnswerProxy> {
         const body = Buffer.concat(chunks);
         let url = req.url ?? '/';
         const query = new URL(url, 'http://proxy.invalid').searchParams;
-        const rule = proxy.rule;
-        if (rule === undefined || query.get('cmd') !== rule.command) {
+        const rule = proxy.rules.find((r) => r.command === query.get('cmd'));
+        if (rule === undefined) {
           const a = await forward(proxy.target, path, req, url, body);
           res.writeHead(a.status, a.reason, a.headers as Record<string, string>).end(a.body);
           return;
         }
         answered++;
+        if (rule.hang) return;
         if (rule.passOn) {
           if (rule.rewrite) {
             for (const [k, v] of Object.entries(rule.rewrite)) query.set(k, v);
@@ -109,10 +114,16 @@ export async function startAnswerProxy(path = '/aveksa'): Promise<AnswerProxy> {
       proxy.target = value;
     },
     get rule() {
-      return proxy.rule;
+      return proxy.rules[0];
     },
     set rule(value: OddAnswer | undefined) {
-      proxy.rule = value;
+      proxy.rules = value === undefined ? [] : [value];
+    },
+    get rules() {
+      return proxy.rules;
+    },
+    set rules(value: OddAnswer[]) {
+      proxy.rules = value;
     },
     get answered() {
       return answered;

@@ -111,11 +111,14 @@ export function deciding(harness: () => Harness) {
     return pushed.view as View;
   }
 
-  /** Submits the confirmation with this comment: Slack's answer to the submission, and the outcome the modal then shows. */
-  async function submit(userId: string, confirm: View, comment: string, viewId = `VCONFIRM${++confirmations}`) {
+  /**
+   * Submits the confirmation with this comment: Slack's answer to the submission, and the outcome the
+   * modal then shows. `to`: another instance's base URL, on the same store, service and Slack.
+   */
+  async function submit(userId: string, confirm: View, comment: string, viewId = `VCONFIRM${++confirmations}`, to?: string) {
     const h = harness();
     const before = counts().update;
-    const sent = await h.submitView(userId, confirm, viewId, { [COMMENT_FIELD.block]: comment });
+    const sent = await h.submitView(userId, confirm, viewId, { [COMMENT_FIELD.block]: comment }, to === undefined ? {} : { to });
     expect(sent.status).toBe(200);
     const ack = (sent.body ? JSON.parse(sent.body) : {}) as { response_action?: string; errors?: Record<string, string>; view?: View };
     return { ack, viewId, outcome: () => updateOf(viewId, before) };

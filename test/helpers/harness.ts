@@ -45,7 +45,13 @@ export interface Harness {
   /** Sends an Events API event (JSON, signed), e.g. app_home_opened. */
   event(userId: string, event: Record<string, unknown>): Promise<Sent>;
   /** Submits a modal the app opened, with plain-text input values by block id. */
-  submitView(userId: string, view: Record<string, unknown>, viewId: string, values: Record<string, string>): Promise<Sent>;
+  submitView(
+    userId: string,
+    view: Record<string, unknown>,
+    viewId: string,
+    values: Record<string, string>,
+    options?: SignOptions,
+  ): Promise<Sent>;
   /** POSTs exactly this body and these headers to /slack/events (no signature unless given): for forged, replayed, malformed requests. */
   post(body: string, headers: Record<string, string>): Promise<{ status: number; body: string }>;
   close(): Promise<void>;
@@ -59,6 +65,8 @@ export interface SignOptions {
   /** Reuse a response_url (a button on an earlier message). */
   responseUrl?: { id: string; url: string };
   channelId?: string;
+  /** Post to another instance (its base URL) on the same Slack, service and store, as a balancer may. */
+  to?: string;
 }
 
 export interface Sent {
@@ -147,7 +155,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   async function post(form: string, opts: SignOptions, responseId: string): Promise<Sent> {
     const timestamp = opts.timestamp ?? Math.floor(now().getTime() / 1000);
     const started = performance.now();
-    const res = await request(`${url}/slack/events`, {
+    const res = await request(`${opts.to ?? url}/slack/events`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...sign(form, opts.secret ?? SIGNING_SECRET, timestamp) },
       body: form,
@@ -303,7 +311,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       });
       return { status: res.statusCode, ackMs: performance.now() - started, body: await res.body.text(), responseId: '' };
     },
-    async submitView(userId, view, viewId, values) {
+    async submitView(userId, view, viewId, values, opts = {}) {
       const state = Object.fromEntries(
         Object.entries(values).map(([block, value]) => [block, { value: { type: 'plain_text_input', value } }]),
       );
@@ -316,7 +324,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         trigger_id: `1234.${unique()}`,
         view: { ...view, id: viewId, team_id: TEAM, state: { values: state } },
       };
-      return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), {}, '');
+      return post(new URLSearchParams({ payload: JSON.stringify(payload) }).toString(), opts, '');
     },
     async post(body, headers) {
       const res = await request(`${url}/slack/events`, { method: 'POST', headers, body });
