@@ -344,7 +344,9 @@ export function unknownReason(error: unknown): string {
     if (error.kind === 'service-unavailable')
       switch (error.reason) {
         case 'timeout':
-          return 'the Command Service did not answer in time';
+          return error.status === 408
+            ? 'the Command Service timed out the request (status 408)'
+            : 'the Command Service did not answer in time';
         case 'dropped':
           return 'the connection to the Command Service closed before it answered';
         case 'server-error':
