@@ -12,7 +12,7 @@ import { AppSession, type Backoff } from './accounts/trusted-app.js';
 import { RunWatcher, type WatcherOptions } from './collections/watcher.js';
 import { approvalPages, type Config, ConfigError, loadConfig, type SlackConfig } from './config.js';
 import type { TimeZones } from './deps.js';
-import { startLocal } from './playground/local.js';
+import { dataSentence, startLocal } from './playground/local.js';
 import { ReminderScheduler, type SchedulerOptions } from './reminders/scheduler.js';
 import { type Background, CountedBackground } from './runtime/background.js';
 import { randomIds } from './runtime/ids.js';
@@ -344,7 +344,9 @@ async function run(): Promise<number> {
       config.serviceAuth.mode === 'trusted-app'
         ? 'countersign acts for each user as an application the service trusts'
         : "each user's own token";
-    process.stdout.write(`\ncountersign is running in local mode (service calls: ${how}). Open ${local.url}\n\n`);
+    process.stdout.write(
+      `\ncountersign is running in local mode (service calls: ${how}). Open ${local.url}\n${dataSentence(local.data)}\n\n`,
+    );
     await stop;
     await local.shutdown();
     return fatal ? 1 : 0;
