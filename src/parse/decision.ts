@@ -15,9 +15,11 @@ export interface DecisionAbout {
   step: string;
 }
 
-/** A Details modal's action button: the action, and the approval in words. */
+/** A Details modal's action button: the action, the approval in words, and when the Details were drawn. */
 export interface DecisionChoice extends DecisionAbout {
   action: string;
+  /** When the Details it was on were drawn (to the second); undefined for a button that does not say. */
+  shownAt: Date | undefined;
 }
 
 /** Short keys: a button value holds 2,000 characters. */
@@ -26,6 +28,8 @@ export interface DecisionChoiceWire {
   r?: string;
   b?: string;
   n?: string;
+  /** Seconds since the epoch. */
+  t?: number;
 }
 
 const text = (v: unknown, max: number) => (typeof v === 'string' && v.length <= max ? v : '');
@@ -47,7 +51,9 @@ export function isActionName(value: unknown): value is string {
 export function decodeDecisionChoice(value: string | undefined): DecisionChoice | undefined {
   const wire = json(value, 2000) as Partial<Record<keyof DecisionChoiceWire, unknown>> | undefined;
   if (typeof wire !== 'object' || wire === null || !isActionName(wire.x)) return undefined;
-  return { action: wire.x, requestName: text(wire.r, 300), requestedBy: text(wire.b, 200), step: text(wire.n, 200) };
+  // Only ever used to skip a call to the service at the click; the check at Confirm is made whatever it says.
+  const shownAt = Number.isSafeInteger(wire.t) && (wire.t as number) > 0 ? new Date((wire.t as number) * 1000) : undefined;
+  return { action: wire.x, requestName: text(wire.r, 300), requestedBy: text(wire.b, 200), step: text(wire.n, 200), shownAt };
 }
 
 /** The confirmation modal's state: which decision, of which action, over which Details modal. */
