@@ -91,6 +91,8 @@ export function decisionChooseAction(deps: SlackDeps) {
       return;
     }
     const check = early ?? (await checking);
+    if (early === undefined && pushedId === undefined)
+      deps.logger.warn({ user: who.userId }, 'views.push answered without a view id; the check cannot be shown');
     if (early === undefined && pushedId !== undefined)
       await client.views
         .update({ view_id: pushedId, view: answerView(deps, who, state, check) })
