@@ -13,7 +13,7 @@ import { DecisionReconciler, type ReconcilerOptions } from './approvals/reconcil
 import { RunWatcher, type WatcherOptions } from './collections/watcher.js';
 import { approvalPages, type Config, ConfigError, loadConfig, type SlackConfig } from './config.js';
 import type { TimeZones } from './deps.js';
-import { startLocal } from './playground/local.js';
+import { dataSentence, startLocal } from './playground/local.js';
 import { ReminderScheduler, type SchedulerOptions } from './reminders/scheduler.js';
 import { type Background, CountedBackground } from './runtime/background.js';
 import { randomIds } from './runtime/ids.js';
@@ -399,7 +399,9 @@ async function run(): Promise<number> {
       config.serviceAuth.mode === 'trusted-app'
         ? 'countersign acts for each user as an application the service trusts'
         : "each user's own token";
-    process.stdout.write(`\ncountersign is running in local mode (service calls: ${how}). Open ${local.url}\n\n`);
+    process.stdout.write(
+      `\ncountersign is running in local mode (service calls: ${how}). Open ${local.url}\n${dataSentence(local.data)}\n\n`,
+    );
     await stop;
     await local.shutdown();
     return fatal ? 1 : 0;

@@ -13,7 +13,7 @@ import { loadBulkData, loadDemoData } from '../reference-service/demo.js';
 import { type DemoToken, newTrustedApp, startReferenceService } from '../reference-service/server.js';
 import { Secret } from '../runtime/secret.js';
 import { createServiceClient, isServiceError } from '../service/index.js';
-import { serviceUserIdSchema, UNSAFE_CHARACTERS } from '../service/query.js';
+import { INVISIBLE_OUT_OF_PLACE, MAYBE_INVISIBLE, serviceUserIdSchema, UNSAFE_CHARACTERS } from '../service/query.js';
 import {
   type CollectAttempt,
   type DecisionRecord,
@@ -170,10 +170,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 /**
  * A stored value as a terminal should get it: each control or bidirectional formatting character
  * written as its \u escape, so that nothing in the store (a collector's name, an id, a detail) can
- * move the cursor, clear the screen or reorder what an auditor reads.
+ * move the cursor, clear the screen or reorder what an auditor reads; and each invisible character
+ * out of its place (U+200B, tag characters spelling words nobody sees, a run of variation
+ * selectors) too, so that an auditor sees all a value holds. One beyond U+FFFF is written as its
+ * two \u escapes, as JSON writes it, so a JSON line stays JSON.
  */
 export function printable(text: string): string {
-  return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+  const escaped = text.replace(UNSAFE_CHARACTERS, escapeUnits);
+  if (!MAYBE_INVISIBLE.test(escaped)) return escaped;
+  return escaped.replace(INVISIBLE_OUT_OF_PLACE, (all, inPlace: string | undefined) => (inPlace === undefined ? escapeUnits(all) : all));
+}
+
+function escapeUnits(c: string): string {
+  let out = '';
+  for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
 }
 
 /** One JSON line; JSON escapes the C0 controls, and these escapes keep it valid for the rest. */

@@ -5,7 +5,7 @@
  * finding its way: the action is checked against what the service lists when it is submitted.
  */
 
-import { commentSchema, MAX_COMMENT_CHARS, unsafeCharacter } from '../service/query.js';
+import { commentSchema, hasVisibleText, invisibleCharacter, MAX_COMMENT_CHARS, unsafeCharacter } from '../service/query.js';
 import { type DetailsState, type DetailsWire, decodeDetailsWire } from './details.js';
 
 /** What the confirmation and the outcome say of the approval: words only, never what is sent. */
@@ -15,9 +15,11 @@ export interface DecisionAbout {
   step: string;
 }
 
-/** A Details modal's action button: the action, and the approval in words. */
+/** A Details modal's action button: the action, the approval in words, and when the Details were drawn. */
 export interface DecisionChoice extends DecisionAbout {
   action: string;
+  /** When the Details it was on were drawn (to the second); undefined for a button that does not say. */
+  shownAt: Date | undefined;
 }
 
 /** Short keys: a button value holds 2,000 characters. */
@@ -26,6 +28,8 @@ export interface DecisionChoiceWire {
   r?: string;
   b?: string;
   n?: string;
+  /** Seconds since the epoch. */
+  t?: number;
 }
 
 const text = (v: unknown, max: number) => (typeof v === 'string' && v.length <= max ? v : '');
@@ -47,7 +51,9 @@ export function isActionName(value: unknown): value is string {
 export function decodeDecisionChoice(value: string | undefined): DecisionChoice | undefined {
   const wire = json(value, 2000) as Partial<Record<keyof DecisionChoiceWire, unknown>> | undefined;
   if (typeof wire !== 'object' || wire === null || !isActionName(wire.x)) return undefined;
-  return { action: wire.x, requestName: text(wire.r, 300), requestedBy: text(wire.b, 200), step: text(wire.n, 200) };
+  // Only ever used to skip a call to the service at the click; the check at Confirm is made whatever it says.
+  const shownAt = Number.isSafeInteger(wire.t) && (wire.t as number) > 0 ? new Date((wire.t as number) * 1000) : undefined;
+  return { action: wire.x, requestName: text(wire.r, 300), requestedBy: text(wire.b, 200), step: text(wire.n, 200), shownAt };
 }
 
 /** The confirmation modal's state: which decision, of which action, over which Details modal. */
@@ -83,18 +89,32 @@ export type CommentCheck = { ok: true; comment: string } | { ok: false; problem:
 
 /**
  * The comment as it will be sent: line endings made \n, spaces at its ends trimmed. Refused, with
- * the words the modal shows under the field: empty for an action that needs one, too long, or
- * holding characters that hide or reorder text.
+ * the words the modal shows under the field: empty, or with nothing that shows, for an action that
+ * needs one; too long; or holding characters that hide or reorder text (controls, bidirectional
+ * marks, invisible characters out of their place: U+200B, tag characters, a run of variation
+ * selectors…). An invisible character cannot make a required comment: the requester and the audit
+ * trail would read nothing.
  */
 export function checkComment(raw: string, action: string, commentRequired: readonly string[]): CommentCheck {
   const comment = raw.replace(/\r\n?/g, '\n').trim();
-  if (comment === '' && commentRequired.includes(action.toLowerCase()))
+  const required = commentRequired.includes(action.toLowerCase());
+  if (comment === '' && required)
     return { ok: false, problem: `${action} needs a comment: say why, for the requester and the audit trail.` };
   if (comment.length > MAX_COMMENT_CHARS)
     return { ok: false, problem: `A comment holds up to ${MAX_COMMENT_CHARS} characters; this one has ${comment.length}.` };
+  if (required && !hasVisibleText(comment))
+    return {
+      ok: false,
+      problem: `${action} needs a comment in words: this one has nothing that shows (it starts with ${codePoint(comment)}). Say why, for the requester and the audit trail.`,
+    };
   if (!commentSchema.safeParse(comment).success) {
-    const what = unsafeCharacter(comment.replace(/[\n\t]/g, ' ')) ?? 'a character that cannot be sent';
+    const what = unsafeCharacter(comment.replace(/[\n\t]/g, ' ')) ?? invisibleCharacter(comment) ?? 'a character that cannot be sent';
     return { ok: false, problem: `The comment holds ${what}; take it out and submit again.` };
   }
   return { ok: true, comment };
+}
+
+/** The first character of the text as U+XXXX. */
+function codePoint(text: string): string {
+  return `U+${(text.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
 }

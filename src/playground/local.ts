@@ -1,13 +1,22 @@
 /**
  * Local mode: the reference Command Service with its demo data, the playground standing in for
  * Slack, and the real app between them, configured as for Slack except for where Slack is.
+ *
+ * The service's data lives beside countersign's (`reference.db` in the data directory), so that
+ * the two stay true to each other across a restart: a decision made in the playground is in both,
+ * or, with an in-memory database, in neither. Kept apart (the service's data made afresh at each
+ * start, countersign's kept), an approval decided before came back waiting, beside "Accepted by you".
  */
 
 import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type HttpConfig, type LocalConfig, readDecisions } from '../config.js';
 import { APPROVALS_USAGE } from '../parse/approvals.js';
 import { COLLECT_USAGE } from '../parse/collect.js';
 import type { RunTimings } from '../reference-service/commands.js';
+import { type Db, openReferenceDb } from '../reference-service/db.js';
+import { loadDemoData, serviceZoneOf } from '../reference-service/demo.js';
 import { PERFORM_WORK_ITEM_REQUEST, startReferenceService } from '../reference-service/server.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
@@ -68,7 +77,51 @@ export type StartApp = (config: HttpConfig, overrides: LocalOverrides) => Promis
 export interface Local {
   url: string;
   running: LocalApp;
+  /** Where the data of both is kept, in the words the page and the terminal say it. */
+  data: LocalData;
   shutdown(): Promise<void>;
+}
+
+/** Whether local mode's data outlives it: both countersign's and the service's, or neither. */
+export type LocalData =
+  /** `dir` as the configuration names it (./data by default); `note`: something a person should know of what was found there. */
+  { kept: true; dir: string; note?: string | undefined } | { kept: false };
+
+/** The sentence the page and the terminal say of the data. */
+export function dataSentence(data: LocalData): string {
+  return data.kept
+    ? `Data kept in ${data.dir} (countersign's and the demo service's): delete it to start afresh.`
+    : 'Data is not kept (an in-memory database): each start begins afresh.';
+}
+
+/**
+ * The service's data for this configuration: in the data directory beside countersign's SQLite
+ * file (or ./data, beside the encryption key, when countersign's is PostgreSQL), made with the demo
+ * data when new; in memory, as countersign's, for `sqlite::memory:`.
+ */
+function referenceData(config: LocalConfig, now: Date): { db: Db; data: LocalData } {
+  const database = config.database;
+  if (database.kind === 'sqlite' && database.path === ':memory:') {
+    const db = openReferenceDb(':memory:');
+    loadDemoData(db, now, { timeZone: config.serviceTimeZone });
+    return { db, data: { kept: false } };
+  }
+  const dir = database.kind === 'sqlite' ? dirname(database.path) : 'data';
+  const path = join(dir, 'reference.db');
+  const fresh = !existsSync(path);
+  // countersign's own records from a start that kept the service's data elsewhere (in memory, before it was kept here).
+  const recordsBefore = database.kind === 'sqlite' && existsSync(database.path);
+  mkdirSync(dir, { recursive: true });
+  const db = openReferenceDb(path);
+  const empty = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users').get()?.n === 0;
+  if (fresh || empty) loadDemoData(db, now, { timeZone: config.serviceTimeZone });
+  const zone = serviceZoneOf(db);
+  let note: string | undefined;
+  if ((fresh || empty) && recordsBefore)
+    note = `The demo service's data in ${dir} is new, but countersign's is kept from an earlier start: approvals decided then may show as waiting again. Delete ${dir} to start both afresh.`;
+  else if (config.serviceTimeZone !== undefined && config.serviceTimeZone !== zone)
+    note = `The demo service's data in ${dir} was written in ${zone}, not COMMAND_SERVICE_TIME_ZONE=${config.serviceTimeZone}: delete ${dir} to start afresh in ${config.serviceTimeZone}.`;
+  return { db, data: { kept: true, dir, note } };
 }
 
 export async function startLocal(config: LocalConfig, start: StartApp, { runTimings, ...overrides }: LocalOverrides = {}): Promise<Local> {
@@ -76,30 +129,46 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
   // One clock for the embedded service, the Slack stand-in and the app.
   const now = overrides.now ?? (() => new Date());
   const auth = config.serviceAuth;
+  const { db, data } = referenceData(config, now());
+  if (data.kept && data.note !== undefined) logger.warn({ data: data.dir }, data.note);
   // In the trusted mode the embedded service trusts the application the configuration names.
-  // Its times are written in COMMAND_SERVICE_TIME_ZONE when set, in its own zone otherwise; the app is told which.
-  const reference = await startReferenceService({
-    host: '127.0.0.1',
-    now,
-    timeZone: config.serviceTimeZone,
-    ...(runTimings === undefined ? {} : { runTimings }),
-    ...(auth.mode === 'trusted-app' ? { trustedApp: { clientId: auth.clientId, clientSecret: auth.clientSecret.reveal() } } : {}),
-  });
+  // Its times are written in the zone its data was (COMMAND_SERVICE_TIME_ZONE when set, its own otherwise); the app is told which.
+  let reference: Awaited<ReturnType<typeof startReferenceService>>;
+  try {
+    reference = await startReferenceService({
+      db,
+      host: '127.0.0.1',
+      now,
+      ...(runTimings === undefined ? {} : { runTimings }),
+      ...(auth.mode === 'trusted-app' ? { trustedApp: { clientId: auth.clientId, clientSecret: auth.clientSecret.reveal() } } : {}),
+    });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
-  const playground = await startPlayground({
-    port: config.port,
-    host: overrides.host,
-    signingSecret,
-    botToken,
-    users: LOCAL_USERS,
-    teamId: LOCAL_TEAM,
-    channel: { id: 'C0IDENTITYOPS', name: 'identity-ops' },
-    suggestions: LOCAL_SUGGESTIONS,
-    usage: { '/approvals': APPROVALS_USAGE.replace(/^\/approvals /, ''), '/collect': COLLECT_USAGE.replace(/^\/collect /, '') },
-    logger: logger.child({ component: 'playground' }),
-    now,
-  });
+  let playground: Awaited<ReturnType<typeof startPlayground>>;
+  try {
+    playground = await startPlayground({
+      port: config.port,
+      host: overrides.host,
+      signingSecret,
+      botToken,
+      users: LOCAL_USERS,
+      teamId: LOCAL_TEAM,
+      channel: { id: 'C0IDENTITYOPS', name: 'identity-ops' },
+      suggestions: LOCAL_SUGGESTIONS,
+      usage: { '/approvals': APPROVALS_USAGE.replace(/^\/approvals /, ''), '/collect': COLLECT_USAGE.replace(/^\/collect /, '') },
+      dataNote: [dataSentence(data), ...(data.kept && data.note !== undefined ? [data.note] : [])].join(' '),
+      logger: logger.child({ component: 'playground' }),
+      now,
+    });
+  } catch (error) {
+    await reference.close();
+    db.close();
+    throw error;
+  }
   const appConfig: HttpConfig = {
     ...config,
     mode: 'http',
@@ -132,10 +201,12 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
   return {
     url: playground.url,
     running,
+    data,
     async shutdown() {
       await running.shutdown();
       await playground.close();
       await reference.close();
+      db.close();
     },
   };
 }

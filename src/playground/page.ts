@@ -154,6 +154,7 @@ export function playgroundPage(input: {
   channel: { id: string; name: string };
   suggestions: readonly string[];
   usage: Readonly<Record<string, string>>;
+  dataNote?: string | undefined;
 }): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   // JSON inside a script element: escape "<" so that no value can close the element.
@@ -163,7 +164,7 @@ export function playgroundPage(input: {
 <body>
 <nav><h1>countersign</h1><div class="tab active" data-tab="channel"># ${esc(input.channel.name)}</div><div class="tab" data-tab="home">🏠 App Home</div><div class="tab" data-tab="dms">💬 Messages<span id="dm-count"></span></div>
 <label>You are<select id="who">${input.users.map((u) => `<option value="${esc(u.id)}">${esc(u.name)} · ${esc(u.role)}</option>`).join('')}</select></label>
-<p style="font-size:12px">Local mode: a stand-in for Slack, with the reference Command Service and its demo data.</p></nav>
+<p style="font-size:12px">Local mode: a stand-in for Slack, with the reference Command Service and its demo data.</p>${input.dataNote ? `<p style="font-size:12px" id="data-note">${esc(input.dataNote)}</p>` : ''}</nav>
 <main><header id="title"># ${esc(input.channel.name)}<small>local playground</small></header>
 <div id="messages"></div><div id="home" hidden></div><div id="dms" hidden></div>
 <form id="box"><div id="usage" class="bk-context"></div><input id="text" list="hints" placeholder="Message #${esc(input.channel.name)} — try /approvals or /collect help" autocomplete="off" autofocus>

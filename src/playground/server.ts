@@ -28,6 +28,8 @@ export interface PlaygroundOptions {
   suggestions: readonly string[];
   /** Each command's usage hint, shown while it is typed, as Slack shows the manifest's. */
   usage: Readonly<Record<string, string>>;
+  /** What the page says of the data: whether it outlives a restart, and how to start afresh. */
+  dataNote?: string | undefined;
   logger: Logger;
   /** The app's clock: message timestamps and signatures are on it. */
   now?: () => Date;
@@ -53,7 +55,13 @@ interface Parts {
 export async function startPlayground(options: PlaygroundOptions): Promise<Playground> {
   const ws = new Workspace(options);
   const interactions = new Interactions(ws, options.signingSecret);
-  const page = playgroundPage({ users: options.users, channel: options.channel, suggestions: options.suggestions, usage: options.usage });
+  const page = playgroundPage({
+    users: options.users,
+    channel: options.channel,
+    suggestions: options.suggestions,
+    usage: options.usage,
+    dataNote: options.dataNote,
+  });
   let port = 0;
   const parts: Parts = { ws, interactions, options, page, port: () => port };
   const server: Server = createServer((req, res) => {

@@ -15,7 +15,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { HOSTILE_REQUEST_NAMES } from './demo.js';
-import { type ApprovalRowForRequest, sketchRequest } from './requests.js';
+import { type ApprovalRowForRequest, progressOf, type RequestProgress, type RequestSketch, sketchRequest } from './requests.js';
 import { formatRunTime, formatServiceTimestamp, nextDay, parseFilterDate } from './time.js';
 
 export type Format = 'json' | 'properties' | 'xml';
@@ -365,6 +365,12 @@ export class RequestReader {
     );
   }
 
+  /** Where the request stands: a decision made here names how its step ended. */
+  #progress(row: RequestRow, request: RequestSketch): RequestProgress {
+    const decided = row.state === 'pending' ? undefined : this.#decision.get(row.work_item_id)?.action;
+    return progressOf(request, row.state, decided);
+  }
+
   details(userId: string, params: Params, quirks: Quirks): Answer {
     return withParameterChecks(() => {
       const format = formatParam(params);
@@ -373,6 +379,7 @@ export class RequestReader {
       const row = this.#byWorkItem.get(id, userId);
       if (row === undefined) return errorAnswer(412, 'The work item could not be retrieved');
       const request = sketchRequest(row, HOSTILE_REQUEST_NAMES.includes(row.request_name));
+      const progress = this.#progress(row, request);
       const scalar = (v: number | boolean) => (quirks.numbersAsStrings ? String(v) : v);
       const pending = row.state === 'pending';
       const approval: Record<string, unknown> = {
@@ -381,7 +388,7 @@ export class RequestReader {
         WorkItemDueDate: row.due_at,
         WorkItemCompletedDate: row.completed_at ?? '',
         WorkItemCompletedByName: pending ? '' : `${row.approver_last_name ?? ''}, ${row.approver_first_name ?? ''}`,
-        WorkItemState: pending ? 'Available' : (this.#decision.get(row.work_item_id)?.action ?? request.outcome),
+        WorkItemState: progress.workItemState,
         WorkItemReassignDisabled: scalar(request.reassignDisabled),
         RequestId: scalar(row.request_id),
         RequestName: row.request_name,
@@ -457,10 +464,12 @@ export class RequestReader {
         return errorAnswer(412, "Either the 'approval-id' or the 'request-id' parameter must be provided.");
       }
       const request = sketchRequest(row, HOSTILE_REQUEST_NAMES.includes(row.request_name));
+      const progress = this.#progress(row, request);
       const num = (n: number) => (quirks.numbersAsStrings ? String(n) : n);
       const items = request.items.slice((startPage - 1) * pageSize, startPage * pageSize).map((item) => ({
         ...item,
         ItemId: num(item.ItemId),
+        State: progress.itemState,
         IsChangeToApprove: quirks.numbersAsStrings ? String(item.IsChangeToApprove) : item.IsChangeToApprove,
       }));
       // NumRequestItems counts this answer's items, as NumApprovals counts findApprovals'.
@@ -468,7 +477,7 @@ export class RequestReader {
         NumRequestItems: num(items.length),
         ...(approvalId === undefined ? {} : { WorkItemId: row.work_item_id }),
         RequestId: num(row.request_id),
-        RequestStatus: request.status,
+        RequestStatus: progress.status,
       };
       // As the XML-to-JSON conversion does: one element an object, several a list, none absent.
       if (format === 'properties') {

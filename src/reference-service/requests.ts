@@ -4,7 +4,10 @@
  * request always has the same items, description and actions, in the demo data, a bulk data set
  * or a file made by an earlier version alike, with nothing more stored. The first item is the one
  * the request is named for (its requester and entitlement), so the two commands agree with
- * findApprovals.
+ * findApprovals. What a request says never depends on its state: the generator draws the same
+ * values, in the same order, whether the step is pending or done (a draw made only for completed
+ * rows shifted every later one, and an approval read differently once decided), and the state is
+ * laid over that content afterwards (progressOf), from the decision made when there is one.
  */
 
 import { ENTITLEMENTS, seededRandom } from './demo.js';
@@ -51,10 +54,20 @@ export interface RequestSketch {
   reassignDisabled: boolean;
   /** The transitions out of the step, as its workflow names them. */
   actions: string[];
-  /** What a completed step ended with: one of the actions. */
-  outcome: string;
+  /** What a step completed without a decision of this service's (the demo's completed rows) ended with: one of the actions. */
+  seededOutcome: string;
+  /** The items, as their request asks for them; their State is the request's progress (progressOf). */
+  items: Array<Omit<RequestItemSketch, 'State'>>;
+}
+
+/** Where a request stands: laid over what it says, which does not change with it. */
+export interface RequestProgress {
+  /** getApprovalDetails' WorkItemState: Available while pending, then the action it ended with. */
+  workItemState: string;
+  /** getRequestItems' RequestStatus. */
   status: string;
-  items: RequestItemSketch[];
+  /** Each item's State. */
+  itemState: string;
 }
 
 /** Names a careless renderer would turn into pings, links or markup; used by demo.ts for request names too. */
@@ -116,19 +129,28 @@ function itemCount(rand: () => number): number {
   return 11 + Math.floor(rand() * 20);
 }
 
-export function sketchRequest(row: ApprovalRowForRequest, hostile: boolean): RequestSketch {
+/**
+ * Where the request stands: pending, or completed with `decided` (the action of this service's own
+ * decision) or, for a step completed without one, the outcome its seed gives. The workflow's first
+ * action carries the request on; any other ends it, named as the action.
+ */
+export function progressOf(request: RequestSketch, state: 'pending' | 'completed', decided: string | undefined): RequestProgress {
+  if (state === 'pending') return { workItemState: 'Available', status: 'Approvals Phase', itemState: 'Pending Approval' };
+  const outcome = decided ?? request.seededOutcome;
+  if (outcome === request.actions[0]) return { workItemState: outcome, status: 'Fulfillment Phase', itemState: 'Completed' };
+  return { workItemState: outcome, status: outcome, itemState: outcome };
+}
+
+export function sketchRequest(row: Omit<ApprovalRowForRequest, 'state'>, hostile: boolean): RequestSketch {
   const rand = seededRandom(0x5eed ^ Math.imul(row.request_id, 2654435761));
   const actions = workflowActions(row.work_item_name, rand);
-  const rejected = row.state === 'completed' && actions.length > 1 && rand() < 0.2;
-  const outcome = rejected ? (actions[1] as string) : (actions[0] as string);
   const lineItemApprovalEnabled = rand() < 0.3;
-  const itemState = row.state === 'pending' ? 'Pending Approval' : rejected ? 'Rejected' : 'Completed';
   const requester = {
     name: `${row.requester_last_name}, ${row.requester_first_name}`,
     id: row.requester_id,
   };
   const count = itemCount(rand);
-  const items: RequestItemSketch[] = [];
+  const items: Array<Omit<RequestItemSketch, 'State'>> = [];
   for (let i = 0; i < count; i++) {
     const first = i === 0;
     const person = first || rand() < 0.4 ? requester : pick(rand, OTHER_USERS);
@@ -140,7 +162,6 @@ export function sketchRequest(row: ApprovalRowForRequest, hostile: boolean): Req
     const derived = !first && rand() < 0.15;
     const base = {
       ItemId: row.request_id * 100 + i + 1,
-      State: itemState,
       DerivedType: derived ? 'Indirect' : 'Direct',
       // With line-item approval each item is decided on its own; derived ones follow from the others.
       IsChangeToApprove: !(derived && lineItemApprovalEnabled),
@@ -188,16 +209,21 @@ export function sketchRequest(row: ApprovalRowForRequest, hostile: boolean): Req
   }
   const description = hostile ? (HOSTILE_TEXT[0] as string) : pick(rand, DESCRIPTIONS);
   const notes = hostile ? (HOSTILE_TEXT[1] as string) : pick(rand, NOTES);
+  const hasAttachments = rand() < 0.1;
+  const emailApprovalEnabled = rand() < 0.5;
+  const reassignDisabled = rand() < 0.2;
+  // Drawn for every row, pending or not, and last: a pending request reads as it did in earlier versions.
+  const endsOtherwise = rand() < 0.2;
+  const seededOutcome = (endsOtherwise && actions.length > 1 ? actions[1] : actions[0]) as string;
   return {
     description,
     notes,
-    hasAttachments: rand() < 0.1,
-    emailApprovalEnabled: rand() < 0.5,
+    hasAttachments,
+    emailApprovalEnabled,
     lineItemApprovalEnabled,
-    reassignDisabled: rand() < 0.2,
+    reassignDisabled,
     actions,
-    outcome,
-    status: row.state === 'pending' ? 'Approvals Phase' : rejected ? 'Rejected' : 'Fulfillment Phase',
+    seededOutcome,
     items,
   };
 }

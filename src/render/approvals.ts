@@ -13,7 +13,7 @@ import { readableDay, readServiceDate } from '../parse/dates.js';
 import type { DetailsOrigin } from '../parse/details.js';
 import { readServiceTime, type TimeFrame } from '../parse/times.js';
 import { addCalendarDays, startOfDay, wallClock, zoneLabel } from '../parse/zones.js';
-import type { ApprovalQuery } from '../service/query.js';
+import { type ApprovalQuery, MAYBE_INVISIBLE } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import {
   type ApprovalLinks,
@@ -97,8 +97,8 @@ function statusRuns(approval: Approval, frame: TimeFrame): Run[] {
  */
 const NEEDS_CARE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/;
 
-/** Whether oneLine(text, max) and revealHidden of it would both give the text itself. */
-const asIs = (text: string, max: number) => text.length <= max && !NEEDS_CARE.test(text);
+/** Whether oneLine(text, max) and revealHidden of it would both give the text itself (the invisible characters it may mark too). */
+const asIs = (text: string, max: number) => text.length <= max && !NEEDS_CARE.test(text) && !MAYBE_INVISIBLE.test(text);
 
 /**
  * A JSON text being written, piece by piece onto the end of one string: V8 keeps such a string as

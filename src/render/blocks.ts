@@ -4,6 +4,7 @@
  */
 
 import type { ActionsBlock, Button, ContextBlock, HeaderBlock, KnownBlock, SectionBlock } from '@slack/types';
+import { INVISIBLE_OUT_OF_PLACE, MAYBE_INVISIBLE } from '../service/query.js';
 
 /** The service's own page for an approval (APPROVAL_URL_TEMPLATE), when there is one: an Open button's link. */
 export type ApprovalLinks = (workItemId: string) => string | undefined;
@@ -56,10 +57,19 @@ const HIDDEN_ALL = new RegExp(HIDDEN.source, 'g');
 /** What JSON escapes in text that has no control character and no surrogate: such text is quoted as it is when it has none. */
 export const QUOTE_OR_BACKSLASH = /["\\]/;
 
-/** The text with each hidden character written as a mark, `[U+202E]`; the text itself when it has none (most). */
+const mark = (c: string) => `[U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}]`;
+
+/**
+ * The text with each hidden character written as a mark, `[U+202E]`; the text itself when it has
+ * none (most). Invisible characters out of their place (query.ts: U+200B, tag characters that
+ * spell words nobody sees, a run of variation selectors…) are marks too; those doing their work
+ * where they stand (the joiners of an emoji or a Persian word, an emoji's selector, a flag's tags)
+ * are left to do it.
+ */
 export function revealHidden(text: string): string {
-  if (!HIDDEN.test(text)) return text;
-  return text.replace(HIDDEN_ALL, (c) => `[U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}]`);
+  const shown = HIDDEN.test(text) ? text.replace(HIDDEN_ALL, mark) : text;
+  if (!MAYBE_INVISIBLE.test(shown)) return shown;
+  return shown.replace(INVISIBLE_OUT_OF_PLACE, (all, inPlace: string | undefined) => (inPlace === undefined ? mark(all) : all));
 }
 
 /** Makes any text inert in mrkdwn: no pings (<!channel>), no links, no entity tricks. */

@@ -1,8 +1,10 @@
 /**
  * Deciding in chat, in words and Block Kit: one button per action the service lists (in the
- * Details modal), the confirmation pushed over it (the approval, the request, who asked, the
- * action, and a comment field), and what came of it, as the service answered or, when it did not,
- * as it shows afterwards. Never more than happened: "sent" is not "done", and a call whose answer
+ * Details modal), each saying what it does ("Decide: Accepted": the service's own name for the
+ * action, after a verb, since workflows name their transitions as the states they end in), the
+ * confirmation pushed over it (the approval, the request, who asked, the action, a comment field,
+ * and a submit that names the action), and what came of it, as the service answered or, when it did
+ * not, as it shows afterwards, with the comment that was sent. Never more than happened: "sent" is not "done", and a call whose answer
  * did not come is said to be just that. The service's words and the approver's are rich text or
  * plain_text, shown exactly. The Open link, when there is one, is on every outcome.
  */
@@ -16,7 +18,7 @@ import { isServiceError } from '../service/errors.js';
 import { MAX_COMMENT_CHARS } from '../service/query.js';
 import type { ApprovalDetails } from '../service/schemas.js';
 import type { DecisionRefusal } from '../store/types.js';
-import { type ApprovalLinks, actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
+import { type ApprovalLinks, actions, button, context, LIMITS, linkButton, type Message, plain, revealHidden, truncate } from './blocks.js';
 import { readableTimestamp } from './dates.js';
 import { detailsWires, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
@@ -56,27 +58,58 @@ export function decidedLine(mark: DecidedMark, readerId: string): Paragraph {
   ];
 }
 
-/** The words of an action's button value: each cut so that the whole holds in a button's 2,000 characters. */
-function choiceValue(action: string, d: Pick<ApprovalDetails, 'requestName' | 'requestedByName' | 'workItemName'>): string | undefined {
+/**
+ * The words of an action's button value, each cut so that the whole holds in a button's 2,000
+ * characters, and when the Details were drawn: a click soon after is checked against countersign's
+ * records alone, a later one with the service (approvals/choose.ts).
+ */
+function choiceValue(
+  action: string,
+  d: Pick<ApprovalDetails, 'requestName' | 'requestedByName' | 'workItemName'>,
+  shownAt: Date,
+): string | undefined {
   const wire: DecisionChoiceWire = {
     x: action,
     ...(d.requestName ? { r: truncate(d.requestName, 150) } : {}),
     ...(d.requestedByName ? { b: truncate(d.requestedByName, 80) } : {}),
     ...(d.workItemName ? { n: truncate(d.workItemName, 80) } : {}),
+    t: Math.floor(shownAt.getTime() / 1000),
   };
   const value = JSON.stringify(wire);
   return value.length <= LIMITS.buttonValue ? value : undefined;
 }
 
-/** One button per action the service lists, named as it names them, and Open beside them. */
-export function decisionButtons(offer: DecisionOffer, d: ApprovalDetails, open: Button | undefined): KnownBlock[] {
+const DECIDE = 'Decide: ';
+const SEND = 'Send: ';
+
+/**
+ * An action's button: what it does, then the service's own name for the action, whatever the
+ * workflow calls it ("Decide: Accepted", "Decide: Needs Info", "Decide: Escalate to Security").
+ * Workflows name their transitions as the states they lead to, so the name alone reads as a state;
+ * the verb makes it a button, and no name is translated, so none can be translated wrong.
+ */
+export function decisionButtonText(action: string): string {
+  return `${DECIDE}${oneLine(action, LIMITS.buttonText - DECIDE.length)}`;
+}
+
+/**
+ * The confirmation's submit: the action it sends, in Slack's 24 characters ("Send: Rejected"), the
+ * name cut with an ellipsis past them (the modal says it whole). Slack draws a modal's submit in one
+ * style whatever it does, so the words carry it.
+ */
+export function decisionSubmitText(action: string): string {
+  return `${SEND}${oneLine(action, LIMITS.viewButton - SEND.length)}`;
+}
+
+/** One button per action the service lists, each saying what it does with the service's name for it, and Open beside them. */
+export function decisionButtons(offer: DecisionOffer, d: ApprovalDetails, open: Button | undefined, shownAt: Date): KnownBlock[] {
   if (offer.kind !== 'actions') return open === undefined ? [] : [actions('details:open', [open])];
   const buttons: Button[] = [];
   for (const action of offer.actions.slice(0, MAX_ACTION_BUTTONS)) {
-    const value = choiceValue(action, d);
+    const value = choiceValue(action, d, shownAt);
     // An action whose name cannot be carried is one countersign cannot offer: the service still can.
     const actionId = DECISION_ACTIONS.choose[buttons.length] as string;
-    if (value !== undefined) buttons.push(button({ actionId, text: oneLine(action, LIMITS.buttonText), value }));
+    if (value !== undefined) buttons.push(button({ actionId, text: decisionButtonText(action), value }));
   }
   return [actions('details:decide', [...buttons, ...(open === undefined ? [] : [open])])];
 }
@@ -85,7 +118,9 @@ export function decisionButtons(offer: DecisionOffer, d: ApprovalDetails, open: 
 export function decisionNote(offer: DecisionOffer | undefined, readerId: string, hasOpen: boolean): KnownBlock {
   switch (offer?.kind) {
     case 'actions':
-      return context('Choosing an action asks you to confirm it, with a comment, before anything is sent to the Command Service.');
+      return context(
+        'Each Decide button names the action as the Command Service does; it asks you to confirm, with a comment, before anything is sent.',
+      );
     case 'line-items':
       return context(
         hasOpen
@@ -175,7 +210,7 @@ function modal(state: DecisionState, title: ModalView['title'], blocks: KnownBlo
   };
 }
 
-/** Pushed over the Details modal when an action is chosen: what will be decided, and the comment. Nothing is sent before Confirm. */
+/** Pushed over the Details modal when an action is chosen: what will be decided, and the comment. Nothing is sent before its submit. */
 export function decisionConfirmView(state: DecisionState, comment: CommentAsked): ModalView {
   const commentRequired = comment === 'required';
   const field: KnownBlock[] =
@@ -193,11 +228,48 @@ export function decisionConfirmView(state: DecisionState, comment: CommentAsked)
       ]),
       ...field,
       context(
-        'Nothing is sent until you press Confirm; Cancel sends nothing. The service is asked again first, so only what it offers now is sent.',
+        `Nothing is sent until you press ${decisionSubmitText(state.action)}; Cancel sends nothing. The service is asked again first, so only what it offers now is sent.`,
       ),
     ],
-    'Confirm',
+    decisionSubmitText(state.action),
   );
+}
+
+/**
+ * Pushed at the click when the approval must be asked about first (Details drawn a while ago) and
+ * the service is slow to answer: Slack's trigger lasts 3 seconds, so something is shown in time and
+ * then becomes the confirmation, or says why there is none.
+ */
+export function decisionCheckingView(state: DecisionState): ModalView {
+  return modal(state, CONFIRM_TITLE, [
+    richText([
+      [
+        emoji('hourglass_flowing_sand'),
+        ' Checking with the Command Service that this approval still waits for ',
+        bold(oneLine(state.action, 60)),
+        '…',
+      ],
+      ...aboutLines(state.details.approvalId, state.about),
+    ]),
+  ]);
+}
+
+/** At the click: the approval is not offered for this action any more, so no comment is asked for. */
+export function decisionRefusedAtClickView(
+  state: DecisionState,
+  refusal: DecisionRefusal,
+  readerId: string,
+  approvalLinks: ApprovalLinks | undefined,
+): ModalView {
+  const open = openBlock(approvalLinks, state.details.approvalId);
+  return modal(state, OUTCOME_TITLE, [
+    richText([
+      ...refusalLines(refusal, state, readerId, open.length > 0),
+      [italic('Nothing was sent to the Command Service. Close this to see the approval as it stands now.')],
+      ...aboutLines(state.details.approvalId, state.about),
+    ]),
+    ...open,
+  ]);
 }
 
 function commentInput(state: DecisionState, commentRequired: boolean): KnownBlock {
@@ -218,14 +290,35 @@ function commentInput(state: DecisionState, commentRequired: boolean): KnownBloc
   } as KnownBlock;
 }
 
-/** Shown at once on Confirm, while the service is asked. */
-export function decisionProgressView(state: DecisionState): ModalView {
+/** Shown at once on Confirm, while the service is asked; with the comment being sent, when there is one. */
+export function decisionProgressView(state: DecisionState, comment?: string): ModalView {
   return modal(state, OUTCOME_TITLE, [
     richText([
       [emoji('hourglass_flowing_sand'), ' Sending ', bold(oneLine(state.action, 60)), ' to the Command Service…'],
       ...aboutLines(state.details.approvalId, state.about),
     ]),
+    ...commentBlocks(comment, 'Your comment, being sent:'),
   ]);
+}
+
+/**
+ * The comment as the approver wrote it and as it was sent: its own rich text quote, line breaks
+ * kept, every character shown as it is (rich text is never read as mrkdwn: no ping, link or
+ * format), hidden ones as marks. Nothing for no comment. Cut, with an ellipsis, only past the
+ * block's budget, which a comment (2,000 characters) does not reach.
+ */
+export function commentBlocks(comment: string | undefined, label: string): KnownBlock[] {
+  if (comment === undefined || comment === '') return [];
+  const text = truncate(revealHidden(comment), LIMITS.richTextChars);
+  return [
+    {
+      type: 'rich_text',
+      elements: [
+        { type: 'rich_text_section', elements: [{ type: 'text', text: label, style: { bold: true } }] },
+        { type: 'rich_text_quote', elements: [{ type: 'text', text }] },
+      ],
+    },
+  ];
 }
 
 function openBlock(links: ApprovalLinks | undefined, approvalId: string): KnownBlock[] {
@@ -366,6 +459,8 @@ export interface DecisionOutcomeInput {
   state: DecisionState;
   outcome: Exclude<DecideOutcome, { kind: 'failed' } | { kind: 'bad-comment' }>;
   readerId: string;
+  /** The comment as it was checked and sent (or would have been): repeated, so the approver sees what the service and the trail got. */
+  comment?: string | undefined;
   /** The reader's zone and now, with the service's zone: the service's times in theirs. */
   frame: TimeFrame;
   approvalLinks?: ApprovalLinks | undefined;
@@ -552,7 +647,22 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
       paragraphs = [[emoji('information_source'), ' Deciding from Slack is not turned on here. '], nothing];
       break;
   }
-  return modal(state, OUTCOME_TITLE, [richText(paragraphs), ...open]);
+  return modal(state, OUTCOME_TITLE, [richText(paragraphs), ...commentBlocks(input.comment, commentLabel(outcome)), ...open]);
+}
+
+/** What the comment shown below an outcome was: sent with the decision, or kept back with it. */
+function commentLabel(outcome: DecisionOutcomeInput['outcome']): string {
+  switch (outcome.kind) {
+    case 'done':
+    case 'unknown':
+    case 'not-done':
+      return 'Your comment, as sent:';
+    case 'duplicate':
+      return 'Your comment:';
+    default:
+      // Nothing was sent: the words are kept here, to copy into the service or a new decision.
+      return 'Your comment, not sent:';
+  }
 }
 
 /** A failure the error translator has put into words, with "Nothing was sent" where nothing was, and the way to the service. */

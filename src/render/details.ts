@@ -422,7 +422,7 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));
   // With decisions in chat, a button per action the service lists, beside Open; without, Open alone, as before.
   const decision = input.outcome.kind === 'details' ? input.outcome.decision : undefined;
-  blocks.push(...decisionButtons(decision ?? { kind: 'off' }, d, open));
+  blocks.push(...decisionButtons(decision ?? { kind: 'off' }, d, open, input.frame.now));
   // A completed step has nothing left to decide, and its actions line says so: below it, only a decision made from Slack.
   if (!completed(d) || decision?.kind === 'decided' || decision?.kind === 'held')
     blocks.push(decisionNote(decision, input.userId, open !== undefined));

@@ -55,6 +55,76 @@ export function unsafeCharacter(text: string): string | undefined {
   return `a bidirectional formatting character (${hex}), which can make text read differently from what it is`;
 }
 
+/**
+ * A character that shows as a mark of its own: a letter, mark, number, punctuation or symbol that
+ * Unicode does not say to ignore (the Hangul fillers are letters that draw nothing, a variation
+ * selector is a mark that draws nothing).
+ */
+const SHOWN = String.raw`(?:(?!\p{Default_Ignorable_Code_Point})[\p{L}\p{M}\p{N}\p{P}\p{S}])`;
+
+/**
+ * The invisible characters text legitimately holds, each only where it does its work: a joiner
+ * (U+200D, U+200C) between two characters that show (the emoji of a person at a laptop is three
+ * characters joined so; Persian and Indic words need them), one variation selector right after a
+ * character that shows (a red heart is U+2764 U+FE0F), and the tags of a subdivision flag (U+1F3F4,
+ * two to seven tag letters or digits, U+E007F: Scotland's is gbsct). Anywhere else they only hide
+ * something: a run of selectors or joiners, or tags after ordinary text, can carry a whole message
+ * that nobody sees.
+ */
+const IN_PLACE = String.raw`\u{1F3F4}[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{2,7}\u{E007F}|(?<=${SHOWN}|\p{Variation_Selector})[\u200C\u200D](?=${SHOWN})|(?<=${SHOWN})\p{Variation_Selector}`;
+
+/**
+ * Unicode's format characters (Cf) and the code points it says to ignore when drawing
+ * (Default_Ignorable_Code_Point: zero-width spaces, U+2060, U+00AD, U+034F, U+FEFF, the Hangul
+ * fillers, variation selectors, the tag block U+E0000–U+E0FFF…), but the prepended concatenation
+ * marks (U+0600–U+0605 and their kind), which are format characters that show.
+ */
+const INVISIBLE = String.raw`(?![\u0600-\u0605\u06DD\u070F\u0890\u0891\u08E2\u{110BD}\u{110CD}])[\p{Cf}\p{Default_Ignorable_Code_Point}]`;
+
+/** Each invisible character out of place (group 2); an invisible one in its place is group 1, and stays. */
+export const INVISIBLE_OUT_OF_PLACE = new RegExp(`(${IN_PLACE})|(${INVISIBLE})`, 'gu');
+
+/** Whether the text may hold an invisible character at all: most text holds none, and is looked at no further. */
+export const MAYBE_INVISIBLE = new RegExp(INVISIBLE, 'u');
+
+function hexOf(c: string): string {
+  return `U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * The first invisible character out of place in the text, named for a person ("an invisible
+ * character (U+200B), which does not show"); undefined when none. Controls and bidirectional marks
+ * are unsafeCharacter's to name.
+ */
+export function invisibleCharacter(text: string): string | undefined {
+  if (!MAYBE_INVISIBLE.test(text)) return undefined;
+  INVISIBLE_OUT_OF_PLACE.lastIndex = 0;
+  for (const m of text.matchAll(INVISIBLE_OUT_OF_PLACE)) {
+    const c = m[2];
+    if (c === undefined) continue;
+    const code = c.codePointAt(0) as number;
+    const hex = hexOf(c);
+    if (code >= 0xe0000 && code <= 0xe0fff) return `a tag character (${hex}), which does not show and can carry hidden text`;
+    if (/\p{Variation_Selector}/u.test(c))
+      return `a variation selector (${hex}) that varies no character, which does not show and can carry hidden text`;
+    if (c === '\u200d') return `a joiner (${hex}) that joins no two characters, which does not show`;
+    if (c === '\u200c') return `a non-joiner (${hex}) between no two characters, which does not show`;
+    return `an invisible character (${hex}), which does not show`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the text has something a reader sees: one character that shows, other than the blank
+ * Braille pattern (U+2800), which is a symbol drawn as nothing. Spaces, invisible characters and
+ * marks with nothing to sit on are not words.
+ */
+export function hasVisibleText(text: string): boolean {
+  return VISIBLE_TEXT.test(text);
+}
+
+const VISIBLE_TEXT = /(?![\u2800\p{Default_Ignorable_Code_Point}])[\p{L}\p{N}\p{P}\p{S}]/u;
+
 /** Free text the service matches; control and bidirectional formatting characters never belong in it. */
 const freeText = z
   .string()
@@ -150,11 +220,16 @@ export type RequestItemsPageQuery = z.infer<typeof requestItemsPageSchema>;
 /** The longest comment sent with a decision: a paragraph or two, within any service's field. */
 export const MAX_COMMENT_CHARS = 2000;
 
-/** What an approver wrote: line breaks and tabs are text; other control and bidirectional characters never belong in it. */
+/**
+ * What an approver wrote: line breaks and tabs are text; other control and bidirectional
+ * characters never belong in it, nor invisible ones out of their place (they hide text in the
+ * service's record and in the audit trail).
+ */
 export const commentSchema = z
   .string()
   .max(MAX_COMMENT_CHARS)
-  .refine((v) => unsafeCharacter(v.replace(/[\n\t]/g, ' ')) === undefined, 'no control or bidirectional formatting characters');
+  .refine((v) => unsafeCharacter(v.replace(/[\n\t]/g, ' ')) === undefined, 'no control or bidirectional formatting characters')
+  .refine((v) => invisibleCharacter(v) === undefined, 'no invisible characters out of their place');
 
 /** A decision's values, checked before any goes into the operator's call. */
 export const decisionValuesSchema = z.strictObject({

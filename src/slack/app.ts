@@ -165,7 +165,12 @@ function boltLogger(logger: Logger): BoltLogger {
   const join = (msg: unknown[]) =>
     msg.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   return {
-    debug: (...msg) => logger.debug({}, join(msg)),
+    // The Web API client logs each request's body at debug: a message's or a view's text, which
+    // carries what users wrote (a decision's comment, a search's names). Only that it was sent is kept.
+    debug: (...msg) => {
+      const line = join(msg);
+      logger.debug({}, line.startsWith('http request body:') ? 'http request body: (not logged: it holds what users wrote)' : line);
+    },
     info: (...msg) => logger.info({}, join(msg)),
     warn: (...msg) => logger.warn({}, join(msg)),
     error: (...msg) => logger.error({}, join(msg)),

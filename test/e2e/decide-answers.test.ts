@@ -99,7 +99,7 @@ describe('a 2xx that did nothing', () => {
       expect(await latest()).toMatchObject({ approvalId: r.id, unsettled: false, found: { found: 'pending', by: 'reconciler' } });
       expect(await hold(r.id)).toBeUndefined();
       const again = await flow.openDetails('UADA', r.id);
-      expect(actionButtons(again.view).map((b) => b.text)).toEqual(r.actions);
+      expect(actionButtons(again.view).map((b) => b.text)).toEqual(r.actions.map((a) => `Decide: ${a}`));
       const confirm = await flow.choose('UADA', again, r.action);
       const { outcome } = await flow.submit('UADA', confirm, 'for real');
       expect((await outcome()).text).toContain('Done: the Command Service took your decision');

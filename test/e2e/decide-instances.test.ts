@@ -123,7 +123,13 @@ async function confirmation(): Promise<{ id: string; view: View }> {
   const pushes = viewsSent(h.slack, 'views.push').length;
   await h.clickInView('UADA', details.view, viewId, button?.action_id ?? '', button?.value);
   const pushed = await until('views.push', () => viewsSent(h.slack, 'views.push')[pushes]);
-  return { id: row.work_item_id, view: pushed.view as View };
+  if (!visible((pushed.view as View).blocks).includes('Checking with the Command Service'))
+    return { id: row.work_item_id, view: pushed.view as View };
+  // A check at the click slower than the trigger allows pushes "Checking…" first, then updates it to the confirmation.
+  const push = h.slack.apiCalls.filter((c) => c.method === 'views.push')[pushes];
+  const pushedId = `V${h.slack.apiCalls.indexOf(push as (typeof h.slack.apiCalls)[number]) + 1}`;
+  const confirm = await until('the confirmation', () => viewsSent(h.slack, 'views.update').find((u) => u.viewId === pushedId));
+  return { id: row.work_item_id, view: confirm.view as View };
 }
 
 const outcomeOf = (viewId: string) =>

@@ -11,7 +11,7 @@ import { actionButtons, deciding, until, type View } from '../helpers/deciding.j
 import { buttonsOf, type ResponseBody, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
-import { visible } from '../helpers/visible.js';
+import { shownExactly, visible } from '../helpers/visible.js';
 
 const URL_TEMPLATE = 'https://igl.example.com/aveksa/main?WorkItemId={WorkItemId}';
 const pgAvailable = await postgresAvailable('decisions end to end on PostgreSQL');
@@ -75,18 +75,18 @@ for (const setup of SETUPS) {
 
     const { decidable, counts, openedViewId, updateOf, performed, decisionRow, openDetails, choose, submit } = deciding(() => h);
 
-    it('approves in three clicks: Details, the action, Confirm; the service gets the call once, and the list and the modal say so', async () => {
+    it('approves in three clicks: Details, the action, its Send; the service gets the call once, and the list and the modal say so', async () => {
       const { id, actions } = decidable();
       const action = actions[0] as string;
       const details = await openDetails('UADA', id);
-      expect(actionButtons(details.view).map((b) => b.text)).toEqual(actions);
+      expect(actionButtons(details.view).map((b) => b.text)).toEqual(actions.map((a) => `Decide: ${a}`));
       expect(details.text).toContain('[Open in the service]');
       const confirm = await choose('UADA', details, action);
       const words = visible(confirm.blocks);
       expect(words).toContain(`You are deciding this approval as *${action}*:`);
       expect(words).toContain(`Approval id \`${id}\``);
       expect(words).toContain('requested by');
-      expect(confirm.submit).toEqual({ type: 'plain_text', text: 'Confirm' });
+      expect(confirm.submit).toEqual({ type: 'plain_text', text: `Send: ${action}` });
       expect(performed()).toBe(0);
 
       const { ack, outcome } = await submit('UADA', confirm, '');
@@ -137,7 +137,11 @@ for (const setup of SETUPS) {
       expect(decisionRow(id)).toBeUndefined();
       const comment = 'Not needed: <!channel> *moved* to `Finance` & https://evil.example';
       const { outcome } = await submit('UADA', confirm, comment);
-      expect((await outcome()).text).toContain('Done: the Command Service took your decision, *Rejected*');
+      const result = await outcome();
+      expect(result.text).toContain('Done: the Command Service took your decision, *Rejected*');
+      // The comment as it was sent, repeated exactly: never a ping, a link or formatting.
+      expect(result.text).toContain('*Your comment, as sent:*');
+      expect(shownExactly(result.view.blocks, comment)).toBe(true);
       expect(decisionRow(id)).toEqual({ action: 'Rejected', comment, decided_by: 'ada.lovelace' });
       const [record] = await h.app.deps.store.listDecisions({ limit: 1 });
       expect(record?.comment).toBe(comment);
@@ -281,7 +285,7 @@ for (const setup of SETUPS) {
       }
       if (opened === undefined) throw new Error('nothing on Home to decide');
       const id = (JSON.parse(String(opened.view.private_metadata)) as { a: string }).a;
-      const action = actionButtons(opened.view)[0]?.text as string;
+      const action = (actionButtons(opened.view)[0]?.text ?? '').replace(/^Decide: /, '');
       const publishes = published().length;
       const confirm = await choose('UADA', opened, action);
       const { outcome } = await submit('UADA', confirm, 'from Home');

@@ -165,7 +165,7 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await tab.close();
   });
 
-  it('decides an approval in three clicks and a comment: Details, the action, Confirm; the list then says so', async () => {
+  it('decides an approval in three clicks and a comment: Details, the action, its Send; the list then says so', async () => {
     const modal = page.locator('#modal');
     await type('/approvals');
     await page.waitForSelector('.msg.ephemeral .bk-header');
@@ -178,7 +178,8 @@ describe.skipIf(!available)('local mode in a browser', () => {
       const choices = modal.locator('button[data-action-id^="decision:choose:"]');
       if ((await choices.count()) >= 2) {
         // The second action the workflow lists: Rejected for approvals, Canceled for activities.
-        action = (await choices.nth(1).textContent()) ?? undefined;
+        // Each button says what it does, with the service's own name for the action: "Decide: Rejected".
+        action = (await choices.nth(1).textContent())?.replace(/^Decide: /, '') ?? undefined;
         await shot('12-decide-details');
         await choices.nth(1).click();
       } else {
@@ -188,6 +189,8 @@ describe.skipIf(!available)('local mode in a browser', () => {
     }
     if (action === undefined) throw new Error('nothing on the first page can be decided here');
     await modal.getByText(`You are deciding this approval as ${action}:`).waitFor();
+    // The submit names what it sends: Slack draws it in one style whatever it does.
+    expect(await modal.locator('button.primary').textContent()).toBe(`Send: ${action}`);
     const comment = modal.locator('textarea[name="decision:comment|value"]');
     if (action === 'Rejected') {
       // Rejected needs a comment: an empty one is refused in the modal, and nothing is sent.

@@ -98,17 +98,22 @@ export function deciding(harness: () => Harness) {
     return { viewId, ...shown, responseUrl, pageValue: value };
   }
 
-  /** Chooses an action in the Details modal: the confirmation Slack was asked to push over it. */
+  /**
+   * Chooses an action in the Details modal: the confirmation Slack was asked to push over it (or, when
+   * the check at the click was slow and "Checking…" was pushed, what that was updated to).
+   */
   async function choose(userId: string, details: { viewId: string; view: View }, action: string): Promise<View> {
     const h = harness();
-    const button = actionButtons(details.view).find((b) => b.text === action);
+    const button = actionButtons(details.view).find((b) => b.text === `Decide: ${action}`);
     if (button === undefined) throw new Error(`no ${action} button in ${visible(details.view.blocks)}`);
     const pushes = counts().push;
     const sent = await h.clickInView(userId, details.view, details.viewId, button.actionId, button.value);
     expect(sent.status).toBe(200);
     const pushed = await until('views.push', () => viewsSent(h.slack, 'views.push')[pushes]);
     expect(pushed.triggerId).toMatch(/^1234\./);
-    return pushed.view as View;
+    if (!visible((pushed.view as View).blocks).includes('Checking with the Command Service')) return pushed.view as View;
+    const call = h.slack.apiCalls.filter((c) => c.method === 'views.push')[pushes];
+    return (await updateOf(`V${h.slack.apiCalls.indexOf(call as (typeof h.slack.apiCalls)[number]) + 1}`, 0)).view;
   }
 
   /**

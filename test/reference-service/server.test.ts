@@ -440,3 +440,50 @@ describe('sessions', () => {
     expect((await find(svc, await signIn(svc))).status).toBe(200);
   });
 });
+
+describe('what a request says, before and after it is decided', () => {
+  it('does not change when it is decided: only its state, who completed it and when, and what can still be done', async () => {
+    const own = await startReferenceService({ now: new TestClock('2026-11-22T12:00:00Z').now });
+    try {
+      const token = own.demoTokens.find((t) => t.label === 'approver')?.token ?? '';
+      const call = async (query: string) => {
+        const res = await request(`${own.url}/command.submit?format=json&${query}`, { headers: { authorization: `Bearer ${token}` } });
+        expect(res.statusCode).toBe(200);
+        return JSON.parse(await res.body.text());
+      };
+      const read = async (id: string) => {
+        const approval = (await call(`cmd=getApprovalDetails&approval-id=${encodeURIComponent(id)}`)).getApprovalDetails.Approval;
+        const items = (await call(`cmd=getRequestItems&approval-id=${encodeURIComponent(id)}&page-size=1000`)).getRequestItems;
+        return { approval, items };
+      };
+      // What may change: the state, when and by whom it was completed, and the ways out of a step that is done.
+      const content = ({ approval, items }: Awaited<ReturnType<typeof read>>) => {
+        const { WorkItemState, WorkItemCompletedDate, WorkItemCompletedByName, Actions, ...rest } = approval;
+        const { RequestStatus, RequestItems, ...head } = items;
+        const list = RequestItems === undefined ? [] : [RequestItems.RequestItem].flat();
+        return { rest, head, items: list.map(({ State, ...item }: Record<string, unknown>) => item) };
+      };
+      const pending = (await call('cmd=findApprovals&page-size=1000')).findApprovals.Approval as Array<{ WorkItemId: string }>;
+      expect(pending.length).toBeGreaterThan(100);
+      const before = new Map<string, Awaited<ReturnType<typeof read>>>();
+      for (const { WorkItemId: id } of pending) before.set(id, await read(id));
+      // Each decided with one of its actions in turn, so that every kind of ending is seen.
+      let n = 0;
+      for (const [id, { approval }] of before) {
+        const actions = [approval.Actions?.ActionName ?? []].flat() as string[];
+        const action = actions[n++ % actions.length] as string;
+        const done = await call(
+          `cmd=performWorkItem&workitem-id=${encodeURIComponent(id)}&action=${encodeURIComponent(action)}&comment=ok`,
+        );
+        expect(done.data.action).toBe(action);
+      }
+      for (const [id, was] of before) {
+        const now = await read(id);
+        expect(now.approval.WorkItemCompletedDate).not.toBe('');
+        expect(content(now), id).toEqual(content(was));
+      }
+    } finally {
+      await own.close();
+    }
+  });
+});

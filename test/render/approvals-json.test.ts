@@ -49,6 +49,8 @@ const text = fc.oneof(
       'lone \ud800 high, \udfff low',
       '\ud83d',
       '👍🏽 🇩🇪 👨‍👩‍👧',
+      'zero\u200Bwidth \u2060 \u00AD \u3164 \uFEFF \uFE0F\uFE00 end\u200D',
+      'tags \u{E0068}\u{E0069} and a flag \u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}',
       '"quoted" \\ back\\slash',
       'Add Access for O’Brien, Tim: SAP_FI_APPROVER',
     ),

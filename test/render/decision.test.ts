@@ -12,10 +12,13 @@ import {
   COMMENT_FIELD,
   DECISION_ACTIONS,
   decisionButtons,
+  decisionButtonText,
+  decisionCheckingView,
   decisionConfirmView,
   decisionNote,
   decisionOutcomeView,
   decisionProgressView,
+  decisionRefusedAtClickView,
   encodeDecisionState,
 } from '../../src/render/decision.js';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
@@ -63,7 +66,7 @@ const hold = (over: Partial<DecisionHold> = {}): DecisionHold => ({
 });
 
 describe('the Details modal’s decision controls', () => {
-  it('is one button per action, named as the service names them, beside Open, each carrying the action and the approval in words', () => {
+  it('is one button per action beside Open, each saying what it does with the service’s own name for it, carrying the action, the approval in words and when it was drawn', () => {
     const d = fakeDetails({ actions: ['Approved', 'Rejected', 'Needs Info'], requestName: HOSTILE });
     const open = {
       type: 'button' as const,
@@ -71,24 +74,44 @@ describe('the Details modal’s decision controls', () => {
       text: { type: 'plain_text' as const, text: 'Open in the service' },
       url: 'https://x',
     };
-    const [block] = decisionButtons({ kind: 'actions', actions: d.actions }, d, open);
+    const [block] = decisionButtons({ kind: 'actions', actions: d.actions }, d, open, AT);
     const elements = (block as { elements: Array<{ action_id: string; text: { text: string }; value?: string }> }).elements;
-    expect(elements.map((e) => e.text.text)).toEqual(['Approved', 'Rejected', 'Needs Info', 'Open in the service']);
+    // The service's names read as states ("Accepted"): the verb says the button decides.
+    expect(elements.map((e) => e.text.text)).toEqual(['Decide: Approved', 'Decide: Rejected', 'Decide: Needs Info', 'Open in the service']);
     expect(elements.slice(0, 3).map((e) => e.action_id)).toEqual(DECISION_ACTIONS.choose.slice(0, 3));
     expect(decodeDecisionChoice(elements[2]?.value)).toEqual({
       action: 'Needs Info',
       requestName: HOSTILE,
       requestedBy: 'Wayne, Bruce',
       step: 'Manager Approval',
+      shownAt: AT,
     });
     // Nothing to decide here: Open alone, as before decisions existed.
-    expect(decisionButtons({ kind: 'off' }, d, open)).toEqual([{ type: 'actions', block_id: 'details:open', elements: [open] }]);
-    expect(decisionButtons({ kind: 'line-items' }, d, undefined)).toEqual([]);
+    expect(decisionButtons({ kind: 'off' }, d, open, AT)).toEqual([{ type: 'actions', block_id: 'details:open', elements: [open] }]);
+    expect(decisionButtons({ kind: 'line-items' }, d, undefined, AT)).toEqual([]);
+  });
+
+  it('names any action a workflow lists as the service names it, never translated, within a button’s 75 characters', () => {
+    const names = ['Completed', 'Canceled', 'Escalate to Security', 'Zurückweisen', '<!here> *x*', 'Invoice \u202Egpj', 'A'.repeat(200)];
+    const d = fakeDetails({ actions: names });
+    const [block] = decisionButtons({ kind: 'actions', actions: names }, d, undefined, AT);
+    const texts = (block as { elements: Array<{ text: { text: string } }> }).elements.map((e) => e.text.text);
+    expect(texts.slice(0, 6)).toEqual([
+      'Decide: Completed',
+      'Decide: Canceled',
+      'Decide: Escalate to Security',
+      'Decide: Zurückweisen',
+      'Decide: <!here> *x*',
+      'Decide: Invoice [U+202E]gpj',
+    ]);
+    expect(texts[6]).toBe(`Decide: ${'A'.repeat(66)}…`);
+    expect(decisionButtonText('Needs Info')).toBe('Decide: Needs Info');
+    expect(viewProblems({ type: 'modal', title: { type: 'plain_text', text: 'x' }, blocks: [block] })).toEqual([]);
   });
 
   it('says what is so of deciding it: how, items one by one, decided (by whom, when), on its way', () => {
     expect(visible([decisionNote({ kind: 'actions', actions: ['Accepted'] }, 'U0ADA', true)])).toContain(
-      'asks you to confirm it, with a comment',
+      'Each Decide button names the action as the Command Service does; it asks you to confirm, with a comment, before anything is sent.',
     );
     expect(visible([decisionNote({ kind: 'line-items' }, 'U0ADA', true)])).toContain(
       'Each item of this request is decided on its own, in the service',
@@ -127,9 +150,23 @@ describe('the confirmation', () => {
     });
     const optional = decisionConfirmView(state({ action: 'Accepted' }), 'optional').blocks.find((b) => b.type === 'input');
     expect(optional).toMatchObject({ optional: true, label: { text: 'Comment' } });
-    expect(view.submit).toEqual({ type: 'plain_text', text: 'Confirm' });
+    // Slack draws every submit alike: its words say what it sends.
+    expect(view.submit).toEqual({ type: 'plain_text', text: 'Send: Rejected' });
+    expect(text).toContain('Nothing is sent until you press Send: Rejected; Cancel sends nothing.');
     expect(view.close).toEqual({ type: 'plain_text', text: 'Cancel' });
     expect(viewProblems(decisionProgressView(s))).toEqual([]);
+  });
+
+  it('names any action on its submit within Slack’s 24 characters, the name cut with an ellipsis past them', () => {
+    expect(decisionConfirmView(state({ action: 'Needs Info' }), 'optional').submit).toEqual({
+      type: 'plain_text',
+      text: 'Send: Needs Info',
+    });
+    const long = decisionConfirmView(state({ action: 'Escalate to the Security Office' }), 'optional');
+    expect(long.submit?.text).toBe('Send: Escalate to the S…');
+    expect(long.submit?.text).toHaveLength(24);
+    expect(viewProblems(long)).toEqual([]);
+    expect(visible(long.blocks)).toContain('You are deciding this approval as *Escalate to the Security Office*:');
   });
 
   it('asks for no comment when the decision call sends none, and says why', () => {
@@ -137,7 +174,7 @@ describe('the confirmation', () => {
     expect(viewProblems(view)).toEqual([]);
     expect(view.blocks.some((b) => b.type === 'input')).toBe(false);
     expect(visible(view.blocks)).toContain('No comment is asked for: the decision call set up for this workspace does not send one.');
-    expect(view.submit).toEqual({ type: 'plain_text', text: 'Confirm' });
+    expect(view.submit).toEqual({ type: 'plain_text', text: 'Send: Accepted' });
   });
 
   it('carries its state in private_metadata within 3,000 characters, read back as it was, giving up the page’s query first', () => {
@@ -386,6 +423,60 @@ describe('what came of it', () => {
     const text = visible(view.blocks);
     expect(text).toContain('The Command Service has no approval `10001:WPDS:1` that you can see: it is not on a list of yours');
     expect(text).not.toContain('no longer shows');
+  });
+
+  it('repeats the comment that was sent, exactly as written, line breaks kept, never read as markup', () => {
+    const comment = 'Not needed:\n<!channel> *moved* to `Finance` & https://evil.example \u202Egpj';
+    const done = decisionOutcomeView({
+      state: state(),
+      outcome: { kind: 'done', action: 'Rejected', at: AT, details, hold: doneHold, recorded: true },
+      readerId: 'U0ADA',
+      frame: FRAME,
+      approvalLinks: links,
+      comment,
+    });
+    expect(viewProblems(done)).toEqual([]);
+    const text = visible(done.blocks);
+    expect(text).toContain('*Your comment, as sent:*');
+    // As it went to the service, in a quote of its own; the hidden character shown as a mark.
+    expect(shownExactly(done.blocks, 'Not needed:\n<!channel> *moved* to `Finance` & https://evil.example [U+202E]gpj')).toBe(true);
+    expect(JSON.stringify(done.blocks)).toContain('"rich_text_quote"');
+    expect(mrkdwnTexts(done.blocks).join('\n')).not.toContain('evil');
+    // Refused before anything was sent: the words are kept, said not sent.
+    const refused = decisionOutcomeView({
+      state: state(),
+      outcome: { kind: 'refused', refusal: { kind: 'not-theirs' } },
+      readerId: 'U0ADA',
+      frame: FRAME,
+      comment,
+    });
+    expect(visible(refused.blocks)).toContain('*Your comment, not sent:*');
+    // No comment, no quote.
+    const none = decisionOutcomeView({
+      state: state(),
+      outcome: { kind: 'done', action: 'Rejected', at: AT, details, hold: doneHold, recorded: true },
+      readerId: 'U0ADA',
+      frame: FRAME,
+      comment: '',
+    });
+    expect(visible(none.blocks)).not.toContain('Your comment');
+    // And while it is sent.
+    expect(visible(decisionProgressView(state(), comment).blocks)).toContain('*Your comment, being sent:*');
+  });
+
+  it('at the click: says it checks first, or why there is nothing to confirm, and that nothing was sent', () => {
+    const checking = decisionCheckingView(state());
+    expect(viewProblems(checking)).toEqual([]);
+    expect(checking.submit).toBeUndefined();
+    expect(visible(checking.blocks)).toContain('Checking with the Command Service that this approval still waits for *Rejected*…');
+    const refused = decisionRefusedAtClickView(state(), { kind: 'not-pending', state: 'Accepted', by: 'Hopper, Grace' }, 'U0ADA', links);
+    expect(viewProblems(refused)).toEqual([]);
+    expect(refused.submit).toBeUndefined();
+    expect(refused.blocks.some((b) => b.type === 'input')).toBe(false);
+    const text = visible(refused.blocks);
+    expect(text).toContain('It is decided already: the service shows it completed as *Accepted*, by Hopper, Grace.');
+    expect(text).toContain('Nothing was sent to the Command Service. Close this to see the approval as it stands now.');
+    expect(text).toContain('[Open in the service]');
   });
 
   it('says the service’s time of it on the reader’s clock, named, when the service’s zone is known', () => {

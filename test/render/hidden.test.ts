@@ -5,6 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
+import { printable } from '../../src/admin/cli.js';
 import { header, inert, plain, revealHidden } from '../../src/render/blocks.js';
 import { renderCollectFailedDm, renderCollectStatus } from '../../src/render/collect.js';
 import { plainOf, richText } from '../../src/render/rich.js';
@@ -45,5 +46,41 @@ describe('hidden characters from the service', () => {
       expect(`${message.text}${JSON.stringify(message.blocks)}`).not.toMatch(RAW);
       expect(JSON.stringify(message.blocks)).toContain('AD [U+202E]srecca');
     }
+  });
+});
+
+describe('invisible characters from the service', () => {
+  const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) as number))).join('');
+
+  it('are written as marks out of their place: zero-width and format characters, fillers, tags spelling hidden words, runs of selectors', () => {
+    expect(revealHidden('Invoice\u200Bpaid')).toBe('Invoice[U+200B]paid');
+    expect(revealHidden('word\u2060joiner, soft\u00ADhyphen, \u3164filler, \uFEFFbom')).toBe(
+      'word[U+2060]joiner, soft[U+00AD]hyphen, [U+3164]filler, [U+FEFF]bom',
+    );
+    expect(revealHidden(`Approve${tags('hi')}`)).toBe('Approve[U+E0068][U+E0069]');
+    expect(revealHidden('ok 😀\uFE0F\uFE00')).toBe('ok 😀\uFE0F[U+FE00]');
+    expect(revealHidden('end\u200D')).toBe('end[U+200D]');
+  });
+
+  it('are left to do their work where they stand: an emoji’s joiners and selector, a flag’s tags, a Persian word’s non-joiner', () => {
+    const text = `👩\u200D💻 \u2764\uFE0F \u{1F3F4}${tags('gbsct')}\u{E007F} می\u200Cخواهم`;
+    expect(revealHidden(text)).toBe(text);
+  });
+
+  it('never reach Slack hidden, in rich text, plain text, headers or the fallback', () => {
+    const name = `Add Access${tags('approve all')} for\u200B Bob`;
+    const shown =
+      'Add Access[U+E0061][U+E0070][U+E0070][U+E0072][U+E006F][U+E0076][U+E0065][U+E0020][U+E0061][U+E006C][U+E006C] for[U+200B] Bob';
+    expect(JSON.stringify(richText([[name]]))).toContain(JSON.stringify(shown).slice(1, -1));
+    expect(plain(name, 200).text).toBe(shown);
+    expect(header(name).text.text).toBe(shown);
+    expect(plainOf([[name]])).toContain('[U+200B]');
+  });
+
+  it('are escaped in what the CLI prints from the store, a JSON line staying JSON', () => {
+    const comment = `Approved${tags('hi')}\u200B 👩\u200D💻`;
+    const printed = printable(comment);
+    expect(printed).toBe('Approved\\udb40\\udc68\\udb40\\udc69\\u200b 👩\u200D💻');
+    expect(JSON.parse(printable(JSON.stringify({ comment })))).toEqual({ comment });
   });
 });

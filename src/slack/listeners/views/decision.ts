@@ -41,7 +41,7 @@ export function decisionSubmission(deps: SlackDeps) {
     const checked = checkComment(raw, state.action, deps.decisions?.commentRequired ?? []);
     // Refused in the modal, where it was typed: nothing claimed, nothing sent.
     if (!checked.ok) return void (await ack({ response_action: 'errors', errors: { [COMMENT_FIELD.block]: checked.problem } }));
-    await ack({ response_action: 'update', view: decisionProgressView(state) });
+    await ack({ response_action: 'update', view: decisionProgressView(state, checked.comment) });
     const who = principalOf(body);
     const viewId = body.view.id;
     deps.background.run(
@@ -56,7 +56,7 @@ export function decisionSubmission(deps: SlackDeps) {
         deps.metrics.outcome(`decision_${outcome.kind.replace('-', '_')}`);
         // The service's times in the approver's own zone, as everywhere else.
         const { frame } = await clockOf(deps, who.userId);
-        await updateDecision(deps, client as WebClient, viewId, state, outcomeView(deps, who, state, outcome, frame));
+        await updateDecision(deps, client as WebClient, viewId, state, outcomeView(deps, who, state, outcome, frame, checked.comment));
         await afterwards(deps, client as WebClient, who, state, outcome);
       },
       async (error: unknown) => {
@@ -67,7 +67,14 @@ export function decisionSubmission(deps: SlackDeps) {
   };
 }
 
-function outcomeView(deps: SlackDeps, who: Principal, state: DecisionState, outcome: DecideOutcome, frame: TimeFrame): View {
+function outcomeView(
+  deps: SlackDeps,
+  who: Principal,
+  state: DecisionState,
+  outcome: DecideOutcome,
+  frame: TimeFrame,
+  comment: string,
+): View {
   if (outcome.kind === 'failed') return failureView(deps, who, state, outcome.error);
   // Checked before the ack as the use case checks it: the use case's own refusal cannot differ.
   if (outcome.kind === 'bad-comment') return failureView(deps, who, state, new Error(`comment refused after the ack: ${outcome.problem}`));
@@ -79,7 +86,7 @@ function outcomeView(deps: SlackDeps, who: Principal, state: DecisionState, outc
       },
       'decision outcome unknown',
     );
-  return decisionOutcomeView({ state, outcome, readerId: who.userId, frame, approvalLinks: deps.approvalLinks });
+  return decisionOutcomeView({ state, outcome, readerId: who.userId, frame, approvalLinks: deps.approvalLinks, comment });
 }
 
 /** What went wrong before anything was decided, worded by the translator (nothing was sent, or it never arrived). */
