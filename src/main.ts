@@ -26,6 +26,7 @@ import { createSlackApp, type SlackApp, type SlackAppOptions } from './slack/app
 import { createChat, slackClients } from './slack/chat.js';
 import type { SlackDeps } from './slack/deps.js';
 import { createResponder } from './slack/responder.js';
+import { ShownMemory } from './slack/shown.js';
 import { slackTimeZones } from './slack/timezones.js';
 import { openStore, type Store } from './store/index.js';
 import { checkStoredKeys } from './store/key-check.js';
@@ -316,6 +317,7 @@ function slackDeps(
     timeZones,
     background,
     responder: createResponder({ onError: (error) => metrics.slackError('response_url', error) }),
+    shown: new ShownMemory(now),
     confirmationTtlMs: 15 * 60_000,
     reminders,
     serviceTimeZone: config.serviceTimeZone,

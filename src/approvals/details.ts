@@ -68,6 +68,41 @@ export async function approvalDetails(deps: DecideDeps, who: Principal, approval
   }
 }
 
+/**
+ * The details of an approval read a moment ago (a decision reads it once after its call), with the
+ * page of its items the window showed when that is known, else asked: the approval itself is not
+ * asked again. What may be decided is worked out afresh, as for any Details.
+ */
+export async function knownDetails(
+  deps: DecideDeps,
+  who: Principal,
+  details: ApprovalDetails,
+  page: number,
+  items: ItemsOutcome | undefined,
+): Promise<DetailsOutcome> {
+  try {
+    const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
+    if (linked === undefined) return { kind: 'not-linked' };
+    const approvalId = details.workItemId;
+    const shownItems =
+      items ??
+      itemsOutcome(
+        await Promise.allSettled([
+          linked.call(
+            (token, options) =>
+              deps.service.getRequestItems({ approvalId }, { pageSize: ITEMS_PAGE_SIZE, startPage: page }, token, options),
+            'none',
+          ),
+        ]).then(([settled]) => settled as PromiseSettledResult<RequestItemsPage>),
+        page,
+      );
+    const decision = await theirsToDecide(deps, linked, await decisionOffer(deps, details), approvalId);
+    return { kind: 'details', details, items: shownItems, ...(decision.kind === 'off' ? {} : { decision }) };
+  } catch (error) {
+    return { kind: 'failed', error };
+  }
+}
+
 /** Buttons only for an approval on the user's own pending list: seeing it is not being its approver. */
 async function theirsToDecide(deps: DecideDeps, linked: Credentials, offer: DecisionOffer, approvalId: string): Promise<DecisionOffer> {
   if (offer.kind !== 'actions') return offer;

@@ -6,13 +6,13 @@
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
+import { type DecisionOfferDeps, decidedAmong } from '../approvals/decision-offer.js';
 import { type DueGroups, fetchByDue } from '../approvals/due.js';
-import type { Deps } from '../deps.js';
-import type { TimeFrame } from '../parse/times.js';
+import { DUE_GROUPS, type TimeFrame } from '../parse/times.js';
 import { reminderPaused } from '../reminders/schedule.js';
 import type { LinkMode } from '../service/credentials.js';
 import type { ApprovalQuery } from '../service/index.js';
-import type { IdentityLink, LinkSummary, Principal, Reminder } from '../store/index.js';
+import type { DecisionHold, IdentityLink, LinkSummary, Principal, Reminder } from '../store/index.js';
 
 export interface HomeOutcome {
   /** How this installation calls the service for people; Home says which. */
@@ -24,11 +24,13 @@ export interface HomeOutcome {
   approvals?: DueGroups;
   /** Why the approvals could not be shown (an expired token, an unreachable service). */
   failure?: unknown;
+  /** Those of the approvals decided from chat, by id: shown as decided, and left out of the counts. */
+  decided?: Map<string, DecisionHold> | undefined;
   reminder?: { reminder: Reminder; paused: boolean };
 }
 
 /** `frame`: the reader's zone and now, for what is overdue and due today; `soonDays`: REMIND_WINDOW, what counts as soon. */
-export async function loadHome(deps: Deps, who: Principal, frame: TimeFrame, soonDays: number): Promise<HomeOutcome> {
+export async function loadHome(deps: DecisionOfferDeps, who: Principal, frame: TimeFrame, soonDays: number): Promise<HomeOutcome> {
   const outcome: HomeOutcome = { mode: deps.credentials.mode, links: [] };
   const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
   if (linked !== undefined) {
@@ -37,6 +39,10 @@ export async function loadHome(deps: Deps, who: Principal, frame: TimeFrame, soo
         (await linked.call((token, options) => deps.service.findApprovals(query, token, options))).approvals;
       outcome.approvals = await fetchByDue(find, {}, frame, soonDays);
       await noteSuccess(deps, who, 'findApprovals');
+      outcome.decided = await decidedAmong(
+        deps,
+        DUE_GROUPS.flatMap((g) => outcome.approvals?.[g].approvals ?? []),
+      );
     } catch (error) {
       await noteFailure(deps, who, 'findApprovals', error);
       outcome.failure = error;

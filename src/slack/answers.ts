@@ -5,7 +5,6 @@
  */
 
 import type { RespondArguments } from '@slack/bolt';
-import { decidedAmong } from '../approvals/decision-offer.js';
 import { detailsOffered } from '../approvals/details.js';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
@@ -92,6 +91,14 @@ export function markOf(hold: DecisionHold): DecidedMark {
   return { action: hold.action, at: hold.settledAt ?? hold.at, userId: hold.userId };
 }
 
+/** Where a page is drawn: the response_url that takes it (remembered with the page), and whether it replaces the message. */
+export interface PageTarget {
+  respond: Respond;
+  how: 'ephemeral' | 'replace';
+  /** The response_url the page goes to: a decision from it redraws it from what is remembered. */
+  url?: string | undefined;
+}
+
 /**
  * A page of approvals, as a new message or in place of the one whose button was clicked. Those
  * decided from chat say so; `justDecided`, one decided from this page a moment ago, is shown first
@@ -103,15 +110,17 @@ export async function answerApprovals(
   query: ApprovalQuery,
   outcome: ApprovalsOutcome,
   frame: TimeFrame,
-  respond: Respond,
-  how: 'ephemeral' | 'replace',
+  target: PageTarget,
   justDecided?: { approval: Approval; hold: DecisionHold },
 ): Promise<void> {
+  const { respond, how } = target;
   switch (outcome.kind) {
     case 'page': {
-      const holds = await decidedAmong(deps, outcome.approvals);
+      if (target.url !== undefined) deps.shown.drewPage(target.url, { query: outcome.query, approvals: outcome.approvals });
       const listed = justDecided !== undefined && outcome.approvals.some((a) => a.workItemId === justDecided.approval.workItemId);
-      if (justDecided !== undefined) holds.set(justDecided.approval.workItemId, justDecided.hold);
+      const decided = new Map<string, DecidedMark>();
+      for (const [id, hold] of outcome.decided) decided.set(id, markOf(hold));
+      if (justDecided !== undefined) decided.set(justDecided.approval.workItemId, markOf(justDecided.hold));
       const body = approvalsPageJson(
         {
           query: outcome.query,
@@ -120,7 +129,7 @@ export async function answerApprovals(
           frame,
           approvalLinks: deps.approvalLinks,
           details: detailsOffered(deps),
-          decided: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])),
+          decided,
           justDecided: justDecided === undefined || listed ? [] : [justDecided.approval],
         },
         openingOf(how),

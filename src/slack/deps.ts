@@ -12,6 +12,7 @@ import type { ReminderDeps } from '../reminders/remind.js';
 import type { ApprovalLinks } from '../render/approvals.js';
 import type { BackgroundWork } from '../runtime/background.js';
 import type { Responder } from './responder.js';
+import type { ShownMemory } from './shown.js';
 
 export interface SlackDeps extends CollectDeps, ReminderDeps, DecideDeps {
   timeZones: TimeZones;
@@ -19,6 +20,8 @@ export interface SlackDeps extends CollectDeps, ReminderDeps, DecideDeps {
   background: BackgroundWork;
   /** Posts answers to a request's response_url. */
   responder: Responder;
+  /** What this instance last drew (pages, Details' items, Home): a decision redraws from it. */
+  shown: ShownMemory;
   /** COMMAND_SERVICE_TIME_ZONE: the zone the service writes its times in; undefined when not known. */
   serviceTimeZone: string | undefined;
   /** APPROVAL_URL_TEMPLATE: "Open" buttons on approvals when set. */

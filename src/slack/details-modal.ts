@@ -6,12 +6,14 @@
 
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import { approvalDetails } from '../approvals/details.js';
+import { approvalDetails, type DetailsOutcome, knownDetails } from '../approvals/details.js';
 import type { DetailsState } from '../parse/details.js';
+import type { TimeFrame } from '../parse/times.js';
 import { detailsFailureView, detailsLoadingView, detailsUnshownView, renderDetailsView } from '../render/details.js';
 import { translateFailure } from '../render/errors.js';
 import { code, oneLine, richMessage } from '../render/rich.js';
 import { isServiceError } from '../service/errors.js';
+import type { ApprovalDetails } from '../service/index.js';
 import { type Principal, StoreUnavailableError } from '../store/index.js';
 import { ephemeral } from './answers.js';
 import type { SlackDeps } from './deps.js';
@@ -64,6 +66,37 @@ export async function showDetails(
   hash?: string | undefined,
 ): Promise<void> {
   const [outcome, { frame }] = await Promise.all([approvalDetails(deps, who, state.approvalId, state.page), clockOf(deps, who.userId)]);
+  await drawDetails(deps, client, viewId, who, state, outcome, frame, hash);
+}
+
+/**
+ * The Details window of an approval just read (by a decision): the page of items it showed comes from
+ * what this instance drew, and the approval itself is not asked again.
+ */
+export async function showKnownDetails(
+  deps: SlackDeps,
+  client: WebClient,
+  viewId: string,
+  who: Principal,
+  state: DetailsState,
+  details: ApprovalDetails,
+): Promise<void> {
+  const items = deps.shown.items(who.userId, state.approvalId, state.page);
+  const [outcome, { frame }] = await Promise.all([knownDetails(deps, who, details, state.page, items), clockOf(deps, who.userId)]);
+  await drawDetails(deps, client, viewId, who, state, outcome, frame);
+}
+
+async function drawDetails(
+  deps: SlackDeps,
+  client: WebClient,
+  viewId: string,
+  who: Principal,
+  state: DetailsState,
+  outcome: DetailsOutcome,
+  frame: TimeFrame,
+  hash?: string | undefined,
+): Promise<void> {
+  if (outcome.kind === 'details') deps.shown.drewItems(who.userId, state.approvalId, state.page, outcome.items);
   let view: View;
   if (outcome.kind === 'failed') {
     view = failureView(deps, who, state, outcome.error);

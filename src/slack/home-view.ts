@@ -1,10 +1,8 @@
 /** Publishing a user's App Home tab: the use case's content, rendered, with views.publish. */
 
 import type { WebClient } from '@slack/web-api';
-import { decidedAmong } from '../approvals/decision-offer.js';
 import { detailsOffered } from '../approvals/details.js';
 import { loadHome } from '../home/home.js';
-import { DUE_GROUPS } from '../parse/times.js';
 import type { Message } from '../render/blocks.js';
 import { translateFailure } from '../render/errors.js';
 import { renderHome } from '../render/home.js';
@@ -14,7 +12,10 @@ import { markOf } from './answers.js';
 import type { SlackDeps } from './deps.js';
 import { clockOf } from './payload.js';
 
-/** `justDecided`: an approval decided from Home a moment ago, shown first as decided when the service no longer lists it. */
+/**
+ * `justDecided`: an approval decided from Home a moment ago, shown first as decided when the service
+ * no longer lists it; Home is then drawn again from what this instance last drew of it, when it has it.
+ */
 export async function publishHome(
   deps: SlackDeps,
   client: WebClient,
@@ -23,10 +24,10 @@ export async function publishHome(
 ): Promise<void> {
   const { frame } = await clockOf(deps, who.userId);
   const windowDays = deps.reminders.windowDays;
-  const outcome = await loadHome(deps, who, frame, windowDays);
-  const listed = outcome.approvals === undefined ? [] : DUE_GROUPS.flatMap((g) => outcome.approvals?.[g].approvals ?? []);
-  const holds = await decidedAmong(deps, listed);
-  if (justDecided !== undefined) holds.set(justDecided.approval.workItemId, justDecided.hold);
+  const outcome = (justDecided && deps.shown.home(who.userId)) || (await loadHome(deps, who, frame, windowDays));
+  deps.shown.drewHome(who.userId, outcome);
+  const decided = new Map(outcome.decided ?? []);
+  if (justDecided !== undefined) decided.set(justDecided.approval.workItemId, justDecided.hold);
   let problem: Message | undefined;
   if (outcome.failure !== undefined) {
     const translated = translateFailure(outcome.failure, {
@@ -49,7 +50,7 @@ export async function publishHome(
       problem,
       approvalLinks: deps.approvalLinks,
       details: detailsOffered(deps),
-      decided: { marks: new Map([...holds].map(([id, hold]) => [id, markOf(hold)])), readerId: who.userId },
+      decided: { marks: new Map([...decided].map(([id, hold]) => [id, markOf(hold)])), readerId: who.userId },
       justDecided: justDecided === undefined ? [] : [justDecided.approval],
     }),
   });

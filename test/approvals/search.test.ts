@@ -31,7 +31,12 @@ describe('searchApprovals', () => {
     await t.link('UADA');
     await t.link('UEVE');
     const outcome = await searchApprovals(t.deps, ADA, { state: 'completed', 'start-page': 2 });
-    expect(outcome).toEqual({ kind: 'page', query: { state: 'completed', 'start-page': 2 }, approvals: [approval(1), approval(2)] });
+    expect(outcome).toEqual({
+      kind: 'page',
+      query: { state: 'completed', 'start-page': 2 },
+      approvals: [approval(1), approval(2)],
+      decided: new Map(),
+    });
     expect(t.fake.calls).toEqual([{ command: 'findApprovals', query: { state: 'completed', 'start-page': 2 }, token: 'token-of-UADA' }]);
     expect(await findApprovalsLink(t)).toMatchObject({ lastOutcome: 'ok', lastUsedAt: new Date(NOW) });
   });

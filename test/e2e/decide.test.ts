@@ -117,6 +117,24 @@ for (const setup of SETUPS) {
       expect(record?.steps[1]?.requestId).toMatch(/^.{12}$/);
     });
 
+    it('asks the service at most four times from the submission to the redrawn modal and list: the check, the call, one read after', async () => {
+      const { id, actions } = decidable();
+      const action = actions[0] as string;
+      const details = await openDetails('UADA', id);
+      const confirm = await choose('UADA', details, action);
+      const calls = () => new Map(h.service.calls);
+      const before = calls();
+      const updates = counts().update;
+      const { outcome } = await submit('UADA', confirm, 'counted');
+      expect((await outcome()).text).toContain('Done:');
+      // The list it came from, and the Details underneath, drawn again as decided.
+      await h.slack.waitForResponses(details.responseUrl.id, 2);
+      await updateOf(details.viewId, updates, 'by you');
+      await h.app.deps.background.drain();
+      const used = [...calls()].map(([command, n]) => [command, n - (before.get(command) ?? 0)] as const).filter(([, n]) => n > 0);
+      expect(Object.fromEntries(used)).toEqual({ getApprovalDetails: 2, findApprovals: 1, performWorkItem: 1 });
+    });
+
     it('rejects only with a comment: an empty one is refused in the modal, and nothing is sent', async () => {
       const { id, actions } = decidable();
       const reject = actions.find((a) => a === 'Rejected');

@@ -29,6 +29,7 @@ import type {
 } from '../../src/service/index.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
 import { PreparedBody } from '../../src/slack/responder.js';
+import { ShownMemory } from '../../src/slack/shown.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 export type Call =
@@ -226,6 +227,7 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
     timeZones: { lookup: async () => options.zone },
     background: new Background(logger),
     responder: { to: () => respond, close: async () => {} },
+    shown: new ShownMemory(now),
     confirmationTtlMs: 60_000,
     serviceTimeZone: options.serviceTimeZone,
     firstPollMs: 3000,

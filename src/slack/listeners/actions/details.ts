@@ -120,7 +120,8 @@ export function detailsRefreshAction(deps: SlackDeps) {
           const query = state.origin.query;
           const { frame } = await clockOf(deps, who.userId);
           const respond = deps.responder.to(state.responseUrl);
-          await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace');
+          const outcome = await searchApprovals(deps, who, query);
+          await answerApprovals(deps, who, query, outcome, frame, { respond, how: 'replace', url: state.responseUrl });
         }
         const done =
           target === 'home'

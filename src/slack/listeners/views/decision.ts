@@ -10,6 +10,7 @@ import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } fro
 import type { View } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import { type DecideOutcome, decide } from '../../../approvals/decide.js';
+import { decidedAmong } from '../../../approvals/decision-offer.js';
 import { searchApprovals } from '../../../approvals/search.js';
 import { checkComment, type DecisionState, decodeDecisionState } from '../../../parse/decision.js';
 import type { TimeFrame } from '../../../parse/times.js';
@@ -27,7 +28,7 @@ import type { Approval, ApprovalDetails } from '../../../service/schemas.js';
 import { type Principal, StoreUnavailableError } from '../../../store/index.js';
 import { answerApprovals } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
-import { showDetails } from '../../details-modal.js';
+import { showDetails, showKnownDetails } from '../../details-modal.js';
 import { publishHome } from '../../home-view.js';
 import { clockOf, principalOf } from '../../payload.js';
 
@@ -143,38 +144,59 @@ function detailsOf(outcome: DecideOutcome): ApprovalDetails | undefined {
   return outcome.kind === 'done' || outcome.kind === 'unknown' || outcome.kind === 'refused' ? outcome.details : undefined;
 }
 
-/** The Details modal underneath, and the list the approval was on, as they now stand. */
+/**
+ * The Details modal underneath, and the list the approval was on, as they now stand: drawn from what
+ * the decision read of the approval, and what this instance drew of them, so that no more is asked of
+ * the service (only what it does not have: another instance drew it, or it is old).
+ */
 async function afterwards(deps: SlackDeps, client: WebClient, who: Principal, state: DecisionState, outcome: DecideOutcome): Promise<void> {
   const quietly = (what: string) => (error: unknown) =>
     deps.logger.warn({ error: (error as Error).message, what }, 'could not show the decision there');
   if (outcome.kind === 'off' || outcome.kind === 'bad-comment' || outcome.kind === 'duplicate') return;
+  const known = detailsOf(outcome);
   if (state.parentViewId !== undefined)
-    await showDetails(deps, client, state.parentViewId, who, state.details).catch(quietly('the details underneath'));
+    await (known === undefined
+      ? showDetails(deps, client, state.parentViewId, who, state.details)
+      : showKnownDetails(deps, client, state.parentViewId, who, state.details, known)
+    ).catch(quietly('the details underneath'));
   if (!decidedNow(outcome)) return;
   const id = state.details.approvalId;
-  const hold = await deps.store
-    .decisionHolds([id])
-    .then((holds) => holds.get(id))
-    .catch(() => undefined);
+  const hold =
+    outcome.kind === 'done'
+      ? outcome.hold
+      : await deps.store
+          .decisionHolds([id])
+          .then((holds) => holds.get(id))
+          .catch(() => undefined);
   // Only a decision made from chat is marked so; one the service shows made elsewhere appears as the service lists it.
   if (hold?.state !== 'done') return;
-  const d = detailsOf(outcome);
   const approval: Approval = {
     workItemId: id,
-    workItemName: d?.workItemName || state.about.step,
-    requestName: d?.requestName || state.about.requestName,
-    dueDate: d?.dueDate ?? '',
-    completedDate: d?.completedDate ?? '',
-    fields: { RequestedByName: d?.requestedByName || state.about.requestedBy },
+    workItemName: known?.workItemName || state.about.step,
+    requestName: known?.requestName || state.about.requestName,
+    dueDate: known?.dueDate ?? '',
+    completedDate: known?.completedDate ?? '',
+    fields: { RequestedByName: known?.requestedByName || state.about.requestedBy },
   };
   const target = refreshTarget(state.details, who.userId);
   if (target === 'home') await publishHome(deps, client, who, { approval, hold }).catch(quietly('Home'));
-  if (target === 'page' && state.details.origin.kind === 'page' && state.details.origin.query && state.details.responseUrl) {
+  const url = state.details.responseUrl;
+  if (target === 'page' && state.details.origin.kind === 'page' && state.details.origin.query && url) {
     const query = state.details.origin.query;
-    const respond = deps.responder.to(state.details.responseUrl);
     const { frame } = await clockOf(deps, who.userId);
-    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace', { approval, hold }).catch(
-      quietly('the list'),
-    );
+    const shown = deps.shown.page(url);
+    const outcomeNow =
+      shown === undefined
+        ? await searchApprovals(deps, who, query)
+        : { kind: 'page' as const, query: shown.query, approvals: shown.approvals, decided: await decidedAmong(deps, shown.approvals) };
+    await answerApprovals(
+      deps,
+      who,
+      query,
+      outcomeNow,
+      frame,
+      { respond: deps.responder.to(url), how: 'replace', url },
+      { approval, hold },
+    ).catch(quietly('the list'));
   }
 }

@@ -102,7 +102,8 @@ async function replay(deps: SlackDeps, who: Principal, metadata: LinkMetadata, c
   if (metadata.replay.kind === 'approvals') {
     const { query } = metadata.replay;
     const { frame } = await clockOf(deps, who.userId);
-    await answerApprovals(deps, who, query, await searchApprovals(deps, who, query), frame, respond, 'replace');
+    const outcome = await searchApprovals(deps, who, query);
+    await answerApprovals(deps, who, query, outcome, frame, { respond, how: 'replace', url: metadata.responseUrl });
   } else {
     const request = { who, channelId: metadata.channelId ?? '', query: metadata.replay.query };
     await answerStart(deps, who, request.query, await startCollection(deps, request), respond);
