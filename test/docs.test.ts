@@ -10,7 +10,7 @@
  * - nothing points outside the repository (a clone has no ../shared);
  * - README's quick start is the install and test that CI runs;
  * - lists that mirror the code say what the code has: every reason the receiver refuses a request for
- *   (with its status), and every metric src/ registers.
+ *   (with its status), every metric src/ registers, every bench suite.
  * The checks are plain functions of the text, so the first tests below show each one failing.
  */
 
@@ -527,5 +527,12 @@ describe('README.md and docs/', () => {
     walk('src');
     expect(registered.size).toBeGreaterThan(3);
     expect(listDifferences('docs/operating.md, metrics', documentedMetrics(read('docs/operating.md')), registered)).toEqual([]);
+  });
+  it('list every bench suite in docs/benchmarks.md, a page of method and figures rather than run logs', () => {
+    const benchmarks = read('docs/benchmarks.md');
+    const listed = tableUnder(benchmarks, 'How the benches run').map(([suite = '']) => suite.replace(/`/g, ''));
+    expect(new Set(listed)).toEqual(benchSuites());
+    // Run logs go to commit messages or docs/benchmarks-history.md; this page says what holds now.
+    expect(benchmarks.split('\n').length).toBeLessThan(200);
   });
 });
