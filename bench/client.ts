@@ -3,9 +3,10 @@
  * request, each with 16 calls in flight to the reference service (in its own process). The client
  * is the compiled one, as the app runs it. Rounds are short and many, each a pair (raw and client,
  * in alternating order) so that the machine's drift between rounds falls on both sides alike; the
- * figure is the median of the pairs' ratios, with the lowest pair shown beside it. CPU per call is
- * this process's own, which is where the client's work is.
- * BENCH_CLIENT_ROUNDS (10) and BENCH_CLIENT_SECONDS (2) change the rounds.
+ * figure is the client's calls over the raw loop's, summed over all pairs, printed with the median
+ * pair and each quarter's median (how steady the run was). CPU per call is this process's own, which
+ * is where the client's work is. BENCH_CLIENT_ROUNDS (40) and BENCH_CLIENT_SECONDS (0.5) change the
+ * rounds; BENCH_CLIENT_VERBOSE prints each pair.
  */
 
 import { join } from 'node:path';

@@ -132,7 +132,7 @@ export async function parsersSuite(): Promise<void> {
   const stub = await startStubServer((_req, res) => sendBody(res, 200, deep));
   const client = createServiceClient({ baseUrl: stub.url });
   try {
-    const { ms, outcome } = await time(() => client.getApprovalDetails('1:W:1', new Secret('t')));
+    const { ms, outcome } = await time(() => client.getApprovalDetails('1:W:1', new Secret('bench-parsers-token')));
     console.log(
       `JSON  ${`getApprovalDetails nested ${fmt(depth, 0)} deep`.padEnd(40)} ${fmt(ms).padStart(9)} ms  ${outcome} (HTTP included)`,
     );

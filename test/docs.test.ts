@@ -8,7 +8,9 @@
  * - every environment variable named is one src/config.ts reads (or, for tests, benchmarks and CI,
  *   one their code reads), and every variable config.ts reads has its section in docs/configuration.md;
  * - nothing points outside the repository (a clone has no ../shared);
- * - README's quick start is the install and test that CI runs.
+ * - README's quick start is the install and test that CI runs;
+ * - lists that mirror the code say what the code has: every reason the receiver refuses a request for
+ *   (with its status), every metric src/ registers, every bench suite.
  * The checks are plain functions of the text, so the first tests below show each one failing.
  */
 
@@ -16,6 +18,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Env, loadConfig } from '../src/config.js';
+import { REFUSALS } from '../src/slack/receiver.js';
 import { cli } from './helpers/cli.js';
 import { ROOT } from './helpers/spawn.js';
 
@@ -235,6 +238,51 @@ function longCells(docs: readonly Doc[], max: number): string[] {
   return problems;
 }
 
+/** The rows of the first table under a heading: its cells, the header and the rule left out. */
+function tableUnder(text: string, heading: string): string[][] {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => /^#{1,6}\s/.test(l) && l.replace(/^#{1,6}\s+/, '').trim() === heading);
+  if (at < 0) return [];
+  const start = lines.findIndex((l, i) => i > at && l.startsWith('|'));
+  if (start < 0) return [];
+  const rows: string[][] = [];
+  for (let i = start + 2; i < lines.length && (lines[i] as string).startsWith('|'); i++)
+    rows.push(
+      (lines[i] as string)
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
+  return rows;
+}
+
+/** What a list in the docs says that the code does not, and what the code has that the list leaves out. */
+function listDifferences(what: string, documented: ReadonlyMap<string, string>, actual: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [name, value] of actual) {
+    if (!documented.has(name)) problems.push(`${what}: ${name} is not documented`);
+    else if (documented.get(name) !== value)
+      problems.push(`${what}: ${name} is documented as ${documented.get(name)}, the code has ${value}`);
+  }
+  for (const name of documented.keys()) if (!actual.has(name)) problems.push(`${what}: ${name} is documented, the code has none`);
+  return problems;
+}
+
+/** The refusals docs/operating.md explains: reason → status. */
+function documentedRefusals(operating: string): Map<string, string> {
+  return new Map(
+    tableUnder(operating, 'Requests refused before the app').map(([reason = '', status = '']) => [reason.replace(/`/g, ''), status]),
+  );
+}
+
+/** The metrics docs/operating.md lists, by name (the process's own, `…_*`, left out). */
+function documentedMetrics(operating: string): Map<string, string> {
+  const names = tableUnder(operating, 'Metrics').flatMap(([cell = '']) =>
+    [...cell.matchAll(/`(countersign_[a-z_]+)[{`]/g)].map((m) => m[1] as string),
+  );
+  return new Map(names.map((n) => [n, 'a metric']));
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
@@ -362,6 +410,44 @@ describe('the documentation checks', () => {
     ]);
     expect(longCells([doc(`| a | ${'x'.repeat(50)} |`)], 40)).toHaveLength(1);
   });
+  it('find a refusal reason or a metric the docs leave out, list wrongly, or list that the code has not', () => {
+    const operating = [
+      '## Metrics',
+      '',
+      '| metric | what |',
+      '|---|---|',
+      '| `countersign_requests_total{type}` | requests |',
+      '| `countersign_gone_total` | gone |',
+      '| `countersign_process_*` | the process |',
+      '',
+      '### Requests refused before the app',
+      '',
+      '| reason | status | what happened |',
+      '|---|---|---|',
+      '| `stale` | 401 | old |',
+      '| `busy` | 429 | full |',
+      '| `gone` | 410 | never was |',
+    ].join('\n');
+    expect(documentedRefusals(operating)).toEqual(
+      new Map([
+        ['stale', '401'],
+        ['busy', '429'],
+        ['gone', '410'],
+      ]),
+    );
+    const code = new Map([
+      ['stale', '401'],
+      ['busy', '503'],
+      ['draining', '503'],
+    ]);
+    expect(listDifferences('refusals', documentedRefusals(operating), code)).toEqual([
+      'refusals: busy is documented as 429, the code has 503',
+      'refusals: draining is not documented',
+      'refusals: gone is documented, the code has none',
+    ]);
+    expect([...documentedMetrics(operating).keys()]).toEqual(['countersign_requests_total', 'countersign_gone_total']);
+    expect(tableUnder(operating, 'No such heading')).toEqual([]);
+  });
 });
 
 describe('README.md and docs/', () => {
@@ -418,5 +504,35 @@ describe('README.md and docs/', () => {
       .map((l) => l.trim());
     expect(ci.indexOf('npm ci')).toBeGreaterThan(-1);
     expect(ci.indexOf('npm test')).toBe(ci.indexOf('npm ci') + 1);
+  });
+  it('explain every reason the receiver refuses a request for, with its status, and no other', () => {
+    const actual = new Map(Object.entries(REFUSALS).map(([reason, status]) => [reason, String(status)]));
+    expect(actual.size).toBeGreaterThan(5);
+    expect(listDifferences('docs/operating.md, requests refused', documentedRefusals(read('docs/operating.md')), actual)).toEqual([]);
+    // Each reason listed is one the receiver gives (its type keeps it from giving any other).
+    const receiver = read('src/slack/receiver.ts');
+    expect([...actual.keys()].filter((reason) => !receiver.includes(`reason: '${reason}'`))).toEqual([]);
+  });
+
+  it('list every metric src/ registers, and no other', () => {
+    const registered = new Map<string, string>();
+    const walk = (dir: string) => {
+      for (const entry of readdirSync(join(ROOT, dir), { withFileTypes: true })) {
+        const path = `${dir}/${entry.name}`;
+        if (entry.isDirectory()) walk(path);
+        else if (path.endsWith('.ts'))
+          for (const m of read(path).matchAll(/'(countersign_[a-z_]+[a-z])'/g)) registered.set(m[1] as string, 'a metric');
+      }
+    };
+    walk('src');
+    expect(registered.size).toBeGreaterThan(3);
+    expect(listDifferences('docs/operating.md, metrics', documentedMetrics(read('docs/operating.md')), registered)).toEqual([]);
+  });
+  it('list every bench suite in docs/benchmarks.md, a page of method and figures rather than run logs', () => {
+    const benchmarks = read('docs/benchmarks.md');
+    const listed = tableUnder(benchmarks, 'How the benches run').map(([suite = '']) => suite.replace(/`/g, ''));
+    expect(new Set(listed)).toEqual(benchSuites());
+    // Run logs go to commit messages or docs/benchmarks-history.md; this page says what holds now.
+    expect(benchmarks.trimEnd().split('\n').length).toBeLessThan(200);
   });
 });

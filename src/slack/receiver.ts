@@ -65,7 +65,28 @@ export interface SlackReceiverOptions {
   endpoint?: string;
 }
 
-type Refusal = { status: number; reason: string };
+/**
+ * Every reason a request to the endpoint is refused for, with its status: the `reason` label of
+ * countersign_http_refused_total and the `error` of the answer. docs/operating.md explains each
+ * (test/docs.test.ts holds it to this list).
+ */
+export const REFUSALS = {
+  'too-large': 413,
+  unsigned: 401,
+  'bad-timestamp': 401,
+  stale: 401,
+  future: 401,
+  'bad-signature': 401,
+  replayed: 401,
+  malformed: 400,
+  aborted: 400,
+  busy: 503,
+  draining: 503,
+} as const;
+
+export type RefusalReason = keyof typeof REFUSALS;
+
+type Refusal = { [R in RefusalReason]: { status: (typeof REFUSALS)[R]; reason: R } }[RefusalReason];
 
 /** A body as Bolt reads it: a plain object. */
 type Body = Record<string, unknown>;

@@ -1,23 +1,20 @@
 /**
- * The layout's rules (docs/architecture.md, "What each folder owns"), checked on the imports of every source
- * file, so that an import pointing the wrong way fails here and not in a review:
- * - parse/ and render/ reach no I/O, however indirectly;
- * - use cases (approvals/, collections/, accounts/, reminders/, home/) import nothing of Slack,
- *   and leave rendering to the adapter;
- * - nothing below slack/ imports it: only main.ts composes it;
- * - runtime/, service/ and store/ import no feature, adapter or renderer, nor deps.ts (which names them);
- * - deps.ts (what every use case is given) names runtime/, service/, store/ and domain/ only;
- * - store/ and service/ import nothing of each other: what both speak of is in domain/, below them;
- * - domain/ imports nothing of the app;
- * - the reference service stands alone, as a vendor's server would;
+ * The layout's rules (test/layout/rules.ts, shown in docs/architecture.md, "What each folder owns"),
+ * checked on the imports of every source file, so that an import pointing the wrong way fails here
+ * and not in a review:
+ * - every module of src/ belongs to a part of the layout, and every part's paths are there;
+ * - a part imports only what its rule lists (code, or types only), Slack's packages included;
+ * - pure parts (parse/, render/) reach no I/O, however indirectly;
+ * - docs/architecture.md's table is the one rendered from the rules;
  * - no module of src/ is in an import cycle (type-only imports included), but for those KNOWN_CYCLES lists,
  *   and no folder of src/ is either.
  */
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/spawn.js';
+import { CONFINED_PACKAGES, covers, IO_MODULES, LAYOUT, layoutTable, mayImport, type Part, partOf } from './rules.js';
 
 interface Import {
   /** A path under src/ (e.g. 'render/blocks.ts') or a package / node: name. */
@@ -29,25 +26,6 @@ interface Import {
 type Graph = ReadonlyMap<string, readonly Import[]>;
 
 const SRC = join(ROOT, 'src');
-const USE_CASES = ['approvals/', 'collections/', 'accounts/', 'reminders/', 'home/'];
-const IO_MODULES = [
-  'node:http',
-  'node:https',
-  'node:net',
-  'node:tls',
-  'node:dgram',
-  'node:fs',
-  'node:child_process',
-  'undici',
-  'pg',
-  'better-sqlite3',
-  'pino',
-  'prom-client',
-  'ws',
-  '@slack/bolt',
-  '@slack/web-api',
-  '@slack/socket-mode',
-];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -87,40 +65,41 @@ function importsOf(text: string, fileUnderSrc: string): Import[] {
 /** A module of src/ (imports are resolved to their .ts path), not a package or a node: built-in. */
 const ofSrc = (target: string) => target.endsWith('.ts');
 
-function layoutViolations(graph: Graph): string[] {
+/** Where a module of src/ or a package stands in the layout: whether a part's rule must allow it. */
+const ruled = (target: string) => ofSrc(target) || target.startsWith(CONFINED_PACKAGES);
+
+/**
+ * Every import the layout does not allow, one line each saying which rule; and every module of src/
+ * outside the layout, and every path of the layout that src/ does not have (`exists` tells).
+ */
+function layoutViolations(graph: Graph, layout: readonly Part[] = LAYOUT, exists: (path: string) => boolean = () => true): string[] {
   const out: string[] = [];
-  const under = (file: string, ...dirs: string[]) => dirs.some((d) => file.startsWith(d));
+  for (const part of layout)
+    for (const path of part.paths)
+      if (!exists(path)) out.push(`the layout names ${path}, which src/ does not have: test/layout/rules.ts is out of date`);
   for (const [file, imports] of graph) {
+    const part = partOf(file, layout);
+    if (part === undefined) {
+      out.push(`${file} belongs to no part of the layout: give it one in test/layout/rules.ts (and the table in docs/architecture.md)`);
+      continue;
+    }
     for (const { target, typeOnly } of imports) {
-      const says = (rule: string) => out.push(`${file} imports ${target}${typeOnly ? ' (types)' : ''}: ${rule}`);
-      if (under(file, ...USE_CASES)) {
-        if (target.startsWith('slack/') || target.startsWith('@slack/')) says('a use case knows nothing of Slack');
-        if (target.startsWith('render/')) says('a use case returns an outcome; the adapter renders it');
-      }
-      if (target.startsWith('slack/') && !under(file, 'slack/') && file !== 'main.ts') says('only main.ts composes the Slack adapter');
-      if (under(file, 'runtime/', 'service/', 'store/', 'domain/')) {
-        if (under(target, 'slack/', 'render/', 'parse/', 'playground/', 'reference-service/', ...USE_CASES) || target === 'main.ts')
-          says('the lower layers import no feature, adapter or renderer');
-        if (target === 'deps.ts') says('Deps names the lower layers: they cannot import it back');
-      }
-      if (file === 'deps.ts' && ofSrc(target) && !under(target, 'runtime/', 'service/', 'store/', 'domain/'))
-        says('Deps names only the layers below the use cases, never a use case or the adapter');
-      if ((under(file, 'store/') && under(target, 'service/')) || (under(file, 'service/') && under(target, 'store/')))
-        says('store/ and service/ import nothing of each other: what both speak of is in domain/');
-      if (under(file, 'domain/') && !under(target, 'domain/') && ofSrc(target)) says('domain/ imports nothing of the app');
-      if (under(file, 'reference-service/') && !target.startsWith('reference-service/') && ofSrc(target))
-        says('the reference service stands alone');
+      if (!ruled(target) || part.code === 'everything' || partOf(target, layout) === part) continue;
+      const allowed = part.code.some((e) => covers(e, target)) || (typeOnly && (part.types ?? []).some((e) => covers(e, target)));
+      if (allowed) continue;
+      const name = part.label ?? part.paths.join(', ');
+      out.push(`${file} imports ${target}${typeOnly ? ' (types)' : ''}: ${part.why} (${name} may import ${mayImport(part, layout)})`);
     }
   }
-  // parse/ and render/: follow value imports to their end; none may reach a module that does I/O.
+  // Pure parts: follow value imports to their end; none may reach a module that does I/O, nor the adapter.
   for (const file of graph.keys()) {
-    if (!under(file, 'parse/', 'render/')) continue;
+    if (partOf(file, layout)?.pure !== true) continue;
     const seen = new Set<string>();
     const walk = (at: string, path: string[]): void => {
       for (const { target, typeOnly } of graph.get(at) ?? []) {
         if (typeOnly) continue;
-        if (IO_MODULES.includes(target) || target.startsWith('slack/')) {
-          out.push(`${file} reaches ${target} through ${[...path, target].join(' → ')}: parse/ and render/ do no I/O`);
+        if ((IO_MODULES as readonly string[]).includes(target) || target.startsWith('slack/')) {
+          out.push(`${file} reaches ${target} through ${[...path, target].join(' → ')}: a pure part does no I/O`);
           continue;
         }
         if (!seen.has(target) && graph.has(target)) {
@@ -132,6 +111,11 @@ function layoutViolations(graph: Graph): string[] {
     walk(file, [file]);
   }
   return out;
+}
+
+/** The table between the markers in docs/architecture.md. */
+function documentedTable(text: string): string | undefined {
+  return /<!-- layout-table[^>]*-->\n([\s\S]*?)\n<!-- \/layout-table -->/.exec(text)?.[1]?.trim();
 }
 
 /**
@@ -246,10 +230,19 @@ function projectGraph(): Graph {
 }
 
 describe('layout', () => {
-  it('has every import pointing the way docs/architecture.md says', () => {
+  it('has every import pointing the way the layout says, and every module in a part of it', () => {
     const graph = projectGraph();
     expect(graph.size).toBeGreaterThan(50);
-    expect(layoutViolations(graph)).toEqual([]);
+    expect(layoutViolations(graph, LAYOUT, (path) => existsSync(join(SRC, path)))).toEqual([]);
+  });
+
+  it('is shown in docs/architecture.md as the rules say', () => {
+    const expected = layoutTable();
+    const shown = documentedTable(readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8'));
+    expect(
+      shown,
+      `docs/architecture.md's table between <!-- layout-table --> and <!-- /layout-table --> differs from the rules in test/layout/rules.ts; it should read:\n\n${expected}\n`,
+    ).toBe(expected);
   });
 
   it('has no import cycle among the modules of src/, type-only imports included', () => {
@@ -267,6 +260,9 @@ describe('layout', () => {
         [
           { target: 'slack/deps.ts', typeOnly: true },
           { target: 'render/collect.ts', typeOnly: false },
+          { target: 'config.ts', typeOnly: false },
+          { target: 'config.ts', typeOnly: true },
+          { target: 'approvals/due.ts', typeOnly: false },
         ],
       ],
       ['approvals/search.ts', [{ target: '@slack/types', typeOnly: true }]],
@@ -277,6 +273,8 @@ describe('layout', () => {
         [
           { target: 'collections/io.ts', typeOnly: false },
           { target: 'service/index.ts', typeOnly: true },
+          { target: '@slack/types', typeOnly: true },
+          { target: '@slack/web-api', typeOnly: true },
         ],
       ],
       ['collections/io.ts', [{ target: 'undici', typeOnly: false }]],
@@ -289,23 +287,76 @@ describe('layout', () => {
         'deps.ts',
         [
           { target: 'store/index.ts', typeOnly: true },
+          { target: 'store/index.ts', typeOnly: false },
           { target: 'approvals/decide.ts', typeOnly: true },
         ],
       ],
+      ['playground/server.ts', [{ target: 'slack/receiver.ts', typeOnly: false }]],
+      ['nowhere/x.ts', []],
     ]);
-    const found = layoutViolations(graph);
-    expect(found).toHaveLength(12);
+    const found = layoutViolations(graph, LAYOUT, (path) => path !== 'home/');
+    const said = (file: string, target: string) => found.filter((v) => v.startsWith(`${file} imports ${target}`));
+    expect(found).toContain('the layout names home/, which src/ does not have: test/layout/rules.ts is out of date');
     expect(found).toContain(
-      'deps.ts imports approvals/decide.ts (types): Deps names only the layers below the use cases, never a use case or the adapter',
+      'nowhere/x.ts belongs to no part of the layout: give it one in test/layout/rules.ts (and the table in docs/architecture.md)',
     );
-    expect(found).toContain('reference-service/server.ts imports runtime/logger.ts: the reference service stands alone');
+    expect(said('collections/start.ts', 'slack/deps.ts')[0]).toMatch(
+      /^collections\/start\.ts imports slack\/deps\.ts \(types\): a use case knows nothing of Slack .* \(the use cases may import one another, /,
+    );
+    expect(said('collections/start.ts', 'render/collect.ts')).toHaveLength(1);
+    // config.ts for its types only: code from it is refused, its types are not; one use case may import another.
+    expect(said('collections/start.ts', 'config.ts')).toEqual([expect.stringMatching(/^collections\/start\.ts imports config\.ts: /)]);
+    expect(said('collections/start.ts', 'approvals/due.ts')).toEqual([]);
+    expect(said('approvals/search.ts', '@slack/types')).toHaveLength(1);
+    expect(said('store/sqlite.ts', 'reminders/schedule.ts')).toHaveLength(1);
+    expect(said('config.ts', 'slack/app.ts')).toHaveLength(1);
+    // render/ knows Slack by its block types only.
+    expect(said('render/collect.ts', '@slack/types')).toEqual([]);
+    expect(said('render/collect.ts', '@slack/web-api')).toHaveLength(1);
     expect(found).toContain(
-      'store/types.ts imports service/index.ts (types): store/ and service/ import nothing of each other: what both speak of is in domain/',
+      'render/collect.ts reaches undici through render/collect.ts → collections/io.ts → undici: a pure part does no I/O',
     );
-    expect(found).toContain('service/credentials.ts imports deps.ts (types): Deps names the lower layers: they cannot import it back');
-    expect(found).toContain('domain/index.ts imports runtime/secret.ts (types): domain/ imports nothing of the app');
-    expect(found.join('\n')).toContain('render/collect.ts reaches undici through render/collect.ts → collections/io.ts → undici');
+    expect(said('reference-service/server.ts', 'runtime/logger.ts')).toEqual([
+      'reference-service/server.ts imports runtime/logger.ts: the reference service stands alone, as a vendor’s server would (reference-service/ may import nothing of the app)',
+    ]);
+    expect(said('store/types.ts', 'service/index.ts')).toHaveLength(1);
+    expect(said('service/credentials.ts', 'deps.ts')).toHaveLength(1);
+    expect(said('domain/index.ts', 'runtime/secret.ts')).toHaveLength(1);
+    // Deps names store/ for its types only.
+    expect(said('deps.ts', 'store/index.ts')).toEqual([expect.stringMatching(/^deps\.ts imports store\/index\.ts: Deps names/)]);
+    expect(said('deps.ts', 'approvals/decide.ts')).toHaveLength(1);
+    expect(said('playground/server.ts', 'slack/receiver.ts')).toHaveLength(1);
     expect(found.some((v) => v.startsWith('main.ts'))).toBe(false);
+    expect(found).toHaveLength(17);
+  });
+
+  it('renders the table from the rules: labels for parts of several folders, types apart, purity said', () => {
+    const layout: Part[] = [
+      { paths: ['a/', 'b/'], label: 'the letters', owns: 'letters', code: ['c.ts'], types: ['d/'], why: 'w' },
+      { paths: ['c.ts'], owns: 'a file', code: [], why: 'w' },
+      { paths: ['d/'], owns: 'pure things', code: ['a/', 'b/', 'c.ts', '@x/*'], pure: true, why: 'w' },
+      { paths: ['main.ts'], owns: 'the root', code: 'everything', why: 'w' },
+    ];
+    expect(layoutTable(layout)).toBe(
+      [
+        '| folder | owns | may import |',
+        '|---|---|---|',
+        '| `a/`, `b/` | letters | one another, `c.ts`; types only: `d/` |',
+        '| `c.ts` | a file | nothing of the app |',
+        '| `d/` | pure things | the letters, `c.ts`, `@x/*`; nothing that reaches I/O, however indirectly |',
+        '| `main.ts` | the root | everything |',
+      ].join('\n'),
+    );
+    expect(partOf('a/x/y.ts', layout)?.owns).toBe('letters');
+    expect(partOf('c.ts/x.ts', layout)).toBeUndefined();
+    // The longest path wins: a folder given a rule of its own inside another's.
+    expect(partOf('slack/transport/receiver.ts', [...LAYOUT, { paths: ['slack/transport/'], owns: 't', code: [], why: 'w' }])?.owns).toBe(
+      't',
+    );
+    expect(documentedTable('# Doc\n<!-- layout-table: made from the rules -->\n| a |\n|---|\n<!-- /layout-table -->\nmore')).toBe(
+      '| a |\n|---|',
+    );
+    expect(documentedTable('# Doc without it')).toBeUndefined();
   });
 
   it('finds an import cycle, types included, however long, between modules and between folders, and none where there is none', () => {
