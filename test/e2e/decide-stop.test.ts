@@ -154,5 +154,6 @@ describe('killed after the service acted', () => {
     expect(after).not.toContain('UNSETTLED');
     expect(after).toContain(`the service shows it ${action}`);
     expect((await h.app.deps.store.decisionHolds([id])).get(id)).toBeUndefined();
-  });
+    // A process of its own to start: on a loaded machine that alone takes seconds.
+  }, 90_000);
 });
