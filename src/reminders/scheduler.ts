@@ -12,6 +12,7 @@
 
 import { DUE_FETCH, type DueGroups, fetchByDue } from '../approvals/due.js';
 import type { TimeZones } from '../deps.js';
+import { DEFAULT_PAGE_SIZE } from '../parse/approvals.js';
 import { serviceDateFilter, timeFrame } from '../parse/times.js';
 import type { Logger } from '../runtime/logger.js';
 import { Ticker } from '../runtime/ticker.js';
@@ -299,7 +300,7 @@ export class ReminderScheduler implements ReminderPlanner {
       frame,
       windowDays: this.#o.windowDays,
       schedule,
-      fullList: { userId: r.userId, query: { ...query, 'page-size': 10 } },
+      fullList: { userId: r.userId, query: { ...query, 'page-size': DEFAULT_PAGE_SIZE } },
     });
     const resume = r.pausedAt !== undefined ? null : undefined;
     if (digest === undefined) {

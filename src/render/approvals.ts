@@ -13,7 +13,7 @@ import { readableDay, readServiceDate } from '../parse/dates.js';
 import type { DetailsOrigin } from '../parse/details.js';
 import { readServiceTime, type TimeFrame } from '../parse/times.js';
 import { addCalendarDays, startOfDay, wallClock, zoneLabel } from '../parse/zones.js';
-import { type ApprovalQuery, MAYBE_INVISIBLE } from '../service/query.js';
+import { type ApprovalQuery, MAYBE_INVISIBLE, SERVICE_DEFAULT_PAGE_SIZE } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import {
   type ApprovalLinks,
@@ -317,7 +317,7 @@ function pageFrame(input: ApprovalsPageInput): PageFrame {
   const { query, approvals } = input;
   const state = query.state ?? 'pending';
   const page = query['start-page'] ?? 1;
-  const pageSize = query['page-size'] ?? 20;
+  const pageSize = query['page-size'] ?? SERVICE_DEFAULT_PAGE_SIZE;
   const title = `${STATE_TITLES[state]}${page > 1 ? ` · page ${page}` : ''}`;
   const order = query.sort === 'desc' ? 'latest due first' : 'soonest due first';
   const filters = describeFilters(query, input.frame);

@@ -79,12 +79,18 @@ export interface KeptFields {
   authsource?: string | undefined;
 }
 
+/** What the form carries, within Slack's private_metadata limit: a replay that does not fit is dropped, not the form. */
+function metadataThatFits(metadata: LinkMetadata): string {
+  const text = JSON.stringify(metadata);
+  return text.length <= LIMITS.privateMetadata ? text : JSON.stringify({ command: metadata.command } satisfies LinkMetadata);
+}
+
 export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFields = {}, mode: LinkMode = 'user-tokens'): View {
   const trusted = mode === 'trusted-app';
   return {
     type: 'modal',
     callback_id: LINK_CALLBACK,
-    private_metadata: JSON.stringify(metadata),
+    private_metadata: metadataThatFits(metadata),
     title,
     submit: { type: 'plain_text', text: 'Link' },
     close,

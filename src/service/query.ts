@@ -137,6 +137,9 @@ export const serviceUserIdSchema = freeText;
 
 const positiveInt = z.number().int().min(1).max(1_000_000);
 
+/** findApprovals' own page size when page-size is not sent (the contract's default). */
+export const SERVICE_DEFAULT_PAGE_SIZE = 20;
+
 export const APPROVAL_STATES = ['pending', 'completed', 'all'] as const;
 export const SORT_ORDERS = ['asc', 'desc'] as const;
 

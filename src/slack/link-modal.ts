@@ -22,10 +22,8 @@ export async function openLinkModal(
   respond: Respond,
 ): Promise<void> {
   const command = metadata.command;
-  // Slack caps private_metadata at 3,000 characters; a replay that does not fit is dropped, not the form.
-  const fits = JSON.stringify(metadata).length <= 3000 ? metadata : { command };
   try {
-    await client.views.open({ trigger_id: triggerId, view: linkModal(fits, undefined, {}, deps.credentials.mode) });
+    await client.views.open({ trigger_id: triggerId, view: linkModal(metadata, undefined, {}, deps.credentials.mode) });
   } catch (error) {
     deps.logger.warn({ user: who.userId, error: (error as Error).message }, 'views.open failed');
     const text = `The sign-in form could not be opened (Slack said: ${inert((error as Error).message, 200)}). Type the command again, or: ${linkInstructions({ command, linkMode: deps.credentials.mode })}`;

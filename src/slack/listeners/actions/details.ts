@@ -146,13 +146,7 @@ export function detailsRelinkAction(deps: SlackDeps) {
       command: 'findApprovals',
       ...(modal === undefined ? {} : { replay: { kind: 'details' as const, state: modal.state, viewId: modal.viewId } }),
     };
-    // Slack caps private_metadata at 3,000 characters: a replay that does not fit is dropped, not the form.
-    const view = linkModal(
-      JSON.stringify(metadata).length <= 3000 ? metadata : { command: 'findApprovals' },
-      undefined,
-      {},
-      deps.credentials.mode,
-    );
+    const view = linkModal(metadata, undefined, {}, deps.credentials.mode);
     try {
       // views.push must follow the click within 3 seconds: it is the first thing done.
       await client.views.push({ trigger_id: body.trigger_id, view });
