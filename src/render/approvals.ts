@@ -28,7 +28,7 @@ import {
   QUOTE_OR_BACKSLASH,
   section,
 } from './blocks.js';
-import { readableTime, readableTimestamp, standingText } from './dates.js';
+import { readableTime, readableTimestamp, standingEmoji, standingText } from './dates.js';
 import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsButtonWriter, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson, styleJson } from './rich.js';
@@ -57,13 +57,13 @@ export function encodePageState(state: PageState): string | undefined {
  * when it was completed), id. With `inlineUrl`, "Open" is a link on the id's line: packed several
  * to a block there is no room for a button.
  */
-export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineUrl?: string): Paragraph[] {
+export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineUrl?: string, mark?: string): Paragraph[] {
   const id: Run[] = [code(oneLine(approval.workItemId, 80))];
   if (inlineUrl) id.push(' · ', { link: inlineUrl, text: 'Open' });
   return [
     [bold(oneLine(approval.requestName || '(unnamed request)', 150))],
     [`${oneLine(approval.workItemName || 'Approval', 80)}${requesterText(approval)}`],
-    statusRuns(approval, frame),
+    statusRuns(approval, frame, mark),
     id,
   ];
 }
@@ -74,8 +74,8 @@ function requesterText(approval: Approval): string {
   return typeof name === 'string' && name !== '' ? ` · requested by ${oneLine(name, 80)}` : '';
 }
 
-/** How an approval stands: when it was completed, or when it is due and whether that has passed. */
-function statusRuns(approval: Approval, frame: TimeFrame): Run[] {
+/** How an approval stands: when it was completed, or when it is due and whether that has passed; `mark`, its group's, in a group. */
+function statusRuns(approval: Approval, frame: TimeFrame, mark?: string): Run[] {
   const dueTime = readServiceTime(approval.dueDate, frame);
   const due = dueTime && readableTime(dueTime);
   if (approval.completedDate !== '') {
@@ -85,7 +85,7 @@ function statusRuns(approval: Approval, frame: TimeFrame): Run[] {
   }
   if (dueTime && due) {
     const rel = standingText(dueTime, frame);
-    return [emoji(rel.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`, ' (', rel.overdue ? bold(rel.text) : rel.text, ')'];
+    return [emoji(mark ?? standingEmoji(rel)), ` Due ${due}`, ' (', rel.overdue ? bold(rel.text) : rel.text, ')'];
   }
   return [approval.dueDate ? `Due ${oneLine(approval.dueDate, 40)}` : 'Due date not given'];
 }
@@ -186,11 +186,12 @@ export function approvalBlocks(
   links: ApprovalLinks | undefined,
   details?: DetailsOrigin,
   decided?: { mark: DecidedMark; readerId: string },
+  groupMark?: string,
 ): KnownBlock[] {
   // Decided from chat: said so, and nothing offered on it again.
   if (decided !== undefined) return [richText([...approvalParagraphs(approval, frame), decidedLine(decided.mark, decided.readerId)])];
   const url = approvalUrl(links, approval.workItemId);
-  const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, frame))];
+  const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, frame, undefined, groupMark))];
   const buttons = [
     details === undefined ? undefined : detailsButton(approval, details),
     url ? linkButton({ actionId: OPEN_ACTION, text: 'Open', url }) : undefined,

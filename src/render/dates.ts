@@ -52,3 +52,12 @@ export function standingText(time: ServiceTime, frame: TimeFrame): { text: strin
   if (days === 1) return { text: 'due tomorrow', overdue: false, days };
   return { text: `due in ${days} days`, overdue: false, days };
 }
+
+/**
+ * The mark beside a due time, the same wherever an approval is shown: red when overdue, orange
+ * when due today, blue after. Home and the digest mark each row as its group's heading is marked.
+ */
+export function standingEmoji(standing: { overdue: boolean; days: number }): string {
+  if (standing.overdue) return 'red_circle';
+  return standing.days === 0 ? 'large_orange_circle' : 'large_blue_circle';
+}

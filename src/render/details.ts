@@ -16,7 +16,7 @@ import { isServiceError } from '../service/errors.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
-import { readableTime, readableTimestamp, standingText } from './dates.js';
+import { readableTime, readableTimestamp, standingEmoji, standingText } from './dates.js';
 import { decisionButtons, decisionNote } from './decision.js';
 import { DETAILS_ACTIONS, encodeDetailsMetadata, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
@@ -246,7 +246,7 @@ function statusLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
   }
   if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
   const rel = dueTime && standingText(dueTime, frame);
-  const status: Run[] = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
+  const status: Run[] = [emoji(rel ? standingEmoji(rel) : 'large_blue_circle'), ` Due ${due}`];
   if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
   return status;
 }

@@ -70,7 +70,7 @@ function approvalsBlocks(listed: DueGroups, input: HomeInput): KnownBlock[] {
   const groups = undecided(listed, input.decided);
   const total = DUE_GROUPS.reduce((n, g) => n + groups[g].approvals.length, 0);
   const more = DUE_GROUPS.some((g) => groups[g].more);
-  const order = groupsFor(DUE_GROUPS, input.windowDays);
+  const order = groupsFor(DUE_GROUPS, input.windowDays, input.frame);
   const counts = order.map((g) => {
     const n = countText(groups[g].approvals.length, groups[g].more);
     return g === 'overdue' ? `:red_circle: *${n} overdue*` : `${n} ${groupWords(g, input.frame, input.windowDays).phrase}`;

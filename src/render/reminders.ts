@@ -83,7 +83,7 @@ export function renderReminderOff(had: boolean): Message {
 export function renderDigest(input: Digest, links: ApprovalLinks | undefined, details = false): Message {
   const { groups, total } = input;
   const plus = input.more ? '+' : '';
-  const order = groupsFor(DIGEST_GROUPS, input.windowDays);
+  const order = groupsFor(DIGEST_GROUPS, input.windowDays, input.frame);
   const counts = order.map(
     (g) => `${countText(groups[g].approvals.length, groups[g].more)} ${groupWords(g, input.frame, input.windowDays).phrase}`,
   );

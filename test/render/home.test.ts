@@ -63,7 +63,7 @@ describe('renderHome', () => {
       ':red_circle: *Overdue* (2)',
       ':large_orange_circle: *Due today* (1)',
       ':large_blue_circle: *Due by Tue 24 Nov* (2)',
-      ':white_circle: *Due later* (2)',
+      ':large_blue_circle: *Due later* (2)',
     ]);
     expect(visible(view.blocks)).toContain('Due Sun 22 Nov 2026, 10:00 service time (due today)');
   });
@@ -144,7 +144,7 @@ describe('renderHome', () => {
     const view = renderHome({ links, commands, approvals: grouped([due('2026-11-25', 7)]) });
     const text = visible(view.blocks);
     expect(text).toContain('*1 pending* · :red_circle: *0 overdue* · 0 due today · 0 due by Tue 24 Nov · 1 due later');
-    expect(sections(view)[1]).toBe(':white_circle: *Due later* (1)');
+    expect(sections(view)[1]).toBe(':large_blue_circle: *Due later* (1)');
     expect(text).toContain('*R7*');
     expect(text).toContain('due in 3 days');
     expect(text).toContain('[Refresh]');

@@ -148,7 +148,7 @@ describe('renderApprovalsPage', () => {
     });
     const text = visible(m.blocks);
     expect(text).toContain(':red_circle: Due Sun 22 Nov 2026, 09:00 Berlin time (*overdue by 5 hours*)');
-    expect(text).toContain(':large_blue_circle: Due Sun 22 Nov 2026, 20:00 Berlin time (due today)');
+    expect(text).toContain(':large_orange_circle: Due Sun 22 Nov 2026, 20:00 Berlin time (due today)');
     expect(text).toContain(':red_circle: Due Sun 22 Nov 2026, 13:59 Berlin time (*overdue by 1 minute*)');
     expect(text).toContain(':red_circle: Due Thu 19 Nov 2026, 13:00 Berlin time (*overdue by 3 days*)');
   });
