@@ -61,11 +61,17 @@ export function linkProblem(error: unknown, withAuthsource = true): string {
 const title = { type: 'plain_text' as const, text: 'Link your account' };
 const close = { type: 'plain_text' as const, text: 'Close' };
 
-function input(block: string, label: string, hint?: string, initial?: string, optional = true): View['blocks'][number] {
+/** The button that turns the form from signing in to pasting a token and back; its value names the way. */
+export const LINK_WAY_ACTION = 'link:way';
+
+/** Which of the two ways of linking a form asks for: a sign-in, or a pasted token. */
+export type LinkWay = 'sign-in' | 'token';
+
+function input(block: string, label: string, hint?: string, initial?: string, optional = false): View['blocks'][number] {
   return {
     type: 'input',
     block_id: block,
-    // With two ways of linking in one form no single field is needed by both; the headings say which are needed for which.
+    // Each form asks for one way of linking, so what it needs is needed: Slack marks only the rest "(optional)".
     optional,
     label: { type: 'plain_text', text: label },
     element: { type: 'plain_text_input', action_id: 'value', ...(initial ? { initial_value: initial.slice(0, 3000) } : {}) },
@@ -79,51 +85,67 @@ export interface KeptFields {
   authsource?: string | undefined;
 }
 
-export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFields = {}, mode: LinkMode = 'user-tokens'): View {
+/**
+ * The sign-in form (username and password needed, the authentication source not) or, with users'
+ * own tokens, the token form (the token needed), each with a button to the other. One way per form,
+ * so that Slack's "(optional)" marks only what is: with both in one form, every field had it.
+ */
+export function linkModal(
+  metadata: LinkMetadata,
+  problem?: string,
+  kept: KeptFields = {},
+  mode: LinkMode = 'user-tokens',
+  way: LinkWay = 'sign-in',
+): View {
   const trusted = mode === 'trusted-app';
+  const byToken = way === 'token' && !trusted;
+  const switchTo = (to: LinkWay, text: string) => ({
+    type: 'actions' as const,
+    block_id: 'link:way',
+    elements: [{ type: 'button' as const, action_id: LINK_WAY_ACTION, text: { type: 'plain_text' as const, text }, value: to }],
+  });
+  const intro = trusted
+    ? 'countersign asks the Command Service on your behalf as an application the service trusts. Sign in once, so that it knows who you are: it keeps your username, never your password or a token, and will not ask again.'
+    : 'countersign asks the Command Service on your behalf. Sign in with your Command Service username and password, or paste a token the service gave you. countersign keeps only the token, encrypted, never your password.';
   return {
     type: 'modal',
     callback_id: LINK_CALLBACK,
     private_metadata: JSON.stringify(metadata),
     title,
-    submit: { type: 'plain_text', text: 'Link' },
+    submit: { type: 'plain_text', text: byToken ? 'Link' : 'Sign in' },
     close,
     blocks: [
-      section(
-        trusted
-          ? 'countersign asks the Command Service on your behalf as an application the service trusts. Sign in once, so that it knows who you are: it keeps your username, never your password or a token, and will not ask again.'
-          : 'countersign asks the Command Service on your behalf. Link your account in one of two ways; countersign keeps only the token the service gives it, never your password.',
-      ),
+      section(intro),
       // The service's words may be in the problem: rich text shows them exactly.
       ...(problem ? [{ ...richText([[emoji('warning'), ' ', oneLine(problem, 500)]]), block_id: LINK_PROBLEM_BLOCK }] : []),
-      section(
-        `*${trusted ? 'Sign in' : '1. Sign in'}* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.`,
-      ),
-      // Signing in is the only way in the trusted mode: Slack then marks the two fields needed, not "(optional)".
-      input(LINK_FIELDS.username.block, 'Username', undefined, kept.username, !trusted),
-      input(
-        LINK_FIELDS.password.block,
-        'Password',
-        trusted
-          ? 'Slack shows what you type here; countersign sends it once to the service to check who you are, and keeps nothing of it.'
-          : 'Slack shows what you type here; countersign sends it once to the service and keeps nothing of it.',
-        undefined,
-        !trusted,
-      ),
-      input(
-        LINK_FIELDS.authsource.block,
-        'Authentication source',
-        'Only if your organisation uses one, e.g. an LDAP directory such as corp-ldap.',
-        kept.authsource,
-      ),
-      // A token says nothing of whose it is, so the trusted mode does not offer one.
-      ...(trusted
-        ? []
-        : [
-            section(
-              `*2. Or paste a token* instead (for countersign to ${commandWords(metadata.command)}), and leave the fields above empty.`,
+      ...(byToken
+        ? [
+            input(
+              LINK_FIELDS.token.block,
+              'Token',
+              `A Command Service token that may ${commandWords(metadata.command)}. Slack shows it as you paste it; countersign checks it with a harmless search and keeps it encrypted.`,
             ),
-            input(LINK_FIELDS.token.block, 'Token'),
+            switchTo('sign-in', 'Sign in with a password instead'),
+          ]
+        : [
+            input(LINK_FIELDS.username.block, 'Username', undefined, kept.username),
+            input(
+              LINK_FIELDS.password.block,
+              'Password',
+              // plain_text_input has no hidden mode: say so, rather than let it look like a password field.
+              trusted
+                ? 'Slack cannot hide a password: it shows here as you type it, to you alone. countersign sends it once to the service to check who you are, and keeps nothing of it.'
+                : 'Slack cannot hide a password: it shows here as you type it, to you alone. countersign sends it once to the service and keeps nothing of it.',
+            ),
+            input(
+              LINK_FIELDS.authsource.block,
+              'Authentication source',
+              'Only if you sign in through a directory, e.g. an LDAP directory such as corp-ldap.',
+              kept.authsource,
+              true,
+            ),
+            // A token says nothing of whose it is, so the trusted mode does not offer one.
+            ...(trusted ? [] : [switchTo('token', 'Paste a token instead')]),
           ]),
     ],
   };
