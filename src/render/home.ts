@@ -16,7 +16,7 @@ import { actions, button, context, header, type Message, section } from './block
 import { commandPurpose, permittedWords } from './commands.js';
 import type { DecidedMark } from './decision.js';
 import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
-import { RELINK_ACTION } from './link.js';
+import { accountRuns, RELINK_ACTION } from './link.js';
 import { describeSchedule, formatInZone } from './reminders.js';
 import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
 
@@ -107,7 +107,7 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
     if (!link) return ['• ', commandPurpose(c), ': not linked'];
     const refused: Paragraph =
       link.lastOutcome === 'rejected' ? [' · ', { text: 'the service refused it last time: link again', style: { bold: true } }] : [];
-    return ['• ', commandPurpose(c), ': linked ', linkedOn(link.linkedAt), ...refused];
+    return ['• ', commandPurpose(c), ': linked', ...accountRuns(link.account), ' ', linkedOn(link.linkedAt), ...refused];
   });
   if (outcome.mode !== 'trusted-app')
     return [...tokenLines, ['countersign calls the Command Service with your own token, which the service makes expire after a while.']];

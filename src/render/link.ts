@@ -196,7 +196,17 @@ export function identityLinked(serviceUser: string, authsource: string | undefin
   };
 }
 
-type TokenLink = Pick<LinkSummary, 'command' | 'linkedAt' | 'source' | 'lastUsedAt' | 'lastOutcome'>;
+type TokenLink = Pick<LinkSummary, 'command' | 'linkedAt' | 'source' | 'lastUsedAt' | 'lastOutcome' | 'account'>;
+
+/** The service account a link acts as, shown exactly: " as `katherine.johnson` (corp-ldap)"; nothing where it is not known. */
+export function accountRuns(account: LinkSummary['account']): Run[] {
+  if (account === undefined) return [];
+  return [
+    ' as ',
+    richCode(oneLine(account.serviceUser, 100)),
+    ...(account.authsource ? [' (', oneLine(account.authsource, 100), ')'] : []),
+  ];
+}
 
 /** What whoami shows: the mode, who calls are made for (trusted), and the token links. */
 export interface WhoamiInput {
@@ -308,7 +318,9 @@ function tokenLines(links: readonly TokenLink[], commands: readonly ServiceComma
     const how = { login: 'by signing in', pasted: 'with a pasted token', admin: 'by an admin' }[link.source] ?? '';
     return [
       '• ',
-      ...md(`${commandPurpose(command)}: linked ${how} `),
+      ...md(`${commandPurpose(command)}: linked ${how}`),
+      ...accountRuns(link.account),
+      ' ',
       at(link.linkedAt),
       '; ',
       ...lastCall(link, 'the service refused the token'),

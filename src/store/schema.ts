@@ -225,6 +225,15 @@ export const MIGRATIONS: readonly Migration[] = [
      );
      INSERT INTO slack_signatures_by_expiry (expires_at, signature) SELECT expires_at, signature FROM slack_signatures;`,
   },
+  {
+    version: 10,
+    name: 'the service account a sign-in named',
+    // The username (and authentication source) a user signed in with, so that whoami and Home can
+    // say which account of the service acts for them: an identifier, never a credential, so not
+    // encrypted. NULL for a token pasted or set by an admin, which does not say whose it is.
+    sql: `ALTER TABLE tokens ADD COLUMN service_user TEXT;
+     ALTER TABLE tokens ADD COLUMN authsource TEXT;`,
+  },
 ];
 
 /** Run first, every start: a no-op once the table exists, whichever release created it. */

@@ -97,6 +97,29 @@ describe('linking from Slack', () => {
     expect(textOf((await h.slack.waitForResponses(approvals.responseId, 1))[0])).toContain('Pending approvals');
   });
 
+  it('names the account signed in as, with its source, in whoami and on Home, and never the password', async () => {
+    const view = await openModal('UNADIA');
+    const before = viewsSent(h.slack, 'views.update').length;
+    await h.submitView('UNADIA', view, 'VNADIA', {
+      [LINK_FIELDS.username.block]: 'katherine.johnson',
+      [LINK_FIELDS.password.block]: PASSWORD,
+      [LINK_FIELDS.authsource.block]: 'corp-ldap',
+    });
+    expect(await lastUpdate(before + 1)).toContain('You are signed in');
+    const sent = await h.command('UNADIA', '/approvals', 'whoami');
+    const text = textOf((await h.slack.waitForResponses(sent.responseId, 1))[0]);
+    expect(text).toMatch(/To list your approvals: linked by signing in as `katherine\.johnson` \(corp-ldap\) \d{4}-\d{2}-\d{2}/);
+    const published = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
+    await h.event('UNADIA', { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '9.1' });
+    const until = Date.now() + 5000;
+    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === published && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const home = JSON.parse(
+      new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '{}',
+    );
+    expect(visible(home.blocks)).toMatch(/To list your approvals: linked as `katherine\.johnson` \(corp-ldap\) \d{4}-\d{2}-\d{2}/);
+  });
+
   it('shows a wrong password in the modal, never echoing it, and links nothing', async () => {
     const view = await openModal('UWRONG');
     const before = viewsSent(h.slack, 'views.update').length;
@@ -330,8 +353,11 @@ describe('re-linking in one click, whoami and logout', () => {
     const sent = await h.command('ULOGIN', '/collect', 'whoami');
     const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
     const text = textOf(answer);
-    expect(text).toMatch(/To list your approvals: linked by signing in \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; last call succeeded/);
-    expect(text).toMatch(/To start collections: linked by signing in .*; not used yet/);
+    // The account signed in as, never the password; a time as Slack draws it for the reader.
+    expect(text).toMatch(
+      /To list your approvals: linked by signing in as `ada\.lovelace` \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; last call succeeded/,
+    );
+    expect(text).toMatch(/To start collections: linked by signing in as `ada\.lovelace` .*; not used yet/);
     expect(JSON.stringify(answer)).not.toMatch(/ws[0-9a-f]{12}:-/);
     const none = await h.command('UNOBODY2', '/approvals', 'whoami');
     expect(textOf((await h.slack.waitForResponses(none.responseId, 1))[0])).toContain(
