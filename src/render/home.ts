@@ -135,6 +135,41 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
   ];
 }
 
+/** "a", "a and b", "a, b and c". */
+function listed(parts: readonly string[]): string {
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+/**
+ * What Unlink's dialog says goes, link by link as Home shows them: a sign-in (whose session at the
+ * service ends), a pasted token, a token or an identity an admin linked (for every workspace too):
+ * Unlink forgets every link that acts for the user here, and the dialog must not say less. Plain
+ * text, as Slack's dialog shows it; names in quotes.
+ */
+export function unlinkText(outcome: Pick<HomeOutcome, 'links' | 'identity'>): string {
+  const parts: string[] = [];
+  const identity = outcome.identity;
+  if (identity !== undefined)
+    parts.push(
+      `who you are in the Command Service (“${oneLine(identity.serviceUser, 60)}”${identity.source === 'admin' ? ', linked by an admin' : ''})`,
+    );
+  const bySource = (source: string) => outcome.links.filter((l) => l.source === source);
+  const signIn = bySource('login');
+  if (signIn.length > 0) {
+    const account = signIn.find((l) => l.account !== undefined)?.account;
+    parts.push(`your sign-in${account ? ` as “${oneLine(account.serviceUser, 60)}”` : ''} (its session at the service ends)`);
+  }
+  if (bySource('pasted').length > 0) parts.push('the token you pasted');
+  const admin = bySource('admin');
+  if (admin.length > 0) {
+    const account = admin.find((l) => l.account !== undefined)?.account;
+    const as = account ? ` as “${oneLine(account.serviceUser, 60)}”` : '';
+    parts.push(`the token an admin linked for you${as}${admin.some((l) => l.teamId === '') ? ' in every workspace' : ''}`);
+  }
+  const what = parts.length > 0 ? listed(parts) : 'what it holds for you';
+  return `countersign forgets ${what}, and acts for you no more until you link again. Your reminder pauses.`;
+}
+
 export function renderHome(input: HomeInput): HomeView {
   const { commands, outcome } = input;
   const { links, identity } = outcome;
@@ -166,14 +201,7 @@ export function renderHome(input: HomeInput): HomeView {
       text: 'Unlink',
       value: 'unlink',
       style: 'danger',
-      confirm: {
-        title: 'Unlink your account?',
-        text: trusted
-          ? 'countersign forgets who you are in the Command Service (and any token from before). Reminders pause until you link again.'
-          : 'countersign forgets your Command Service tokens (and ends a session it started). Reminders pause until you link again.',
-        confirm: 'Unlink',
-        deny: 'Keep it',
-      },
+      confirm: { title: 'Unlink your account?', text: unlinkText(outcome), confirm: 'Unlink', deny: 'Keep it' },
     }),
   ];
   return {

@@ -296,6 +296,32 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await page.click('.tab[data-tab="channel"]');
   });
 
+  it('shows Unlink’s confirm dialog as Slack does before anything is sent, saying what goes; Keep it sends nothing', async () => {
+    await page.selectOption('#who', 'U0DEMOGRACE');
+    await page.click('.tab[data-tab="home"]');
+    await see('To list your approvals: linked');
+    const dialog = page.locator('#confirm');
+    await page.click('#home button[data-action-id="home:unlink"]');
+    await dialog.waitFor();
+    expect(await dialog.locator('h2').textContent()).toBe('Unlink your account?');
+    // Grace's links were made by an admin (local mode links the demo users): the dialog says so.
+    expect(await dialog.innerText()).toContain('countersign forgets the token an admin linked for you as “grace.hopper”');
+    expect(await dialog.locator('#confirm-ok').textContent()).toBe('Unlink');
+    expect(await dialog.locator('#confirm-deny').textContent()).toBe('Keep it');
+    await shot('15-unlink-confirm');
+    await dialog.locator('#confirm-deny').click();
+    await dialog.waitFor({ state: 'hidden' });
+    // Nothing was sent: after the app has had time to act on a click, Home drawn afresh still shows her links.
+    await new Promise((r) => setTimeout(r, 500));
+    await page.click('#home button[data-action-id="home:refresh"]');
+    await new Promise((r) => setTimeout(r, 500));
+    await see('To start collections: linked as grace.hopper');
+    await page.click('#home button[data-action-id="home:unlink"]');
+    await dialog.locator('#confirm-ok').click();
+    await see('Welcome to countersign');
+    await page.click('.tab[data-tab="channel"]');
+  });
+
   it('answers a mistake with the right form, and an unknown command as Slack would', async () => {
     await page.selectOption('#who', 'U0DEMOADA');
     await type('/approvals entitlment-name:VPN');

@@ -137,3 +137,32 @@ describe('playground blocks', () => {
     expect(html).toContain('&lt;!channel&gt;');
   });
 });
+
+describe('playground confirm dialogs', () => {
+  it('keeps a button’s confirm dialog with it, whole, for the page to show before the click is sent', () => {
+    const confirm = {
+      title: { type: 'plain_text', text: 'Unlink your account?' },
+      text: { type: 'plain_text', text: 'countersign forgets “the token” <b>an admin</b> linked' },
+      confirm: { type: 'plain_text', text: 'Unlink' },
+      deny: { type: 'plain_text', text: 'Keep it' },
+      style: 'danger',
+    };
+    const html = bk.blocks([
+      { type: 'actions', elements: [{ type: 'button', action_id: 'home:unlink', text: { type: 'plain_text', text: 'Unlink' }, confirm }] },
+    ]);
+    const attribute = /data-confirm="([^"]*)"/.exec(html)?.[1] ?? '';
+    // Escaped once for the attribute: what the page reads back is the dialog as the app sent it.
+    const read = attribute
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+    expect(JSON.parse(read)).toEqual(confirm);
+    expect(html).not.toContain('<b>');
+    // Its words as Slack draws a text object: plain text exactly.
+    expect(bk.text(confirm.text)).toBe('countersign forgets “the token” &lt;b&gt;an admin&lt;/b&gt; linked');
+    expect(
+      bk.blocks([{ type: 'actions', elements: [{ type: 'button', action_id: 'x', text: { type: 'plain_text', text: 'Go' } }] }]),
+    ).not.toContain('data-confirm');
+  });
+});
