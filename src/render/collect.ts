@@ -267,34 +267,43 @@ function namesOf(names: readonly string[]): Run[] {
 }
 
 /**
- * Part of a whole application (or of everything) is held and its other collectors are not known:
- * what is blocked, why, and the asker's ways on, in their words rather than countersign's.
+ * Part of a whole application (or of everything) is held and its other collectors are not known, so
+ * none could start without running the held ones again: what is blocked, until when, and what the
+ * asker can do now, in a sentence or two. Starting the others by name is not advised: nothing here
+ * could list them.
  */
-function unknownRestParagraphs(query: CollectQuery, held: readonly Held[], again: Date, override: boolean): Paragraph[] {
+function unknownRestParagraphs(query: CollectQuery, held: readonly Held[], again: Date, override: boolean, askerId?: string): Paragraph[] {
   const names = namesOf(held.map((h) => h.collector ?? ''));
-  const app = query.application === undefined ? undefined : bold(oneLine(query.application, 120));
+  const one = held.length === 1 ? (held[0] as Held) : undefined;
+  const whom = one === undefined ? 'them' : 'it';
+  const opening: Paragraph = [
+    emoji('hand'),
+    ' Nothing was started: ',
+    ...(one === undefined
+      ? [...names, ' were started a moment ago, and starting ', ...target(query), ` now would run ${whom} again.`]
+      : [
+          starter(one.holder.userId, askerId, false),
+          ' started ',
+          ...names,
+          ' at ',
+          when(one.holder.at),
+          ' in ',
+          channel(one.holder.channelId),
+          ', and starting ',
+          ...target(query),
+          ` now would run ${whom} again.`,
+        ]),
+  ];
   return [
+    opening,
+    ...(one === undefined ? heldLines(held, query, askerId) : []),
     [
-      'Nothing was started. countersign would leave ',
-      ...names,
-      ' out and start the rest',
-      ...(app ? [' of ', app] : []),
-      ', but it does not know the rest yet: the service says which collectors ',
-      app
-        ? 'an application has only when the whole application is started at once.'
-        : 'there are only when every collector is started at once.',
-    ],
-    ['What you can do:'],
-    [
-      '• Wait: from ',
+      'You can start ',
+      ...target(query),
+      ' from ',
       when(again),
-      ' it can all start, and ',
-      ...(held.length === 1 ? [...names, ' will not run twice.'] : ['none of them will run twice.']),
+      ...(override ? [', or now with ', bold('Start anyway'), ', which runs ', ...names, ' a second time.'] : ['.']),
     ],
-    ['• Start the other collectors now, one at a time by name: ', code('/collect <collector name>'), '.'],
-    ...(override
-      ? [['• ', bold('Start anyway'), ': ', ...(app ? ['all of ', app] : ['every collector']), ' starts now, ', ...names, ' again too.']]
-      : []),
   ];
 }
 
@@ -329,7 +338,9 @@ export function renderCooldown(input: {
   const whole = held.find((h) => h.collector === undefined) ?? (query.name !== undefined ? only : undefined);
   const unknown = input.unknownRest === true && whole === undefined;
   let paragraphs: Paragraph[];
-  if (whole) {
+  if (unknown) {
+    paragraphs = unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined, askerId);
+  } else if (whole) {
     const others = held.filter((h) => h !== whole && h.collector !== undefined && !sameStart(h, whole));
     paragraphs = [
       [emoji('hand'), ' ', ...by(whole, true), '.'],
@@ -339,17 +350,13 @@ export function renderCooldown(input: {
   } else if (only) {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago: ', ...by(only, false), '.'],
-      ...(unknown
-        ? unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined)
-        : [['It can start again from ', when(againAt), ', so that ', bold(oneLine(only.collector ?? '', 120)), ' does not run twice.']]),
+      ['It can start again from ', when(againAt), ', so that ', bold(oneLine(only.collector ?? '', 120)), ' does not run twice.'],
     ];
   } else {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago:'],
       ...heldLines(held, query, askerId),
-      ...(unknown
-        ? unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined)
-        : [['It can all start again from ', when(againAt), ', so that none of them runs twice.']]),
+      ['It can all start again from ', when(againAt), ', so that none of them runs twice.'],
     ];
   }
   const after: KnownBlock[] = [];
