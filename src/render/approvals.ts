@@ -33,7 +33,7 @@ import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsButtonWriter, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson, styleJson } from './rich.js';
 
-export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
+export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next', first: 'approvals:first' } as const;
 /** The "Open" button on an approval; a link, so its click only needs an ack. */
 export const OPEN_ACTION = 'approval:open';
 
@@ -320,7 +320,8 @@ function pageFrame(input: ApprovalsPageInput): PageFrame {
   const page = query['start-page'] ?? 1;
   const pageSize = query['page-size'] ?? 20;
   const title = `${STATE_TITLES[state]}${page > 1 ? ` · page ${page}` : ''}`;
-  const order = query.sort === 'desc' ? 'latest due first' : 'soonest due first';
+  // The service sorts by due date alone: said so, since completed approvals then come in no order of completion.
+  const order = `by due date, ${query.sort === 'desc' ? 'latest' : 'soonest'} first${state === 'pending' ? '' : ' (the service sorts by nothing else)'}`;
   const filters = describeFilters(query, input.frame);
   const marks = input.decided ?? new Map<string, DecidedMark>();
   const justDecided = (input.justDecided ?? []).filter((a) => marks.has(a.workItemId));
@@ -330,12 +331,24 @@ function pageFrame(input: ApprovalsPageInput): PageFrame {
     page,
     pageSize,
     state,
-    head: [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${pageSize} per page`)],
+    head: [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${shownRange(page, pageSize, approvals.length)}`)],
     marks,
     justDecided,
     entries: [...justDecided, ...approvals],
     details: input.details === true,
   };
+}
+
+/**
+ * Which of the list this page shows. The service gives no total: a full page says more may follow
+ * (the next may yet be empty); a shorter one is the list's last, so its end is the total.
+ */
+function shownRange(page: number, pageSize: number, shown: number): string {
+  if (shown === 0) return `${pageSize} per page`;
+  const first = (page - 1) * pageSize + 1;
+  const last = first + shown - 1;
+  if (shown < pageSize) return page === 1 ? `${last} in all` : `${first}–${last} of ${last}`;
+  return `${first}–${last}, ${pageSize} per page, more may follow`;
 }
 
 /** Whether every entry has blocks of its own, rather than being packed several to a block. */
@@ -361,15 +374,17 @@ function pageEnd(input: ApprovalsPageInput, f: PageFrame): { blocks: KnownBlock[
   }
 
   const buttons = [];
-  // Past the end of the list, the page before is empty too: the way back is to the first page.
-  const back = approvals.length === 0 ? 1 : page - 1;
   // Object.assign, not a spread: a spread that adds a key the query lacks is V8's slow copy.
-  const previous = page > 1 ? encodePageState({ user: input.userId, query: Object.assign({}, query, { 'start-page': back }) }) : undefined;
-  // A full page may have a successor; the service does not say how many there are in all.
+  const pageOf = (n: number) => encodePageState({ user: input.userId, query: Object.assign({}, query, { 'start-page': n }) });
+  // Past the end of the list (Next from a last page that was full), the way back is the page before;
+  // and, where that may be past the end too (a start-page typed far on), the first.
+  const first = approvals.length === 0 && page > 2 ? pageOf(1) : undefined;
+  const previous = page > 1 ? pageOf(page - 1) : undefined;
+  // A full page may have a successor; the service does not say how many there are in all. A short one has none.
   const more = approvals.length >= pageSize;
-  const next = more ? encodePageState({ user: input.userId, query: Object.assign({}, query, { 'start-page': page + 1 }) }) : undefined;
-  if (previous)
-    buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: back === page - 1 ? 'Previous page' : 'First page', value: previous }));
+  const next = more ? pageOf(page + 1) : undefined;
+  if (first) buttons.push(button({ actionId: PAGE_ACTIONS.first, text: 'First page', value: first }));
+  if (previous) buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: 'Previous page', value: previous }));
   if (next) buttons.push(button({ actionId: PAGE_ACTIONS.next, text: 'Next page', value: next }));
   if (buttons.length > 0) blocks.push(actions('approvals:paging', buttons));
   else if ((page > 1 || more) && (previous === undefined || next === undefined)) {
@@ -383,7 +398,7 @@ function pageEnd(input: ApprovalsPageInput, f: PageFrame): { blocks: KnownBlock[
   const plain =
     approvals.length === 0
       ? `${where}: ${(empty ?? '').replace(/ :tada:$/, '')}`
-      : `${where}: ${approvals.length} shown${more ? ', more on the next page' : ''}. ${approvals
+      : `${where}: ${approvals.length} shown${more ? ', more may follow' : ''}. ${approvals
           .map((a) => oneLine(a.requestName || '(unnamed request)', 80))
           .join('; ')}`;
   const decidedNow = f.justDecided.map((a) => {

@@ -352,14 +352,15 @@ function learnt(state: DetailsState, items: ItemsOutcome): DetailsState {
 }
 
 /**
- * "1 item", "4 items" (the whole list), "items 11–20 of 26", "item 21 of 21", or "items 1–10" while
- * more may follow: a page shorter than the service's page size is the list's last, so its end is the total.
+ * "1 item", "4 items" (the whole list), "items 11–20 of 26", "item 21 of 21", or "items 1–10, perhaps
+ * more" where the service gives no total and the page is full: a page shorter than the service's page
+ * size is the list's last, so its end is the total, but a full one may or may not be followed.
  */
 function itemsCounted(first: number, received: number, pageSize: number, total: number | undefined): string {
   const last = first + received - 1;
   const all = total ?? (received < pageSize ? last : undefined);
   if (first === 1 && all === last) return `${last} item${last === 1 ? '' : 's'}`;
-  const of = all === undefined ? '' : ` of ${all}`;
+  const of = all === undefined ? ', perhaps more' : ` of ${all}`;
   return received === 1 ? `item ${first}${of}` : `items ${first}–${last}${of}`;
 }
 
@@ -401,11 +402,9 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
       else blocks.push(...packItems(items, received, 40, sharedState));
       // A page past the last one the modal reads back would only answer that the control no longer works.
       const more = page < MAX_ITEMS_PAGE && (total === undefined ? received >= pageSize : first + received - 1 < total);
-      const back = received === 0 ? 1 : page - 1;
+      // Only Next leads here, so past the end (Next from a full last page) the page before is the last one.
       const paging = [
-        page > 1
-          ? button({ actionId: DETAILS_ACTIONS.previous, text: back === page - 1 ? 'Previous page' : 'First page', value: String(back) })
-          : undefined,
+        page > 1 ? button({ actionId: DETAILS_ACTIONS.previous, text: 'Previous page', value: String(page - 1) }) : undefined,
         more ? button({ actionId: DETAILS_ACTIONS.next, text: 'Next page', value: String(page + 1) }) : undefined,
       ];
       return [...blocks, ...buttonsBlock('details:paging', paging)];

@@ -202,7 +202,7 @@ describe('the details modal', () => {
     expect(shown(details({}, ten, { count: 26, total: 26 }, 2)).text).toContain('· items 11–20 of 26');
     expect(shown(details({}, ten.slice(0, 1), {}, 3)).text).toContain('· item 21 of 21');
     // A full first page with no total: more may follow, so no total is claimed.
-    expect(shown(details({}, ten)).text).toContain('· items 1–10 · all _Pending Approval_\n');
+    expect(shown(details({}, ten)).text).toContain('· items 1–10, perhaps more · all _Pending Approval_\n');
   });
 
   it('lists each item as a sentence, with its state, and what is unusual about it', () => {
@@ -275,7 +275,7 @@ describe('the details modal', () => {
     const past = shown(details({}, [], {}, 7));
     expect(past.text).toContain('No items on page 7: the list ends before it.');
     expect(past.buttons.map((b) => [b.action_id, b.text.text, b.value])).toEqual([
-      [DETAILS_ACTIONS.previous, 'First page', '1'],
+      [DETAILS_ACTIONS.previous, 'Previous page', '6'],
       ['approval:open', 'Open in the service', undefined],
     ]);
   });

@@ -26,7 +26,7 @@ function actionRoutes(): ReadonlyMap<string, Make> {
   const on = (ids: readonly string[], make: (deps: SlackDeps) => (args: never) => Promise<void>) => {
     for (const id of ids) routes.set(id, make as unknown as Make);
   };
-  on([PAGE_ACTIONS.next, PAGE_ACTIONS.previous], pagingAction);
+  on([PAGE_ACTIONS.next, PAGE_ACTIONS.previous, PAGE_ACTIONS.first], pagingAction);
   on([DIGEST_ACTIONS.fullList], (deps) => pagingAction(deps, 'new'));
   // "Open" is a link: Slack opens the page itself and still sends the click, which only needs an ack.
   on([OPEN_ACTION, DECISION_ACTIONS.open], () => async ({ ack }: ActionArgs) => {
