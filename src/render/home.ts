@@ -14,14 +14,15 @@ import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
 import { commandPurpose, permittedWords } from './commands.js';
+import { readableInstant } from './dates.js';
 import type { DecidedMark } from './decision.js';
 import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { accountRuns, RELINK_ACTION } from './link.js';
-import { describeSchedule, formatInZone } from './reminders.js';
-import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
+import { describeSchedule } from './reminders.js';
+import { oneLine, type Paragraph, code as richCode, richText } from './rich.js';
 
-/** A link's date as whoami writes it: the reader's own calendar. */
-const linkedOn = (at: Date) => when(at, '{date_short_pretty}');
+/** When a link was made, as whoami writes it: the product's one form, in the reader's zone. */
+const linkedOn = (at: Date, frame: TimeFrame) => `on ${readableInstant(at, frame.zone)}`;
 
 /** next and previous are no longer offered; views published before still carry them, and they refresh. */
 export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
@@ -96,18 +97,18 @@ function approvalsBlocks(listed: DueGroups, input: HomeInput): KnownBlock[] {
 
 function describeReminder(reminder: NonNullable<HomeOutcome['reminder']>): string {
   const { reminder: r, paused } = reminder;
-  return `${describeSchedule(r)} · ${paused ? 'paused until you link again' : `next ${formatInZone(r.nextAt, r.timeZone)}`} · \`/approvals remind off\` stops it`;
+  return `${describeSchedule(r)} · ${paused ? 'paused until you link again' : `next ${readableInstant(r.nextAt, r.timeZone)}`} · \`/approvals remind off\` stops it`;
 }
 
 /** The account section's lines: how calls are made for the reader, and what is linked. Names shown exactly. */
-function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandName[]): Paragraph[] {
+function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandName[], frame: TimeFrame): Paragraph[] {
   const { links, identity } = outcome;
   const tokenLines = commands.map((c): Paragraph => {
     const link = links.find((l) => l.command === c);
     if (!link) return ['• ', commandPurpose(c), ': not linked'];
     const refused: Paragraph =
       link.lastOutcome === 'rejected' ? [' · ', { text: 'the service refused it last time: link again', style: { bold: true } }] : [];
-    return ['• ', commandPurpose(c), ': linked', ...accountRuns(link.account), ' ', linkedOn(link.linkedAt), ...refused];
+    return ['• ', commandPurpose(c), ': linked', ...accountRuns(link.account), ' ', linkedOn(link.linkedAt, frame), ...refused];
   });
   if (outcome.mode !== 'trusted-app')
     return [...tokenLines, ['countersign calls the Command Service with your own token, which the service makes expire after a while.']];
@@ -124,7 +125,7 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
       richCode(oneLine(identity.serviceUser, 100)),
       ...(identity.authsource ? [` (${oneLine(identity.authsource, 100)})`] : []),
       ' since ',
-      linkedOn(identity.linkedAt),
+      readableInstant(identity.linkedAt, frame.zone),
       ...(identity.lastOutcome === 'rejected'
         ? [' · ', { text: 'the service refused to act for you last time', style: { bold: true as const } }]
         : identity.lastOutcome === 'not-permitted'
@@ -214,7 +215,7 @@ export function renderHome(input: HomeInput): HomeView {
         : []),
       ...(!approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
       section(`*Reminders*\n${reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`),
-      richText([[{ text: 'Your account', style: { bold: true } }], ...accountLines(outcome, commands)]),
+      richText([[{ text: 'Your account', style: { bold: true } }], ...accountLines(outcome, commands, input.frame)]),
       actions('home:account', accountButtons),
       context(
         '`/approvals` lists, filters and pages your approvals (only you see them) · `/collect <collector>` starts account collectors in a channel · `/approvals help` and `/collect help` list every form.',

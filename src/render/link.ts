@@ -13,7 +13,8 @@ import { isServiceError } from '../service/errors.js';
 import type { IdentityLink, LinkSummary, ServiceCommandName } from '../store/types.js';
 import { context, fallback, LIMITS, type Message, section } from './blocks.js';
 import { commandPurpose, commandWords, permittedWords } from './commands.js';
-import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user, when } from './rich.js';
+import { readableInstant } from './dates.js';
+import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -219,13 +220,14 @@ export interface WhoamiInput {
   trouble?: AppTrouble | undefined;
 }
 
-const at = (d: Date) => when(d, '{date_short_pretty} {time}');
+/** A time as whoami writes it: the one form of the product, in the reader's zone ("Fri 27 Nov 2026, 19:07 London time"). */
+type At = (d: Date) => string;
 
-function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: string): Run[] {
+function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: string, at: At): Run[] {
   if (link.lastOutcome === undefined || link.lastUsedAt === undefined) return ['not used yet'];
   return link.lastOutcome === 'ok'
-    ? ['last call succeeded ', at(link.lastUsedAt)]
-    : [bold(refused), ' ', at(link.lastUsedAt), ': link again'];
+    ? [`last call succeeded on ${at(link.lastUsedAt)}`]
+    : [bold(refused), ` on ${at(link.lastUsedAt)}: link again`];
 }
 
 /**
@@ -233,7 +235,7 @@ function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: 
  * not know them) asks them to link again; a command the service does not let them run is its
  * administrators' to grant, and the link goes on working for the rest.
  */
-function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>): Run[] {
+function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>, at: At): Run[] {
   const { lastOutcome, lastUsedAt } = identity;
   if (lastOutcome === 'not-permitted' && lastUsedAt !== undefined)
     return [
@@ -244,38 +246,39 @@ function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>): Run[]
   return lastCall(
     { lastOutcome: lastOutcome === 'not-permitted' ? undefined : lastOutcome, lastUsedAt },
     'the service refused to act for you',
+    at,
   );
 }
 
 /** The trusted mode's own trouble, in the words a refused command's answer uses; not about the reader. */
-function troubleLine(trouble: AppTrouble): Paragraph {
+function troubleLine(trouble: AppTrouble, at: At): Paragraph {
   return trouble.kind === 'refused'
     ? [
         '• ',
         bold('The Command Service is refusing countersign’s own sign-in'),
-        ' (since ',
-        at(trouble.since),
+        ` (since ${at(trouble.since)}`,
         '), so countersign cannot ask it anything for anyone right now. An administrator needs to fix that (countersign’s log says what to check); nothing you do changes it.',
       ]
     : [
-        '• countersign cannot reach the Command Service to sign in (since ',
-        at(trouble.since),
+        `• countersign cannot reach the Command Service to sign in (since ${at(trouble.since)}`,
         '); it keeps trying, and carries on by itself once the service answers.',
       ];
 }
 
 /**
  * What `whoami` shows: how this installation calls the service for the reader, what it holds for
- * them, since when, how the last call went, each time in the reader's own zone. Never a token.
+ * them, since when, how the last call went, each time in the reader's own zone (`zone`, their Slack
+ * profile's), written as every time of the product is. Never a token.
  */
-export function renderWhoami(userId: string, status: WhoamiInput, commands: readonly ServiceCommandName[]): Message {
+export function renderWhoami(userId: string, status: WhoamiInput, commands: readonly ServiceCommandName[], zone = 'UTC'): Message {
+  const at: At = (d) => readableInstant(d, zone);
   if (status.mode === 'user-tokens') {
     return richMessage([
       [
         user(userId),
         ', countersign calls the Command Service with your own token (the service makes tokens expire after a while); this is what countersign holds for you:',
       ],
-      ...tokenLines(status.tokens, commands),
+      ...tokenLines(status.tokens, commands, at),
     ]);
   }
   const lines: Paragraph[] = [
@@ -290,10 +293,9 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
       '• Linked as ',
       richCode(oneLine(identity.serviceUser, 100)),
       ...(identity.authsource ? [' (', oneLine(identity.authsource, 100), ')'] : []),
-      identity.source === 'admin' ? ' by an admin ' : ' by signing in ',
-      at(identity.linkedAt),
+      `${identity.source === 'admin' ? ' by an admin' : ' by signing in'} on ${at(identity.linkedAt)}`,
       '; ',
-      ...lastIdentityCall(identity),
+      ...lastIdentityCall(identity, at),
       '. This link does not expire.',
     ]);
   } else if (status.tokens.length > 0) {
@@ -302,16 +304,16 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
       md(
         '• You are still linked with a token from before, used until it expires; then you will be asked to sign in once more, and not again.',
       ),
-      ...tokenLines(status.tokens, commands),
+      ...tokenLines(status.tokens, commands, at),
     );
   } else {
     lines.push(['• ', ...md(`Not linked. Type \`${slashFor(commands[0] ?? 'findApprovals')} login\` and sign in once.`)]);
   }
-  if (status.trouble !== undefined) lines.push(troubleLine(status.trouble));
+  if (status.trouble !== undefined) lines.push(troubleLine(status.trouble, at));
   return richMessage(lines);
 }
 
-function tokenLines(links: readonly TokenLink[], commands: readonly ServiceCommandName[]): Paragraph[] {
+function tokenLines(links: readonly TokenLink[], commands: readonly ServiceCommandName[], at: At): Paragraph[] {
   return commands.map((command): Paragraph => {
     const link = links.find((l) => l.command === command);
     if (!link) return ['• ', ...md(`${commandPurpose(command)}: not linked. Type \`${slashFor(command)} login\` to link it.`)];
@@ -320,10 +322,9 @@ function tokenLines(links: readonly TokenLink[], commands: readonly ServiceComma
       '• ',
       ...md(`${commandPurpose(command)}: linked ${how}`),
       ...accountRuns(link.account),
-      ' ',
-      at(link.linkedAt),
+      ` on ${at(link.linkedAt)}`,
       '; ',
-      ...lastCall(link, 'the service refused the token'),
+      ...lastCall(link, 'the service refused the token', at),
       '.',
     ];
   });

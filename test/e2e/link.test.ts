@@ -108,7 +108,9 @@ describe('linking from Slack', () => {
     expect(await lastUpdate(before + 1)).toContain('You are signed in');
     const sent = await h.command('UNADIA', '/approvals', 'whoami');
     const text = textOf((await h.slack.waitForResponses(sent.responseId, 1))[0]);
-    expect(text).toMatch(/To list your approvals: linked by signing in as `katherine\.johnson` \(corp-ldap\) \d{4}-\d{2}-\d{2}/);
+    expect(text).toMatch(
+      /To list your approvals: linked by signing in as `katherine\.johnson` \(corp-ldap\) on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/,
+    );
     const published = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
     await h.event('UNADIA', { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '9.1' });
     const until = Date.now() + 5000;
@@ -117,7 +119,9 @@ describe('linking from Slack', () => {
     const home = JSON.parse(
       new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '{}',
     );
-    expect(visible(home.blocks)).toMatch(/To list your approvals: linked as `katherine\.johnson` \(corp-ldap\) \d{4}-\d{2}-\d{2}/);
+    expect(visible(home.blocks)).toMatch(
+      /To list your approvals: linked as `katherine\.johnson` \(corp-ldap\) on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/,
+    );
   });
 
   it('shows a wrong password in the modal, never echoing it, and links nothing', async () => {
@@ -267,7 +271,7 @@ describe('App Home', () => {
     expect(text).toMatch(
       /\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+\+? due today · \d+\+? due by \w{3} \d{1,2} \w{3} · \d+\+? due later/,
     );
-    expect(text).toMatch(/To start collections: linked \d{4}-\d{2}-\d{2}/);
+    expect(text).toMatch(/To start collections: linked on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/);
     // The demo data has approvals weeks overdue and weeks ahead, whatever the day: both groups are shown, within Home's 20.
     for (const title of [':red_circle: *Overdue*', ':large_blue_circle: *Due later*']) expect(text).toContain(title);
     const shown = ids(text);
@@ -355,7 +359,7 @@ describe('re-linking in one click, whoami and logout', () => {
     const text = textOf(answer);
     // The account signed in as, never the password; a time as Slack draws it for the reader.
     expect(text).toMatch(
-      /To list your approvals: linked by signing in as `ada\.lovelace` \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; last call succeeded/,
+      /To list your approvals: linked by signing in as `ada\.lovelace` on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC; last call succeeded on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/,
     );
     expect(text).toMatch(/To start collections: linked by signing in as `ada\.lovelace` .*; not used yet/);
     expect(JSON.stringify(answer)).not.toMatch(/ws[0-9a-f]{12}:-/);

@@ -183,7 +183,7 @@ describe('renderHome', () => {
     };
     const view = renderHome({ links, commands, reminder: { reminder, paused: false } });
     const text = visible(view.blocks);
-    expect(text).toContain('every weekday at 08:30 (Europe/London) · next Mon 23 Nov, 08:30');
+    expect(text).toContain('every weekday at 08:30 London time · next Mon 23 Nov 2026, 08:30 London time');
     const unlink = view.blocks
       .flatMap((b) => (b.type === 'actions' ? (b as { elements: unknown[] }).elements : []))
       .find((e) => (e as { action_id?: string }).action_id === 'home:unlink') as { confirm?: { title: { text: string } }; style?: string };

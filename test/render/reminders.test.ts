@@ -49,7 +49,7 @@ describe('renderDigest', () => {
     ]);
     const text = JSON.stringify(m?.blocks);
     expect(text).not.toContain('*R5*');
-    expect(text).toContain('every weekday at 08:30 (America/New_York)');
+    expect(text).toContain('every weekday at 08:30 New York time');
     expect(text).toContain('digest:full-list');
     // Times as the service wrote them, and said to be the service's.
     expect(visible(m?.blocks)).toContain('Due Tue 24 Nov 2026, 10:00 service time (due tomorrow)');
@@ -135,11 +135,11 @@ describe('renderReminderSet', () => {
       notLinked: true,
     });
     const text = JSON.stringify(m);
-    expect(text).toContain('Next: *Mon 23 Nov, 08:30*');
+    expect(text).toContain('Next: *Mon 23 Nov 2026, 08:30 New York time*');
     expect(text).toContain('due within 1 day.');
     expect(text).toContain('times are in UTC');
     expect(text).toContain('/approvals login');
-    expect(m.text).toContain('America/New_York');
+    expect(m.text).toContain('every weekday at 08:30 New York time');
     expect(m.text).not.toContain(':alarm_clock:');
   });
 });

@@ -133,7 +133,7 @@ describe('the trusted mode’s words', () => {
       commands,
     });
     expect(viewProblems(view)).toEqual([]);
-    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01 UTC`);
+    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since Sun 1 Nov 2026, 09:00 UTC`);
     // A link that works does not expire: nothing to link again, only Unlink.
     const buttons = (v: typeof view) =>
       (v.blocks as Array<{ type: string; elements?: Array<{ text?: { text?: string } }> }>)

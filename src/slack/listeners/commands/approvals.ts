@@ -52,7 +52,7 @@ export function approvalsCommand(deps: SlackDeps) {
           case 'logout':
             return void (await respond(ephemeral(renderLoggedOut(await forgetAccount(deps, who)))));
           case 'whoami':
-            return void (await respond(ephemeral(renderWhoami(who.userId, await whoami(deps, who), SERVICE_COMMANDS))));
+            return void (await respond(ephemeral(renderWhoami(who.userId, await whoami(deps, who), SERVICE_COMMANDS, frame.zone))));
           case 'invalid':
             deps.metrics.outcome('invalid');
             return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
