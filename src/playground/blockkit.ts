@@ -126,6 +126,20 @@ export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () 
     information_source: 'ℹ️',
     ballot_box_with_check: '☑️',
     paperclip: '📎',
+    floppy_disk: '💾',
+    lock: '🔒',
+    repeat: '🔁',
+    white_circle: '⚪',
+    large_yellow_circle: '🟡',
+    large_green_circle: '🟢',
+    heavy_check_mark: '✔️',
+    question: '❓',
+    bell: '🔔',
+    calendar: '📆',
+    clock1: '🕐',
+    inbox_tray: '📥',
+    lock_with_ink_pen: '🔏',
+    stopwatch: '⏱️',
   };
 
   function mrkdwn(text: string, verbatim = true): string {

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { timeFrame } from '../../src/parse/times.js';
 import { blockKitRenderer } from '../../src/playground/blockkit.js';
@@ -164,5 +166,47 @@ describe('playground confirm dialogs', () => {
     expect(
       bk.blocks([{ type: 'actions', elements: [{ type: 'button', action_id: 'x', text: { type: 'plain_text', text: 'Go' } }] }]),
     ).not.toContain('data-confirm');
+  });
+});
+
+describe('playground emoji', () => {
+  /** Every emoji the app's messages and views use, read from their source: emoji('…') runs, group marks and :codes: in text. */
+  function emojiTheAppUses(): string[] {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const f of readdirSync(dir)) {
+        const path = join(dir, f);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (path.endsWith('.ts')) files.push(path);
+      }
+    };
+    walk('src/render');
+    walk('src/slack');
+    const names = new Set<string>();
+    for (const file of files) {
+      // Comments name emoji only to say how they are shown.
+      const code = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => !/^\s*(\/\/|\*|\/\*\*)/.test(line))
+        .join('\n');
+      for (const m of code.matchAll(/(?:emoji|named)\('([a-z0-9_+-]+)'/g)) names.add(m[1] as string);
+      for (const m of code.matchAll(/'([a-z_]+_circle)'/g)) names.add(m[1] as string);
+      for (const m of code.matchAll(/(?<=['"`\s(]):([a-z][a-z0-9_+-]+):(?=['"`\s.,)])/g)) names.add(m[1] as string);
+    }
+    return [...names].sort();
+  }
+
+  it('draws every emoji the app uses as Slack does, as a character, in text and in rich text alike', () => {
+    const names = emojiTheAppUses();
+    expect(names.length).toBeGreaterThan(25);
+    for (const name of ['large_orange_circle', 'large_blue_circle', 'red_circle', 'floppy_disk', 'lock']) expect(names).toContain(name);
+    const literal = names.filter(
+      (name) =>
+        bk.mrkdwn(`:${name}:`) === `:${name}:` ||
+        bk
+          .blocks([{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'emoji', name }] }] }])
+          .includes(`:${name}:`),
+    );
+    expect(literal).toEqual([]);
   });
 });
