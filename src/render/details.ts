@@ -9,6 +9,7 @@
  */
 
 import type { Button, KnownBlock, ModalView } from '@slack/types';
+import type { DecisionOffer } from '../approvals/decide.js';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
 import { type DetailsState, MAX_ITEMS_PAGE, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
 import { readServiceTime, type TimeFrame } from '../parse/times.js';
@@ -251,9 +252,21 @@ function statusLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
   return status;
 }
 
-function summary(d: ApprovalDetails, frame: TimeFrame): Paragraph[] {
-  const step: Run[] = [bold(oneLine(d.workItemName || 'Approval', 120))];
-  if (d.state !== '') step.push(' · ', oneLine(d.state, 60));
+/**
+ * How the step stands, for an approver: a step still open is "waiting for your decision" where the
+ * reader may decide it (its buttons, or its items, are theirs), "waiting for a decision" otherwise,
+ * with the service's own word for it beside, as the service shows it ("Available"); a completed
+ * step's word is its outcome (Accepted, Rejected), shown as the service gave it.
+ */
+function stepState(d: ApprovalDetails, offer: DecisionOffer['kind'] | undefined): Run[] {
+  const word = d.state === '' ? [] : [oneLine(d.state, 60)];
+  if (completed(d)) return word.length > 0 ? [' · ', ...word] : [];
+  const whose = offer === 'actions' || offer === 'line-items' || offer === 'held' ? 'your' : 'a';
+  return [' · ', italic(`waiting for ${whose} decision`), ...(word.length > 0 ? [' (the service says “', ...word, '”)'] : [])];
+}
+
+function summary(d: ApprovalDetails, frame: TimeFrame, offer?: DecisionOffer['kind']): Paragraph[] {
+  const step: Run[] = [bold(oneLine(d.workItemName || 'Approval', 120)), ...stepState(d, offer)];
   const request: Run[] = ['Request'];
   if (d.requestId !== '') request.push(' ', code(oneLine(d.requestId, 40)));
   if (d.requestedByName !== '') request.push(' · requested by ', oneLine(d.requestedByName, 120));
@@ -415,7 +428,8 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
 function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsViewInput, open: Button | undefined): KnownBlock[] {
   // plain_text without emoji: a request named ":fire: urgent" shows those very characters.
   const title = plain(oneLine(d.requestName || '(unnamed request)', LIMITS.headerText), LIMITS.headerText);
-  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.frame))];
+  const offer = input.outcome.kind === 'details' ? input.outcome.decision?.kind : undefined;
+  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.frame, offer))];
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000, open !== undefined)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));

@@ -96,6 +96,19 @@ const details = (
 });
 
 describe('the details modal', () => {
+  it('says a step waits for the reader’s decision where they may decide it, and a completed one by its outcome, as the service words it', () => {
+    const open = {
+      ...details({ state: 'Available', actions: ['Accepted', 'Rejected'] }),
+      decision: { kind: 'actions' as const, actions: ['Accepted', 'Rejected'] },
+    };
+    expect(shown(open).text).toContain('*Manager Approval* · _waiting for your decision_ (the service says “Available”)');
+    const lineItems = { ...details({ state: 'Available', lineItemApprovalEnabled: true }), decision: { kind: 'line-items' as const } };
+    expect(shown(lineItems).text).toContain('· _waiting for your decision_ (the service says “Available”)');
+    const done = details({ state: 'Rejected', completedDate: '2026-11-21 10:00:00.0', completedByName: 'Lovelace, Ada', actions: [] });
+    expect(shown(done).text).toContain('*Manager Approval* · Rejected\n');
+    expect(shown(done).text).not.toContain('waiting');
+  });
+
   it('shows the step, request and id, who asked, description and notes, due and overdue, state, and the actions as words', () => {
     const { view, text, buttons } = shown(
       details({
@@ -111,7 +124,8 @@ describe('the details modal', () => {
     );
     expect(view.title.text).toBe('Approval details');
     expect(text).toContain('Add Access for Wayne, Bruce: Domain Admins');
-    expect(text).toContain('*Security Review* · Available');
+    // Words for an approver, the service's own word beside them.
+    expect(text).toContain('*Security Review* · _waiting for a decision_ (the service says “Available”)');
     expect(text).toContain('Request `10001` · requested by Wayne, Bruce');
     expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 service time (*overdue by 2 days*)');
     expect(text).toContain('Approval id `10001:WPDS:1`');
