@@ -53,18 +53,15 @@ export function renderCollectConfirmation(query: CollectQuery, reasons: readonly
   if (reasons.includes('force'))
     paragraphs.push([bold('Force'), ' ignores the circuit-breaker thresholds that stop a collection when its data looks wrong.']);
   const danger = reasons.includes('force');
+  const run = danger ? 'Run, forced' : 'Run';
   return richMessage(
     paragraphs,
     actions('collect:confirm', [
-      button({
-        actionId: CONFIRM_ACTIONS.run,
-        text: danger ? 'Run, forced' : 'Run',
-        value: confirmationId,
-        style: danger ? 'danger' : 'primary',
-      }),
+      button({ actionId: CONFIRM_ACTIONS.run, text: run, value: confirmationId, style: danger ? 'danger' : 'primary' }),
       button({ actionId: CONFIRM_ACTIONS.cancel, text: 'Cancel', value: confirmationId }),
     ]),
-    context('Only you can see this. Nothing starts until you click Run.'),
+    // The button by its very words: "click Run" above a button reading "Run, forced" sends one looking for another.
+    context(`Only you can see this. Nothing starts until you click *${run}*.`),
   );
 }
 
@@ -182,18 +179,25 @@ export function renderCollectStatus(input: CollectStatus, serviceZone?: string):
   };
 }
 
-/** The DM to the starter when a collection ended badly. */
+/**
+ * The DM to the starter when a run of their collection aborted: what the service said (the run's
+ * state, Aborted, and nothing of why: its status has no reason), which runs, and what they can do.
+ * No cause is claimed that the service did not give.
+ */
 export function renderCollectFailedDm(input: AbortReport): Message {
   const aborted = input.runs.filter((r) => r.state === 'Aborted');
-  const runs = input.runs.length === 1 ? 'its run aborted' : `${aborted.length} of ${input.runs.length} runs aborted`;
+  const which =
+    input.runs.length === 1
+      ? 'its run has ended'
+      : `${aborted.length} of its ${input.runs.length} runs ${aborted.length === 1 ? 'has' : 'have'} ended`;
   const paragraphs: Paragraph[] = [
-    [emoji('x'), ' Your collection in ', channel(input.channelId), ` did not finish well: ${runs}.`],
+    [emoji('x'), ' Your collection in ', channel(input.channelId), `: the Command Service says ${which} `, bold('Aborted'), '.'],
     ...aborted.map((r): Paragraph => ['• ', bold(oneLine(r.collector ?? 'unnamed collector', 120)), ': run ', code(oneLine(r.runId, 40))]),
   ];
   return richMessage(
     paragraphs,
     context(
-      'A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
+      'The service does not say why a run aborted. Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
     ),
   );
 }
@@ -226,6 +230,9 @@ export function renderCollectRefused(refusal: CollectRefusal): Message {
     blocks: [section(text), context('Nothing was sent to the Command Service.')],
   };
 }
+
+/** The cooldown notice's button, as it reads and as the notice names it. */
+const startAnyway = (query: CollectQuery) => (query.force ? 'Start anyway, forced' : 'Start anyway');
 
 /** When what was started a moment ago may start again, to the minute: the latest of the holders' ends. */
 function againFrom(held: readonly Held[], cooldownMs: number): Date {
@@ -302,7 +309,7 @@ function unknownRestParagraphs(query: CollectQuery, held: readonly Held[], again
       ...target(query),
       ' from ',
       when(again),
-      ...(override ? [', or now with ', bold('Start anyway'), ', which runs ', ...names, ' a second time.'] : ['.']),
+      ...(override ? [', or now with ', bold(startAnyway(query)), ', which runs ', ...names, ' a second time.'] : ['.']),
     ],
   ];
 }
@@ -365,7 +372,7 @@ export function renderCooldown(input: {
       actions('collect:cooldown', [
         button({
           actionId: CONFIRM_ACTIONS.run,
-          text: input.query.force ? 'Start anyway, forced' : 'Start anyway',
+          text: startAnyway(input.query),
           value: input.overrideId,
           style: 'danger',
         }),

@@ -238,19 +238,19 @@ describe.skipIf(!available)('local mode in a browser', () => {
     // AWS IAM's circuit breaker is tripped in the demo data: its run ends Aborted about ten seconds in.
     await page.click('.tab[data-tab="dms"]');
     await page.waitForFunction(
-      () => (globalThis as unknown as { document: PageDocument }).document.body.innerText.includes('did not finish well'),
+      () => (globalThis as unknown as { document: PageDocument }).document.body.innerText.includes('has ended Aborted'),
       undefined,
       { timeout: 45_000 },
     );
     const dm = await page.locator('#dms .msg').last().innerText();
     // The channel is named as Slack names it, not by its id.
-    expect(dm).toContain('Your collection in #identity-ops did not finish well');
+    expect(dm).toContain('Your collection in #identity-ops: the Command Service says its run has ended Aborted.');
     expect(dm).toContain('AWS IAM');
     expect(dm).not.toContain('Only visible to you');
     await shot('8-dm');
     // The channel itself does not show it.
     await page.click('.tab[data-tab="channel"]');
-    expect(await page.locator('#messages .msg', { hasText: 'did not finish well' }).count()).toBe(0);
+    expect(await page.locator('#messages .msg', { hasText: 'has ended Aborted' }).count()).toBe(0);
     await page.selectOption('#who', 'U0DEMOADA');
   });
 

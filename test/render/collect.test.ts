@@ -175,6 +175,21 @@ describe('the DM when a run aborted', () => {
       runs: [{ runId: '9', collector: 'AWS IAM', state: 'Aborted' }],
     });
     const text = visible(m.blocks);
+    // What the service said: the run's state, and nothing of why, since its status has no reason.
+    expect(text).toMatch(
+      /^:x: Your collection in <#C0OPS>: the Command Service says its run has ended \*Aborted\*\.\n• \*AWS IAM\*: run `9`\n/,
+    );
+    expect(text).toContain('The service does not say why a run aborted.');
+    for (const claim of ['did not finish well', 'looked wrong', 'circuit breaker']) expect(`${m.text}\n${text}`).not.toContain(claim);
+    const two = renderCollectFailedDm({
+      channelId: 'C0OPS',
+      query: {},
+      runs: [
+        { runId: '9', collector: 'AWS IAM', state: 'Aborted' },
+        { runId: '10', collector: 'AD Accounts', state: 'Completed' },
+      ],
+    });
+    expect(visible(two.blocks)).toContain('the Command Service says 1 of its 2 runs has ended *Aborted*.');
     expect(text).not.toContain('before forcing it');
     expect(text).toContain(
       'Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
@@ -273,5 +288,20 @@ describe('what countersign could not know beforehand', () => {
     expect(own).toMatch(/^:hand: You started collector \*AD Accounts\* at /);
     const other = visible(notice({ name: 'AD Accounts' }, [{ collector: 'AD Accounts', holder: OSCAR }]).blocks);
     expect(other).toContain('<@U0OSCAR> started collector *AD Accounts*');
+  });
+});
+
+describe('the notices name buttons as they read', () => {
+  it('calls a forced start past the cooldown by its button’s words', () => {
+    const m = renderCooldown({
+      query: { force: true },
+      held: [{ collector: 'AD Accounts', holder: OSCAR }],
+      cooldownMs: 600_000,
+      overrideId: 'o1',
+      unknownRest: true,
+    });
+    const text = visible(m.blocks);
+    expect(text).toContain('or now with *Start anyway, forced*, which runs *AD Accounts* a second time.');
+    expect(text).toContain('[Start anyway, forced] [Cancel]');
   });
 });

@@ -426,6 +426,11 @@ describe('collect messages', () => {
       ['Run, forced', 'danger', 'abc123abc123'],
       ['Cancel', undefined, 'abc123abc123'],
     ]);
+    // The note names the button as it reads.
+    expect(visible(m.blocks)).toContain('Nothing starts until you click *Run, forced*.');
+    expect(visible(renderCollectConfirmation({}, ['all-collectors'], 'abc123abc123').blocks)).toContain(
+      'Nothing starts until you click *Run*.',
+    );
   });
 });
 
