@@ -157,6 +157,9 @@ export function groupBlocks(input: GroupBlocksInput): KnownBlock[] {
     input.room,
   );
   const blocks: KnownBlock[] = [];
+  // Before the groups it explains: a heading "Due before 16:00 today" needs its reason at hand.
+  const note = serviceDaysNote(input.frame);
+  if (note !== undefined && present.some((g) => g !== 'overdue')) blocks.push(context(note));
   present.forEach((g, i) => {
     const group = input.groups[g];
     if (group === undefined) return;
@@ -173,7 +176,5 @@ export function groupBlocks(input: GroupBlocksInput): KnownBlock[] {
       blocks.push(context(`${lead}: \`${command}\` ${lists}.`));
     }
   });
-  const note = serviceDaysNote(input.frame);
-  if (note !== undefined && present.some((g) => g !== 'overdue')) blocks.push(context(note));
   return blocks;
 }
