@@ -8,6 +8,7 @@
 import { randomBytes, scryptSync } from 'node:crypto';
 import { createIndexes, type Db } from './db.js';
 import { type ApprovalRowForRequest, sketchRequest } from './requests.js';
+import { ENTITLEMENTS, seededRandom } from './seeded.js';
 import { DEFAULT_SERVICE_ZONE, formatServiceTimestamp } from './time.js';
 
 export interface DemoUser {
@@ -125,20 +126,6 @@ const LAST_NAMES = [
   "O'Brien",
 ];
 
-/** What the demo's requests ask for, in the approvals and in their request items alike. */
-export const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: string }> = [
-  { name: 'Domain Admins', type: 'group', source: 'Active Directory' },
-  { name: 'VPN Users', type: 'group', source: 'Active Directory' },
-  { name: 'Finance Share RW', type: 'group', source: 'Active Directory' },
-  { name: 'Sales Rep', type: 'role', source: 'Salesforce' },
-  { name: 'System Administrator', type: 'role', source: 'Salesforce' },
-  { name: 'ReadOnlyAccess', type: 'policy', source: 'AWS' },
-  { name: 'AdministratorAccess', type: 'policy', source: 'AWS' },
-  { name: 'platform-team', type: 'team', source: 'GitHub' },
-  { name: 'SAP_FI_APPROVER', type: 'role', source: 'SAP' },
-  { name: 'HR Partner', type: 'role', source: 'Workday' },
-];
-
 /** Steps of three workflows: approvals (Accepted / Rejected), a review (Approved / Rejected / Needs Info), an activity (Completed / Canceled). */
 const WORK_ITEM_NAMES = ['Manager Approval', 'Entitlement Owner Approval', 'Fulfillment Activity', 'Security Review'];
 
@@ -151,18 +138,6 @@ export const HOSTILE_REQUEST_NAMES: readonly string[] = [
   // A right-to-left override: shown as written, it reads "Invoice exe.jpg".
   'Invoice \u202Egpj.exe',
 ];
-
-/** mulberry32: small, fast, and the same sequence on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(rand: () => number, items: readonly T[]): T {
   return items[Math.floor(rand() * items.length)] as T;

@@ -7,7 +7,7 @@
  * findApprovals.
  */
 
-import { ENTITLEMENTS, seededRandom } from './demo.js';
+import { ENTITLEMENTS, seededRandom } from './seeded.js';
 
 /** The columns of an approval these commands read. */
 export interface ApprovalRowForRequest {
