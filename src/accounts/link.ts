@@ -39,7 +39,11 @@ export async function linkAccount(deps: Deps, who: Principal, request: LinkReque
       const token = await deps.service.loginUser(request);
       commands = SERVICE_COMMANDS;
       checked = true;
-      await deps.store.setToken(who, commands, token, 'login', deps.now());
+      // The account signed in as goes beside the token, so that whoami can name it: never the password.
+      await deps.store.setToken(who, commands, token, 'login', deps.now(), {
+        serviceUser: request.username,
+        authsource: request.authsource,
+      });
     }
     deps.logger.info(
       { user: who.userId, team: who.teamId, commands, source: request.kind === 'token' ? 'pasted' : 'login' },

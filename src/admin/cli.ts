@@ -11,6 +11,7 @@ import { DEFAULT_RUN_TIMINGS } from '../reference-service/commands.js';
 import { openReferenceDb } from '../reference-service/db.js';
 import { loadBulkData, loadDemoData } from '../reference-service/demo.js';
 import { type DemoToken, newTrustedApp, startReferenceService } from '../reference-service/server.js';
+import { readableInstant } from '../render/dates.js';
 import { Secret } from '../runtime/secret.js';
 import { createServiceClient, isServiceError } from '../service/index.js';
 import { INVISIBLE_OUT_OF_PLACE, MAYBE_INVISIBLE, serviceUserIdSchema, UNSAFE_CHARACTERS } from '../service/query.js';
@@ -319,9 +320,9 @@ async function tokensCommand(args: string[], io: CliIo): Promise<number> {
             l.teamId || '*',
             l.userId,
             l.command,
-            l.linkedAt.toISOString(),
+            localTime(l.linkedAt, io.timeZone),
             l.source,
-            l.lastOutcome ? `${l.lastOutcome} ${l.lastUsedAt?.toISOString() ?? ''}` : '-',
+            l.lastOutcome ? `${l.lastOutcome} ${l.lastUsedAt === undefined ? '' : localTime(l.lastUsedAt, io.timeZone)}` : '-',
           ]),
         );
         printTable(io, rows);
@@ -492,10 +493,10 @@ async function usersCommand(args: string[], io: CliIo): Promise<number> {
               i.userId,
               i.serviceUser,
               i.authsource ?? '-',
-              i.linkedAt.toISOString(),
+              localTime(i.linkedAt, io.timeZone),
               i.source,
               i.lastOutcome
-                ? `${i.lastOutcome}${i.notPermitted ? ` (${printable(i.notPermitted)})` : ''} ${i.lastUsedAt?.toISOString() ?? ''}`
+                ? `${i.lastOutcome}${i.notPermitted ? ` (${printable(i.notPermitted)})` : ''} ${i.lastUsedAt === undefined ? '' : localTime(i.lastUsedAt, io.timeZone)}`
                 : '-',
             ]),
           ),
@@ -547,25 +548,12 @@ function outcomeText(attempt: CollectAttempt, timeZone: string): string {
   return reason ? `${outcomeWords(attempt.outcome)}: ${reason}` : outcomeWords(attempt.outcome);
 }
 
-/** "2026-11-22 09:41 +01:00": in the reader's zone (the machine's, for a person at a terminal), with its offset so that the line is never ambiguous. */
+/**
+ * "Sun 22 Nov 2026, 09:41 Berlin time": every time the CLI prints, written as the product writes
+ * times, in the zone it was given (the reader's: the machine's, for a person at a terminal), named.
+ */
 function localTime(at: Date, timeZone: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZoneName: 'longOffset',
-    })
-      .formatToParts(at)
-      .map((p) => [p.type, p.value]),
-  );
-  // "GMT" alone is UTC itself; otherwise "GMT+05:30".
-  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : String(parts.timeZoneName).replace('GMT', '');
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`;
+  return readableInstant(at, timeZone);
 }
 
 async function auditCommand(args: string[], io: CliIo): Promise<number> {

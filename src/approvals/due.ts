@@ -5,7 +5,7 @@
  * today and soon. Counts that may go on past what was fetched say so (`more`).
  */
 
-import { DUE_GROUPS, type DueGroup, dueStandingOf, serviceDateFilter, type TimeFrame } from '../parse/times.js';
+import { DUE_GROUPS, type DueGroup, dueGroupOf, serviceDateFilter, type TimeFrame } from '../parse/times.js';
 import type { Approval, ApprovalQuery } from '../service/index.js';
 
 /** Approvals one call asks for: the service's pages go to 1,000, but a hundred is plenty to count and show from. */
@@ -29,7 +29,7 @@ const rank = (g: DueGroup) => DUE_GROUPS.indexOf(g);
  */
 export function groupByDue(approvals: readonly Approval[], frame: TimeFrame, soonDays: number, fullFrom?: DueGroup): DueGroups {
   const groups: Record<DueGroup, Approval[]> = { overdue: [], today: [], soon: [], later: [] };
-  for (const a of approvals) groups[dueStandingOf(a.dueDate, frame, soonDays)?.group ?? 'later'].push(a);
+  for (const a of approvals) groups[dueGroupOf(a.dueDate, frame, soonDays) ?? 'later'].push(a);
   const more = (g: DueGroup) => fullFrom !== undefined && rank(g) >= rank(fullFrom);
   return {
     overdue: { approvals: groups.overdue, more: more('overdue') },
@@ -42,8 +42,8 @@ export function groupByDue(approvals: readonly Approval[], frame: TimeFrame, soo
 /** The group of the last approval whose date can be read: the service lists them soonest due first. */
 function lastGroup(approvals: readonly Approval[], frame: TimeFrame, soonDays: number): DueGroup | undefined {
   for (let i = approvals.length - 1; i >= 0; i--) {
-    const standing = dueStandingOf((approvals[i] as Approval).dueDate, frame, soonDays);
-    if (standing !== undefined) return standing.group;
+    const group = dueGroupOf((approvals[i] as Approval).dueDate, frame, soonDays);
+    if (group !== undefined) return group;
   }
   return undefined;
 }

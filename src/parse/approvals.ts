@@ -39,6 +39,11 @@ export type ApprovalsCommand =
   | { kind: 'query'; query: ApprovalQuery }
   /** One approval's details, in a modal. */
   | { kind: 'show'; approvalId: string }
+  /**
+   * "approve 10114:WPDS:2" and its kin: approvals are decided from their Details, never typed, so
+   * this is answered with the way there (the id, when the one typed is one).
+   */
+  | { kind: 'decide'; verb: string; approvalId: string | undefined }
   | RemindCommand
   | Invalid;
 
@@ -74,6 +79,25 @@ export const APPROVAL_KEYS: Readonly<Record<ApprovalParameter, KeySpec>> = {
 
 const KEY_NAMES = Object.keys(APPROVAL_KEYS) as ApprovalParameter[];
 const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami', 'remind', 'show'] as const;
+
+/**
+ * Words people type to decide an approval, as a command: each is answered with the way to decide
+ * one (its Details), never sent. Not "complete": "completed" is a state, and a query.
+ */
+const DECIDE_WORDS = new Set([
+  'approve',
+  'approved',
+  'accept',
+  'accepted',
+  'reject',
+  'rejected',
+  'deny',
+  'denied',
+  'decline',
+  'declined',
+  'decide',
+  'decision',
+]);
 const MAX_TEXT = 256;
 
 export const APPROVALS_USAGE =
@@ -132,6 +156,7 @@ export function readApprovalsCommand(text: string): ApprovalsForm {
     }
     if (sub === 'remind' || sub === 'reminder' || sub === 'reminders') return parseRemind(words.slice(1));
     if (sub === 'show' || sub === 'details') return parseShow(words.slice(1));
+    if (DECIDE_WORDS.has(sub)) return decidePointer(sub, words[1]);
   }
   return readFilters(words);
 }
@@ -297,6 +322,12 @@ function parseShow(words: readonly Word[]): Extract<ApprovalsCommand, { kind: 's
     );
   }
   return { kind: 'show', approvalId: id };
+}
+
+/** `approve <id>`: the id, when what follows the word is one (copied with its backticks, or as approval-id:…). */
+function decidePointer(verb: string, word: Word | undefined): Extract<ApprovalsCommand, { kind: 'decide' }> {
+  const id = word === undefined || (word.key !== undefined && word.key !== 'approval-id') ? '' : word.value.trim().replace(/^`+|`+$/g, '');
+  return { kind: 'decide', verb, approvalId: approvalIdSchema.safeParse(id).success ? id : undefined };
 }
 
 /** Re-validates a query that came back from a button, exactly as if it had been typed. */

@@ -20,7 +20,8 @@ export type LinkRequest =
 
 export type LinkFormResult = { ok: true; request: LinkRequest } | { ok: false; errors: Partial<Record<keyof LinkFields, string>> };
 
-export function checkLinkForm(raw: LinkFields): LinkFormResult {
+/** `way`: which form was sent (each asks for one way of linking), so that an empty one is told what it needs. */
+export function checkLinkForm(raw: LinkFields, way?: 'sign-in' | 'token'): LinkFormResult {
   const username = raw.username.trim();
   // A password may begin or end with a space: it is taken as typed.
   const password = raw.password;
@@ -29,7 +30,9 @@ export function checkLinkForm(raw: LinkFields): LinkFormResult {
   if (token !== '' && (username !== '' || password !== ''))
     return { ok: false, errors: { token: 'Give either a username and password, or a token, not both.' } };
   if (token === '' && username === '' && password === '')
-    return { ok: false, errors: { username: 'Give your username and password, or paste a token below.' } };
+    return way === 'token'
+      ? { ok: false, errors: { token: 'Paste the token the Command Service gave you.' } }
+      : { ok: false, errors: { username: 'Give your username and password.' } };
   if (token === '' && username === '') return { ok: false, errors: { username: 'Give the username that goes with the password.' } };
   if (token === '' && password === '') return { ok: false, errors: { password: 'Give the password too.' } };
   if (token !== '') {

@@ -8,7 +8,17 @@
 
 import { parseServiceTimestamp } from '../service/timestamps.js';
 import { type Bound, parseDateInput, serviceDateText, serviceDay, todayIn } from './dates.js';
-import { type CalendarDay, calendarDaysBetween, instantOf, type WallTime, wallClock, zoneLabel, zoneOrUtc } from './zones.js';
+import {
+  addCalendarDays,
+  type CalendarDay,
+  calendarDaysBetween,
+  instantOf,
+  startOfDay,
+  type WallTime,
+  wallClock,
+  zoneLabel,
+  zoneOrUtc,
+} from './zones.js';
 
 /** Who reads the service's times, and when. */
 export interface TimeFrame {
@@ -85,6 +95,44 @@ export function dueStanding(time: ServiceTime, frame: TimeFrame, soonDays: numbe
 export function dueStandingOf(value: string, frame: TimeFrame, soonDays: number): DueStanding | undefined {
   const time = readServiceTime(value, frame);
   return time === undefined ? undefined : dueStanding(time, frame, soonDays);
+}
+
+/**
+ * The group an approval is counted in on Home and in the digest: overdue on the real clock (as
+ * dueStanding), and otherwise by the service's day it falls on, counted from the service's day that
+ * the reader's today is sent as (serviceDay, as /approvals sends `today`). So a group holds exactly
+ * the approvals not yet overdue that the command it offers lists (`due-after:today
+ * due-before:today`, `due-after:tomorrow due-before:3d`…), in every zone: where the service's days
+ * do not start at the reader's midnight, the group's bounds are said on the reader's clock
+ * (groupEdge). With the service's zone unknown, days are compared as written, as the filters are sent.
+ * A time not yet passed on a service day before that today (a reader far ahead of the service, in
+ * the small hours) counts as today. Undefined for what is not a time.
+ */
+export function dueGroupOf(value: string, frame: TimeFrame, soonDays: number): DueGroup | undefined {
+  const time = readServiceTime(value, frame);
+  if (time === undefined) return undefined;
+  if (time.kind === 'as-written' || frame.serviceZone === undefined) return dueStanding(time, frame, soonDays).group;
+  if (frame.now.getTime() > time.at.getTime()) return 'overdue';
+  const written = wallClock(time.at, frame.serviceZone);
+  const days = calendarDaysBetween(serviceToday(frame), written);
+  if (days <= 0) return 'today';
+  return days < soonDays ? 'soon' : 'later';
+}
+
+/** The service's day that the reader's today is sent as; the reader's today when the service's zone is not known. */
+export function serviceToday(frame: TimeFrame): CalendarDay {
+  return frame.serviceZone === undefined ? frame.today : serviceDay(frame.today, { user: frame.zone, service: frame.serviceZone });
+}
+
+/**
+ * Where the service's day `days` after serviceToday starts, on the reader's clock: the edge of a
+ * group (today's ends where day 1 starts). Undefined where it is the reader's own midnight (the
+ * service's zone unknown, or its days meeting the reader's), so that a group is named by days alone.
+ */
+export function groupEdge(frame: TimeFrame, days: number): (WallTime & { weekday: number }) | undefined {
+  if (frame.serviceZone === undefined) return undefined;
+  const wall = wallClock(startOfDay(addCalendarDays(serviceToday(frame), days), frame.serviceZone), frame.zone);
+  return wall.hour === 0 && wall.minute === 0 ? undefined : wall;
 }
 
 /**

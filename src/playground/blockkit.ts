@@ -8,6 +8,8 @@
 export interface BlockKitRenderer {
   mrkdwn(text: string): string;
   plain(text: string): string;
+  /** A text object (plain_text or mrkdwn), as Slack draws it. */
+  text(t: unknown): string;
   blocks(blocks: unknown[]): string;
 }
 
@@ -124,6 +126,20 @@ export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () 
     information_source: 'ℹ️',
     ballot_box_with_check: '☑️',
     paperclip: '📎',
+    floppy_disk: '💾',
+    lock: '🔒',
+    repeat: '🔁',
+    white_circle: '⚪',
+    large_yellow_circle: '🟡',
+    large_green_circle: '🟢',
+    heavy_check_mark: '✔️',
+    question: '❓',
+    bell: '🔔',
+    calendar: '📆',
+    clock1: '🕐',
+    inbox_tray: '📥',
+    lock_with_ink_pen: '🔏',
+    stopwatch: '⏱️',
   };
 
   function mrkdwn(text: string, verbatim = true): string {
@@ -230,11 +246,14 @@ export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () 
     alt_text?: string;
     placeholder?: unknown;
     options?: Array<{ text?: unknown; value?: string }>;
+    confirm?: unknown;
   };
 
   function button(el: ElementJson): string {
     const style = el.style === 'primary' || el.style === 'danger' ? ` ${el.style}` : '';
-    const data = `data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}"`;
+    // A confirm dialog goes with the button: the page shows it, as Slack does, before the click is sent.
+    const confirm = el.confirm === undefined ? '' : ` data-confirm="${esc(JSON.stringify(el.confirm))}"`;
+    const data = `data-action-id="${esc(el.action_id ?? '')}" data-value="${esc(el.value ?? '')}"${confirm}`;
     // A link button opens its page, as in Slack (which also tells the app of the click); the page says why one cannot be.
     if (el.url !== undefined && /^https?:\/\//i.test(el.url))
       return `<a class="bk-button${style}" ${data} href="${esc(el.url)}" target="_blank" rel="noopener noreferrer">${textObject(el.text)}</a>`;
@@ -323,5 +342,5 @@ export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () 
     }
   }
 
-  return { mrkdwn, plain, blocks: (blocks) => blocks.map(block).join('') };
+  return { mrkdwn, plain, text: textObject, blocks: (blocks) => blocks.map(block).join('') };
 }

@@ -196,7 +196,12 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
     const who = { teamId: LOCAL_TEAM, userId };
     if (auth.mode === 'trusted-app')
       await running.deps.store.setIdentity(who, { serviceUser: demo.userId, authsource: undefined }, 'admin', now());
-    else await running.deps.store.setToken(who, commands, new Secret(demo.token), 'admin', now());
+    // The demo knows whose each token is, as an admin linking by hand would: whoami names the account.
+    else
+      await running.deps.store.setToken(who, commands, new Secret(demo.token), 'admin', now(), {
+        serviceUser: demo.userId,
+        authsource: undefined,
+      });
   }
   return {
     url: playground.url,

@@ -30,7 +30,8 @@ pre.raw{border-color:#e8a33d}
 code{background:#f4f4f4;border:1px solid #e0e0e0;border-radius:3px;padding:0 3px;color:#c01343;font-size:13px}
 blockquote{margin:0;border-left:4px solid #ddd;padding-left:8px}.mention{background:#e8f5fa;color:#1264a3;border-radius:3px;padding:0 2px}
 form#box{border-top:1px solid #ddd;padding:12px 20px}form#box input{width:100%;padding:10px;border:1px solid #999;border-radius:8px;font-size:15px}
-#modal{position:fixed;inset:0;background:rgba(0,0,0,.45);display:none;align-items:center;justify-content:center}
+#modal,#confirm{position:fixed;inset:0;background:rgba(0,0,0,.45);display:none;align-items:center;justify-content:center}#confirm{z-index:2}
+#confirm .box{background:#fff;border-radius:8px;width:440px;max-width:96vw;padding:20px}#confirm h2{margin-top:0;font-size:20px}
 #modal .box{background:#fff;border-radius:8px;width:520px;max-height:90vh;overflow:auto;padding:20px}#modal h2{margin-top:0}
 .bk-input{display:block;margin:10px 0}.bk-input span{display:block;font-weight:700;margin-bottom:4px}.bk-input input,.bk-input textarea{width:100%;padding:8px}
 .bk-hint{display:block;color:#616061;font-size:12px;margin-top:2px}.modal-buttons{display:flex;justify-content:flex-end;gap:8px;margin-top:12px}.error{color:#e01e5a;font-size:13px}
@@ -107,11 +108,28 @@ document.addEventListener('click', async (e) => {
     return;
   }
   if (t.id === 'modal-cancel') { await post('/playground/close', {}); return refresh(); }
+  if (t.id === 'confirm-ok' || t.id === 'confirm-deny') { answerConfirm(t.id === 'confirm-ok'); return; }
   if (t.dataset.actionId !== undefined) {
+    // As Slack does: a button with a confirm dialog asks first, and only Confirm sends the click.
+    if (t.dataset.confirm && !(await askFirst(JSON.parse(t.dataset.confirm)))) return;
     await post('/playground/action', { ...where(t), actionId: t.dataset.actionId, value: t.dataset.value || undefined });
     setTimeout(refresh, 150);
   }
 });
+// A button's confirm dialog, drawn as Slack draws one: its title, its text, and its two buttons as they read.
+let answerConfirm = () => {};
+function askFirst(c) {
+  const box = $('confirm');
+  const ok = c.confirm ? BK.text(c.confirm) : 'Yes';
+  const deny = c.deny ? BK.text(c.deny) : 'Cancel';
+  box.querySelector('.box').innerHTML = '<h2>' + BK.text(c.title) + '</h2><div class="bk-text">' + BK.text(c.text) + '</div>' +
+    '<div class="modal-buttons"><button type="button" class="bk-button" id="confirm-deny">' + deny + '</button>' +
+    '<button type="button" class="bk-button ' + (c.style === 'danger' ? 'danger' : 'primary') + '" id="confirm-ok">' + ok + '</button></div>';
+  box.style.display = 'flex';
+  return new Promise((resolve) => {
+    answerConfirm = (yes) => { box.style.display = 'none'; box.querySelector('.box').innerHTML = ''; answerConfirm = () => {}; resolve(yes); };
+  });
+}
 // Where a control is, as Slack tells the app: a message (by id), the open modal, or the Home tab; and its block.
 function where(t) {
   const msg = t.closest('.msg');
@@ -170,6 +188,7 @@ export function playgroundPage(input: {
 <form id="box"><div id="usage" class="bk-context"></div><input id="text" list="hints" placeholder="Message #${esc(input.channel.name)} — try /approvals or /collect help" autocomplete="off" autofocus>
 <datalist id="hints">${input.suggestions.map((s) => `<option value="${esc(s)}">`).join('')}</datalist></form></main>
 <div id="modal"><div class="box"></div></div>
+<div id="confirm" role="dialog" aria-modal="true"><div class="box"></div></div>
 <script>const CONFIG = ${config};${SCRIPT}</script>
 </body></html>`;
 }

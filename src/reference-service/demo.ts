@@ -7,6 +7,8 @@
 
 import { randomBytes, scryptSync } from 'node:crypto';
 import { createIndexes, type Db } from './db.js';
+import { type ApprovalRowForRequest, sketchRequest } from './requests.js';
+import { ENTITLEMENTS, seededRandom } from './seeded.js';
 import { DEFAULT_SERVICE_ZONE, formatServiceTimestamp } from './time.js';
 
 export interface DemoUser {
@@ -124,20 +126,6 @@ const LAST_NAMES = [
   "O'Brien",
 ];
 
-/** What the demo's requests ask for, in the approvals and in their request items alike. */
-export const ENTITLEMENTS: ReadonlyArray<{ name: string; type: string; source: string }> = [
-  { name: 'Domain Admins', type: 'group', source: 'Active Directory' },
-  { name: 'VPN Users', type: 'group', source: 'Active Directory' },
-  { name: 'Finance Share RW', type: 'group', source: 'Active Directory' },
-  { name: 'Sales Rep', type: 'role', source: 'Salesforce' },
-  { name: 'System Administrator', type: 'role', source: 'Salesforce' },
-  { name: 'ReadOnlyAccess', type: 'policy', source: 'AWS' },
-  { name: 'AdministratorAccess', type: 'policy', source: 'AWS' },
-  { name: 'platform-team', type: 'team', source: 'GitHub' },
-  { name: 'SAP_FI_APPROVER', type: 'role', source: 'SAP' },
-  { name: 'HR Partner', type: 'role', source: 'Workday' },
-];
-
 /** Steps of three workflows: approvals (Accepted / Rejected), a review (Approved / Rejected / Needs Info), an activity (Completed / Canceled). */
 const WORK_ITEM_NAMES = ['Manager Approval', 'Entitlement Owner Approval', 'Fulfillment Activity', 'Security Review'];
 
@@ -150,18 +138,6 @@ export const HOSTILE_REQUEST_NAMES: readonly string[] = [
   // A right-to-left override: shown as written, it reads "Invoice exe.jpg".
   'Invoice \u202Egpj.exe',
 ];
-
-/** mulberry32: small, fast, and the same sequence on every machine. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function pick<T>(rand: () => number, items: readonly T[]): T {
   return items[Math.floor(rand() * items.length)] as T;
@@ -290,8 +266,54 @@ export function loadDemoData(db: Db, now: Date, options: { seed?: number; timeZo
       },
       requesters,
     );
+    showcaseFirst(
+      db,
+      approvers.map((u) => u.id),
+    );
   })();
   createIndexes(db);
+}
+
+/** How many of each approver's soonest due approvals (the first a page lists) show what countersign does. */
+const SHOWCASE = 3;
+
+type ShowcaseRow = ApprovalRowForRequest & { work_item_id: string; requested_at: string; due_at: string };
+
+/**
+ * The approvals a newcomer opens first (each approver's soonest due, first on `/approvals` and on
+ * Home) show the product: a request of a few items, decided as a whole with the actions its step
+ * lists, named plainly. Any other among the first SHOWCASE changes places (its requested and due
+ * times) with the soonest due one after them that does; every row keeps its own request (items,
+ * actions), so the data stays what the seed made of it, only in another order.
+ */
+function showcaseFirst(db: Db, approverIds: readonly string[]): void {
+  const pending = db.prepare<[string], ShowcaseRow>(
+    `SELECT work_item_id, work_item_name, request_id, request_name, requester_id, requester_first_name, requester_last_name,
+       business_source, entitlement_name, entitlement_type, state, requested_at, due_at
+     FROM approvals WHERE approver_id = ? AND state = 'pending' ORDER BY due_at, work_item_id`,
+  );
+  const move = db.prepare<[string, string, string]>('UPDATE approvals SET requested_at = ?, due_at = ? WHERE work_item_id = ?');
+  const shows = (row: ShowcaseRow) => {
+    if (HOSTILE_REQUEST_NAMES.includes(row.request_name)) return false;
+    const request = sketchRequest(row, false);
+    return !request.lineItemApprovalEnabled && request.actions.length >= 2 && request.items.length >= 2 && request.items.length <= 10;
+  };
+  for (const approverId of approverIds) {
+    const rows = pending.all(approverId);
+    const used = new Set<number>();
+    for (let i = 0; i < Math.min(SHOWCASE, rows.length); i++) {
+      const here = rows[i] as ShowcaseRow;
+      if (shows(here)) continue;
+      const j = rows.findIndex((r, k) => k > i && k >= SHOWCASE && !used.has(k) && shows(r));
+      if (j < 0) continue;
+      used.add(j);
+      const there = rows[j] as ShowcaseRow;
+      move.run(there.requested_at, there.due_at, here.work_item_id);
+      move.run(here.requested_at, here.due_at, there.work_item_id);
+      rows[i] = { ...there, requested_at: here.requested_at, due_at: here.due_at };
+      rows[j] = { ...here, requested_at: there.requested_at, due_at: there.due_at };
+    }
+  }
 }
 
 /** The zone a database's times were written in: as its demo data was loaded, or UTC for a file from before zones were kept. */

@@ -10,7 +10,7 @@
  * laid over that content afterwards (progressOf), from the decision made when there is one.
  */
 
-import { ENTITLEMENTS, seededRandom } from './demo.js';
+import { ENTITLEMENTS, seededRandom } from './seeded.js';
 
 /** The columns of an approval these commands read. */
 export interface ApprovalRowForRequest {

@@ -28,12 +28,12 @@ import {
   QUOTE_OR_BACKSLASH,
   section,
 } from './blocks.js';
-import { readableTime, readableTimestamp, standingText } from './dates.js';
+import { readableTime, readableTimestamp, standingEmoji, standingText } from './dates.js';
 import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsButtonWriter, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson, styleJson } from './rich.js';
 
-export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next' } as const;
+export const PAGE_ACTIONS = { previous: 'approvals:previous', next: 'approvals:next', first: 'approvals:first' } as const;
 /** The "Open" button on an approval; a link, so its click only needs an ack. */
 export const OPEN_ACTION = 'approval:open';
 
@@ -57,13 +57,13 @@ export function encodePageState(state: PageState): string | undefined {
  * when it was completed), id. With `inlineUrl`, "Open" is a link on the id's line: packed several
  * to a block there is no room for a button.
  */
-export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineUrl?: string): Paragraph[] {
+export function approvalParagraphs(approval: Approval, frame: TimeFrame, inlineUrl?: string, mark?: string): Paragraph[] {
   const id: Run[] = [code(oneLine(approval.workItemId, 80))];
   if (inlineUrl) id.push(' · ', { link: inlineUrl, text: 'Open' });
   return [
     [bold(oneLine(approval.requestName || '(unnamed request)', 150))],
     [`${oneLine(approval.workItemName || 'Approval', 80)}${requesterText(approval)}`],
-    statusRuns(approval, frame),
+    statusRuns(approval, frame, mark),
     id,
   ];
 }
@@ -74,8 +74,8 @@ function requesterText(approval: Approval): string {
   return typeof name === 'string' && name !== '' ? ` · requested by ${oneLine(name, 80)}` : '';
 }
 
-/** How an approval stands: when it was completed, or when it is due and whether that has passed. */
-function statusRuns(approval: Approval, frame: TimeFrame): Run[] {
+/** How an approval stands: when it was completed, or when it is due and whether that has passed; `mark`, its group's, in a group. */
+function statusRuns(approval: Approval, frame: TimeFrame, mark?: string): Run[] {
   const dueTime = readServiceTime(approval.dueDate, frame);
   const due = dueTime && readableTime(dueTime);
   if (approval.completedDate !== '') {
@@ -85,7 +85,7 @@ function statusRuns(approval: Approval, frame: TimeFrame): Run[] {
   }
   if (dueTime && due) {
     const rel = standingText(dueTime, frame);
-    return [emoji(rel.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`, ' (', rel.overdue ? bold(rel.text) : rel.text, ')'];
+    return [emoji(mark ?? standingEmoji(rel)), ` Due ${due}`, ' (', rel.overdue ? bold(rel.text) : rel.text, ')'];
   }
   return [approval.dueDate ? `Due ${oneLine(approval.dueDate, 40)}` : 'Due date not given'];
 }
@@ -186,11 +186,12 @@ export function approvalBlocks(
   links: ApprovalLinks | undefined,
   details?: DetailsOrigin,
   decided?: { mark: DecidedMark; readerId: string },
+  groupMark?: string,
 ): KnownBlock[] {
   // Decided from chat: said so, and nothing offered on it again.
   if (decided !== undefined) return [richText([...approvalParagraphs(approval, frame), decidedLine(decided.mark, decided.readerId)])];
   const url = approvalUrl(links, approval.workItemId);
-  const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, frame))];
+  const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, frame, undefined, groupMark))];
   const buttons = [
     details === undefined ? undefined : detailsButton(approval, details),
     url ? linkButton({ actionId: OPEN_ACTION, text: 'Open', url }) : undefined,
@@ -319,7 +320,8 @@ function pageFrame(input: ApprovalsPageInput): PageFrame {
   const page = query['start-page'] ?? 1;
   const pageSize = query['page-size'] ?? SERVICE_DEFAULT_PAGE_SIZE;
   const title = `${STATE_TITLES[state]}${page > 1 ? ` · page ${page}` : ''}`;
-  const order = query.sort === 'desc' ? 'latest due first' : 'soonest due first';
+  // The service sorts by due date alone: said so, since completed approvals then come in no order of completion.
+  const order = `by due date, ${query.sort === 'desc' ? 'latest' : 'soonest'} first${state === 'pending' ? '' : ' (the service sorts by nothing else)'}`;
   const filters = describeFilters(query, input.frame);
   const marks = input.decided ?? new Map<string, DecidedMark>();
   const justDecided = (input.justDecided ?? []).filter((a) => marks.has(a.workItemId));
@@ -329,12 +331,24 @@ function pageFrame(input: ApprovalsPageInput): PageFrame {
     page,
     pageSize,
     state,
-    head: [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${pageSize} per page`)],
+    head: [header(title), plainContext(`${filters ?? 'no filters'} · ${order} · ${shownRange(page, pageSize, approvals.length)}`)],
     marks,
     justDecided,
     entries: [...justDecided, ...approvals],
     details: input.details === true,
   };
+}
+
+/**
+ * Which of the list this page shows. The service gives no total: a full page says more may follow
+ * (the next may yet be empty); a shorter one is the list's last, so its end is the total.
+ */
+function shownRange(page: number, pageSize: number, shown: number): string {
+  if (shown === 0) return `${pageSize} per page`;
+  const first = (page - 1) * pageSize + 1;
+  const last = first + shown - 1;
+  if (shown < pageSize) return page === 1 ? `${last} in all` : `${first}–${last} of ${last}`;
+  return `${first}–${last}, ${pageSize} per page, more may follow`;
 }
 
 /** Whether every entry has blocks of its own, rather than being packed several to a block. */
@@ -360,15 +374,17 @@ function pageEnd(input: ApprovalsPageInput, f: PageFrame): { blocks: KnownBlock[
   }
 
   const buttons = [];
-  // Past the end of the list, the page before is empty too: the way back is to the first page.
-  const back = approvals.length === 0 ? 1 : page - 1;
   // Object.assign, not a spread: a spread that adds a key the query lacks is V8's slow copy.
-  const previous = page > 1 ? encodePageState({ user: input.userId, query: Object.assign({}, query, { 'start-page': back }) }) : undefined;
-  // A full page may have a successor; the service does not say how many there are in all.
+  const pageOf = (n: number) => encodePageState({ user: input.userId, query: Object.assign({}, query, { 'start-page': n }) });
+  // Past the end of the list (Next from a last page that was full), the way back is the page before;
+  // and, where that may be past the end too (a start-page typed far on), the first.
+  const first = approvals.length === 0 && page > 2 ? pageOf(1) : undefined;
+  const previous = page > 1 ? pageOf(page - 1) : undefined;
+  // A full page may have a successor; the service does not say how many there are in all. A short one has none.
   const more = approvals.length >= pageSize;
-  const next = more ? encodePageState({ user: input.userId, query: Object.assign({}, query, { 'start-page': page + 1 }) }) : undefined;
-  if (previous)
-    buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: back === page - 1 ? 'Previous page' : 'First page', value: previous }));
+  const next = more ? pageOf(page + 1) : undefined;
+  if (first) buttons.push(button({ actionId: PAGE_ACTIONS.first, text: 'First page', value: first }));
+  if (previous) buttons.push(button({ actionId: PAGE_ACTIONS.previous, text: 'Previous page', value: previous }));
   if (next) buttons.push(button({ actionId: PAGE_ACTIONS.next, text: 'Next page', value: next }));
   if (buttons.length > 0) blocks.push(actions('approvals:paging', buttons));
   else if ((page > 1 || more) && (previous === undefined || next === undefined)) {
@@ -382,7 +398,7 @@ function pageEnd(input: ApprovalsPageInput, f: PageFrame): { blocks: KnownBlock[
   const plain =
     approvals.length === 0
       ? `${where}: ${(empty ?? '').replace(/ :tada:$/, '')}`
-      : `${where}: ${approvals.length} shown${more ? ', more on the next page' : ''}. ${approvals
+      : `${where}: ${approvals.length} shown${more ? ', more may follow' : ''}. ${approvals
           .map((a) => oneLine(a.requestName || '(unnamed request)', 80))
           .join('; ')}`;
   const decidedNow = f.justDecided.map((a) => {

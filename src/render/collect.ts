@@ -53,18 +53,15 @@ export function renderCollectConfirmation(query: CollectQuery, reasons: readonly
   if (reasons.includes('force'))
     paragraphs.push([bold('Force'), ' ignores the circuit-breaker thresholds that stop a collection when its data looks wrong.']);
   const danger = reasons.includes('force');
+  const run = danger ? 'Run, forced' : 'Run';
   return richMessage(
     paragraphs,
     actions('collect:confirm', [
-      button({
-        actionId: CONFIRM_ACTIONS.run,
-        text: danger ? 'Run, forced' : 'Run',
-        value: confirmationId,
-        style: danger ? 'danger' : 'primary',
-      }),
+      button({ actionId: CONFIRM_ACTIONS.run, text: run, value: confirmationId, style: danger ? 'danger' : 'primary' }),
       button({ actionId: CONFIRM_ACTIONS.cancel, text: 'Cancel', value: confirmationId }),
     ]),
-    context('Only you can see this. Nothing starts until you click Run.'),
+    // The button by its very words: "click Run" above a button reading "Run, forced" sends one looking for another.
+    context(`Only you can see this. Nothing starts until you click *${run}*.`),
   );
 }
 
@@ -182,18 +179,25 @@ export function renderCollectStatus(input: CollectStatus, serviceZone?: string):
   };
 }
 
-/** The DM to the starter when a collection ended badly. */
+/**
+ * The DM to the starter when a run of their collection aborted: what the service said (the run's
+ * state, Aborted, and nothing of why: its status has no reason), which runs, and what they can do.
+ * No cause is claimed that the service did not give.
+ */
 export function renderCollectFailedDm(input: AbortReport): Message {
   const aborted = input.runs.filter((r) => r.state === 'Aborted');
-  const runs = input.runs.length === 1 ? 'its run aborted' : `${aborted.length} of ${input.runs.length} runs aborted`;
+  const which =
+    input.runs.length === 1
+      ? 'its run has ended'
+      : `${aborted.length} of its ${input.runs.length} runs ${aborted.length === 1 ? 'has' : 'have'} ended`;
   const paragraphs: Paragraph[] = [
-    [emoji('x'), ' Your collection in ', channel(input.channelId), ` did not finish well: ${runs}.`],
+    [emoji('x'), ' Your collection in ', channel(input.channelId), `: the Command Service says ${which} `, bold('Aborted'), '.'],
     ...aborted.map((r): Paragraph => ['• ', bold(oneLine(r.collector ?? 'unnamed collector', 120)), ': run ', code(oneLine(r.runId, 40))]),
   ];
   return richMessage(
     paragraphs,
     context(
-      'A run aborts when its circuit breaker trips (the data looked wrong). Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
+      'The service does not say why a run aborted. Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
     ),
   );
 }
@@ -226,6 +230,9 @@ export function renderCollectRefused(refusal: CollectRefusal): Message {
     blocks: [section(text), context('Nothing was sent to the Command Service.')],
   };
 }
+
+/** The cooldown notice's button, as it reads and as the notice names it. */
+const startAnyway = (query: CollectQuery) => (query.force ? 'Start anyway, forced' : 'Start anyway');
 
 /** When what was started a moment ago may start again, to the minute: the latest of the holders' ends. */
 function againFrom(held: readonly Held[], cooldownMs: number): Date {
@@ -267,34 +274,43 @@ function namesOf(names: readonly string[]): Run[] {
 }
 
 /**
- * Part of a whole application (or of everything) is held and its other collectors are not known:
- * what is blocked, why, and the asker's ways on, in their words rather than countersign's.
+ * Part of a whole application (or of everything) is held and its other collectors are not known, so
+ * none could start without running the held ones again: what is blocked, until when, and what the
+ * asker can do now, in a sentence or two. Starting the others by name is not advised: nothing here
+ * could list them.
  */
-function unknownRestParagraphs(query: CollectQuery, held: readonly Held[], again: Date, override: boolean): Paragraph[] {
+function unknownRestParagraphs(query: CollectQuery, held: readonly Held[], again: Date, override: boolean, askerId?: string): Paragraph[] {
   const names = namesOf(held.map((h) => h.collector ?? ''));
-  const app = query.application === undefined ? undefined : bold(oneLine(query.application, 120));
+  const one = held.length === 1 ? (held[0] as Held) : undefined;
+  const whom = one === undefined ? 'them' : 'it';
+  const opening: Paragraph = [
+    emoji('hand'),
+    ' Nothing was started: ',
+    ...(one === undefined
+      ? [...names, ' were started a moment ago, and starting ', ...target(query), ` now would run ${whom} again.`]
+      : [
+          starter(one.holder.userId, askerId, false),
+          ' started ',
+          ...names,
+          ' at ',
+          when(one.holder.at),
+          ' in ',
+          channel(one.holder.channelId),
+          ', and starting ',
+          ...target(query),
+          ` now would run ${whom} again.`,
+        ]),
+  ];
   return [
+    opening,
+    ...(one === undefined ? heldLines(held, query, askerId) : []),
     [
-      'Nothing was started. countersign would leave ',
-      ...names,
-      ' out and start the rest',
-      ...(app ? [' of ', app] : []),
-      ', but it does not know the rest yet: the service says which collectors ',
-      app
-        ? 'an application has only when the whole application is started at once.'
-        : 'there are only when every collector is started at once.',
-    ],
-    ['What you can do:'],
-    [
-      '• Wait: from ',
+      'You can start ',
+      ...target(query),
+      ' from ',
       when(again),
-      ' it can all start, and ',
-      ...(held.length === 1 ? [...names, ' will not run twice.'] : ['none of them will run twice.']),
+      ...(override ? [', or now with ', bold(startAnyway(query)), ', which runs ', ...names, ' a second time.'] : ['.']),
     ],
-    ['• Start the other collectors now, one at a time by name: ', code('/collect <collector name>'), '.'],
-    ...(override
-      ? [['• ', bold('Start anyway'), ': ', ...(app ? ['all of ', app] : ['every collector']), ' starts now, ', ...names, ' again too.']]
-      : []),
   ];
 }
 
@@ -329,7 +345,9 @@ export function renderCooldown(input: {
   const whole = held.find((h) => h.collector === undefined) ?? (query.name !== undefined ? only : undefined);
   const unknown = input.unknownRest === true && whole === undefined;
   let paragraphs: Paragraph[];
-  if (whole) {
+  if (unknown) {
+    paragraphs = unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined, askerId);
+  } else if (whole) {
     const others = held.filter((h) => h !== whole && h.collector !== undefined && !sameStart(h, whole));
     paragraphs = [
       [emoji('hand'), ' ', ...by(whole, true), '.'],
@@ -339,17 +357,13 @@ export function renderCooldown(input: {
   } else if (only) {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago: ', ...by(only, false), '.'],
-      ...(unknown
-        ? unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined)
-        : [['It can start again from ', when(againAt), ', so that ', bold(oneLine(only.collector ?? '', 120)), ' does not run twice.']]),
+      ['It can start again from ', when(againAt), ', so that ', bold(oneLine(only.collector ?? '', 120)), ' does not run twice.'],
     ];
   } else {
     paragraphs = [
       [emoji('hand'), ' Part of ', ...target(query), ' was started a moment ago:'],
       ...heldLines(held, query, askerId),
-      ...(unknown
-        ? unknownRestParagraphs(query, held, againAt, input.overrideId !== undefined)
-        : [['It can all start again from ', when(againAt), ', so that none of them runs twice.']]),
+      ['It can all start again from ', when(againAt), ', so that none of them runs twice.'],
     ];
   }
   const after: KnownBlock[] = [];
@@ -358,7 +372,7 @@ export function renderCooldown(input: {
       actions('collect:cooldown', [
         button({
           actionId: CONFIRM_ACTIONS.run,
-          text: input.query.force ? 'Start anyway, forced' : 'Start anyway',
+          text: startAnyway(input.query),
           value: input.overrideId,
           style: 'danger',
         }),

@@ -5,6 +5,7 @@
  */
 
 import { dueStanding, readServiceTime, type ServiceTime, type TimeFrame } from '../parse/times.js';
+import { wallClock, zoneLabel, zoneOrUtc } from '../parse/zones.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -16,6 +17,15 @@ const TWO = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 export function readableTime(time: ServiceTime): string {
   const w = time.wall;
   return `${WEEKDAYS[w.weekday]} ${w.day} ${MONTHS[w.month - 1]} ${w.year}, ${TWO[w.hour]}:${TWO[w.minute]} ${time.label}`;
+}
+
+/**
+ * A moment countersign itself knows (a link made, a reminder's next digest, an audit row), written as
+ * every time of the product is, in `zone`, named: "Fri 27 Nov 2026, 19:09 London time".
+ */
+export function readableInstant(at: Date, zone: string): string {
+  const z = zoneOrUtc(zone);
+  return readableTime({ kind: 'instant', at, wall: wallClock(at, z), label: zoneLabel(z) });
 }
 
 /** readableTime of a time as the service wrote it; undefined for one that is not a time. */
@@ -51,4 +61,13 @@ export function standingText(time: ServiceTime, frame: TimeFrame): { text: strin
   if (days === 0) return { text: 'due today', overdue: false, days };
   if (days === 1) return { text: 'due tomorrow', overdue: false, days };
   return { text: `due in ${days} days`, overdue: false, days };
+}
+
+/**
+ * The mark beside a due time, the same wherever an approval is shown: red when overdue, orange
+ * when due today, blue after. Home and the digest mark each row as its group's heading is marked.
+ */
+export function standingEmoji(standing: { overdue: boolean; days: number }): string {
+  if (standing.overdue) return 'red_circle';
+  return standing.days === 0 ? 'large_orange_circle' : 'large_blue_circle';
 }

@@ -9,6 +9,7 @@
  */
 
 import type { Button, KnownBlock, ModalView } from '@slack/types';
+import type { DecisionOffer } from '../approvals/decision-offer.js';
 import type { DetailsOutcome, ItemsOutcome } from '../approvals/details.js';
 import { type DetailsState, MAX_ITEMS_PAGE, MAX_SERVICE_PAGE_SIZE } from '../parse/details.js';
 import { readServiceTime, type TimeFrame } from '../parse/times.js';
@@ -16,7 +17,7 @@ import { isServiceError } from '../service/errors.js';
 import type { ApprovalDetails, RequestItem } from '../service/schemas.js';
 import { type ApprovalLinks, OPEN_ACTION } from './approvals.js';
 import { actions, button, context, LIMITS, linkButton, type Message, plain, truncate } from './blocks.js';
-import { readableTime, readableTimestamp, standingText } from './dates.js';
+import { readableTime, readableTimestamp, standingEmoji, standingText } from './dates.js';
 import { decisionButtons, decisionNote } from './decision.js';
 import { DETAILS_ACTIONS, encodeDetailsMetadata, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richLength, richText } from './rich.js';
@@ -246,14 +247,26 @@ function statusLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
   }
   if (due === undefined) return [d.dueDate ? `Due ${oneLine(d.dueDate, 40)}` : 'Due date not given'];
   const rel = dueTime && standingText(dueTime, frame);
-  const status: Run[] = [emoji(rel?.overdue ? 'red_circle' : 'large_blue_circle'), ` Due ${due}`];
+  const status: Run[] = [emoji(rel ? standingEmoji(rel) : 'large_blue_circle'), ` Due ${due}`];
   if (rel) status.push(' (', rel.overdue ? bold(rel.text) : rel.text, ')');
   return status;
 }
 
-function summary(d: ApprovalDetails, frame: TimeFrame): Paragraph[] {
-  const step: Run[] = [bold(oneLine(d.workItemName || 'Approval', 120))];
-  if (d.state !== '') step.push(' · ', oneLine(d.state, 60));
+/**
+ * How the step stands, for an approver: a step still open is "waiting for your decision" where the
+ * reader may decide it (its buttons, or its items, are theirs), "waiting for a decision" otherwise,
+ * with the service's own word for it beside, as the service shows it ("Available"); a completed
+ * step's word is its outcome (Accepted, Rejected), shown as the service gave it.
+ */
+function stepState(d: ApprovalDetails, offer: DecisionOffer['kind'] | undefined): Run[] {
+  const word = d.state === '' ? [] : [oneLine(d.state, 60)];
+  if (completed(d)) return word.length > 0 ? [' · ', ...word] : [];
+  const whose = offer === 'actions' || offer === 'line-items' || offer === 'held' ? 'your' : 'a';
+  return [' · ', italic(`waiting for ${whose} decision`), ...(word.length > 0 ? [' (the service says “', ...word, '”)'] : [])];
+}
+
+function summary(d: ApprovalDetails, frame: TimeFrame, offer?: DecisionOffer['kind']): Paragraph[] {
+  const step: Run[] = [bold(oneLine(d.workItemName || 'Approval', 120)), ...stepState(d, offer)];
   const request: Run[] = ['Request'];
   if (d.requestId !== '') request.push(' ', code(oneLine(d.requestId, 40)));
   if (d.requestedByName !== '') request.push(' · requested by ', oneLine(d.requestedByName, 120));
@@ -352,14 +365,15 @@ function learnt(state: DetailsState, items: ItemsOutcome): DetailsState {
 }
 
 /**
- * "1 item", "4 items" (the whole list), "items 11–20 of 26", "item 21 of 21", or "items 1–10" while
- * more may follow: a page shorter than the service's page size is the list's last, so its end is the total.
+ * "1 item", "4 items" (the whole list), "items 11–20 of 26", "item 21 of 21", or "items 1–10, perhaps
+ * more" where the service gives no total and the page is full: a page shorter than the service's page
+ * size is the list's last, so its end is the total, but a full one may or may not be followed.
  */
 function itemsCounted(first: number, received: number, pageSize: number, total: number | undefined): string {
   const last = first + received - 1;
   const all = total ?? (received < pageSize ? last : undefined);
   if (first === 1 && all === last) return `${last} item${last === 1 ? '' : 's'}`;
-  const of = all === undefined ? '' : ` of ${all}`;
+  const of = all === undefined ? ', perhaps more' : ` of ${all}`;
   return received === 1 ? `item ${first}${of}` : `items ${first}–${last}${of}`;
 }
 
@@ -401,11 +415,9 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
       else blocks.push(...packItems(items, received, 40, sharedState));
       // A page past the last one the modal reads back would only answer that the control no longer works.
       const more = page < MAX_ITEMS_PAGE && (total === undefined ? received >= pageSize : first + received - 1 < total);
-      const back = received === 0 ? 1 : page - 1;
+      // Only Next leads here, so past the end (Next from a full last page) the page before is the last one.
       const paging = [
-        page > 1
-          ? button({ actionId: DETAILS_ACTIONS.previous, text: back === page - 1 ? 'Previous page' : 'First page', value: String(back) })
-          : undefined,
+        page > 1 ? button({ actionId: DETAILS_ACTIONS.previous, text: 'Previous page', value: String(page - 1) }) : undefined,
         more ? button({ actionId: DETAILS_ACTIONS.next, text: 'Next page', value: String(page + 1) }) : undefined,
       ];
       return [...blocks, ...buttonsBlock('details:paging', paging)];
@@ -416,7 +428,8 @@ function itemsBlocks(outcome: ItemsOutcome, shownPage: number, servicePageSize: 
 function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsViewInput, open: Button | undefined): KnownBlock[] {
   // plain_text without emoji: a request named ":fire: urgent" shows those very characters.
   const title = plain(oneLine(d.requestName || '(unnamed request)', LIMITS.headerText), LIMITS.headerText);
-  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.frame))];
+  const offer = input.outcome.kind === 'details' ? input.outcome.decision?.kind : undefined;
+  const blocks: KnownBlock[] = [{ type: 'header', text: title }, richText(summary(d, input.frame, offer))];
   if (d.description !== '') blocks.push(richText([[bold('Description')], ...lines(d.description, 2000, open !== undefined)]));
   if (d.notes !== '') blocks.push(richText([[bold('Notes')], ...lines(d.notes, 2000, open !== undefined)]));
   blocks.push(...itemsBlocks(items, input.state.page, input.state.servicePageSize));

@@ -9,8 +9,8 @@ import type { KnownBlock } from '@slack/types';
 import type { DueGroups } from '../approvals/due.js';
 import { readableDay } from '../parse/dates.js';
 import type { DetailsOrigin } from '../parse/details.js';
-import type { DueGroup, TimeFrame } from '../parse/times.js';
-import { addCalendarDays } from '../parse/zones.js';
+import { type DueGroup, groupEdge, serviceToday, type TimeFrame } from '../parse/times.js';
+import { addCalendarDays, calendarDaysBetween, startOfDay, type WallTime, zoneLabel } from '../parse/zones.js';
 import { type ApprovalLinks, approvalBlocks, entryBlocks } from './approvals.js';
 import { context, section } from './blocks.js';
 
@@ -41,37 +41,84 @@ export const countText = (n: number, more: boolean) => `${n}${more ? '+' : ''}`;
 /** The last day that counts as soon: "within 3 days" is today and the two days after it. */
 const lastSoonDay = (frame: TimeFrame, windowDays: number) => readableDay(addCalendarDays(frame.today, windowDays - 1), false);
 
-/** The groups there can be: with a window of one day (today alone), nothing is due soon, and that is not said. */
-export function groupsFor<G extends DueGroup>(order: readonly G[], windowDays: number): G[] {
-  return order.filter((g) => g !== 'soon' || windowDays > 1);
+/**
+ * The groups there can be: with a window of one day (today alone), nothing is due soon, and that is
+ * not said; nor is today's where the service's day it stands for has ended on the reader's clock
+ * (a reader far behind the service, late in their day): all of it is overdue.
+ */
+export function groupsFor<G extends DueGroup>(order: readonly G[], windowDays: number, frame?: TimeFrame): G[] {
+  return order.filter((g) => (g !== 'soon' || windowDays > 1) && (g !== 'today' || frame === undefined || !todayHasEnded(frame)));
 }
 
-/** What each group is called, as a heading and within a sentence. */
-export function groupWords(group: DueGroup, frame: TimeFrame, windowDays: number): { title: string; phrase: string } {
+function todayHasEnded(frame: TimeFrame): boolean {
+  if (frame.serviceZone === undefined) return false;
+  return startOfDay(addCalendarDays(serviceToday(frame), 1), frame.serviceZone).getTime() <= frame.now.getTime();
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** An edge on the reader's clock: "16:00 today", "09:00 tomorrow", "Sun 29 Nov, 16:00". */
+function edgeWords(edge: WallTime, frame: TimeFrame): string {
+  const hm = `${two(edge.hour)}:${two(edge.minute)}`;
+  const days = calendarDaysBetween(frame.today, edge);
+  if (days === 0) return `${hm} today`;
+  if (days === 1) return `${hm} tomorrow`;
+  return `${readableDay(edge, false)}, ${hm}`;
+}
+
+/**
+ * What each group is called, as a heading and within a sentence: by the reader's days, or where
+ * the service's days (which the groups and the commands for them follow) start at another hour of
+ * the reader's clock, by where the group ends on it ("Due before 16:00 today").
+ */
+export function groupWords(group: DueGroup, frame: TimeFrame, windowDays: number): { title: string; phrase: string; emoji: string } {
+  const named = (emoji: string, phrase: string) => ({
+    title: `:${emoji}: *${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}*`,
+    phrase,
+    emoji,
+  });
   switch (group) {
     case 'overdue':
-      return { title: ':red_circle: *Overdue*', phrase: 'overdue' };
-    case 'today':
-      return { title: ':large_orange_circle: *Due today*', phrase: 'due today' };
-    case 'soon':
-      return windowDays === 2
-        ? { title: ':large_blue_circle: *Due tomorrow*', phrase: 'due tomorrow' }
-        : { title: `:large_blue_circle: *Due by ${lastSoonDay(frame, windowDays)}*`, phrase: `due by ${lastSoonDay(frame, windowDays)}` };
+      return named('red_circle', 'overdue');
+    case 'today': {
+      const edge = groupEdge(frame, 1);
+      return named('large_orange_circle', edge === undefined ? 'due today' : `due before ${edgeWords(edge, frame)}`);
+    }
+    case 'soon': {
+      const edge = groupEdge(frame, windowDays);
+      if (edge !== undefined) return named('large_blue_circle', `due before ${edgeWords(edge, frame)}`);
+      return named('large_blue_circle', windowDays === 2 ? 'due tomorrow' : `due by ${lastSoonDay(frame, windowDays)}`);
+    }
     case 'later':
-      return { title: ':white_circle: *Due later*', phrase: 'due later' };
+      return named('large_blue_circle', 'due later');
   }
 }
 
 /**
- * The command that lists a group, as the user would type it. The list is soonest due first, so
- * the overdue come first in a plain `/approvals`; the others by days, counted as the digest counts.
+ * Said once under the groups where the service's days start at another hour of the reader's clock:
+ * why a group ends at 16:00, and that the dates of /approvals do too. Undefined where they meet.
  */
-export function groupCommand(group: DueGroup, windowDays: number): { command: string; lists: string } {
+export function serviceDaysNote(frame: TimeFrame): string | undefined {
+  const edge = groupEdge(frame, 0);
+  if (edge === undefined || frame.serviceZone === undefined) return undefined;
+  const at = `${two(edge.hour)}:${two(edge.minute)}`;
+  return `The Command Service counts days in ${zoneLabel(frame.serviceZone)}: its days, which these groups and the dates of \`/approvals\` follow, run from ${at} to ${at} ${zoneLabel(frame.zone)}.`;
+}
+
+/**
+ * The command that lists a group, as the user would type it. The list is soonest due first, so
+ * the overdue come first in a plain `/approvals`; the others by the service's days, as the groups
+ * are counted (dueGroupOf). Before the service's today has begun on the reader's clock (a reader
+ * far ahead of it, in the small hours), today's group holds some of the service's yesterday too.
+ */
+export function groupCommand(group: DueGroup, windowDays: number, frame?: TimeFrame): { command: string; lists: string } {
   switch (group) {
     case 'overdue':
       return { command: '/approvals', lists: 'lists them first' };
     case 'today':
-      return { command: '/approvals due-after:today due-before:today', lists: 'lists today’s' };
+      return frame !== undefined && todayHasBegun(frame) === false
+        ? { command: '/approvals due-after:yesterday due-before:today', lists: 'lists them, after the overdue' }
+        : { command: '/approvals due-after:today due-before:today', lists: 'lists today’s' };
     case 'soon':
       return { command: `/approvals due-after:tomorrow due-before:${windowDays}d`, lists: 'lists them' };
     case 'later':
@@ -93,9 +140,14 @@ export interface GroupBlocksInput {
   details: DetailsOrigin | undefined;
 }
 
-/** Blocks this may take at most: a heading and a "more" line per group, and the entries. */
+function todayHasBegun(frame: TimeFrame): boolean {
+  if (frame.serviceZone === undefined) return true;
+  return startOfDay(serviceToday(frame), frame.serviceZone).getTime() <= frame.now.getTime();
+}
+
+/** Blocks this may take at most: a heading and a "more" line per group, the entries, and the note on the service's days. */
 export function groupBlocksMax(input: Pick<GroupBlocksInput, 'order' | 'room' | 'links' | 'details'>): number {
-  return input.order.length * 2 + input.room * entryBlocks(input.links, input.details !== undefined);
+  return input.order.length * 2 + input.room * entryBlocks(input.links, input.details !== undefined) + 1;
 }
 
 export function groupBlocks(input: GroupBlocksInput): KnownBlock[] {
@@ -105,6 +157,9 @@ export function groupBlocks(input: GroupBlocksInput): KnownBlock[] {
     input.room,
   );
   const blocks: KnownBlock[] = [];
+  // Before the groups it explains: a heading "Due before 16:00 today" needs its reason at hand.
+  const note = serviceDaysNote(input.frame);
+  if (note !== undefined && present.some((g) => g !== 'overdue')) blocks.push(context(note));
   present.forEach((g, i) => {
     const group = input.groups[g];
     if (group === undefined) return;
@@ -112,10 +167,11 @@ export function groupBlocks(input: GroupBlocksInput): KnownBlock[] {
     const words = groupWords(g, input.frame, input.windowDays);
     blocks.push(section(`${words.title} (${countText(n, group.more)})`));
     const shown = shares[i] as number;
-    for (const a of group.approvals.slice(0, shown)) blocks.push(...approvalBlocks(a, input.frame, input.links, input.details));
+    for (const a of group.approvals.slice(0, shown))
+      blocks.push(...approvalBlocks(a, input.frame, input.links, input.details, undefined, words.emoji));
     const rest = n - shown;
     if (rest > 0 || group.more) {
-      const { command, lists } = groupCommand(g, input.windowDays);
+      const { command, lists } = groupCommand(g, input.windowDays, input.frame);
       const lead = rest > 0 ? `…and ${countText(rest, group.more)} more ${words.phrase}` : `There may be more ${words.phrase}`;
       blocks.push(context(`${lead}: \`${command}\` ${lists}.`));
     }

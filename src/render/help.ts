@@ -3,6 +3,30 @@
 import { APPROVAL_KEYS, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../parse/approvals.js';
 import { DATE_FORMS } from '../parse/dates.js';
 import { context, header, type Message, section } from './blocks.js';
+import { code, emoji, oneLine, type Paragraph, richMessage } from './rich.js';
+
+/**
+ * `/approvals approve 10114:WPDS:2` and its kin: approvals are decided from their Details, so the
+ * answer is the way there, with the id typed when it is one. `deciding`: whether deciding in Slack
+ * is on here (DECISION_REQUEST, and the service not found refusing it): the Details then have a
+ * button for each action; otherwise they say what the service lists, to decide in the service.
+ */
+export function renderDecidePointer(verb: string, approvalId: string | undefined, deciding: boolean): Message {
+  const show = `/approvals show ${approvalId === undefined ? '<approval-id>' : oneLine(approvalId, 120)}`;
+  const paragraphs: Paragraph[] = [
+    [
+      emoji('raised_hand'),
+      ` Approvals are not decided by typing “${oneLine(verb, 20)}”: open one with `,
+      code(show),
+      deciding
+        ? ', and its Details have a button for each action the service allows for it (such as Accepted or Rejected); you confirm there, with a comment.'
+        : ', and its Details say what it asks for and the actions the service lists; deciding from Slack is not turned on here, so decide it in the Command Service.',
+    ],
+  ];
+  if (approvalId === undefined)
+    paragraphs.push(['The id is the last line of each approval ', code('/approvals'), ' lists, such as ', code('10198:WPDS:1'), '.']);
+  return richMessage(paragraphs);
+}
 
 export function renderApprovalsHelp(): Message {
   const keys = Object.entries(APPROVAL_KEYS)
@@ -21,7 +45,7 @@ export function renderApprovalsHelp(): Message {
           '`/approvals completed` · or `all`',
           '`/approvals due-before:7d` · due within a week',
           '`/approvals entitlement-name:"Domain Admins" sort:desc`',
-          '`/approvals show 10198:WPDS:1` · one approval’s details, by the id a page shows',
+          '`/approvals show 10198:WPDS:1` · one approval’s details, by the id a page shows: decide it there',
           '`/approvals login` · `/approvals logout` · `/approvals whoami` · `/approvals help`',
         ].join('\n'),
       ),

@@ -14,14 +14,15 @@ import type { ServiceCommandName } from '../store/types.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
 import { commandPurpose, permittedWords } from './commands.js';
+import { readableInstant } from './dates.js';
 import type { DecidedMark } from './decision.js';
 import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
-import { RELINK_ACTION } from './link.js';
-import { describeSchedule, formatInZone } from './reminders.js';
-import { oneLine, type Paragraph, code as richCode, richText, when } from './rich.js';
+import { accountRuns, RELINK_ACTION } from './link.js';
+import { describeSchedule } from './reminders.js';
+import { oneLine, type Paragraph, code as richCode, richText } from './rich.js';
 
-/** A link's date as whoami writes it: the reader's own calendar. */
-const linkedOn = (at: Date) => when(at, '{date_short_pretty}');
+/** When a link was made, as whoami writes it: the product's one form, in the reader's zone. */
+const linkedOn = (at: Date, frame: TimeFrame) => `on ${readableInstant(at, frame.zone)}`;
 
 /** next and previous are no longer offered; views published before still carry them, and they refresh. */
 export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
@@ -70,7 +71,7 @@ function approvalsBlocks(listed: DueGroups, input: HomeInput): KnownBlock[] {
   const groups = undecided(listed, input.decided);
   const total = DUE_GROUPS.reduce((n, g) => n + groups[g].approvals.length, 0);
   const more = DUE_GROUPS.some((g) => groups[g].more);
-  const order = groupsFor(DUE_GROUPS, input.windowDays);
+  const order = groupsFor(DUE_GROUPS, input.windowDays, input.frame);
   const counts = order.map((g) => {
     const n = countText(groups[g].approvals.length, groups[g].more);
     return g === 'overdue' ? `:red_circle: *${n} overdue*` : `${n} ${groupWords(g, input.frame, input.windowDays).phrase}`;
@@ -96,18 +97,18 @@ function approvalsBlocks(listed: DueGroups, input: HomeInput): KnownBlock[] {
 
 function describeReminder(reminder: NonNullable<HomeOutcome['reminder']>): string {
   const { reminder: r, paused } = reminder;
-  return `${describeSchedule(r)} · ${paused ? 'paused until you link again' : `next ${formatInZone(r.nextAt, r.timeZone)}`} · \`/approvals remind off\` stops it`;
+  return `${describeSchedule(r)} · ${paused ? 'paused until you link again' : `next ${readableInstant(r.nextAt, r.timeZone)}`} · \`/approvals remind off\` stops it`;
 }
 
 /** The account section's lines: how calls are made for the reader, and what is linked. Names shown exactly. */
-function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandName[]): Paragraph[] {
+function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandName[], frame: TimeFrame): Paragraph[] {
   const { links, identity } = outcome;
   const tokenLines = commands.map((c): Paragraph => {
     const link = links.find((l) => l.command === c);
     if (!link) return ['• ', commandPurpose(c), ': not linked'];
     const refused: Paragraph =
       link.lastOutcome === 'rejected' ? [' · ', { text: 'the service refused it last time: link again', style: { bold: true } }] : [];
-    return ['• ', commandPurpose(c), ': linked ', linkedOn(link.linkedAt), ...refused];
+    return ['• ', commandPurpose(c), ': linked', ...accountRuns(link.account), ' ', linkedOn(link.linkedAt, frame), ...refused];
   });
   if (outcome.mode !== 'trusted-app')
     return [...tokenLines, ['countersign calls the Command Service with your own token, which the service makes expire after a while.']];
@@ -124,7 +125,7 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
       richCode(oneLine(identity.serviceUser, 100)),
       ...(identity.authsource ? [` (${oneLine(identity.authsource, 100)})`] : []),
       ' since ',
-      linkedOn(identity.linkedAt),
+      readableInstant(identity.linkedAt, frame.zone),
       ...(identity.lastOutcome === 'rejected'
         ? [' · ', { text: 'the service refused to act for you last time', style: { bold: true as const } }]
         : identity.lastOutcome === 'not-permitted'
@@ -133,6 +134,41 @@ function accountLines(outcome: HomeOutcome, commands: readonly ServiceCommandNam
     ],
     ['countersign acts for you as an application the Command Service trusts, naming you as this user: the link does not expire.'],
   ];
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(parts: readonly string[]): string {
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
+}
+
+/**
+ * What Unlink's dialog says goes, link by link as Home shows them: a sign-in (whose session at the
+ * service ends), a pasted token, a token or an identity an admin linked (for every workspace too):
+ * Unlink forgets every link that acts for the user here, and the dialog must not say less. Plain
+ * text, as Slack's dialog shows it; names in quotes.
+ */
+export function unlinkText(outcome: Pick<HomeOutcome, 'links' | 'identity'>): string {
+  const parts: string[] = [];
+  const identity = outcome.identity;
+  if (identity !== undefined)
+    parts.push(
+      `who you are in the Command Service (“${oneLine(identity.serviceUser, 60)}”${identity.source === 'admin' ? ', linked by an admin' : ''})`,
+    );
+  const bySource = (source: string) => outcome.links.filter((l) => l.source === source);
+  const signIn = bySource('login');
+  if (signIn.length > 0) {
+    const account = signIn.find((l) => l.account !== undefined)?.account;
+    parts.push(`your sign-in${account ? ` as “${oneLine(account.serviceUser, 60)}”` : ''} (its session at the service ends)`);
+  }
+  if (bySource('pasted').length > 0) parts.push('the token you pasted');
+  const admin = bySource('admin');
+  if (admin.length > 0) {
+    const account = admin.find((l) => l.account !== undefined)?.account;
+    const as = account ? ` as “${oneLine(account.serviceUser, 60)}”` : '';
+    parts.push(`the token an admin linked for you${as}${admin.some((l) => l.teamId === '') ? ' in every workspace' : ''}`);
+  }
+  const what = parts.length > 0 ? listed(parts) : 'what it holds for you';
+  return `countersign forgets ${what}, and acts for you no more until you link again. Your reminder pauses.`;
 }
 
 export function renderHome(input: HomeInput): HomeView {
@@ -166,14 +202,7 @@ export function renderHome(input: HomeInput): HomeView {
       text: 'Unlink',
       value: 'unlink',
       style: 'danger',
-      confirm: {
-        title: 'Unlink your account?',
-        text: trusted
-          ? 'countersign forgets who you are in the Command Service (and any token from before). Reminders pause until you link again.'
-          : 'countersign forgets your Command Service tokens (and ends a session it started). Reminders pause until you link again.',
-        confirm: 'Unlink',
-        deny: 'Keep it',
-      },
+      confirm: { title: 'Unlink your account?', text: unlinkText(outcome), confirm: 'Unlink', deny: 'Keep it' },
     }),
   ];
   return {
@@ -186,7 +215,7 @@ export function renderHome(input: HomeInput): HomeView {
         : []),
       ...(!approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
       section(`*Reminders*\n${reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`),
-      richText([[{ text: 'Your account', style: { bold: true } }], ...accountLines(outcome, commands)]),
+      richText([[{ text: 'Your account', style: { bold: true } }], ...accountLines(outcome, commands, input.frame)]),
       actions('home:account', accountButtons),
       context(
         '`/approvals` lists, filters and pages your approvals (only you see them) · `/collect <collector>` starts account collectors in a channel · `/approvals help` and `/collect help` list every form.',

@@ -13,7 +13,8 @@ import { isServiceError } from '../service/errors.js';
 import type { IdentityLink, LinkSummary, ServiceCommandName } from '../store/types.js';
 import { context, fallback, LIMITS, type Message, section } from './blocks.js';
 import { commandPurpose, commandWords, permittedWords } from './commands.js';
-import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user, when } from './rich.js';
+import { readableInstant } from './dates.js';
+import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';
 export const LINK_FIELDS = {
@@ -61,11 +62,17 @@ export function linkProblem(error: unknown, withAuthsource = true): string {
 const title = { type: 'plain_text' as const, text: 'Link your account' };
 const close = { type: 'plain_text' as const, text: 'Close' };
 
-function input(block: string, label: string, hint?: string, initial?: string, optional = true): View['blocks'][number] {
+/** The button that turns the form from signing in to pasting a token and back; its value names the way. */
+export const LINK_WAY_ACTION = 'link:way';
+
+/** Which of the two ways of linking a form asks for: a sign-in, or a pasted token. */
+export type LinkWay = 'sign-in' | 'token';
+
+function input(block: string, label: string, hint?: string, initial?: string, optional = false): View['blocks'][number] {
   return {
     type: 'input',
     block_id: block,
-    // With two ways of linking in one form no single field is needed by both; the headings say which are needed for which.
+    // Each form asks for one way of linking, so what it needs is needed: Slack marks only the rest "(optional)".
     optional,
     label: { type: 'plain_text', text: label },
     element: { type: 'plain_text_input', action_id: 'value', ...(initial ? { initial_value: initial.slice(0, 3000) } : {}) },
@@ -85,51 +92,67 @@ function metadataThatFits(metadata: LinkMetadata): string {
   return text.length <= LIMITS.privateMetadata ? text : JSON.stringify({ command: metadata.command } satisfies LinkMetadata);
 }
 
-export function linkModal(metadata: LinkMetadata, problem?: string, kept: KeptFields = {}, mode: LinkMode = 'user-tokens'): View {
+/**
+ * The sign-in form (username and password needed, the authentication source not) or, with users'
+ * own tokens, the token form (the token needed), each with a button to the other. One way per form,
+ * so that Slack's "(optional)" marks only what is: with both in one form, every field had it.
+ */
+export function linkModal(
+  metadata: LinkMetadata,
+  problem?: string,
+  kept: KeptFields = {},
+  mode: LinkMode = 'user-tokens',
+  way: LinkWay = 'sign-in',
+): View {
   const trusted = mode === 'trusted-app';
+  const byToken = way === 'token' && !trusted;
+  const switchTo = (to: LinkWay, text: string) => ({
+    type: 'actions' as const,
+    block_id: 'link:way',
+    elements: [{ type: 'button' as const, action_id: LINK_WAY_ACTION, text: { type: 'plain_text' as const, text }, value: to }],
+  });
+  const intro = trusted
+    ? 'countersign asks the Command Service on your behalf as an application the service trusts. Sign in once, so that it knows who you are: it keeps your username, never your password or a token, and will not ask again.'
+    : 'countersign asks the Command Service on your behalf. Sign in with your Command Service username and password, or paste a token the service gave you. countersign keeps only the token, encrypted, never your password.';
   return {
     type: 'modal',
     callback_id: LINK_CALLBACK,
     private_metadata: metadataThatFits(metadata),
     title,
-    submit: { type: 'plain_text', text: 'Link' },
+    submit: { type: 'plain_text', text: byToken ? 'Link' : 'Sign in' },
     close,
     blocks: [
-      section(
-        trusted
-          ? 'countersign asks the Command Service on your behalf as an application the service trusts. Sign in once, so that it knows who you are: it keeps your username, never your password or a token, and will not ask again.'
-          : 'countersign asks the Command Service on your behalf. Link your account in one of two ways; countersign keeps only the token the service gives it, never your password.',
-      ),
+      section(intro),
       // The service's words may be in the problem: rich text shows them exactly.
       ...(problem ? [{ ...richText([[emoji('warning'), ' ', oneLine(problem, 500)]]), block_id: LINK_PROBLEM_BLOCK }] : []),
-      section(
-        `*${trusted ? 'Sign in' : '1. Sign in'}* with your Command Service account: username and password are needed; the authentication source only if your organisation uses one.`,
-      ),
-      // Signing in is the only way in the trusted mode: Slack then marks the two fields needed, not "(optional)".
-      input(LINK_FIELDS.username.block, 'Username', undefined, kept.username, !trusted),
-      input(
-        LINK_FIELDS.password.block,
-        'Password',
-        trusted
-          ? 'Slack shows what you type here; countersign sends it once to the service to check who you are, and keeps nothing of it.'
-          : 'Slack shows what you type here; countersign sends it once to the service and keeps nothing of it.',
-        undefined,
-        !trusted,
-      ),
-      input(
-        LINK_FIELDS.authsource.block,
-        'Authentication source',
-        'Only if your organisation uses one, e.g. an LDAP directory such as corp-ldap.',
-        kept.authsource,
-      ),
-      // A token says nothing of whose it is, so the trusted mode does not offer one.
-      ...(trusted
-        ? []
-        : [
-            section(
-              `*2. Or paste a token* instead (for countersign to ${commandWords(metadata.command)}), and leave the fields above empty.`,
+      ...(byToken
+        ? [
+            input(
+              LINK_FIELDS.token.block,
+              'Token',
+              `A Command Service token that may ${commandWords(metadata.command)}. Slack shows it as you paste it; countersign checks it with a harmless search and keeps it encrypted.`,
             ),
-            input(LINK_FIELDS.token.block, 'Token'),
+            switchTo('sign-in', 'Sign in with a password instead'),
+          ]
+        : [
+            input(LINK_FIELDS.username.block, 'Username', undefined, kept.username),
+            input(
+              LINK_FIELDS.password.block,
+              'Password',
+              // plain_text_input has no hidden mode: say so, rather than let it look like a password field.
+              trusted
+                ? 'Slack cannot hide a password: it shows here as you type it, to you alone. countersign sends it once to the service to check who you are, and keeps nothing of it.'
+                : 'Slack cannot hide a password: it shows here as you type it, to you alone. countersign sends it once to the service and keeps nothing of it.',
+            ),
+            input(
+              LINK_FIELDS.authsource.block,
+              'Authentication source',
+              'Only if you sign in through a directory, e.g. an LDAP directory such as corp-ldap.',
+              kept.authsource,
+              true,
+            ),
+            // A token says nothing of whose it is, so the trusted mode does not offer one.
+            ...(trusted ? [] : [switchTo('token', 'Paste a token instead')]),
           ]),
     ],
   };
@@ -180,7 +203,17 @@ export function identityLinked(serviceUser: string, authsource: string | undefin
   };
 }
 
-type TokenLink = Pick<LinkSummary, 'command' | 'linkedAt' | 'source' | 'lastUsedAt' | 'lastOutcome'>;
+type TokenLink = Pick<LinkSummary, 'command' | 'linkedAt' | 'source' | 'lastUsedAt' | 'lastOutcome' | 'account'>;
+
+/** The service account a link acts as, shown exactly: " as `katherine.johnson` (corp-ldap)"; nothing where it is not known. */
+export function accountRuns(account: LinkSummary['account']): Run[] {
+  if (account === undefined) return [];
+  return [
+    ' as ',
+    richCode(oneLine(account.serviceUser, 100)),
+    ...(account.authsource ? [' (', oneLine(account.authsource, 100), ')'] : []),
+  ];
+}
 
 /** What whoami shows: the mode, who calls are made for (trusted), and the token links. */
 export interface WhoamiInput {
@@ -193,13 +226,14 @@ export interface WhoamiInput {
   trouble?: AppTrouble | undefined;
 }
 
-const at = (d: Date) => when(d, '{date_short_pretty} {time}');
+/** A time as whoami writes it: the one form of the product, in the reader's zone ("Fri 27 Nov 2026, 19:07 London time"). */
+type At = (d: Date) => string;
 
-function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: string): Run[] {
+function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: string, at: At): Run[] {
   if (link.lastOutcome === undefined || link.lastUsedAt === undefined) return ['not used yet'];
   return link.lastOutcome === 'ok'
-    ? ['last call succeeded ', at(link.lastUsedAt)]
-    : [bold(refused), ' ', at(link.lastUsedAt), ': link again'];
+    ? [`last call succeeded on ${at(link.lastUsedAt)}`]
+    : [bold(refused), ` on ${at(link.lastUsedAt)}: link again`];
 }
 
 /**
@@ -207,7 +241,7 @@ function lastCall(link: Pick<TokenLink, 'lastUsedAt' | 'lastOutcome'>, refused: 
  * not know them) asks them to link again; a command the service does not let them run is its
  * administrators' to grant, and the link goes on working for the rest.
  */
-function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>): Run[] {
+function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>, at: At): Run[] {
   const { lastOutcome, lastUsedAt } = identity;
   if (lastOutcome === 'not-permitted' && lastUsedAt !== undefined)
     return [
@@ -218,38 +252,39 @@ function lastIdentityCall(identity: NonNullable<WhoamiInput['identity']>): Run[]
   return lastCall(
     { lastOutcome: lastOutcome === 'not-permitted' ? undefined : lastOutcome, lastUsedAt },
     'the service refused to act for you',
+    at,
   );
 }
 
 /** The trusted mode's own trouble, in the words a refused command's answer uses; not about the reader. */
-function troubleLine(trouble: AppTrouble): Paragraph {
+function troubleLine(trouble: AppTrouble, at: At): Paragraph {
   return trouble.kind === 'refused'
     ? [
         '• ',
         bold('The Command Service is refusing countersign’s own sign-in'),
-        ' (since ',
-        at(trouble.since),
+        ` (since ${at(trouble.since)}`,
         '), so countersign cannot ask it anything for anyone right now. An administrator needs to fix that (countersign’s log says what to check); nothing you do changes it.',
       ]
     : [
-        '• countersign cannot reach the Command Service to sign in (since ',
-        at(trouble.since),
+        `• countersign cannot reach the Command Service to sign in (since ${at(trouble.since)}`,
         '); it keeps trying, and carries on by itself once the service answers.',
       ];
 }
 
 /**
  * What `whoami` shows: how this installation calls the service for the reader, what it holds for
- * them, since when, how the last call went, each time in the reader's own zone. Never a token.
+ * them, since when, how the last call went, each time in the reader's own zone (`zone`, their Slack
+ * profile's), written as every time of the product is. Never a token.
  */
-export function renderWhoami(userId: string, status: WhoamiInput, commands: readonly ServiceCommandName[]): Message {
+export function renderWhoami(userId: string, status: WhoamiInput, commands: readonly ServiceCommandName[], zone = 'UTC'): Message {
+  const at: At = (d) => readableInstant(d, zone);
   if (status.mode === 'user-tokens') {
     return richMessage([
       [
         user(userId),
         ', countersign calls the Command Service with your own token (the service makes tokens expire after a while); this is what countersign holds for you:',
       ],
-      ...tokenLines(status.tokens, commands),
+      ...tokenLines(status.tokens, commands, at),
     ]);
   }
   const lines: Paragraph[] = [
@@ -264,10 +299,9 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
       '• Linked as ',
       richCode(oneLine(identity.serviceUser, 100)),
       ...(identity.authsource ? [' (', oneLine(identity.authsource, 100), ')'] : []),
-      identity.source === 'admin' ? ' by an admin ' : ' by signing in ',
-      at(identity.linkedAt),
+      `${identity.source === 'admin' ? ' by an admin' : ' by signing in'} on ${at(identity.linkedAt)}`,
       '; ',
-      ...lastIdentityCall(identity),
+      ...lastIdentityCall(identity, at),
       '. This link does not expire.',
     ]);
   } else if (status.tokens.length > 0) {
@@ -276,26 +310,27 @@ export function renderWhoami(userId: string, status: WhoamiInput, commands: read
       md(
         '• You are still linked with a token from before, used until it expires; then you will be asked to sign in once more, and not again.',
       ),
-      ...tokenLines(status.tokens, commands),
+      ...tokenLines(status.tokens, commands, at),
     );
   } else {
     lines.push(['• ', ...md(`Not linked. Type \`${slashFor(commands[0] ?? 'findApprovals')} login\` and sign in once.`)]);
   }
-  if (status.trouble !== undefined) lines.push(troubleLine(status.trouble));
+  if (status.trouble !== undefined) lines.push(troubleLine(status.trouble, at));
   return richMessage(lines);
 }
 
-function tokenLines(links: readonly TokenLink[], commands: readonly ServiceCommandName[]): Paragraph[] {
+function tokenLines(links: readonly TokenLink[], commands: readonly ServiceCommandName[], at: At): Paragraph[] {
   return commands.map((command): Paragraph => {
     const link = links.find((l) => l.command === command);
     if (!link) return ['• ', ...md(`${commandPurpose(command)}: not linked. Type \`${slashFor(command)} login\` to link it.`)];
     const how = { login: 'by signing in', pasted: 'with a pasted token', admin: 'by an admin' }[link.source] ?? '';
     return [
       '• ',
-      ...md(`${commandPurpose(command)}: linked ${how} `),
-      at(link.linkedAt),
+      ...md(`${commandPurpose(command)}: linked ${how}`),
+      ...accountRuns(link.account),
+      ` on ${at(link.linkedAt)}`,
       '; ',
-      ...lastCall(link, 'the service refused the token'),
+      ...lastCall(link, 'the service refused the token', at),
       '.',
     ];
   });

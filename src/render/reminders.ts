@@ -5,13 +5,14 @@
  */
 
 import type { KnownBlock } from '@slack/types';
-import { zoneFormatter } from '../parse/dates.js';
+import { zoneLabel, zoneOrUtc } from '../parse/zones.js';
 import { DIGEST_GROUPS, type Digest } from '../reminders/digest.js';
 import type { RemindOutcome } from '../reminders/remind.js';
 import { formatMinuteOfDay, type ReminderSchedule } from '../reminders/schedule.js';
 import type { RelinkReason } from '../reminders/scheduler.js';
 import { type ApprovalLinks, encodePageState } from './approvals.js';
 import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';
+import { readableInstant } from './dates.js';
 import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { RELINK_ACTION } from './link.js';
 
@@ -19,19 +20,9 @@ export const DIGEST_ACTIONS = { fullList: 'digest:full-list' } as const;
 /** Entries a digest shows, all groups together: enough to act on, short enough to read on a phone; 40 blocks at most with the rest. */
 export const DIGEST_MAX_ENTRIES = 15;
 
-/** "Mon 23 Nov, 09:00" in the user's zone. */
-export function formatInZone(instant: Date, timeZone: string): string {
-  const f = zoneFormatter(
-    'when',
-    timeZone,
-    { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' },
-    'en-GB',
-  );
-  return f.format(instant).replace(/,? (\d{2}:\d{2})$/, ', $1');
-}
-
+/** "every weekday at 08:30 London time": the zone named as every time of the product names it. */
 export function describeSchedule(s: Pick<ReminderSchedule, 'days' | 'minuteOfDay' | 'timeZone'>): string {
-  return `${s.days === 'weekdays' ? 'every weekday' : 'every day'} at ${formatMinuteOfDay(s.minuteOfDay)} (${s.timeZone})`;
+  return `${s.days === 'weekdays' ? 'every weekday' : 'every day'} at ${formatMinuteOfDay(s.minuteOfDay)} ${zoneLabel(zoneOrUtc(s.timeZone))}`;
 }
 
 /** The notification text: no emoji codes or markup, but underscores kept (America/New_York). */
@@ -48,7 +39,7 @@ function message(text: string, note?: string): Message {
 export function renderReminderSet(input: Extract<RemindOutcome, { kind: 'set' }>): Message {
   const lines = [
     `:alarm_clock: I'll send you a digest ${describeSchedule(input.schedule)} when approvals are overdue or due within ${input.windowDays} day${input.windowDays === 1 ? '' : 's'}. On days when nothing is due, I stay quiet.`,
-    `Next: *${formatInZone(input.nextAt, input.schedule.timeZone)}*.`,
+    `Next: *${readableInstant(input.nextAt, input.schedule.timeZone)}*.`,
   ];
   if (input.zoneGuessed) lines.push(':warning: Slack did not tell me your time zone, so times are in UTC.');
   if (input.notLinked)
@@ -66,7 +57,7 @@ export function renderReminderShow({ reminder, windowDays }: Extract<RemindOutco
     `:alarm_clock: Your digest comes ${describeSchedule(reminder)}, listing approvals overdue or due within ${windowDays} day${windowDays === 1 ? '' : 's'}.`,
     reminder.paused
       ? ':pause_button: Paused until you link your account again (`/approvals login`).'
-      : `Next: *${formatInZone(reminder.nextAt, reminder.timeZone)}*.`,
+      : `Next: *${readableInstant(reminder.nextAt, reminder.timeZone)}*.`,
   ];
   return message(lines.join('\n'), 'Stop it with `/approvals remind off`.');
 }
@@ -83,7 +74,7 @@ export function renderReminderOff(had: boolean): Message {
 export function renderDigest(input: Digest, links: ApprovalLinks | undefined, details = false): Message {
   const { groups, total } = input;
   const plus = input.more ? '+' : '';
-  const order = groupsFor(DIGEST_GROUPS, input.windowDays);
+  const order = groupsFor(DIGEST_GROUPS, input.windowDays, input.frame);
   const counts = order.map(
     (g) => `${countText(groups[g].approvals.length, groups[g].more)} ${groupWords(g, input.frame, input.windowDays).phrase}`,
   );

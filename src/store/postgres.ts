@@ -165,16 +165,35 @@ export class PostgresStore implements Store {
     return rows[0] === undefined ? undefined : linkedTokenOf(rows[0], this.#keys);
   }
 
-  async setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
+  async setToken(
+    who: Principal,
+    commands: readonly ServiceCommandName[],
+    token: Secret,
+    source: TokenSource,
+    at: Date,
+    account?: ServiceIdentity,
+  ): Promise<void> {
     this.#outcomes.forget();
     this.#keys.forgetDecrypted();
     await this.#transaction(async (client) => {
       for (const command of commands) {
         await client.query(
-          `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+          `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at, service_user, authsource)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
            ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
-             source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
-          [who.teamId, who.userId, command, this.#keys.encrypt(token, who, command), this.#keys.current.keyId, source, at.getTime()],
+             source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL,
+             service_user = excluded.service_user, authsource = excluded.authsource`,
+          [
+            who.teamId,
+            who.userId,
+            command,
+            this.#keys.encrypt(token, who, command),
+            this.#keys.current.keyId,
+            source,
+            at.getTime(),
+            account?.serviceUser ?? null,
+            account?.serviceUser === undefined ? null : (account.authsource ?? null),
+          ],
         );
       }
     });

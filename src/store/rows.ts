@@ -44,6 +44,9 @@ export interface TokenRow {
   linked_at: Millis;
   last_used_at: Millis | null;
   last_outcome: 'ok' | 'rejected' | null;
+  /** Absent in a row read before migration 10 ran. */
+  service_user?: string | null;
+  authsource?: string | null;
 }
 
 function ownerOf(r: TokenRow): Principal {
@@ -69,6 +72,7 @@ export function linkOf(r: TokenRow): LinkSummary {
     source: r.source,
     lastUsedAt: optionalDateOf(r.last_used_at),
     lastOutcome: r.last_outcome ?? undefined,
+    ...(typeof r.service_user === 'string' ? { account: { serviceUser: r.service_user, authsource: r.authsource ?? undefined } } : {}),
   };
 }
 

@@ -227,6 +227,15 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 10,
+    name: 'the service account a sign-in named',
+    // The username (and authentication source) a user signed in with, so that whoami and Home can
+    // say which account of the service acts for them: an identifier, never a credential, so not
+    // encrypted. NULL for a token pasted or set by an admin, which does not say whose it is.
+    sql: `ALTER TABLE tokens ADD COLUMN service_user TEXT;
+     ALTER TABLE tokens ADD COLUMN authsource TEXT;`,
+  },
+  {
+    version: 11,
     name: 'decisions left unsettled, found by when their hold ended',
     // Done holds stay for good, one per approval ever decided from chat; the reconciler looks only
     // at the few that are not, by when they end, without reading the rest.

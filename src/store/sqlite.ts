@@ -107,10 +107,12 @@ function prepare(db: Database.Database) {
     getToken: db.prepare<[string, string, string], TokenRow>(
       "SELECT * FROM tokens WHERE user_id = ? AND command = ? AND team_id IN (?, '') ORDER BY team_id = '' LIMIT 1",
     ),
-    upsertToken: db.prepare<[string, string, string, string, string, string, number]>(
-      `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    upsertToken: db.prepare<[string, string, string, string, string, string, number, string | null, string | null]>(
+      `INSERT INTO tokens (team_id, user_id, command, ciphertext, key_id, source, linked_at, service_user, authsource)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (team_id, user_id, command) DO UPDATE SET ciphertext = excluded.ciphertext, key_id = excluded.key_id,
-         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
+         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL,
+         service_user = excluded.service_user, authsource = excluded.authsource`,
     ),
     deleteServingTokens: db.prepare<[string, string]>("DELETE FROM tokens WHERE user_id = ? AND team_id IN (?, '')"),
     deleteAllTokens: db.prepare<[string]>('DELETE FROM tokens WHERE user_id = ?'),
@@ -380,7 +382,14 @@ export class SqliteStore implements Store {
     });
   }
 
-  setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void> {
+  setToken(
+    who: Principal,
+    commands: readonly ServiceCommandName[],
+    token: Secret,
+    source: TokenSource,
+    at: Date,
+    account?: ServiceIdentity,
+  ): Promise<void> {
     return this.#patiently(() => {
       const upsert = this.#sql.upsertToken;
       this.#outcomes.forget();
@@ -396,6 +405,8 @@ export class SqliteStore implements Store {
             this.#keys.current.keyId,
             source,
             at.getTime(),
+            account?.serviceUser ?? null,
+            account?.serviceUser === undefined ? null : (account.authsource ?? null),
           );
         }
       })();

@@ -56,6 +56,8 @@ export interface LinkSummary extends Principal {
   source: TokenSource;
   lastUsedAt: Date | undefined;
   lastOutcome: 'ok' | 'rejected' | undefined;
+  /** The service account a sign-in named; undefined for a token pasted or set by an admin, which does not say whose it is. */
+  account?: ServiceIdentity | undefined;
 }
 
 export interface PendingConfirmation {
@@ -392,7 +394,15 @@ export interface KeyUsage {
 
 export interface Store {
   getToken(who: Principal, command: ServiceCommandName): Promise<LinkedToken | undefined>;
-  setToken(who: Principal, commands: readonly ServiceCommandName[], token: Secret, source: TokenSource, at: Date): Promise<void>;
+  /** `account`: the service account a sign-in named, kept beside the token (a re-link without one forgets it). */
+  setToken(
+    who: Principal,
+    commands: readonly ServiceCommandName[],
+    token: Secret,
+    source: TokenSource,
+    at: Date,
+    account?: ServiceIdentity,
+  ): Promise<void>;
   /**
    * Forgets every token that would act for the user: with a team id (a Principal), that
    * workspace's links and the any-workspace ones (team ''), since either would serve them there;

@@ -9,6 +9,7 @@ import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
 import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
+import { visible } from '../helpers/visible.js';
 
 const clock = new TestClock(new Date());
 let h: Harness;
@@ -170,7 +171,14 @@ describe('live run status', () => {
     expect(latest(message.ts)).toContain('*The collection ended: 0 completed, 1 aborted*');
     const dm = h.slack.posted().filter((p) => p.channel === 'UOLIVE');
     expect(dm).toHaveLength(1);
-    expect(dm[0]?.text).toContain('did not finish well: its run aborted.');
+    // What the service said, and no cause it did not give.
+    const said = visible(dm[0]?.blocks as never);
+    expect(said).toMatch(
+      /^:x: Your collection in <#C\w+>: the Command Service says its run has ended \*Aborted\*\.\n• \*AWS IAM\*: run `\d+`/,
+    );
+    expect(said).toContain('The service does not say why a run aborted');
+    expect(dm[0]?.text).toContain('the Command Service says its run has ended Aborted.');
+    for (const claim of ['did not finish well', 'looked wrong', 'circuit breaker']) expect(`${dm[0]?.text}\n${said}`).not.toContain(claim);
   });
 
   it('carries on after a restart: the watch is in the store', async () => {

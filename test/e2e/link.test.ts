@@ -1,7 +1,7 @@
 /** Linking an account from Slack: the modal, loginUser or a pasted token, and what is kept. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
-import { LINK_FIELDS, RELINK_ACTION } from '../../src/render/link.js';
+import { LINK_FIELDS, LINK_WAY_ACTION, RELINK_ACTION } from '../../src/render/link.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { visible } from '../helpers/visible.js';
@@ -32,7 +32,47 @@ async function openModal(userId: string, slash: '/approvals' | '/collect' = '/ap
   return opened?.view ?? {};
 }
 
+/** "Paste a token instead" (or back): the click in the modal, and the form it is redrawn as. */
+async function switchWay(userId: string, view: Record<string, unknown>, viewId: string, to: 'token' | 'sign-in') {
+  const before = viewsSent(h.slack, 'views.update').length;
+  const sent = await h.clickInView(userId, view, viewId, LINK_WAY_ACTION, to);
+  expect(sent.status).toBe(200);
+  const until = Date.now() + 5000;
+  while (viewsSent(h.slack, 'views.update').length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  const update = viewsSent(h.slack, 'views.update').at(-1);
+  expect(update?.viewId).toBe(viewId);
+  return update?.view ?? {};
+}
+
+type Input = { type: string; block_id?: string; optional?: boolean; label?: { text: string }; hint?: { text: string } };
+const inputs = (view: Record<string, unknown>) =>
+  (view.blocks as Input[]).filter((b) => b.type === 'input').map((b) => [b.label?.text, b.optional ? 'optional' : 'needed']);
+
 describe('linking from Slack', () => {
+  it('asks in each form for what that way needs, says the password shows as typed, and switches between the two ways', async () => {
+    const view = await openModal('UWAYS');
+    // Username and password are needed, so Slack does not mark them "(optional)"; the source alone is.
+    expect(inputs(view)).toEqual([
+      ['Username', 'needed'],
+      ['Password', 'needed'],
+      ['Authentication source', 'optional'],
+    ]);
+    const password = (view.blocks as Input[]).find((b) => b.block_id === LINK_FIELDS.password.block);
+    expect(password?.hint?.text).toContain('Slack cannot hide a password: it shows here as you type it, to you alone.');
+    expect(visible(view.blocks as never)).toContain('Sign in with your Command Service username and password, or paste a token');
+    expect(visible(view.blocks as never)).toContain('[Paste a token instead]');
+    expect((view.submit as { text: string }).text).toBe('Sign in');
+
+    const byToken = await switchWay('UWAYS', view, 'VWAYS', 'token');
+    expect(inputs(byToken)).toEqual([['Token', 'needed']]);
+    expect(visible(byToken.blocks as never)).toContain('[Sign in with a password instead]');
+    expect((byToken.submit as { text: string }).text).toBe('Link');
+    // What the form carries (the command to link, a query to run once linked) goes with it.
+    expect(byToken.private_metadata).toBe(view.private_metadata);
+    const back = await switchWay('UWAYS', byToken, 'VWAYS', 'sign-in');
+    expect(inputs(back)).toEqual(inputs(view));
+  });
+
   it('signs in with username and password, keeps only the token, and the user can use /approvals', async () => {
     const view = await openModal('ULOGIN');
     expect(JSON.stringify(view)).toContain('Link your account');
@@ -55,6 +95,33 @@ describe('linking from Slack', () => {
     ]);
     const approvals = await h.command('ULOGIN', '/approvals', 'page-size:3');
     expect(textOf((await h.slack.waitForResponses(approvals.responseId, 1))[0])).toContain('Pending approvals');
+  });
+
+  it('names the account signed in as, with its source, in whoami and on Home, and never the password', async () => {
+    const view = await openModal('UNADIA');
+    const before = viewsSent(h.slack, 'views.update').length;
+    await h.submitView('UNADIA', view, 'VNADIA', {
+      [LINK_FIELDS.username.block]: 'katherine.johnson',
+      [LINK_FIELDS.password.block]: PASSWORD,
+      [LINK_FIELDS.authsource.block]: 'corp-ldap',
+    });
+    expect(await lastUpdate(before + 1)).toContain('You are signed in');
+    const sent = await h.command('UNADIA', '/approvals', 'whoami');
+    const text = textOf((await h.slack.waitForResponses(sent.responseId, 1))[0]);
+    expect(text).toMatch(
+      /To list your approvals: linked by signing in as `katherine\.johnson` \(corp-ldap\) on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/,
+    );
+    const published = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
+    await h.event('UNADIA', { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '9.1' });
+    const until = Date.now() + 5000;
+    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === published && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+    const home = JSON.parse(
+      new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '{}',
+    );
+    expect(visible(home.blocks)).toMatch(
+      /To list your approvals: linked as `katherine\.johnson` \(corp-ldap\) on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/,
+    );
   });
 
   it('shows a wrong password in the modal, never echoing it, and links nothing', async () => {
@@ -102,7 +169,7 @@ describe('linking from Slack', () => {
   });
 
   it('checks a pasted token with a harmless call before saving it', async () => {
-    const view = await openModal('UPASTE');
+    const view = await switchWay('UPASTE', await openModal('UPASTE'), 'VPASTE', 'token');
     const before = viewsSent(h.slack, 'views.update').length;
     await h.submitView('UPASTE', view, 'VPASTE', { [LINK_FIELDS.token.block]: h.demoToken('expired') });
     expect(await lastUpdate(before + 1)).toContain('did not accept that token');
@@ -117,7 +184,7 @@ describe('linking from Slack', () => {
 
   it('saves a collectEntitlements token unchecked, since checking would start work', async () => {
     const calls = h.service.calls.get('collectEntitlements') ?? 0;
-    const view = await openModal('UOPSPASTE', '/collect');
+    const view = await switchWay('UOPSPASTE', await openModal('UOPSPASTE', '/collect'), 'VOPS', 'token');
     const before = viewsSent(h.slack, 'views.update').length;
     await h.submitView('UOPSPASTE', view, 'VOPS', { [LINK_FIELDS.token.block]: h.demoToken('ops') });
     expect(await lastUpdate(before + 1)).toContain('It will be checked the first time you use it.');
@@ -128,17 +195,28 @@ describe('linking from Slack', () => {
     const view = await openModal('UFORM');
     const logins = h.service.calls.get('loginUser') ?? 0;
     for (const [values, block, message] of [
-      [{}, LINK_FIELDS.username.block, 'Give your username and password, or paste a token below.'],
+      [{}, LINK_FIELDS.username.block, 'Give your username and password.'],
       [{ [LINK_FIELDS.username.block]: 'ada' }, LINK_FIELDS.password.block, 'Give the password too.'],
       [{ [LINK_FIELDS.password.block]: 'pw-only-9' }, LINK_FIELDS.username.block, 'Give the username that goes with the password.'],
+      // Sent with a token too (a form of an earlier version had both): said under a field the form has.
       [
         { [LINK_FIELDS.username.block]: 'ada', [LINK_FIELDS.password.block]: 'pw', [LINK_FIELDS.token.block]: 'tok' },
-        LINK_FIELDS.token.block,
+        LINK_FIELDS.username.block,
         'not both',
       ],
-      [{ [LINK_FIELDS.token.block]: 'two words' }, LINK_FIELDS.token.block, 'without spaces'],
     ] as const) {
       const sent = await h.submitView('UFORM', view, 'VFORM', values);
+      const body = JSON.parse(sent.body) as { response_action: string; errors: Record<string, string> };
+      expect(body.response_action).toBe('errors');
+      expect(body.errors[block]).toContain(message);
+      expect(sent.body).not.toContain('pw-only-9');
+    }
+    const byToken = await switchWay('UFORM', view, 'VFORM', 'token');
+    for (const [values, block, message] of [
+      [{}, LINK_FIELDS.token.block, 'Paste the token the Command Service gave you.'],
+      [{ [LINK_FIELDS.token.block]: 'two words' }, LINK_FIELDS.token.block, 'without spaces'],
+    ] as const) {
+      const sent = await h.submitView('UFORM', byToken, 'VFORM', values);
       const body = JSON.parse(sent.body) as { response_action: string; errors: Record<string, string> };
       expect(body.response_action).toBe('errors');
       expect(body.errors[block]).toContain(message);
@@ -193,9 +271,9 @@ describe('App Home', () => {
     expect(text).toMatch(
       /\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+\+? due today · \d+\+? due by \w{3} \d{1,2} \w{3} · \d+\+? due later/,
     );
-    expect(text).toMatch(/To start collections: linked \d{4}-\d{2}-\d{2}/);
+    expect(text).toMatch(/To start collections: linked on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/);
     // The demo data has approvals weeks overdue and weeks ahead, whatever the day: both groups are shown, within Home's 20.
-    for (const title of [':red_circle: *Overdue*', ':white_circle: *Due later*']) expect(text).toContain(title);
+    for (const title of [':red_circle: *Overdue*', ':large_blue_circle: *Due later*']) expect(text).toContain(title);
     const shown = ids(text);
     expect(shown.length).toBeGreaterThan(3);
     expect(shown.length).toBeLessThanOrEqual(20);
@@ -279,8 +357,11 @@ describe('re-linking in one click, whoami and logout', () => {
     const sent = await h.command('ULOGIN', '/collect', 'whoami');
     const [answer] = await h.slack.waitForResponses(sent.responseId, 1);
     const text = textOf(answer);
-    expect(text).toMatch(/To list your approvals: linked by signing in \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC; last call succeeded/);
-    expect(text).toMatch(/To start collections: linked by signing in .*; not used yet/);
+    // The account signed in as, never the password; a time as Slack draws it for the reader.
+    expect(text).toMatch(
+      /To list your approvals: linked by signing in as `ada\.lovelace` on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC; last call succeeded on \w{3} \d{1,2} \w{3} \d{4}, \d{2}:\d{2} UTC/,
+    );
+    expect(text).toMatch(/To start collections: linked by signing in as `ada\.lovelace` .*; not used yet/);
     expect(JSON.stringify(answer)).not.toMatch(/ws[0-9a-f]{12}:-/);
     const none = await h.command('UNOBODY2', '/approvals', 'whoami');
     expect(textOf((await h.slack.waitForResponses(none.responseId, 1))[0])).toContain(

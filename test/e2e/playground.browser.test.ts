@@ -241,19 +241,20 @@ describe.skipIf(!available)('local mode in a browser', () => {
     // AWS IAM's circuit breaker is tripped in the demo data: its run ends Aborted about ten seconds in.
     await page.click('.tab[data-tab="dms"]');
     await page.waitForFunction(
-      () => (globalThis as unknown as { document: PageDocument }).document.body.innerText.includes('did not finish well'),
+      () => (globalThis as unknown as { document: PageDocument }).document.body.innerText.includes('has ended Aborted'),
       undefined,
       { timeout: 45_000 },
     );
     const dm = await page.locator('#dms .msg').last().innerText();
     // The channel is named as Slack names it, not by its id.
-    expect(dm).toContain('Your collection in #identity-ops did not finish well');
+    // What the service said of the runs: the bare /collect of a moment ago started seven, AWS IAM's aborted.
+    expect(dm).toContain('Your collection in #identity-ops: the Command Service says 1 of its 7 runs has ended Aborted.');
     expect(dm).toContain('AWS IAM');
     expect(dm).not.toContain('Only visible to you');
     await shot('8-dm');
     // The channel itself does not show it.
     await page.click('.tab[data-tab="channel"]');
-    expect(await page.locator('#messages .msg', { hasText: 'did not finish well' }).count()).toBe(0);
+    expect(await page.locator('#messages .msg', { hasText: 'has ended Aborted' }).count()).toBe(0);
     await page.selectOption('#who', 'U0DEMOADA');
   });
 
@@ -296,6 +297,32 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await page.click('.tab[data-tab="home"]');
     await see('To list your approvals: linked');
     await shot('7-home');
+    await page.click('.tab[data-tab="channel"]');
+  });
+
+  it('shows Unlink’s confirm dialog as Slack does before anything is sent, saying what goes; Keep it sends nothing', async () => {
+    await page.selectOption('#who', 'U0DEMOGRACE');
+    await page.click('.tab[data-tab="home"]');
+    await see('To list your approvals: linked');
+    const dialog = page.locator('#confirm');
+    await page.click('#home button[data-action-id="home:unlink"]');
+    await dialog.waitFor();
+    expect(await dialog.locator('h2').textContent()).toBe('Unlink your account?');
+    // Grace's links were made by an admin (local mode links the demo users): the dialog says so.
+    expect(await dialog.innerText()).toContain('countersign forgets the token an admin linked for you as “grace.hopper”');
+    expect(await dialog.locator('#confirm-ok').textContent()).toBe('Unlink');
+    expect(await dialog.locator('#confirm-deny').textContent()).toBe('Keep it');
+    await shot('15-unlink-confirm');
+    await dialog.locator('#confirm-deny').click();
+    await dialog.waitFor({ state: 'hidden' });
+    // Nothing was sent: after the app has had time to act on a click, Home drawn afresh still shows her links.
+    await new Promise((r) => setTimeout(r, 500));
+    await page.click('#home button[data-action-id="home:refresh"]');
+    await new Promise((r) => setTimeout(r, 500));
+    await see('To start collections: linked as grace.hopper');
+    await page.click('#home button[data-action-id="home:unlink"]');
+    await dialog.locator('#confirm-ok').click();
+    await see('Welcome to countersign');
     await page.click('.tab[data-tab="channel"]');
   });
 

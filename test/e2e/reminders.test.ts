@@ -57,9 +57,9 @@ describe('reminders', () => {
     await start('2026-11-22T12:00:00Z', { UADA: 'Europe/London' });
     await h.link('UADA', 'approver', ['findApprovals']);
     const set = await answer('UADA', 'remind weekdays 09:00');
-    expect(set).toContain('every weekday at 09:00 (Europe/London)');
-    expect(set).toContain('Next: *Mon 23 Nov, 09:00*');
-    expect(await answer('UADA', 'remind show')).toContain('Your digest comes every weekday at 09:00 (Europe/London)');
+    expect(set).toContain('every weekday at 09:00 London time');
+    expect(set).toContain('Next: *Mon 23 Nov 2026, 09:00 London time*');
+    expect(await answer('UADA', 'remind show')).toContain('Your digest comes every weekday at 09:00 London time');
     const bad = await answer('UADA', 'remind weekdays 9:99');
     expect(bad).toContain('“9:99” is not a time of day');
     expect(bad).toContain('Nothing was sent to the Command Service');
@@ -73,7 +73,7 @@ describe('reminders', () => {
     await answer('UADA', 'remind weekdays 09:00');
     await h.link('UNYC', 'approver+ops', ['findApprovals']);
     // 06:00 in New York is 11:00 UTC: Sunday's has passed, so Monday's is next.
-    expect(await answer('UNYC', 'remind daily 6am')).toContain('every day at 06:00 (America/New_York)');
+    expect(await answer('UNYC', 'remind daily 6am')).toContain('every day at 06:00 New York time');
     expect((await h.app.reminders.tick()).taken).toBe(0);
 
     setClock('2026-11-23T08:59:00Z');
@@ -100,7 +100,7 @@ describe('reminders', () => {
     expect(text).toContain(':red_circle: *Overdue*');
     // The service's zone is not configured here: its times are shown as written, and said to be its own.
     expect(visible(digest?.blocks as never)).toMatch(/Due \w{3} \d{1,2} Nov 2026, \d{2}:\d{2} service time/);
-    expect(text).toContain('every weekday at 09:00 (Europe/London)');
+    expect(text).toContain('every weekday at 09:00 London time');
     expect(text).not.toMatch(/due in ([3-9]|\d\d) days/);
     const open = digest?.blocks
       .filter((b) => b.type === 'actions')

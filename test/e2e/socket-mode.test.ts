@@ -130,7 +130,7 @@ describe('Socket Mode', () => {
     const incomplete = socket.send('interactive', build.submit({ userId: 'ULOGIN', view, viewId: 'VSOCKET', values: {} }));
     expect((await socket.waitForAck(incomplete.envelopeId)).payload).toEqual({
       response_action: 'errors',
-      errors: { [LINK_FIELDS.username.block]: 'Give your username and password, or paste a token below.' },
+      errors: { [LINK_FIELDS.username.block]: 'Give your username and password.' },
     });
 
     // A wrong password first: it travels in a frame like any other, and must reach no log line.

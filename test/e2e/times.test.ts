@@ -118,10 +118,12 @@ describe('a New York service read in Berlin', () => {
     const view = JSON.parse(new URLSearchParams(call?.body ?? '').get('view') ?? '{}') as { blocks: unknown[] };
     const text = visible(view.blocks as never);
     expect(text).toMatch(
-      /\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+\+? due today · \d+\+? due by Thu 3 Dec · \d+\+? due later/,
+      // New York's days start at 06:00 in Berlin: the groups, like the dates of /approvals, follow them.
+      /\*\d+\+? pending\* · :red_circle: \*\d+\+? overdue\* · \d+\+? due before 06:00 tomorrow · \d+\+? due before Fri 4 Dec, 06:00 · \d+\+? due later/,
     );
     expect(text).toContain(':red_circle: *Overdue*');
-    expect(text).toContain(':white_circle: *Due later*');
+    expect(text).toContain(':large_blue_circle: *Due later*');
+    expect(text).toContain('its days, which these groups and the dates of `/approvals` follow, run from 06:00 to 06:00 Berlin time.');
     expect(text).toMatch(/Due \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} Berlin time \(\*overdue by \d+ days\*\)/);
     expect(text).toMatch(/Due \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} Berlin time \(due in \d+ days\)/);
     expect(text).not.toContain('service time');
@@ -134,10 +136,12 @@ describe('a New York service read in Berlin', () => {
     expect(await h.app.reminders.tick()).toMatchObject({ taken: 1, sent: 1 });
     const digest = h.slack.posted().filter((p) => p.channel === 'UBERLIN')[0];
     const text = visible(digest?.blocks as never);
-    expect(digest?.text).toMatch(/^\d+\+? approvals need you: \d+ overdue, \d+ due today, \d+ due by Thu 3 Dec$/);
+    expect(digest?.text).toMatch(
+      /^\d+\+? approvals need you: \d+ overdue, \d+ due before 06:00 tomorrow, \d+ due before Fri 4 Dec, 06:00$/,
+    );
     expect(text).toContain(':red_circle: *Overdue*');
     expect(text).toMatch(/Due \w{3} \d{1,2} \w{3} 2026, \d{2}:\d{2} Berlin time \(\*overdue by \d+ days\*\)/);
-    expect(text).toContain(':large_blue_circle: *Due by Thu 3 Dec*');
+    expect(text).toContain(':large_blue_circle: *Due before Fri 4 Dec, 06:00*');
     expect(text).toMatch(/…and \d+ more overdue: `\/approvals` lists them first\./);
     expect(text).not.toContain('service time');
     expect(digest?.blocks.length).toBeLessThanOrEqual(50);

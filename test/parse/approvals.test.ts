@@ -27,6 +27,17 @@ describe('/approvals', () => {
     expect(query('pending state:pending')).toMatchObject({ state: 'pending' });
   });
 
+  it('reads a decision typed as a command as wanting to decide: the word and the id, when it is one', () => {
+    expect(parse('approve 10114:WPDS:2')).toEqual({ kind: 'decide', verb: 'approve', approvalId: '10114:WPDS:2' });
+    expect(parse('Rejected approval-id:10114:WPDS:2 not needed')).toEqual({ kind: 'decide', verb: 'rejected', approvalId: '10114:WPDS:2' });
+    expect(parse('decide `10114:WPDS:2`')).toEqual({ kind: 'decide', verb: 'decide', approvalId: '10114:WPDS:2' });
+    expect(parse('deny')).toEqual({ kind: 'decide', verb: 'deny', approvalId: undefined });
+    expect(parse('accept entitlement-name:VPN')).toEqual({ kind: 'decide', verb: 'accept', approvalId: undefined });
+    // A quoted word is a value, not a command; a decision word after filters is still a stray word.
+    expect(parse('"approve"').kind).toBe('invalid');
+    expect(parse('completed').kind).toBe('query');
+  });
+
   it('knows help, login and logout', () => {
     expect(parse('help')).toEqual({ kind: 'help' });
     expect(parse(' HELP me')).toEqual({ kind: 'help' });

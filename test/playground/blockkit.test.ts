@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { timeFrame } from '../../src/parse/times.js';
 import { blockKitRenderer } from '../../src/playground/blockkit.js';
@@ -135,5 +137,76 @@ describe('playground blocks', () => {
     const html = bk.blocks(page.blocks);
     expect(html).not.toContain('class="raw"');
     expect(html).toContain('&lt;!channel&gt;');
+  });
+});
+
+describe('playground confirm dialogs', () => {
+  it('keeps a button’s confirm dialog with it, whole, for the page to show before the click is sent', () => {
+    const confirm = {
+      title: { type: 'plain_text', text: 'Unlink your account?' },
+      text: { type: 'plain_text', text: 'countersign forgets “the token” <b>an admin</b> linked' },
+      confirm: { type: 'plain_text', text: 'Unlink' },
+      deny: { type: 'plain_text', text: 'Keep it' },
+      style: 'danger',
+    };
+    const html = bk.blocks([
+      { type: 'actions', elements: [{ type: 'button', action_id: 'home:unlink', text: { type: 'plain_text', text: 'Unlink' }, confirm }] },
+    ]);
+    const attribute = /data-confirm="([^"]*)"/.exec(html)?.[1] ?? '';
+    // Escaped once for the attribute: what the page reads back is the dialog as the app sent it.
+    const read = attribute
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+    expect(JSON.parse(read)).toEqual(confirm);
+    expect(html).not.toContain('<b>');
+    // Its words as Slack draws a text object: plain text exactly.
+    expect(bk.text(confirm.text)).toBe('countersign forgets “the token” &lt;b&gt;an admin&lt;/b&gt; linked');
+    expect(
+      bk.blocks([{ type: 'actions', elements: [{ type: 'button', action_id: 'x', text: { type: 'plain_text', text: 'Go' } }] }]),
+    ).not.toContain('data-confirm');
+  });
+});
+
+describe('playground emoji', () => {
+  /** Every emoji the app's messages and views use, read from their source: emoji('…') runs, group marks and :codes: in text. */
+  function emojiTheAppUses(): string[] {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const f of readdirSync(dir)) {
+        const path = join(dir, f);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (path.endsWith('.ts')) files.push(path);
+      }
+    };
+    walk('src/render');
+    walk('src/slack');
+    const names = new Set<string>();
+    for (const file of files) {
+      // Comments name emoji only to say how they are shown.
+      const code = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => !/^\s*(\/\/|\*|\/\*\*)/.test(line))
+        .join('\n');
+      for (const m of code.matchAll(/(?:emoji|named)\('([a-z0-9_+-]+)'/g)) names.add(m[1] as string);
+      for (const m of code.matchAll(/'([a-z_]+_circle)'/g)) names.add(m[1] as string);
+      for (const m of code.matchAll(/(?<=['"`\s(]):([a-z][a-z0-9_+-]+):(?=['"`\s.,)])/g)) names.add(m[1] as string);
+    }
+    return [...names].sort();
+  }
+
+  it('draws every emoji the app uses as Slack does, as a character, in text and in rich text alike', () => {
+    const names = emojiTheAppUses();
+    expect(names.length).toBeGreaterThan(25);
+    for (const name of ['large_orange_circle', 'large_blue_circle', 'red_circle', 'floppy_disk', 'lock']) expect(names).toContain(name);
+    const literal = names.filter(
+      (name) =>
+        bk.mrkdwn(`:${name}:`) === `:${name}:` ||
+        bk
+          .blocks([{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements: [{ type: 'emoji', name }] }] }])
+          .includes(`:${name}:`),
+    );
+    expect(literal).toEqual([]);
   });
 });

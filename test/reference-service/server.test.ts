@@ -2,7 +2,8 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openReferenceDb } from '../../src/reference-service/db.js';
-import { DEMO_COLLECTORS, loadDemoData, serviceZoneOf } from '../../src/reference-service/demo.js';
+import { DEMO_COLLECTORS, DEMO_USERS, HOSTILE_REQUEST_NAMES, loadDemoData, serviceZoneOf } from '../../src/reference-service/demo.js';
+import { type ApprovalRowForRequest, sketchRequest } from '../../src/reference-service/requests.js';
 import { type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { TestClock } from '../helpers/clock.js';
 
@@ -161,6 +162,31 @@ describe('demo data', () => {
     expect(stored.length).toBeGreaterThan(0);
     for (const t of svc.demoTokens) expect(stored.some((s) => s.hash === t.token)).toBe(false);
     expect(stored.every((s) => /^[0-9a-f]{64}$/.test(s.hash))).toBe(true);
+  });
+});
+
+describe('the demo’s first approvals', () => {
+  it('show the product to each approver, at any moment it is loaded: decided as a whole, with actions, a few items, named plainly', () => {
+    for (const at of ['2026-11-22T12:00:00Z', '2027-03-28T00:30:00Z', '2026-06-01T23:59:00Z']) {
+      const db = openReferenceDb();
+      loadDemoData(db, new Date(at));
+      for (const approver of DEMO_USERS.filter((u) => u.approvals > 0)) {
+        const first = db
+          .prepare(`SELECT * FROM approvals WHERE approver_id = ? AND state = 'pending' ORDER BY due_at, work_item_id LIMIT 3`)
+          .all(approver.id) as Array<ApprovalRowForRequest & { requested_at: string; due_at: string }>;
+        expect(first).toHaveLength(3);
+        for (const row of first) {
+          const request = sketchRequest(row, false);
+          expect([approver.id, row.request_name, request.lineItemApprovalEnabled]).toEqual([approver.id, row.request_name, false]);
+          expect(request.actions.length).toBeGreaterThanOrEqual(2);
+          expect(request.items.length).toBeGreaterThanOrEqual(2);
+          expect(HOSTILE_REQUEST_NAMES).not.toContain(row.request_name);
+          // Moved with its requested time: still requested before it is due.
+          expect(row.requested_at < row.due_at).toBe(true);
+        }
+      }
+      db.close();
+    }
   });
 });
 

@@ -175,6 +175,21 @@ describe('the DM when a run aborted', () => {
       runs: [{ runId: '9', collector: 'AWS IAM', state: 'Aborted' }],
     });
     const text = visible(m.blocks);
+    // What the service said: the run's state, and nothing of why, since its status has no reason.
+    expect(text).toMatch(
+      /^:x: Your collection in <#C0OPS>: the Command Service says its run has ended \*Aborted\*\.\n• \*AWS IAM\*: run `9`\n/,
+    );
+    expect(text).toContain('The service does not say why a run aborted.');
+    for (const claim of ['did not finish well', 'looked wrong', 'circuit breaker']) expect(`${m.text}\n${text}`).not.toContain(claim);
+    const two = renderCollectFailedDm({
+      channelId: 'C0OPS',
+      query: {},
+      runs: [
+        { runId: '9', collector: 'AWS IAM', state: 'Aborted' },
+        { runId: '10', collector: 'AD Accounts', state: 'Completed' },
+      ],
+    });
+    expect(visible(two.blocks)).toContain('the Command Service says 1 of its 2 runs has ended *Aborted*.');
     expect(text).not.toContain('before forcing it');
     expect(text).toContain(
       'Check it in the service before starting it again: an aborted run does not hold the cooldown, so it can start at once.',
@@ -205,16 +220,17 @@ describe('what countersign could not know beforehand', () => {
       unknownRest: true,
     });
     const text = visible(m.blocks);
-    // Countersign's own ignorance is not the user's news: what is blocked, why, and the ways on are.
-    expect(text).not.toContain('does not know yet which other collectors this covers');
-    expect(text).toContain(
-      'Nothing was started. countersign would leave *AD Accounts* out and start the rest of *Active Directory*, but it does not know the rest yet: the service says which collectors an application has only when the whole application is started at once.',
+    // What is blocked, until when, and what the asker can do now: in two sentences, in their words, not countersign's.
+    expect(text).toBe(
+      [
+        ':hand: Nothing was started: <@U0OSCAR> started *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>, and starting every collector of *Active Directory* now would run it again.',
+        'You can start every collector of *Active Directory* from 2026-11-22 12:24 UTC, or now with *Start anyway*, which runs *AD Accounts* a second time.',
+        '[Start anyway] [Cancel]',
+        'Nothing was sent to the Command Service.',
+      ].join('\n'),
     );
-    expect(text).toContain('What you can do:');
-    expect(text).toContain('• Wait: from 2026-11-22 12:24 UTC it can all start, and *AD Accounts* will not run twice.');
-    expect(text).toContain('• Start the other collectors now, one at a time by name: `/collect <collector name>`.');
-    expect(text).toContain('• *Start anyway*: all of *Active Directory* starts now, *AD Accounts* again too.');
-    expect(m.text).toContain('Nothing was started.');
+    for (const internal of ['does not know', 'the service says which', 'by name', 'Part of']) expect(text).not.toContain(internal);
+    expect(m.text).toContain('Nothing was started');
 
     // Everything, by someone who may not override: no Start anyway in the words either.
     const all = visible(
@@ -230,9 +246,10 @@ describe('what countersign could not know beforehand', () => {
       }).blocks,
     );
     expect(all).toContain(
-      'Nothing was started. countersign would leave *AD Accounts* and *HR Feed* out and start the rest, but it does not know the rest yet: the service says which collectors there are only when every collector is started at once.',
+      ':hand: Nothing was started: *AD Accounts* and *HR Feed* were started a moment ago, and starting *every collector of every application* now would run them again.',
     );
-    expect(all).toContain('• Wait: from 2026-11-22 12:26 UTC it can all start, and none of them will run twice.');
+    expect(all).toContain('• *HR Feed*: <@U0OLIVE> started it at');
+    expect(all).toContain('You can start *every collector of every application* from 2026-11-22 12:26 UTC.');
     expect(all).not.toContain('Start anyway');
 
     const known = renderCooldown({
@@ -257,7 +274,7 @@ describe('what countersign could not know beforehand', () => {
         askerId: OSCAR.userId,
       }).blocks,
     );
-    expect(text).toContain('was started a moment ago: you started collector *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>.');
+    expect(text).toContain(':hand: Nothing was started: you started *AD Accounts* at 2026-11-22 12:14 UTC in <#C0OPS>');
     expect(text).not.toContain('<@U0OSCAR>');
     const own = visible(
       renderCooldown({
@@ -271,5 +288,20 @@ describe('what countersign could not know beforehand', () => {
     expect(own).toMatch(/^:hand: You started collector \*AD Accounts\* at /);
     const other = visible(notice({ name: 'AD Accounts' }, [{ collector: 'AD Accounts', holder: OSCAR }]).blocks);
     expect(other).toContain('<@U0OSCAR> started collector *AD Accounts*');
+  });
+});
+
+describe('the notices name buttons as they read', () => {
+  it('calls a forced start past the cooldown by its button’s words', () => {
+    const m = renderCooldown({
+      query: { force: true },
+      held: [{ collector: 'AD Accounts', holder: OSCAR }],
+      cooldownMs: 600_000,
+      overrideId: 'o1',
+      unknownRest: true,
+    });
+    const text = visible(m.blocks);
+    expect(text).toContain('or now with *Start anyway, forced*, which runs *AD Accounts* a second time.');
+    expect(text).toContain('[Start anyway, forced] [Cancel]');
   });
 });

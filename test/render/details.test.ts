@@ -96,6 +96,19 @@ const details = (
 });
 
 describe('the details modal', () => {
+  it('says a step waits for the reader’s decision where they may decide it, and a completed one by its outcome, as the service words it', () => {
+    const open = {
+      ...details({ state: 'Available', actions: ['Accepted', 'Rejected'] }),
+      decision: { kind: 'actions' as const, actions: ['Accepted', 'Rejected'] },
+    };
+    expect(shown(open).text).toContain('*Manager Approval* · _waiting for your decision_ (the service says “Available”)');
+    const lineItems = { ...details({ state: 'Available', lineItemApprovalEnabled: true }), decision: { kind: 'line-items' as const } };
+    expect(shown(lineItems).text).toContain('· _waiting for your decision_ (the service says “Available”)');
+    const done = details({ state: 'Rejected', completedDate: '2026-11-21 10:00:00.0', completedByName: 'Lovelace, Ada', actions: [] });
+    expect(shown(done).text).toContain('*Manager Approval* · Rejected\n');
+    expect(shown(done).text).not.toContain('waiting');
+  });
+
   it('shows the step, request and id, who asked, description and notes, due and overdue, state, and the actions as words', () => {
     const { view, text, buttons } = shown(
       details({
@@ -111,7 +124,8 @@ describe('the details modal', () => {
     );
     expect(view.title.text).toBe('Approval details');
     expect(text).toContain('Add Access for Wayne, Bruce: Domain Admins');
-    expect(text).toContain('*Security Review* · Available');
+    // Words for an approver, the service's own word beside them.
+    expect(text).toContain('*Security Review* · _waiting for a decision_ (the service says “Available”)');
     expect(text).toContain('Request `10001` · requested by Wayne, Bruce');
     expect(text).toContain(':red_circle: Due Fri 20 Nov 2026, 09:00 service time (*overdue by 2 days*)');
     expect(text).toContain('Approval id `10001:WPDS:1`');
@@ -202,7 +216,7 @@ describe('the details modal', () => {
     expect(shown(details({}, ten, { count: 26, total: 26 }, 2)).text).toContain('· items 11–20 of 26');
     expect(shown(details({}, ten.slice(0, 1), {}, 3)).text).toContain('· item 21 of 21');
     // A full first page with no total: more may follow, so no total is claimed.
-    expect(shown(details({}, ten)).text).toContain('· items 1–10 · all _Pending Approval_\n');
+    expect(shown(details({}, ten)).text).toContain('· items 1–10, perhaps more · all _Pending Approval_\n');
   });
 
   it('lists each item as a sentence, with its state, and what is unusual about it', () => {
@@ -275,7 +289,7 @@ describe('the details modal', () => {
     const past = shown(details({}, [], {}, 7));
     expect(past.text).toContain('No items on page 7: the list ends before it.');
     expect(past.buttons.map((b) => [b.action_id, b.text.text, b.value])).toEqual([
-      [DETAILS_ACTIONS.previous, 'First page', '1'],
+      [DETAILS_ACTIONS.previous, 'Previous page', '6'],
       ['approval:open', 'Open in the service', undefined],
     ]);
   });

@@ -4,7 +4,7 @@ import { approvalPages } from '../../src/config.js';
 import type { HomeOutcome } from '../../src/home/home.js';
 import { type DueGroup, timeFrame } from '../../src/parse/times.js';
 import { translateFailure } from '../../src/render/errors.js';
-import { HOME_MAX_ENTRIES, type HomeInput, renderHome as render } from '../../src/render/home.js';
+import { HOME_ACTIONS, HOME_MAX_ENTRIES, type HomeInput, renderHome as render, unlinkText } from '../../src/render/home.js';
 import { ServiceUnavailableError } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/index.js';
 import { visible } from '../helpers/visible.js';
@@ -63,7 +63,7 @@ describe('renderHome', () => {
       ':red_circle: *Overdue* (2)',
       ':large_orange_circle: *Due today* (1)',
       ':large_blue_circle: *Due by Tue 24 Nov* (2)',
-      ':white_circle: *Due later* (2)',
+      ':large_blue_circle: *Due later* (2)',
     ]);
     expect(visible(view.blocks)).toContain('Due Sun 22 Nov 2026, 10:00 service time (due today)');
   });
@@ -144,7 +144,7 @@ describe('renderHome', () => {
     const view = renderHome({ links, commands, approvals: grouped([due('2026-11-25', 7)]) });
     const text = visible(view.blocks);
     expect(text).toContain('*1 pending* · :red_circle: *0 overdue* · 0 due today · 0 due by Tue 24 Nov · 1 due later');
-    expect(sections(view)[1]).toBe(':white_circle: *Due later* (1)');
+    expect(sections(view)[1]).toBe(':large_blue_circle: *Due later* (1)');
     expect(text).toContain('*R7*');
     expect(text).toContain('due in 3 days');
     expect(text).toContain('[Refresh]');
@@ -183,11 +183,47 @@ describe('renderHome', () => {
     };
     const view = renderHome({ links, commands, reminder: { reminder, paused: false } });
     const text = visible(view.blocks);
-    expect(text).toContain('every weekday at 08:30 (Europe/London) · next Mon 23 Nov, 08:30');
+    expect(text).toContain('every weekday at 08:30 London time · next Mon 23 Nov 2026, 08:30 London time');
     const unlink = view.blocks
       .flatMap((b) => (b.type === 'actions' ? (b as { elements: unknown[] }).elements : []))
       .find((e) => (e as { action_id?: string }).action_id === 'home:unlink') as { confirm?: { title: { text: string } }; style?: string };
     expect(unlink.style).toBe('danger');
     expect(unlink.confirm?.title.text).toBe('Unlink your account?');
+  });
+});
+
+describe('Unlink’s dialog', () => {
+  const unlinkConfirm = (view: { blocks: unknown[] }) =>
+    (view.blocks as Array<{ type: string; elements?: Array<{ action_id: string; confirm?: { text: { text: string } } }> }>)
+      .flatMap((b) => b.elements ?? [])
+      .find((e) => e.action_id === HOME_ACTIONS.unlink)?.confirm?.text.text;
+
+  it('says what goes, link by link: a sign-in by its account, a pasted token, and a token an admin linked for every workspace', () => {
+    const signIn = { ...link, command: 'findApprovals' as const, account: { serviceUser: 'katherine.johnson', authsource: 'corp-ldap' } };
+    const adminAnywhere = { ...link, teamId: '', source: 'admin' as const, command: 'collectEntitlements' as const };
+    expect(unlinkText({ links: [signIn, adminAnywhere], identity: undefined })).toBe(
+      'countersign forgets your sign-in as “katherine.johnson” (its session at the service ends) and the token an admin linked for you in every workspace, and acts for you no more until you link again. Your reminder pauses.',
+    );
+    const view = renderHome({ links: [signIn, adminAnywhere], commands });
+    expect(unlinkConfirm(view)).toBe(unlinkText({ links: [signIn, adminAnywhere], identity: undefined }));
+    expect(unlinkText({ links: [{ ...link, source: 'pasted', command: 'findApprovals' }], identity: undefined })).toContain(
+      'forgets the token you pasted,',
+    );
+  });
+
+  it('names the identity in the trusted mode, and who linked it', () => {
+    const identity = {
+      teamId: 'T1',
+      userId: 'U1',
+      serviceUser: 'oscar.ops',
+      authsource: undefined,
+      source: 'admin' as const,
+      linkedAt: new Date('2026-11-01T00:00:00Z'),
+      lastUsedAt: undefined,
+      lastOutcome: undefined,
+    };
+    expect(unlinkText({ links: [], identity })).toBe(
+      'countersign forgets who you are in the Command Service (“oscar.ops”, linked by an admin), and acts for you no more until you link again. Your reminder pauses.',
+    );
   });
 });

@@ -49,7 +49,7 @@ describe('renderDigest', () => {
     ]);
     const text = JSON.stringify(m?.blocks);
     expect(text).not.toContain('*R5*');
-    expect(text).toContain('every weekday at 08:30 (America/New_York)');
+    expect(text).toContain('every weekday at 08:30 New York time');
     expect(text).toContain('digest:full-list');
     // Times as the service wrote them, and said to be the service's.
     expect(visible(m?.blocks)).toContain('Due Tue 24 Nov 2026, 10:00 service time (due tomorrow)');
@@ -85,7 +85,7 @@ describe('renderDigest', () => {
     // 08:30 in New York; the service writes Berlin time. 10:00 Berlin is 04:00 in New York: already past.
     const ny = timeFrame(new Date('2026-11-23T13:30:00Z'), 'America/New_York', 'Europe/Berlin');
     const m = digest([due('2026-11-23', 1), { ...due('2026-11-23', 2), dueDate: '2026-11-23 22:00:00.0' }], undefined, ny);
-    expect(sections(m)).toEqual([':red_circle: *Overdue* (1)', ':large_orange_circle: *Due today* (1)']);
+    expect(sections(m)).toEqual([':red_circle: *Overdue* (1)', ':large_orange_circle: *Due before 18:00 today* (1)']);
     expect(visible(m?.blocks)).toContain('Due Mon 23 Nov 2026, 04:00 New York time (*overdue by 4 hours*)');
     expect(visible(m?.blocks)).toContain('Due Mon 23 Nov 2026, 16:00 New York time (due today)');
   });
@@ -135,11 +135,11 @@ describe('renderReminderSet', () => {
       notLinked: true,
     });
     const text = JSON.stringify(m);
-    expect(text).toContain('Next: *Mon 23 Nov, 08:30*');
+    expect(text).toContain('Next: *Mon 23 Nov 2026, 08:30 New York time*');
     expect(text).toContain('due within 1 day.');
     expect(text).toContain('times are in UTC');
     expect(text).toContain('/approvals login');
-    expect(m.text).toContain('America/New_York');
+    expect(m.text).toContain('every weekday at 08:30 New York time');
     expect(m.text).not.toContain(':alarm_clock:');
   });
 });

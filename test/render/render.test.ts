@@ -148,7 +148,7 @@ describe('renderApprovalsPage', () => {
     });
     const text = visible(m.blocks);
     expect(text).toContain(':red_circle: Due Sun 22 Nov 2026, 09:00 Berlin time (*overdue by 5 hours*)');
-    expect(text).toContain(':large_blue_circle: Due Sun 22 Nov 2026, 20:00 Berlin time (due today)');
+    expect(text).toContain(':large_orange_circle: Due Sun 22 Nov 2026, 20:00 Berlin time (due today)');
     expect(text).toContain(':red_circle: Due Sun 22 Nov 2026, 13:59 Berlin time (*overdue by 1 minute*)');
     expect(text).toContain(':red_circle: Due Thu 19 Nov 2026, 13:00 Berlin time (*overdue by 3 days*)');
   });
@@ -187,6 +187,27 @@ describe('renderApprovalsPage', () => {
       query: { 'page-size': 2, 'start-page': 3, sort: 'desc' },
     });
     expect(decodePageState(actions.elements[0]?.value)?.query).toMatchObject({ 'start-page': 1 });
+    // The service gives no total: which of the list this is, and that more may follow, never a count it does not have.
+    expect(visible(m.blocks)).toContain('no filters · by due date, latest first · 3–4, 2 per page, more may follow');
+    expect(m.text).toContain('2 shown, more may follow.');
+  });
+
+  it('says how many in all where a short page ends the list, and what the order is by for completed approvals', () => {
+    const short = (state: 'pending' | 'completed', page: number, n: number) =>
+      visible(
+        renderApprovalsPage({
+          query: { state, 'page-size': 10, 'start-page': page, sort: 'desc' },
+          approvals: Array.from({ length: n }, (_, i) => approval(i)),
+          userId: 'U1',
+          frame: FRAME,
+        }).blocks,
+      ).split('\n')[1];
+    expect(short('pending', 1, 7)).toBe('no filters · by due date, latest first · 7 in all');
+    expect(short('pending', 3, 4)).toBe('no filters · by due date, latest first · 21–24 of 24');
+    // Completed approvals come by due date too, not by when they were completed: said so.
+    expect(short('completed', 1, 10)).toBe(
+      'no filters · by due date, latest first (the service sorts by nothing else) · 1–10, 10 per page, more may follow',
+    );
   });
 
   it('has no Next on a short page, and says plainly when there is nothing', () => {
@@ -198,14 +219,16 @@ describe('renderApprovalsPage', () => {
     const filtered = renderApprovalsPage({ query: { 'user-id': 'x' }, approvals: [], userId: 'U1', frame: FRAME });
     expect(visible(filtered.blocks)).toContain('No approvals match these filters.');
     expect(filtered.text).toBe('Pending approvals, requester “x”: No approvals match these filters.');
-    // Past the end: the page before is empty too, so the way back is the first page.
+    // Past the end (Next from a last page that was full): the page before, and the first where that may be past the end too.
     const past = renderApprovalsPage({ query: { state: 'all', 'start-page': 4 }, approvals: [], userId: 'U1ABC', frame: FRAME });
-    expect(visible(past.blocks)).toContain('Nothing on page 4: the list ends before it.\n[First page]');
-    expect(decodePageState((past.blocks.at(-1) as { elements: Array<{ value: string }> }).elements[0]?.value)?.query).toEqual({
-      state: 'all',
-      'start-page': 1,
-    });
+    expect(visible(past.blocks)).toContain('Nothing on page 4: the list ends before it.\n[First page] [Previous page]');
+    const pages = (m: typeof past) =>
+      (m.blocks.at(-1) as { elements: Array<{ value: string }> }).elements.map((e) => decodePageState(e.value)?.query['start-page']);
+    expect(pages(past)).toEqual([1, 3]);
     expect(past.text).toBe('All approvals · page 4: Nothing on page 4: the list ends before it.');
+    const second = renderApprovalsPage({ query: { 'start-page': 2 }, approvals: [], userId: 'U1ABC', frame: FRAME });
+    expect(visible(second.blocks)).toContain('Nothing on page 2: the list ends before it.\n[Previous page]');
+    expect(pages(second)).toEqual([1]);
   });
 
   it('stays within Slack’s limits for any page size and any length of names', () => {
@@ -403,6 +426,11 @@ describe('collect messages', () => {
       ['Run, forced', 'danger', 'abc123abc123'],
       ['Cancel', undefined, 'abc123abc123'],
     ]);
+    // The note names the button as it reads.
+    expect(visible(m.blocks)).toContain('Nothing starts until you click *Run, forced*.');
+    expect(visible(renderCollectConfirmation({}, ['all-collectors'], 'abc123abc123').blocks)).toContain(
+      'Nothing starts until you click *Run*.',
+    );
   });
 });
 

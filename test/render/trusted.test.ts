@@ -56,9 +56,17 @@ describe('the trusted mode’s words', () => {
       [LINK_FIELDS.password.block]: false,
       [LINK_FIELDS.authsource.block]: true,
     });
-    // With users' own tokens, a token may replace the sign-in: no field alone is needed.
-    const either = linkModal({ command: 'findApprovals' }) as { blocks: Array<{ type: string; optional?: boolean }> };
-    expect(either.blocks.filter((b) => b.type === 'input').every((b) => b.optional === true)).toBe(true);
+    // With users' own tokens, each form asks for one way: the sign-in form needs the same two fields, the token form the token.
+    const needed = (view: ReturnType<typeof linkModal>) =>
+      Object.fromEntries(
+        (view.blocks as Array<{ type: string; block_id?: string; optional?: boolean }>)
+          .filter((b) => b.type === 'input')
+          .map((b) => [b.block_id, b.optional]),
+      );
+    expect(needed(linkModal({ command: 'findApprovals' }))).toEqual(optional);
+    expect(needed(linkModal({ command: 'findApprovals' }, undefined, {}, 'user-tokens', 'token'))).toEqual({
+      [LINK_FIELDS.token.block]: false,
+    });
     const done = identityLinked(HOSTILE, 'corp-ldap', 1);
     expect(viewProblems(done)).toEqual([]);
     expect(visible(done.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap).`);
@@ -125,7 +133,7 @@ describe('the trusted mode’s words', () => {
       commands,
     });
     expect(viewProblems(view)).toEqual([]);
-    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since 2026-11-01 UTC`);
+    expect(visible(view.blocks)).toContain(`Linked as \`${HOSTILE}\` (corp-ldap) since Sun 1 Nov 2026, 09:00 UTC`);
     // A link that works does not expire: nothing to link again, only Unlink.
     const buttons = (v: typeof view) =>
       (v.blocks as Array<{ type: string; elements?: Array<{ text?: { text?: string } }> }>)

@@ -166,6 +166,35 @@ for (const [name, backend] of Object.entries(backends)) {
       await again.close();
     });
 
+    it('keeps the account a sign-in named beside its token, and forgets it when linked again without one', async () => {
+      const db = await backend.database();
+      const store = await db.open(KEY);
+      await store.setToken(ADA, ['findApprovals', 'collectEntitlements'], TOKEN, 'login', at, {
+        serviceUser: 'katherine.johnson',
+        authsource: 'corp-ldap',
+      });
+      await store.setToken({ teamId: 'T1', userId: 'UEVE' }, ['findApprovals'], TOKEN, 'login', at, {
+        serviceUser: 'eve',
+        authsource: undefined,
+      });
+      await store.close();
+      const again = await db.open(KEY);
+      const accounts = async (userId: string) =>
+        (await again.listLinks({ teamId: 'T1', userId })).map((l) => [l.command, l.source, l.account]);
+      expect(await accounts('UADA')).toEqual([
+        ['collectEntitlements', 'login', { serviceUser: 'katherine.johnson', authsource: 'corp-ldap' }],
+        ['findApprovals', 'login', { serviceUser: 'katherine.johnson', authsource: 'corp-ldap' }],
+      ]);
+      expect(await accounts('UEVE')).toEqual([['findApprovals', 'login', { serviceUser: 'eve', authsource: undefined }]]);
+      // A pasted token says nothing of whose it is: the name from before is not carried over to it.
+      await again.setToken(ADA, ['findApprovals'], TOKEN, 'pasted', at);
+      expect(await accounts('UADA')).toEqual([
+        ['collectEntitlements', 'login', { serviceUser: 'katherine.johnson', authsource: 'corp-ldap' }],
+        ['findApprovals', 'pasted', undefined],
+      ]);
+      await again.close();
+    });
+
     it('fails to read with the wrong key, and a row copied to another user fails to decrypt', async () => {
       const db = await backend.database();
       const store = await db.open(KEY);
@@ -175,7 +204,7 @@ for (const [name, backend] of Object.entries(backends)) {
       await expect(wrong.getToken(ADA, 'findApprovals')).rejects.toThrow(DecryptError);
       await wrong.close();
       await db.raw(
-        "INSERT INTO tokens SELECT team_id, 'UEVE', command, ciphertext, key_id, source, linked_at, NULL, NULL FROM tokens WHERE user_id = 'UADA'",
+        "INSERT INTO tokens SELECT team_id, 'UEVE', command, ciphertext, key_id, source, linked_at, NULL, NULL, NULL, NULL FROM tokens WHERE user_id = 'UADA'",
       );
       const again = await db.open(KEY);
       await expect(again.getToken({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals')).rejects.toThrow(/failed authentication/);
@@ -188,7 +217,7 @@ for (const [name, backend] of Object.entries(backends)) {
       await store.setToken(ADA, ['findApprovals'], TOKEN, 'admin', at);
       expect((await store.getToken(ADA, 'findApprovals'))?.token.reveal()).toBe(TOKEN.reveal());
       await db.raw(
-        "INSERT INTO tokens SELECT team_id, 'UEVE', command, ciphertext, key_id, source, linked_at, NULL, NULL FROM tokens WHERE user_id = 'UADA'",
+        "INSERT INTO tokens SELECT team_id, 'UEVE', command, ciphertext, key_id, source, linked_at, NULL, NULL, NULL, NULL FROM tokens WHERE user_id = 'UADA'",
       );
       await expect(store.getToken({ teamId: 'T1', userId: 'UEVE' }, 'findApprovals')).rejects.toThrow(/failed authentication/);
       const overwrite =

@@ -4,7 +4,7 @@ import { CONFIRM_ACTIONS } from '../../../render/collect.js';
 import { DECISION_ACTIONS } from '../../../render/decision.js';
 import { DETAILS_ACTIONS } from '../../../render/details-controls.js';
 import { HOME_ACTIONS } from '../../../render/home.js';
-import { RELINK_ACTION } from '../../../render/link.js';
+import { LINK_WAY_ACTION, RELINK_ACTION } from '../../../render/link.js';
 import { DIGEST_ACTIONS } from '../../../render/reminders.js';
 import type { SlackDeps } from '../../deps.js';
 import { type Route, routeByName } from '../middleware.js';
@@ -12,6 +12,7 @@ import { confirmAction } from './confirm.js';
 import { decisionChooseAction } from './decision.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
 import { homePageAction, homeUnlinkAction } from './home.js';
+import { linkWayAction } from './link-way.js';
 import { pagingAction } from './paging.js';
 import { relinkAction } from './relink.js';
 
@@ -25,7 +26,7 @@ function actionRoutes(): ReadonlyMap<string, Make> {
   const on = (ids: readonly string[], make: (deps: SlackDeps) => (args: never) => Promise<void>) => {
     for (const id of ids) routes.set(id, make as unknown as Make);
   };
-  on([PAGE_ACTIONS.next, PAGE_ACTIONS.previous], pagingAction);
+  on([PAGE_ACTIONS.next, PAGE_ACTIONS.previous, PAGE_ACTIONS.first], pagingAction);
   on([DIGEST_ACTIONS.fullList], (deps) => pagingAction(deps, 'new'));
   // "Open" is a link: Slack opens the page itself and still sends the click, which only needs an ack.
   on([OPEN_ACTION, DECISION_ACTIONS.open], () => async ({ ack }: ActionArgs) => {
@@ -34,6 +35,7 @@ function actionRoutes(): ReadonlyMap<string, Make> {
   on([CONFIRM_ACTIONS.run], (deps) => confirmAction(deps, 'run'));
   on([CONFIRM_ACTIONS.cancel], (deps) => confirmAction(deps, 'cancel'));
   on([RELINK_ACTION], relinkAction);
+  on([LINK_WAY_ACTION], linkWayAction);
   on([HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous], homePageAction);
   on([HOME_ACTIONS.unlink], homeUnlinkAction);
   on([DETAILS_ACTIONS.open], detailsButtonAction);

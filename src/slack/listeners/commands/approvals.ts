@@ -6,11 +6,12 @@
 import type { AllMiddlewareArgs, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import { forgetAccount, whoami } from '../../../accounts/forget.js';
+import { decisionsOffered } from '../../../approvals/decision-offer.js';
 import { searchApprovals } from '../../../approvals/search.js';
 import { resolveApprovalsCommand } from '../../../parse/approvals.js';
 import { remind } from '../../../reminders/remind.js';
 import { renderInvalid } from '../../../render/errors.js';
-import { renderApprovalsHelp } from '../../../render/help.js';
+import { renderApprovalsHelp, renderDecidePointer } from '../../../render/help.js';
 import { renderLoggedOut, renderWhoami } from '../../../render/link.js';
 import { renderRemind } from '../../../render/reminders.js';
 import { type Principal, SERVICE_COMMANDS } from '../../../store/index.js';
@@ -51,7 +52,7 @@ export function approvalsCommand(deps: SlackDeps) {
           case 'logout':
             return void (await respond(ephemeral(renderLoggedOut(await forgetAccount(deps, who)))));
           case 'whoami':
-            return void (await respond(ephemeral(renderWhoami(who.userId, await whoami(deps, who), SERVICE_COMMANDS))));
+            return void (await respond(ephemeral(renderWhoami(who.userId, await whoami(deps, who), SERVICE_COMMANDS, frame.zone))));
           case 'invalid':
             deps.metrics.outcome('invalid');
             return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
@@ -61,6 +62,10 @@ export function approvalsCommand(deps: SlackDeps) {
           }
           case 'remind':
             return void (await respond(ephemeral(renderRemind(await remind(deps, who, parsed, zone)))));
+          case 'decide':
+            return void (await respond(ephemeral(renderDecidePointer(parsed.verb, parsed.approvalId, decisionsOffered(deps)))));
+          default:
+            return assertNever(parsed);
         }
       },
       answerEscaped(deps, who, '/approvals', respond),
@@ -71,4 +76,9 @@ export function approvalsCommand(deps: SlackDeps) {
 /** `/approvals show <id>`: the details modal, as a Details click opens it; there is no list behind it to refresh. */
 function openShown(deps: SlackDeps, client: WebClient, triggerId: string, who: Principal, approvalId: string, respond: Respond) {
   return openDetails(deps, client, triggerId, who, { approvalId, origin: { kind: 'typed' }, page: 1 }, respond);
+}
+
+/** Every form of the command has its answer: a new one that has none fails to compile here. */
+function assertNever(form: never): never {
+  throw new Error(`an /approvals form with no answer: ${JSON.stringify(form)}`);
 }

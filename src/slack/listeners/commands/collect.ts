@@ -16,7 +16,7 @@ import { SERVICE_COMMANDS } from '../../../store/index.js';
 import { answerEscaped, answerStart, ephemeral } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
 import { openLinkModal } from '../../link-modal.js';
-import { principalOf } from '../../payload.js';
+import { clockOf, principalOf } from '../../payload.js';
 import { collectRead } from './read.js';
 
 export function collectCommand(deps: SlackDeps) {
@@ -35,8 +35,10 @@ export function collectCommand(deps: SlackDeps) {
             return openLinkModal(deps, client, command.trigger_id, who, { command: 'collectEntitlements' }, respond);
           case 'logout':
             return void (await respond(ephemeral(renderLoggedOut(await forgetAccount(deps, who)))));
-          case 'whoami':
-            return void (await respond(ephemeral(renderWhoami(who.userId, await whoami(deps, who), SERVICE_COMMANDS))));
+          case 'whoami': {
+            const { frame } = await clockOf(deps, who.userId);
+            return void (await respond(ephemeral(renderWhoami(who.userId, await whoami(deps, who), SERVICE_COMMANDS, frame.zone))));
+          }
           case 'invalid':
             deps.metrics.outcome('invalid');
             return void (await respond(ephemeral(renderInvalid(parsed, '/collect'))));

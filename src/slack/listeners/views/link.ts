@@ -41,25 +41,41 @@ export function linkSubmission(deps: SlackDeps) {
     const metadata = decodeLinkMetadata(view.private_metadata);
     if (metadata === undefined) return void (await ack({ response_action: 'errors', errors: { [LINK_FIELDS.token.block]: OUT_OF_DATE } }));
     const mode = deps.credentials.mode;
+    // The form asks for one way of linking: the token form has a token field, the sign-in form a username.
+    // A view as Slack sends it always has its blocks; a forged one may not, and is read as having none.
+    const blocks = view.blocks ?? [];
+    const way = blocks.some((b) => b.block_id === LINK_FIELDS.token.block) ? 'token' : 'sign-in';
+    const shown = new Set(blocks.map((b) => b.block_id));
+    /** A problem goes under a field the form has: Slack refuses errors for a block it does not show. */
+    const onShown = (errors: Record<string, string>) =>
+      Object.fromEntries(
+        Object.entries(errors).map(([block, text]) => [
+          shown.has(block) ? block : way === 'token' ? LINK_FIELDS.token.block : LINK_FIELDS.username.block,
+          text,
+        ]),
+      );
     /**
      * A problem with the form, under its field; but where the view still says why the last try
      * failed, Slack would show both, so the form comes back with the new problem in the old one's
      * place (and what was typed, but the password).
      */
     const refuse = async (errors: Record<string, string>) => {
-      if (!view.blocks.some((b) => b.block_id === LINK_PROBLEM_BLOCK)) return ack({ response_action: 'errors', errors });
+      if (!blocks.some((b) => b.block_id === LINK_PROBLEM_BLOCK)) return ack({ response_action: 'errors', errors: onShown(errors) });
       const kept = { username: value('username').trim() || undefined, authsource: value('authsource').trim() || undefined };
-      return ack({ response_action: 'update', view: linkModal(metadata, Object.values(errors).join(' '), kept, mode) });
+      return ack({ response_action: 'update', view: linkModal(metadata, Object.values(errors).join(' '), kept, mode, way) });
     };
     // Only a form opened before the switch to the trusted mode still has a token field.
     if (mode === 'trusted-app' && value('token').trim() !== '')
       return void (await refuse({ [LINK_FIELDS.token.block]: TOKEN_NOT_ACCEPTED }));
-    const form = checkLinkForm({
-      username: value('username'),
-      password: value('password'),
-      authsource: value('authsource'),
-      token: value('token'),
-    });
+    const form = checkLinkForm(
+      {
+        username: value('username'),
+        password: value('password'),
+        authsource: value('authsource'),
+        token: value('token'),
+      },
+      way,
+    );
     if (!form.ok) {
       const errors = Object.fromEntries(
         Object.entries(form.errors).map(([field, text]) => [LINK_FIELDS[field as keyof LinkFields].block, text]),
@@ -79,7 +95,10 @@ export function linkSubmission(deps: SlackDeps) {
           outcome.kind === 'refused'
             ? linkProblem(outcome.error, form.request.kind !== 'login' || form.request.authsource !== undefined)
             : TOKEN_NOT_ACCEPTED;
-        await client.views.update({ view_id: viewId, view: linkModal(metadata, problem, kept, mode) });
+        await client.views.update({
+          view_id: viewId,
+          view: linkModal(metadata, problem, kept, mode, form.request.kind === 'token' ? 'token' : 'sign-in'),
+        });
         return;
       }
       const done =
