@@ -6,12 +6,12 @@
  * these are the times, which tests do not assert.
  */
 
-import { timeFrame } from '../src/parse/times.js';
 import { renderDetailsView } from '../src/render/details.js';
 import { Secret } from '../src/runtime/secret.js';
 import { MAX_XML_DEPTH, parseXml } from '../src/service/formats.js';
 import { parseErrorPage } from '../src/service/html.js';
 import { createServiceClient, type RequestItem } from '../src/service/index.js';
+import { timeFrame } from '../src/time/frame.js';
 import { fakeDetails } from '../test/helpers/fakes.js';
 import { sendBody, startStubServer } from '../test/helpers/stub-server.js';
 import { fmt, median } from './lib.js';

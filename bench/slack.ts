@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { parseApprovalsCommand } from '../src/parse/approvals.js';
-import { timeFrame } from '../src/parse/times.js';
 import { renderApprovalsPage } from '../src/render/approvals.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { SqliteStore } from '../src/store/sqlite.js';
+import { timeFrame } from '../src/time/frame.js';
 import { sign } from '../test/helpers/harness.js';
 import { fmt, percentile, ROOT, startChildService } from './lib.js';
 

@@ -9,6 +9,7 @@ import { LOG_LEVELS, type LogLevel } from './runtime/logger.js';
 import { Secret } from './runtime/secret.js';
 import { type DecisionCall, parseDecisionCall } from './service/decision-call.js';
 import { LONE_SURROGATE } from './service/query.js';
+import { canonicalZone } from './time/zones.js';
 
 export type Mode = Config['mode'];
 
@@ -217,13 +218,8 @@ const duration = (zero: string, min = 0) =>
  * Offsets (+01:00) are refused: a fixed offset is wrong half the year wherever clocks change.
  */
 const ianaZone = z.string().transform((v, ctx) => {
-  if (/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(v)) {
-    try {
-      return new Intl.DateTimeFormat('en-US', { timeZone: v }).resolvedOptions().timeZone;
-    } catch {
-      // Not a zone this runtime knows: said below.
-    }
-  }
+  const zone = canonicalZone(v);
+  if (zone !== undefined) return zone;
   ctx.addIssue({
     code: 'custom',
     message: `must be an IANA time zone name, the zone the service writes its times in (“${v.slice(0, 40)}” is not one)`,

@@ -11,7 +11,6 @@ import { DEFAULT_RUN_TIMINGS } from '../reference-service/commands.js';
 import { openReferenceDb } from '../reference-service/db.js';
 import { loadBulkData, loadDemoData } from '../reference-service/demo.js';
 import { type DemoToken, newTrustedApp, startReferenceService } from '../reference-service/server.js';
-import { readableInstant } from '../render/dates.js';
 import { Secret } from '../runtime/secret.js';
 import { createServiceClient, isServiceError } from '../service/index.js';
 import { INVISIBLE_OUT_OF_PLACE, MAYBE_INVISIBLE, serviceUserIdSchema, UNSAFE_CHARACTERS } from '../service/query.js';
@@ -24,6 +23,7 @@ import {
   type SeenState,
   type ServiceCommandName,
 } from '../store/index.js';
+import { readableInstant } from '../time/write.js';
 
 const USAGE = `Usage: countersign <command> [options]
 

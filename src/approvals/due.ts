@@ -5,8 +5,9 @@
  * today and soon. Counts that may go on past what was fetched say so (`more`).
  */
 
-import { DUE_GROUPS, type DueGroup, dueGroupOf, serviceDateFilter, type TimeFrame } from '../parse/times.js';
+import { serviceDateFilter } from '../parse/dates.js';
 import type { Approval, ApprovalQuery } from '../service/index.js';
+import { DUE_GROUPS, type DueGroup, dueGroupOf, type TimeFrame } from '../time/frame.js';
 
 /** Approvals one call asks for: the service's pages go to 1,000, but a hundred is plenty to count and show from. */
 export const DUE_FETCH = 100;

@@ -8,11 +8,11 @@
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import { type DecisionOfferDeps, decidedAmong } from '../approvals/decision-offer.js';
 import { type DueGroups, fetchByDue } from '../approvals/due.js';
-import { DUE_GROUPS, type TimeFrame } from '../parse/times.js';
 import { reminderPaused } from '../reminders/schedule.js';
 import type { LinkMode } from '../service/credentials.js';
 import type { ApprovalQuery } from '../service/index.js';
 import type { DecisionHold, IdentityLink, LinkSummary, Principal, Reminder } from '../store/index.js';
+import { DUE_GROUPS, type TimeFrame } from '../time/frame.js';
 
 export interface HomeOutcome {
   /** How this installation calls the service for people; Home says which. */

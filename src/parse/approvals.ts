@@ -15,17 +15,9 @@ import {
   SORT_ORDERS,
   unsafeCharacter,
 } from '../service/query.js';
-import {
-  type CalendarDay,
-  DATE_FORMS,
-  type DateInput,
-  readableDay,
-  readDateInput,
-  resolveDateInput,
-  serviceDateText,
-  serviceDay,
-  type Zones,
-} from './dates.js';
+import { readableDay, serviceDateText, serviceDay, type Zones } from '../time/days.js';
+import type { CalendarDay } from '../time/zones.js';
+import { DATE_FORMS, type DateInput, readDateInput, resolveDateInput } from './dates.js';
 import { parseRemind, type RemindCommand } from './remind.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';

@@ -5,8 +5,8 @@
  */
 
 import type { DueGroups } from '../approvals/due.js';
-import type { TimeFrame } from '../parse/times.js';
 import type { ApprovalQuery } from '../service/index.js';
+import type { TimeFrame } from '../time/frame.js';
 import type { ReminderSchedule } from './schedule.js';
 
 /** The groups a digest speaks of; those due later wait for a later digest. */

@@ -4,9 +4,9 @@
  * by adding 24 hours, so that "09:00" stays 09:00 on both sides of a change.
  */
 
-import { todayIn } from '../parse/dates.js';
-import { addCalendarDays, type CalendarDay, instantOf } from '../parse/zones.js';
 import type { RemindDays, Reminder } from '../store/types.js';
+import { todayIn } from '../time/days.js';
+import { addCalendarDays, type CalendarDay, instantOf } from '../time/zones.js';
 
 export type { RemindDays };
 

@@ -13,13 +13,14 @@
 import { DUE_FETCH, type DueGroups, fetchByDue } from '../approvals/due.js';
 import type { TimeZones } from '../deps.js';
 import { DEFAULT_PAGE_SIZE } from '../parse/approvals.js';
-import { serviceDateFilter, timeFrame } from '../parse/times.js';
+import { serviceDateFilter } from '../parse/dates.js';
 import type { Logger } from '../runtime/logger.js';
 import { Ticker } from '../runtime/ticker.js';
 import { type CredentialSource, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ApprovalQuery, ServiceClient } from '../service/index.js';
 import type { Principal, Reminder, ReminderRelease, Store } from '../store/index.js';
+import { timeFrame } from '../time/frame.js';
 import { buildDigest, type Digest } from './digest.js';
 import type { ReminderPlanner } from './remind.js';
 import { nextOccurrence, reminderPaused, spreadDelayMs } from './schedule.js';

@@ -9,12 +9,13 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { PageState, PageStateWire } from '../parse/buttons.js';
-import { readableDay, readServiceDate } from '../parse/dates.js';
 import type { DetailsOrigin } from '../parse/details.js';
-import { readServiceTime, type TimeFrame } from '../parse/times.js';
-import { addCalendarDays, startOfDay, wallClock, zoneLabel } from '../parse/zones.js';
 import { type ApprovalQuery, MAYBE_INVISIBLE, SERVICE_DEFAULT_PAGE_SIZE } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
+import { readableDay, readServiceDate } from '../time/days.js';
+import { readServiceTime, type TimeFrame } from '../time/frame.js';
+import { readableTime, readableTimestamp, standingText } from '../time/write.js';
+import { addCalendarDays, startOfDay, wallClock, zoneLabel } from '../time/zones.js';
 import {
   type ApprovalLinks,
   actions,
@@ -28,7 +29,6 @@ import {
   QUOTE_OR_BACKSLASH,
   section,
 } from './blocks.js';
-import { readableTime, readableTimestamp, standingEmoji, standingText } from './dates.js';
 import { type DecidedMark, decidedLine } from './decision.js';
 import { detailsButton, detailsButtonWriter, detailsSelect } from './details-controls.js';
 import { bold, code, emoji, oneLine, type Paragraph, type Run, richLength, richText, richTextJson, styleJson } from './rich.js';
@@ -486,4 +486,13 @@ export function approvalsPageJson(input: ApprovalsPageInput, opening = '{'): str
   }
   for (const b of end.blocks) out.json += `,${JSON.stringify(b)}`;
   return `${out.json}]}`;
+}
+
+/**
+ * The mark beside a due time, the same wherever an approval is shown: red when overdue, orange
+ * when due today, blue after. Home and the digest mark each row as its group's heading is marked.
+ */
+export function standingEmoji(standing: { overdue: boolean; days: number }): string {
+  if (standing.overdue) return 'red_circle';
+  return standing.days === 0 ? 'large_orange_circle' : 'large_blue_circle';
 }

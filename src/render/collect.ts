@@ -11,10 +11,10 @@ import type { CollectRefusal } from '../collections/policy.js';
 import { type AbortReport, type CollectStatus, summarizeRuns } from '../collections/runs.js';
 import type { Held } from '../collections/start-plan.js';
 import type { ConfirmReason } from '../parse/collect.js';
-import { instantOf } from '../parse/zones.js';
 import type { CollectQuery } from '../service/query.js';
-import { parseServiceTimestamp } from '../service/timestamps.js';
 import type { CollectAttempt, WatchedRun } from '../store/types.js';
+import { parseServiceTimestamp } from '../time/timestamps.js';
+import { instantOf } from '../time/zones.js';
 import { actions, button, context, fallback, header, LIMITS, type Message, section } from './blocks.js';
 import {
   bold,

@@ -13,13 +13,13 @@ import type { Button, KnownBlock, ModalView } from '@slack/types';
 import type { DecideOutcome } from '../approvals/decide.js';
 import type { CommentAsked, DecisionOffer } from '../approvals/decision-offer.js';
 import type { DecisionAbout, DecisionChoiceWire, DecisionState, DecisionStateWire } from '../parse/decision.js';
-import type { TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
 import { MAX_COMMENT_CHARS } from '../service/query.js';
 import type { ApprovalDetails } from '../service/schemas.js';
 import type { DecisionRefusal } from '../store/types.js';
+import type { TimeFrame } from '../time/frame.js';
+import { readableTimestamp } from '../time/write.js';
 import { type ApprovalLinks, actions, button, context, LIMITS, linkButton, type Message, plain, revealHidden, truncate } from './blocks.js';
-import { readableTimestamp } from './dates.js';
 import { detailsWires, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
 

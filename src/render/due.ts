@@ -7,10 +7,10 @@
 
 import type { KnownBlock } from '@slack/types';
 import type { DueGroups } from '../approvals/due.js';
-import { readableDay } from '../parse/dates.js';
 import type { DetailsOrigin } from '../parse/details.js';
-import { type DueGroup, groupEdge, serviceToday, type TimeFrame } from '../parse/times.js';
-import { addCalendarDays, calendarDaysBetween, startOfDay, type WallTime, zoneLabel } from '../parse/zones.js';
+import { readableDay } from '../time/days.js';
+import { type DueGroup, groupEdge, serviceToday, type TimeFrame } from '../time/frame.js';
+import { addCalendarDays, calendarDaysBetween, startOfDay, type WallTime, zoneLabel } from '../time/zones.js';
 import { type ApprovalLinks, approvalBlocks, entryBlocks } from './approvals.js';
 import { context, section } from './blocks.js';
 

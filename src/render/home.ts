@@ -7,14 +7,14 @@
 import type { HomeView, KnownBlock } from '@slack/types';
 import type { DueGroups } from '../approvals/due.js';
 import type { HomeOutcome } from '../home/home.js';
-import { DUE_GROUPS, type DueGroup, type TimeFrame } from '../parse/times.js';
 import { isServiceError } from '../service/errors.js';
 import type { Approval } from '../service/schemas.js';
 import type { ServiceCommandName } from '../store/types.js';
+import { DUE_GROUPS, type DueGroup, type TimeFrame } from '../time/frame.js';
+import { readableInstant } from '../time/write.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
 import { commandPurpose, permittedWords } from './commands.js';
-import { readableInstant } from './dates.js';
 import type { DecidedMark } from './decision.js';
 import { countText, groupBlocks, groupsFor, groupWords } from './due.js';
 import { accountRuns, RELINK_ACTION } from './link.js';

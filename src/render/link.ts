@@ -11,9 +11,9 @@ import { slashFor } from '../parse/slash.js';
 import type { AppTrouble, LinkMode } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { IdentityLink, LinkSummary, ServiceCommandName } from '../store/types.js';
+import { readableInstant } from '../time/write.js';
 import { context, fallback, LIMITS, type Message, section } from './blocks.js';
 import { commandPurpose, commandWords, permittedWords } from './commands.js';
-import { readableInstant } from './dates.js';
 import { bold, emoji, md, oneLine, type Paragraph, type Run, code as richCode, richMessage, richText, user } from './rich.js';
 
 export const LINK_CALLBACK = 'link-account';

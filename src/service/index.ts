@@ -1,3 +1,4 @@
+export { parseServiceTimestamp } from '../time/timestamps.js';
 export * from './client.js';
 export type { DecisionAnswer, DecisionCall, DecisionValues } from './decision-call.js';
 export * from './errors.js';
@@ -14,4 +15,3 @@ export type {
   RunStatus,
 } from './schemas.js';
 export { MAX_ITEMS_KEPT } from './schemas.js';
-export { parseServiceTimestamp } from './timestamps.js';

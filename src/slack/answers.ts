@@ -9,7 +9,6 @@ import { detailsOffered } from '../approvals/details.js';
 import type { ApprovalsOutcome } from '../approvals/search.js';
 import type { StartOutcome } from '../collections/start.js';
 import { SLASH_COMMANDS, type Slash } from '../parse/slash.js';
-import type { TimeFrame } from '../parse/times.js';
 import { approvalsPageJson } from '../render/approvals.js';
 import type { Message } from '../render/blocks.js';
 import {
@@ -27,6 +26,7 @@ import { isServiceError } from '../service/errors.js';
 import type { ApprovalQuery, CollectQuery } from '../service/query.js';
 import type { Approval } from '../service/schemas.js';
 import { type DecisionHold, type Principal, StoreUnavailableError } from '../store/index.js';
+import type { TimeFrame } from '../time/frame.js';
 import type { SlackDeps } from './deps.js';
 import { PreparedBody, type Respond, ResponseUrlError } from './responder.js';
 

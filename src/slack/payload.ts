@@ -1,8 +1,8 @@
 /** Who asked, and their time zone and today, from a Slack payload. */
 
-import type { CalendarDay } from '../parse/dates.js';
-import { type TimeFrame, timeFrame } from '../parse/times.js';
 import type { Principal } from '../store/index.js';
+import { type TimeFrame, timeFrame } from '../time/frame.js';
+import type { CalendarDay } from '../time/zones.js';
 import type { SlackDeps } from './deps.js';
 
 export function principalOf(body: {

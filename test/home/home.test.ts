@@ -7,10 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { DUE_FETCH } from '../../src/approvals/due.js';
 import { loadHome } from '../../src/home/home.js';
-import { timeFrame } from '../../src/parse/times.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { InvalidTokenError, ServiceUnavailableError } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/index.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 
 const NOW = new Date('2026-11-22T06:30:00Z');

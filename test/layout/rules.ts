@@ -56,8 +56,8 @@ export const LAYOUT: readonly Part[] = [
   {
     paths: ['config.ts'],
     owns: 'the environment → a frozen `Config`, a union by mode (`local`, `http`, `socket`): each mode’s type says what it requires, so nothing downstream asks again',
-    code: ['runtime/', 'service/decision-call.ts', 'service/query.ts'],
-    why: 'the configuration reads its values with the service’s pure readers (the decision call, query values), and nothing else of the app',
+    code: ['runtime/', 'service/decision-call.ts', 'service/query.ts', 'time/'],
+    why: 'the configuration reads its values with the service’s pure readers (the decision call, query values) and the zones of time/, and nothing else of the app',
   },
   {
     paths: ['main.ts'],
@@ -66,16 +66,23 @@ export const LAYOUT: readonly Part[] = [
     why: 'it composes everything',
   },
   {
+    paths: ['time/'],
+    owns: 'zones, wall clocks and days; the service’s times read for a reader (`frame.ts`); the ways a time and a day are written (`write.ts`, `days.ts`): one pure place that parse/, render/, config and the CLI all use',
+    code: [],
+    pure: true,
+    why: 'time is below everything that reads or writes one: it imports nothing of the app',
+  },
+  {
     paths: ['parse/'],
     owns: 'text and button values → validated requests; the grammars, dates in the user’s zone, suggestions (pure)',
-    code: ['runtime/', 'service/', 'store/'],
+    code: ['runtime/', 'service/', 'store/', 'time/'],
     pure: true,
     why: 'reading what a user typed does no I/O: it uses the service’s and the store’s pure words only',
   },
   {
     paths: ['render/'],
     owns: 'outcomes → Block Kit and words; the one error translator (`errors.ts`); Slack’s limits (pure)',
-    code: ['parse/', 'service/', 'store/', ...USE_CASES],
+    code: ['parse/', 'service/', 'store/', 'time/', ...USE_CASES],
     types: ['@slack/types'],
     pure: true,
     why: 'drawing an outcome does no I/O: it reads the use cases’ outcomes, and knows Slack by its block types only',
@@ -84,7 +91,7 @@ export const LAYOUT: readonly Part[] = [
     paths: USE_CASES,
     label: 'the use cases',
     owns: 'the use cases: plain input + deps → a typed outcome; policies and rules (a collection’s start: its pure plan `start-plan.ts`, its execution `start-execution.ts`, its audit steps `start-record.ts`)',
-    code: ['domain/', 'parse/', 'runtime/', 'service/', 'store/'],
+    code: ['domain/', 'parse/', 'runtime/', 'service/', 'store/', 'time/'],
     types: ['config.ts', 'deps.ts'],
     why: 'a use case knows nothing of Slack and returns an outcome for the adapter to render',
   },
@@ -104,7 +111,7 @@ export const LAYOUT: readonly Part[] = [
   {
     paths: ['service/'],
     owns: 'the only code that speaks HTTP to the Command Service: transport (undici pool, timeouts, retry), decoding (JSON/XML/properties, HTML error pages, zod), commands, typed errors',
-    code: ['domain/', 'runtime/'],
+    code: ['domain/', 'runtime/', 'time/'],
     why: 'the lower layers import no feature, adapter or renderer, nor Deps; what service/ shares with store/ is in domain/',
   },
   {
@@ -117,7 +124,7 @@ export const LAYOUT: readonly Part[] = [
   {
     paths: ['slack/'],
     owns: 'the adapter: the Bolt app and receivers, one middleware that routes each request to its handler (one per file, by surface: command, action, view, event), answers, Web API calls',
-    code: [...USE_CASES, 'domain/', 'parse/', 'render/', 'runtime/', 'service/', 'store/', '@slack/*'],
+    code: [...USE_CASES, 'domain/', 'parse/', 'render/', 'runtime/', 'service/', 'store/', 'time/', '@slack/*'],
     types: ['config.ts', 'deps.ts'],
     why: 'the adapter stands on the use cases and the pure parts; only main.ts composes it',
   },
@@ -136,13 +143,13 @@ export const LAYOUT: readonly Part[] = [
   {
     paths: ['playground/'],
     owns: 'local mode: demo users, the Slack stand-in and its page',
-    code: ['config.ts', 'parse/', 'reference-service/', 'render/', 'runtime/', 'store/'],
+    code: ['config.ts', 'parse/', 'reference-service/', 'render/', 'runtime/', 'store/', 'time/'],
     why: 'the playground starts the reference service and stands in for Slack: it checks the app’s blocks as Slack would, and never reaches into the adapter',
   },
   {
     paths: ['admin/', 'cli.ts'],
     owns: 'the admin CLI (`cli.ts` is its process), everything it takes from the process injected',
-    code: ['collections/', 'config.ts', 'reference-service/', 'runtime/', 'service/', 'store/'],
+    code: ['collections/', 'config.ts', 'reference-service/', 'runtime/', 'service/', 'store/', 'time/'],
     why: 'the CLI works on the store and the service directly, without the adapter',
   },
 ];

@@ -1,7 +1,8 @@
 import { differenceInCalendarDays } from 'date-fns';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { daysFromToday, parseDateInput, readServiceDate, serviceDay, todayIn } from '../../src/parse/dates.js';
+import { parseDateInput } from '../../src/parse/dates.js';
+import { daysFromToday, readServiceDate, serviceDay, todayIn } from '../../src/time/days.js';
 
 const TODAY = { year: 2026, month: 11, day: 22 };
 const value = (input: string) => {

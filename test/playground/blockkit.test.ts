@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { timeFrame } from '../../src/parse/times.js';
 import { blockKitRenderer } from '../../src/playground/blockkit.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
+import { timeFrame } from '../../src/time/frame.js';
 
 const bk = blockKitRenderer();
 

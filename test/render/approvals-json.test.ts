@@ -9,7 +9,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { approvalPages } from '../../src/config.js';
-import { timeFrame } from '../../src/parse/times.js';
 import {
   type ApprovalsPageInput,
   approvalParagraphs,
@@ -23,6 +22,7 @@ import { richText, richTextJson } from '../../src/render/rich.js';
 import { messageProblems } from '../../src/render/validate.js';
 import type { Approval } from '../../src/service/schemas.js';
 import { openingOf } from '../../src/slack/answers.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { visible } from '../helpers/visible.js';
 
 const NOW = new Date('2026-11-22T12:00:00Z');

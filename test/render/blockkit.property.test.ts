@@ -14,7 +14,6 @@ import type { CollectStatus, LiveStatus } from '../../src/collections/runs.js';
 import { approvalPages } from '../../src/config.js';
 import type { HomeOutcome } from '../../src/home/home.js';
 import type { DetailsOrigin, DetailsState } from '../../src/parse/details.js';
-import { timeFrame } from '../../src/parse/times.js';
 import { buildDigest } from '../../src/reminders/digest.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 import type { Message } from '../../src/render/blocks.js';
@@ -48,6 +47,7 @@ import {
 import type { CollectQuery } from '../../src/service/query.js';
 import type { Approval, ApprovalDetails, RequestItem } from '../../src/service/schemas.js';
 import type { AttemptReason, CollectAttempt, WatchedRun } from '../../src/store/types.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { mrkdwnTexts } from '../helpers/visible.js';
 
 /** Marks every generated string, so that it can be recognised wherever it ends up. */

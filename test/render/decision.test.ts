@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DecideOutcome } from '../../src/approvals/decide.js';
 import { type DecisionState, decodeDecisionChoice, decodeDecisionState } from '../../src/parse/decision.js';
-import { timeFrame } from '../../src/parse/times.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 import {
   COMMENT_FIELD,
@@ -32,6 +31,7 @@ import {
 } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/schemas.js';
 import type { DecisionHold } from '../../src/store/types.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { fakeDetails } from '../helpers/fakes.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 

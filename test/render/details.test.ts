@@ -15,7 +15,6 @@ import {
   MAX_ITEMS_PAGE,
   parseDetailsPage,
 } from '../../src/parse/details.js';
-import { timeFrame } from '../../src/parse/times.js';
 import { approvalBlocks, renderApprovalsPage } from '../../src/render/approvals.js';
 import { describeItem, detailsFailureView, detailsLoadingView, refreshTarget, renderDetailsView } from '../../src/render/details.js';
 import { DETAILS_ACTIONS, detailsButton, detailsSelect } from '../../src/render/details-controls.js';
@@ -28,6 +27,7 @@ import {
   type RequestItemsPage,
   UnexpectedResponseError,
 } from '../../src/service/index.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { fakeDetails } from '../helpers/fakes.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 

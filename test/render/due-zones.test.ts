@@ -7,11 +7,11 @@
 import { describe, expect, it } from 'vitest';
 import { groupByDue } from '../../src/approvals/due.js';
 import { parseApprovalsCommand } from '../../src/parse/approvals.js';
-import { readServiceDate } from '../../src/parse/dates.js';
-import { type DueGroup, type TimeFrame, timeFrame } from '../../src/parse/times.js';
-import { instantOf } from '../../src/parse/zones.js';
 import { groupBlocks, groupCommand, groupWords } from '../../src/render/due.js';
 import type { Approval } from '../../src/service/index.js';
+import { readServiceDate } from '../../src/time/days.js';
+import { type DueGroup, type TimeFrame, timeFrame } from '../../src/time/frame.js';
+import { instantOf } from '../../src/time/zones.js';
 import { visible } from '../helpers/visible.js';
 
 const WINDOW = 3;

@@ -6,7 +6,6 @@
 
 import { describe, expect, it } from 'vitest';
 import { groupByDue } from '../../src/approvals/due.js';
-import { timeFrame } from '../../src/parse/times.js';
 import { buildDigest } from '../../src/reminders/digest.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
 import type { Message } from '../../src/render/blocks.js';
@@ -43,6 +42,7 @@ import {
   UnexpectedResponseError,
 } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/schemas.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { attemptOf } from '../helpers/attempts.js';
 import { visible } from '../helpers/visible.js';
 

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { DUE_FETCH, groupByDue } from '../../src/approvals/due.js';
 import { approvalPages } from '../../src/config.js';
 import type { HomeOutcome } from '../../src/home/home.js';
-import { type DueGroup, timeFrame } from '../../src/parse/times.js';
 import { translateFailure } from '../../src/render/errors.js';
 import { HOME_ACTIONS, HOME_MAX_ENTRIES, type HomeInput, renderHome as render, unlinkText } from '../../src/render/home.js';
 import { ServiceUnavailableError } from '../../src/service/errors.js';
 import type { Approval } from '../../src/service/index.js';
+import { type DueGroup, timeFrame } from '../../src/time/frame.js';
 import { visible } from '../helpers/visible.js';
 
 /** Sunday 22 November 2026, 07:00 in London; the service's times as written (its zone not given). */

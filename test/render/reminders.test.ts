@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { groupByDue } from '../../src/approvals/due.js';
-import type { DueGroup } from '../../src/parse/times.js';
-import { timeFrame } from '../../src/parse/times.js';
 import { buildDigest } from '../../src/reminders/digest.js';
 import type { Message } from '../../src/render/blocks.js';
 import { DIGEST_MAX_ENTRIES, renderDigest, renderReminderSet } from '../../src/render/reminders.js';
 import type { Approval } from '../../src/service/index.js';
+import type { DueGroup } from '../../src/time/frame.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { visible } from '../helpers/visible.js';
 
 /** Monday 23 November 2026, 08:30 in New York; the service's times as written (its zone not given). */

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { approvalPages } from '../../src/config.js';
 import { decodePageState } from '../../src/parse/buttons.js';
-import { timeFrame } from '../../src/parse/times.js';
 import { encodePageState, OPEN_ACTION, PAGE_ACTIONS, renderApprovalsPage } from '../../src/render/approvals.js';
 import { escapeMrkdwn, inert, LIMITS, truncate } from '../../src/render/blocks.js';
 import { renderCollectConfirmation, renderCollectStatus, renderHistory, renderNoCollectorMatched } from '../../src/render/collect.js';
@@ -18,6 +17,7 @@ import {
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from '../../src/service/index.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { attemptOf } from '../helpers/attempts.js';
 import { mrkdwnTexts, shownExactly, visible } from '../helpers/visible.js';
 

@@ -5,7 +5,6 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { timeFrame } from '../../src/parse/times.js';
 import { renderNotLinked, translateFailure } from '../../src/render/errors.js';
 import { renderHome } from '../../src/render/home.js';
 import { identityLinked, LINK_FIELDS, linkModal, renderLoggedOut, renderWhoami } from '../../src/render/link.js';
@@ -13,6 +12,7 @@ import { renderReminderRelink } from '../../src/render/reminders.js';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
 import { AppTokenRefusedError, LinkOutdatedError, RefusedForUserError } from '../../src/service/credentials.js';
 import { AppSignInError, InvalidTokenError, MissingParameterError } from '../../src/service/errors.js';
+import { timeFrame } from '../../src/time/frame.js';
 import { visible } from '../helpers/visible.js';
 
 const HOSTILE = 'jdoe*<!channel>_`x`';

@@ -13,7 +13,6 @@ import { type DecideOutcome, decide } from '../../../approvals/decide.js';
 import { decidedAmong } from '../../../approvals/decision-offer.js';
 import { searchApprovals } from '../../../approvals/search.js';
 import { checkComment, type DecisionState, decodeDecisionState } from '../../../parse/decision.js';
-import type { TimeFrame } from '../../../parse/times.js';
 import {
   COMMENT_FIELD,
   decisionFailureView,
@@ -26,6 +25,7 @@ import { translateFailure } from '../../../render/errors.js';
 import { isServiceError } from '../../../service/errors.js';
 import type { Approval, ApprovalDetails } from '../../../service/schemas.js';
 import { type Principal, StoreUnavailableError } from '../../../store/index.js';
+import type { TimeFrame } from '../../../time/frame.js';
 import { answerApprovals } from '../../answers.js';
 import type { SlackDeps } from '../../deps.js';
 import { showDetails, showKnownDetails } from '../../details-modal.js';

@@ -4,8 +4,8 @@
  * the time stands against now ("overdue by 3 hours", "due today", "due in 5 days").
  */
 
-import { dueStanding, readServiceTime, type ServiceTime, type TimeFrame } from '../parse/times.js';
-import { wallClock, zoneLabel, zoneOrUtc } from '../parse/zones.js';
+import { dueStanding, readServiceTime, type ServiceTime, type TimeFrame } from './frame.js';
+import { wallClock, zoneLabel, zoneOrUtc } from './zones.js';
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -61,13 +61,4 @@ export function standingText(time: ServiceTime, frame: TimeFrame): { text: strin
   if (days === 0) return { text: 'due today', overdue: false, days };
   if (days === 1) return { text: 'due tomorrow', overdue: false, days };
   return { text: `due in ${days} days`, overdue: false, days };
-}
-
-/**
- * The mark beside a due time, the same wherever an approval is shown: red when overdue, orange
- * when due today, blue after. Home and the digest mark each row as its group's heading is marked.
- */
-export function standingEmoji(standing: { overdue: boolean; days: number }): string {
-  if (standing.overdue) return 'red_circle';
-  return standing.days === 0 ? 'large_orange_circle' : 'large_blue_circle';
 }

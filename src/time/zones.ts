@@ -31,6 +31,19 @@ const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
 
 const known = new Map<string, boolean>();
 
+/**
+ * The runtime's own name for an IANA zone it knows (`europe/berlin` is Europe/Berlin); undefined for
+ * anything else, an offset such as +01:00 included (a fixed offset is wrong half the year).
+ */
+export function canonicalZone(name: string): string | undefined {
+  if (name.length > 64 || !ZONE_NAME.test(name)) return undefined;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Whether this runtime knows `name` as an IANA time zone. */
 export function isTimeZone(name: string): boolean {
   let ok = known.get(name);

@@ -6,8 +6,8 @@
  * and its day is compared with the reader's today as a day of the calendar, nothing finer. Pure.
  */
 
-import { parseServiceTimestamp } from '../service/timestamps.js';
-import { type Bound, parseDateInput, serviceDateText, serviceDay, todayIn } from './dates.js';
+import { serviceDay, todayIn } from './days.js';
+import { parseServiceTimestamp } from './timestamps.js';
 import {
   addCalendarDays,
   type CalendarDay,
@@ -133,17 +133,4 @@ export function groupEdge(frame: TimeFrame, days: number): (WallTime & { weekday
   if (frame.serviceZone === undefined) return undefined;
   const wall = wallClock(startOfDay(addCalendarDays(serviceToday(frame), days), frame.serviceZone), frame.zone);
   return wall.hour === 0 && wall.minute === 0 ? undefined : wall;
-}
-
-/**
- * A date typed as the user would (`today`, `3d`), as the service's filter value for one end of a
- * range: counted from the reader's today, then carried to the service's calendar when its zone is
- * known, exactly as /approvals reads it. Undefined for what is not a date.
- */
-export function serviceDateFilter(input: string, bound: Bound, frame: TimeFrame): string | undefined {
-  const date = parseDateInput(input, frame.today, bound);
-  if (!date.ok) return undefined;
-  return serviceDateText(
-    frame.serviceZone === undefined ? date.day : serviceDay(date.day, { user: frame.zone, service: frame.serviceZone }),
-  );
 }

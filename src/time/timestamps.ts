@@ -4,14 +4,7 @@
  * nothing pretends to know the zone: a renderer shows them as written, only more readably.
  */
 
-export interface ServiceTimestamp {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
+import type { WallTime } from './zones.js';
 
 /** Longer than any timestamp, padding included: such a value is not read at all. */
 const MAX_TIMESTAMP_LENGTH = 64;
@@ -21,7 +14,7 @@ const MAX_TIMESTAMP_LENGTH = 64;
  * and was a hot spot under load. The form is `YYYY-MM-DD`, then optionally ` hh:mm` (or `T`),
  * `:ss` and a fraction `.d…`, with whitespace around; the day must exist in its month.
  */
-export function parseServiceTimestamp(value: string): ServiceTimestamp | undefined {
+export function parseServiceTimestamp(value: string): WallTime | undefined {
   if (value.length > MAX_TIMESTAMP_LENGTH) return undefined;
   const text = value.trim();
   const n = text.length;

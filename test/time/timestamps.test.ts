@@ -2,7 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseServiceTimestamp } from '../../src/service/timestamps.js';
+import { parseServiceTimestamp } from '../../src/time/timestamps.js';
 
 /** The reading it replaced, kept as the reference. */
 function byRegex(value: string) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { instantOf, isTimeZone, startOfDay, wallClock, zoneLabel, zoneOrUtc } from '../../src/parse/zones.js';
+import { instantOf, isTimeZone, startOfDay, wallClock, zoneLabel, zoneOrUtc } from '../../src/time/zones.js';
 
 const wall = (year: number, month: number, day: number, hour: number, minute = 0, second = 0) => ({
   year,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dueStandingOf, readServiceTime, serviceDateFilter, timeFrame } from '../../src/parse/times.js';
+import { serviceDateFilter } from '../../src/parse/dates.js';
+import { dueStandingOf, readServiceTime, timeFrame } from '../../src/time/frame.js';
 
 // 09:00 on Tuesday 24 November 2026 in Berlin.
 const NOW = new Date('2026-11-24T08:00:00Z');
