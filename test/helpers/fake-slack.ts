@@ -5,9 +5,10 @@
  */
 
 import { EventEmitter } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
+import { eventually } from './eventually.js';
 import { visible } from './visible.js';
 
 export interface ResponseBody {
@@ -50,6 +51,8 @@ export interface FakeSlack {
   stall(method: string, times?: number): void;
   /** Answers a Web API method with this handler from now on, e.g. apps.connections.open for a Socket Mode stand-in. */
   handle(method: string, handler: ApiHandler): void;
+  /** Requests received and not answered yet (stalled ones aside: they are never answered). */
+  readonly inFlight: number;
   close(): Promise<void>;
 }
 
@@ -83,7 +86,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
   const handlers = new Map<string, ApiHandler>();
   let next = 0;
+  const unanswered = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
+    unanswered.add(res);
+    res.on('close', () => unanswered.delete(res));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -120,6 +126,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const stalled = stalls.get(method) ?? 0;
         if (stalled > 0) {
           stalls.set(method, stalled - 1);
+          unanswered.delete(res);
           return;
         }
         const limit = limits.get(method);
@@ -197,18 +204,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     stall(method, times = 1) {
       stalls.set(method, times);
     },
+    get inFlight() {
+      return unanswered.size;
+    },
     posted: () => posts,
     updates: () => updated,
     handle(method, handler) {
       handlers.set(method, handler);
     },
-    async waitForPosts(count, timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      while (posts.length < count) {
-        if (Date.now() > until) throw new Error(`expected ${count} chat.postMessage calls, got ${posts.length}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return posts;
+    waitForPosts(count, timeoutMs = 10_000) {
+      return eventually(
+        () => `${count} chat.postMessage calls, got ${posts.length}`,
+        () => posts.length >= count && posts,
+        timeoutMs,
+      );
     },
     responseUrl() {
       next++;
