@@ -23,7 +23,7 @@ export interface FakeSlack {
   url: string;
   apiUrl: string;
   /** Web API calls by method, bodies as sent (form-encoded). */
-  /** Every Web API call, 429s included; `at` is performance.now() when it arrived. */
+  /** Every Web API call, 429s included; `at` is when it arrived, on the stand-in's clock. */
   apiCalls: Array<{ method: string; body: string; at: number }>;
   /** A fresh response_url. */
   responseUrl(): { id: string; url: string };
@@ -72,7 +72,9 @@ function payloadProblems(method: string, params: URLSearchParams): string[] {
   return [];
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+/** `now`: the clock Web API calls are stamped with (performance.now() unless a test moves its own). */
+export async function startFakeSlack(options: { now?: () => number } = {}): Promise<FakeSlack> {
+  const now = options.now ?? (() => performance.now());
   const refused: string[] = [];
   const responses = new Map<string, ResponseBody[]>();
   const apiCalls: Array<{ method: string; body: string; at: number }> = [];
@@ -115,7 +117,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const api = /^\/api\/([\w.]+)$/.exec(url.pathname);
       if (api) {
         const method = api[1] as string;
-        apiCalls.push({ method, body, at: performance.now() });
+        apiCalls.push({ method, body, at: now() });
         const params = new URLSearchParams(body);
         const problems = payloadProblems(method, params);
         if (problems.length > 0) {
