@@ -215,7 +215,8 @@ describe.skipIf(!available)('two app processes behind a round-robin load balance
     const clicks = Array.from({ length: 6 }, () => slack.responseUrl());
     await Promise.all(clicks.map((r) => click(lb.url, 'UGRACE', CONFIRM_ACTIONS.run, run?.value, r.url)));
     await slack.waitForPosts(posts + 1);
-    await new Promise((r) => setTimeout(r, 500));
+    // A click's work ends with its answer: once all six are answered, none of them can start anything more.
+    await Promise.all(clicks.map((r) => slack.waitForResponses(r.id, 1)));
     expect(service.calls.get('collectEntitlements') ?? 0).toBe(before + 1);
     const message = slack.posted().slice(posts);
     expect(message).toHaveLength(1);
