@@ -9,12 +9,13 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { assertNothingReached, isThisMachine } from './helpers/network-guard.js';
 
-// TEST-NET-1 (RFC 5737): documentation only, routed nowhere, so a guard that failed would reach no one either.
-const AWAY = '192.0.2.1';
+// TEST-NET-3 (RFC 5737): documentation only, so a guard that failed would reach no one either.
+const AWAY = '203.0.113.1';
 
 describe('the network guard', () => {
   it('refuses a connection to another machine by net, undici, fetch and node:http, and a DNS query for a name out there', async () => {
@@ -46,16 +47,29 @@ describe('the network guard', () => {
     expect(assertNothingReached).not.toThrow();
   });
 
-  it('knows this machine by its names and addresses, and nothing else', () => {
-    for (const host of ['127.0.0.1', '127.8.9.10', '::1', '[::1]', '::ffff:127.0.0.1', 'localhost', 'LOCALHOST', 'app.localhost'])
-      expect(isThisMachine(host), host).toBe(true);
+  it('knows this machine by its names and addresses, its own interfaces too, and nothing else', () => {
+    const own = Object.values(networkInterfaces())
+      .flat()
+      .map((i) => i?.address ?? '127.0.0.1');
     for (const host of [
-      '10.0.0.1',
-      '192.0.2.1',
+      '127.0.0.1',
+      '127.8.9.10',
+      '::1',
+      '[::1]',
+      '::ffff:127.0.0.1',
       '0.0.0.0',
       '::',
-      '::ffff:10.0.0.1',
-      'fd00::2',
+      'localhost',
+      'LOCALHOST',
+      'app.localhost',
+      ...own,
+    ])
+      expect(isThisMachine(host), host).toBe(true);
+    for (const host of [
+      '198.51.100.7',
+      '203.0.113.9',
+      '::ffff:203.0.113.9',
+      '2001:db8::1',
       'example.com',
       'localhost.example.com',
       'hooks.slack.com',
