@@ -20,6 +20,7 @@ import { randomIds } from './runtime/ids.js';
 import { createLogger, type Logger } from './runtime/logger.js';
 import { countFailures, Metrics } from './runtime/metrics.js';
 import { gracefulStop, type StopPlan } from './runtime/shutdown.js';
+import { realTimer } from './runtime/timer.js';
 import type { CredentialSource } from './service/credentials.js';
 import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
 import { createSlackApp, type SlackApp, type SlackAppOptions } from './slack/app.js';
@@ -248,6 +249,7 @@ function slackChat({ config, overrides, logger, now, metrics }: Base, service: S
     detailsOffered: () => service.offers('getApprovalDetails'),
     serviceTimeZone: config.serviceTimeZone,
     ...(overrides.perChannelMs === undefined ? {} : { perChannelMs: overrides.perChannelMs }),
+    timer: realTimer,
   });
   return { timeZones, approvalLinks, chat };
 }

@@ -20,6 +20,7 @@ import { renderCollectFailedDm, renderCollectStatus } from '../render/collect.js
 import { renderDigest, renderReminderRelink } from '../render/reminders.js';
 import { type Logger, SaidOncePerMinute } from '../runtime/logger.js';
 import type { Metrics } from '../runtime/metrics.js';
+import type { Timer } from '../runtime/timer.js';
 import { RateGate } from './rate-gate.js';
 
 /** How long a message is tried again while Slack answers 429; past it, it is given up. */
@@ -66,21 +67,23 @@ export interface ChatOptions {
   serviceTimeZone?: string | undefined;
   groupTtlMs?: number;
   perChannelMs?: number;
+  /** What the pacing and the waits after a 429 wait on (realTimer; tests move their own). */
+  timer: Timer;
 }
 
 export function createChat(client: WebClient, options: ChatOptions): CollectChat & ReminderOutbox {
-  const { logger, now, metrics } = options;
+  const { logger, now, metrics, timer } = options;
   const groupTtlMs = options.groupTtlMs ?? 5 * 60_000;
   const perChannelMs = options.perChannelMs ?? 1_000;
   const groups = new Map<string, { members: readonly string[]; until: number }>();
   /** When each channel may next be written to: Slack allows about one message a second per channel. */
   const nextFree = new Map<string, number>();
   const paced = async <T>(channel: string, call: () => Promise<T>): Promise<T> => {
-    const at = performance.now();
+    const at = timer.now();
     const slot = Math.max(at, nextFree.get(channel) ?? 0);
     nextFree.set(channel, slot + perChannelMs);
     if (nextFree.size > 10_000) for (const [c, t] of nextFree) if (t < at) nextFree.delete(c);
-    if (slot > at) await new Promise((resolve) => setTimeout(resolve, slot - at));
+    if (slot > at) await timer.sleep(slot - at);
     return call();
   };
   const gates = new Map<string, RateGate>();
@@ -90,10 +93,10 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
    * waits out Retry-After (RateGate) and tries again, and passes any other error on.
    */
   const counted = async <T>(method: string, call: () => Promise<T>, patienceMs = RATE_LIMIT_PATIENCE_MS): Promise<T> => {
-    const giveUpAt = performance.now() + patienceMs;
+    const giveUpAt = timer.now() + patienceMs;
     let gate = gates.get(method);
     if (gate === undefined) {
-      gate = new RateGate();
+      gate = new RateGate(timer);
       gates.set(method, gate);
     }
     for (;;) {

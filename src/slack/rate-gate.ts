@@ -1,3 +1,5 @@
+import type { Timer } from '../runtime/timer.js';
+
 /**
  * One Web API method's calls, as Slack's rate limits ask: after a 429 the method is not called
  * again until its Retry-After has passed, and for a while after (`cautionMs`) its calls go one at a
@@ -6,13 +8,15 @@
  * digests measured five 429s per message posted that way, one in ten with this.
  */
 export class RateGate {
+  readonly #timer: Timer;
   readonly #cautionMs: number;
   #quietUntil = 0;
   #cautiousUntil = 0;
   #inFlight = 0;
   readonly #queue: Array<() => void> = [];
 
-  constructor(cautionMs = 60_000) {
+  constructor(timer: Timer, cautionMs = 60_000) {
+    this.#timer = timer;
     this.#cautionMs = cautionMs;
   }
 
@@ -20,9 +24,9 @@ export class RateGate {
   async enter(): Promise<void> {
     let woken = false;
     for (;;) {
-      const now = performance.now();
+      const now = this.#timer.now();
       if (this.#quietUntil > now) {
-        await new Promise((resolve) => setTimeout(resolve, this.#quietUntil - now));
+        await this.#timer.sleep(this.#quietUntil - now);
         continue;
       }
       if (now >= this.#cautiousUntil || this.#inFlight === 0) {
@@ -37,12 +41,12 @@ export class RateGate {
 
   leave(): void {
     this.#inFlight--;
-    if (this.#queue.length > 0 && (this.#inFlight === 0 || performance.now() >= this.#cautiousUntil)) this.#queue.shift()?.();
+    if (this.#queue.length > 0 && (this.#inFlight === 0 || this.#timer.now() >= this.#cautiousUntil)) this.#queue.shift()?.();
   }
 
-  /** Slack answered 429: returns until when (performance.now()) the method must not be called. */
+  /** Slack answered 429: returns until when (on the timer's clock) the method must not be called. */
   limited(retryAfterSeconds: number): number {
-    const until = performance.now() + Math.max(1, retryAfterSeconds) * 1000;
+    const until = this.#timer.now() + Math.max(1, retryAfterSeconds) * 1000;
     this.#quietUntil = Math.max(this.#quietUntil, until);
     this.#cautiousUntil = Math.max(this.#cautiousUntil, until + this.#cautionMs);
     return this.#quietUntil;

@@ -6,6 +6,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
@@ -41,7 +42,7 @@ describe('the memory budget for bodies being read', () => {
     // 64 bodies of 1 MiB (the most one may have) held open: 64 MiB, all that bodies together were allowed before.
     const held = await Promise.all(Array.from({ length: 64 }, () => holdOpen(`${h.url}/slack/events`, 1024 * KiB)));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await eventually('a held body turned away', () => held.some((r) => r.status() === 503));
       const sent = await h.command('UADA', '/approvals', 'page-size:2');
       expect(sent.status).toBe(200);
       expect(textOf((await h.slack.waitForResponses(sent.responseId, 1))[0])).toContain('Pending approvals');

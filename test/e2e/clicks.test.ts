@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { LINK_FIELDS } from '../../src/render/link.js';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 
@@ -55,8 +56,7 @@ describe('a burst of paging clicks', () => {
 describe('modal submissions past the limit', () => {
   it('keep the modal open and say why on its first field, without reaching the use case', async () => {
     await h.command('UFORM', '/approvals', 'login');
-    const until = Date.now() + 5000;
-    while (viewsSent(h.slack, 'views.open').length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.open', () => viewsSent(h.slack, 'views.open').length > 0, 5000);
     const view = viewsSent(h.slack, 'views.open').at(-1)?.view ?? {};
     const incomplete = { [LINK_FIELDS.username.block]: 'ada' };
     for (let i = 0; i < LIMIT; i++) {

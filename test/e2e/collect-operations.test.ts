@@ -9,6 +9,7 @@ import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
 import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 import { visible } from '../helpers/visible.js';
 
 const clock = new TestClock(new Date());
@@ -54,8 +55,7 @@ async function start(user: string, text: string, channelId = 'C0OPS') {
   await h.command(user, '/collect', text, { channelId });
   const posts = await h.slack.waitForPosts(count + 1);
   // The watch is written just after the post: wait for the command's work to end before moving the clock.
-  const until = Date.now() + 10_000;
-  while (h.app.deps.background.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+  await settled(h);
   const post = posts[count];
   if (post === undefined) throw new Error('no post');
   const ts = `1700000000.${String(count + 1).padStart(6, '0')}`;

@@ -9,6 +9,7 @@ import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
 import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 
 const clock = new TestClock(new Date());
 let h: Harness;
@@ -33,14 +34,8 @@ const collects = () => h.service.calls.get('collectEntitlements') ?? 0;
 async function ask(text: string) {
   const sent = await h.command('UOSCAR', '/collect', text, { channelId: 'C0OPS' });
   const answers = await h.slack.waitForResponses(sent.responseId, 1);
-  await settled();
+  await settled(h);
   return { answer: answers[0] };
-}
-
-/** Waits until the command's work after the ack has ended, so that the clock can move. */
-async function settled() {
-  const until = Date.now() + 10_000;
-  while (h.app.deps.background.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
 }
 
 const attempts = () => h.app.deps.store.listCollectAttempts({ teamId: TEAM, limit: 50 });
@@ -50,7 +45,7 @@ describe('a newcomer’s trial of /collect', () => {
     const count = h.slack.posted().length;
     await h.command('UOSCAR', '/collect', 'AD Accounts', { channelId: 'C0OPS' });
     await h.slack.waitForPosts(count + 1);
-    await settled();
+    await settled(h);
     expect(collects()).toBe(1);
   });
 
@@ -85,7 +80,7 @@ describe('a newcomer’s trial of /collect', () => {
     const sent = await h.command('UOSCAR', '/collect', 'application:"Active Directory"', { channelId: 'C0OPS' });
     await h.slack.waitForPosts(count + 1);
     const [ranAgain] = await h.slack.waitForResponses(sent.responseId, 1);
-    await settled();
+    await settled(h);
     expect(textOf(ranAgain)).toContain(
       ':warning: Started again within the cooldown: countersign did not know that *Active Directory* has this collector:',
     );
@@ -102,7 +97,7 @@ describe('a newcomer’s trial of /collect', () => {
     const count = h.slack.posted().length;
     await h.command('UOSCAR', '/collect', 'AWS IAM', { channelId: 'C0OPS' });
     await h.slack.waitForPosts(count + 1);
-    await settled();
+    await settled(h);
     clock.advance(11_000);
     await h.app.runWatcher.tick();
     const dm = h.slack.posted().filter((p) => p.channel === 'UOSCAR');
@@ -121,7 +116,7 @@ describe('a newcomer’s trial of /collect', () => {
     const click = await h.click('UOSCAR', CONFIRM_ACTIONS.run, run?.value);
     await h.slack.waitForPosts(posts + 1);
     await h.slack.waitForResponses(click.responseId, 1);
-    await settled();
+    await settled(h);
     expect(collects()).toBe(before + 1);
     // The question and its Run are one line of the trail.
     const [forced] = await attempts();

@@ -7,6 +7,7 @@ import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
 import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -103,7 +104,7 @@ describe('/collect', () => {
     expect(clicks.every((c) => c.status === 200 && c.ackMs < 3000)).toBe(true);
     const all = await Promise.all(clicks.map((c) => h.slack.waitForResponses(c.responseId, 1)));
     expect(await posted).toMatch(/<@UOSCAR> started 7 collections/);
-    await new Promise((r) => setTimeout(r, 300));
+    await settled(h);
     const everything = clicks.flatMap((c) => h.slack.responses(c.responseId));
     expect(h.slack.posted().length).toBe(postsBefore + 1);
     expect(everything.filter((r) => textOf(r).includes('already used'))).toHaveLength(3);

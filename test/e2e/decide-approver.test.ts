@@ -11,21 +11,15 @@ import { HOSTILE_REQUEST_NAMES } from '../../src/reference-service/demo.js';
 import { type ApprovalRowForRequest, sketchRequest } from '../../src/reference-service/requests.js';
 import { COMMENT_FIELD, DECISION_ACTIONS } from '../../src/render/decision.js';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 import { visible } from '../helpers/visible.js';
 
 type View = Record<string, unknown> & { blocks: unknown[]; private_metadata?: string; submit?: { text: string } };
 
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = eventually;
 
 /** Text written in tag characters (U+E0000 + each letter): how hidden words ride along. */
 const tags = (text: string) => [...text].map((c) => String.fromCodePoint(0xe0000 + (c.codePointAt(0) as number))).join('');
@@ -203,17 +197,15 @@ describe('the decision buttons and the confirmation (issue 31, item 11)', () => 
   it('a click on Details drawn moments ago asks the service nothing: only countersign’s records are checked', async () => {
     const { id, actions } = decidable();
     const details = await openDetails(id);
-    // Details' own reads (the details, the items, the pending list) are done once it is shown.
-    await new Promise((r) => setTimeout(r, 200));
+    // Details' own reads (the details, the items, the pending list) are done once its work has ended.
+    await settled(h);
     const before = reads();
     await choose(details, actions[0] as string);
     // Once the choice is a step of the audit trail, the click's work is done.
-    for (let tries = 0; ; tries++) {
-      const records = await h.app.deps.store.listDecisions({ limit: 20 });
-      if (records.some((r) => r.approvalId === id && r.steps.some((st) => st.step === 'asked'))) break;
-      if (tries > 200) throw new Error('the choice was never recorded');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually('the choice recorded', async () =>
+      (await h.app.deps.store.listDecisions({ limit: 20 })).some((r) => r.approvalId === id && r.steps.some((st) => st.step === 'asked')),
+    );
+    await settled(h);
     expect(reads()).toBe(before);
   });
 
@@ -258,7 +250,7 @@ describe('the decision buttons and the confirmation (issue 31, item 11)', () => 
   it('a button on Details drawn minutes ago, still waiting, costs one read of the approval, then opens the confirmation', async () => {
     const { id, actions } = decidable();
     const details = await openDetails(id);
-    await new Promise((r) => setTimeout(r, 200));
+    await settled(h);
     ahead += 5 * 60_000;
     const before = h.service.calls.get('getApprovalDetails') ?? 0;
     const confirm = await choose(details, actions[0] as string);

@@ -12,6 +12,7 @@ import { HOSTILE_REQUEST_NAMES } from '../../src/reference-service/demo.js';
 import { type ApprovalRowForRequest, sketchRequest } from '../../src/reference-service/requests.js';
 import { COMMENT_FIELD, DECISION_ACTIONS } from '../../src/render/decision.js';
 import { createLogger } from '../../src/runtime/logger.js';
+import { until } from '../helpers/deciding.js';
 import { viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, SIGNING_SECRET, sign, startHarness, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
@@ -52,16 +53,6 @@ afterAll(async () => {
   await h?.close();
   await schema?.drop();
 });
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 let sequence = 0;
 /** A confirmation's submission, as Slack sends it, to one instance. */

@@ -8,6 +8,7 @@ import { decodeDetailsButton } from '../../src/parse/details.js';
 import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { LINK_FIELDS } from '../../src/render/link.js';
+import { eventually as until } from '../helpers/eventually.js';
 import { buttonsOf, type ResponseBody, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { visible } from '../helpers/visible.js';
@@ -22,16 +23,6 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 type View = Record<string, unknown> & { blocks: unknown[]; private_metadata?: string };
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 /** The next views.update of this view after `after` updates in all, once its text says `until`. */
 async function updateOf(viewId: string, after: number, says?: string): Promise<{ view: View; text: string }> {

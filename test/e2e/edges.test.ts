@@ -4,6 +4,7 @@ import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 import { type StubServer, sendBody, startStubServer } from '../helpers/stub-server.js';
 
 const harnesses: Harness[] = [];
@@ -27,7 +28,7 @@ describe('signatures', () => {
     const stale = await h.command('UADA', '/approvals', '', { timestamp: Math.floor(Date.now() / 1000) - 6 * 60 });
     const clickForged = await h.click('UADA', 'approvals:next', '{"u":"UADA","q":{}}', { secret: 'ffffffffffffffffffffffffffffffff' });
     expect([forged.status, stale.status, clickForged.status]).toEqual([401, 401, 401]);
-    await new Promise((r) => setTimeout(r, 200));
+    await settled(h);
     expect(h.slack.responses(forged.responseId)).toEqual([]);
     expect(h.slack.responses(stale.responseId)).toEqual([]);
     expect(h.service.calls.get('findApprovals') ?? 0).toBe(before);

@@ -8,9 +8,11 @@
 
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, type HarnessOptions, startHarness } from '../helpers/harness.js';
 import { freshSchema, PG_URL, postgresAvailable } from '../helpers/postgres.js';
+import { settled } from '../helpers/settled.js';
 import { type StubServer, sendBody, startStubServer } from '../helpers/stub-server.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 
@@ -99,16 +101,11 @@ describe('response_url misbehaving', () => {
     return { h, send, received, attempts: () => attempts };
   }
 
-  const until = async (check: () => boolean, ms = 8000) => {
-    const end = Date.now() + ms;
-    while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  };
-
   it('404 (expired): logged once, not retried, and the app stays up', async () => {
     const t = await harnessWith(() => ({ status: 404 }));
     await t.send();
-    await until(() => t.h.logs.some((l) => l.includes('response_url refused')));
-    await new Promise((r) => setTimeout(r, 300));
+    await eventually('response_url refused, logged', () => t.h.logs.some((l) => l.includes('response_url refused')), 8000);
+    await settled(t.h);
     expect(t.attempts()).toBe(1);
     expect(t.h.logs.find((l) => l.includes('response_url refused'))).toContain('"status":404');
     await stillUp(t.h);
@@ -117,7 +114,7 @@ describe('response_url misbehaving', () => {
   it('500 once: the answer goes through on the retry', async () => {
     const t = await harnessWith((n) => ({ status: n === 1 ? 500 : 200 }));
     await t.send();
-    await until(() => t.received.length === 1);
+    await eventually('the answer received', () => t.received.length === 1, 8000);
     expect(t.attempts()).toBe(2);
     expect(t.received[0]).toContain('Pending approvals');
   });
@@ -126,7 +123,7 @@ describe('response_url misbehaving', () => {
     const t = await harnessWith((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
     const started = Date.now();
     await t.send();
-    await until(() => t.received.length === 1);
+    await eventually('the answer received', () => t.received.length === 1, 8000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(t.received[0]).toContain('Pending approvals');
   });

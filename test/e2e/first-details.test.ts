@@ -7,6 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { visible } from '../helpers/visible.js';
@@ -26,12 +27,10 @@ async function firstDetails(userId: string): Promise<{ text: string; buttons: st
   const opened = viewsSent(h.slack, 'views.open').length;
   const updated = viewsSent(h.slack, 'views.update').length;
   await h.click(userId, DETAILS_ACTIONS.open, details[0]?.value);
-  const deadline = Date.now() + 10_000;
-  while (
-    (viewsSent(h.slack, 'views.open').length === opened || viewsSent(h.slack, 'views.update').length === updated) &&
-    Date.now() < deadline
-  )
-    await new Promise((r) => setTimeout(r, 20));
+  await eventually(
+    'the Details opened and drawn',
+    () => viewsSent(h.slack, 'views.open').length > opened && viewsSent(h.slack, 'views.update').length > updated,
+  );
   const view = viewsSent(h.slack, 'views.update').at(-1)?.view as { blocks: never[] };
   const buttons = (view.blocks as Array<{ type: string; elements?: Array<{ text: { text: string } }> }>)
     .filter((b) => b.type === 'actions')
@@ -47,7 +46,7 @@ describe('the first Details a newcomer opens', () => {
     const { text, buttons } = await firstDetails(userId);
     expect(text).toMatch(/· _waiting for your decision_ \(the service says “Available”\)/);
     expect(text).not.toContain('decided on its own');
-    expect(text).toContain('Choosing an action asks you to confirm it');
+    expect(text).toContain('it asks you to confirm, with a comment, before anything is sent');
     expect(buttons.length).toBeGreaterThanOrEqual(2);
     expect(text).not.toMatch(/<!here>|evil\.example/);
   });

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOME_ACTIONS } from '../../src/render/home.js';
 import { Secret } from '../../src/runtime/secret.js';
+import { eventually } from '../helpers/eventually.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
 
@@ -50,8 +51,7 @@ describe('forgetting an admin-linked user', () => {
     const before = published();
     const sent = await h.click('UHOMEANY', HOME_ACTIONS.unlink, undefined);
     expect(sent.status).toBe(200);
-    const until = Date.now() + 5000;
-    while (published() === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.publish', () => published() !== before, 5000);
     const view = new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '';
     expect(view).toContain('Welcome to countersign');
     expect(await h.app.deps.store.getToken({ teamId: TEAM, userId: 'UHOMEANY' }, 'findApprovals')).toBeUndefined();

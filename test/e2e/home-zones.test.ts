@@ -7,6 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { visible } from '../helpers/visible.js';
@@ -61,8 +62,7 @@ async function home(userId: string): Promise<string> {
   const published = () => h.slack.apiCalls.filter((c) => c.method === 'views.publish');
   const before = published().length;
   await h.event(userId, { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: `${before}.2` });
-  const until = Date.now() + 5000;
-  while (published().length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await eventually('Home published', () => published().length > before, 5000);
   const view = JSON.parse(new URLSearchParams(published().at(-1)?.body ?? '').get('view') ?? '{}') as { blocks: unknown[] };
   return visible(view.blocks as never);
 }

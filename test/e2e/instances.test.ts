@@ -17,6 +17,7 @@ import { TestClock } from '../helpers/clock.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
+import { settled } from '../helpers/settled.js';
 
 const available = await postgresAvailable('two-instance tests');
 // The apps' clock, for reminders; the reference service keeps real time (its tokens last a day).
@@ -119,7 +120,7 @@ describe.skipIf(!available)('two instances on one PostgreSQL', () => {
     await Promise.all(clicks.map((r, i) => click(apps[i % 2] as Running, CONFIRM_ACTIONS.run, run?.value, r)));
     await Promise.all(clicks.map((r) => slack.waitForResponses(r.id, 1)));
     await slack.waitForPosts(postsBefore + 1);
-    await new Promise((r) => setTimeout(r, 300));
+    await settled({ apps, slack });
     expect(
       slack
         .posted()
@@ -212,7 +213,7 @@ describe.skipIf(!available)('two instances on one PostgreSQL', () => {
     expect(await send(apps[1] as Running)).toBe(401);
     expect(await send(apps[0] as Running)).toBe(401);
     await slack.waitForResponses(asked.id, 1);
-    await new Promise((r) => setTimeout(r, 200));
+    await settled({ apps, slack });
     expect(slack.responses(asked.id)).toHaveLength(1);
     expect(service.calls.get('findApprovals') ?? 0).toBe(before + 1);
   });

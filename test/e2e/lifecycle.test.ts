@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Secret } from '../../src/runtime/secret.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { eventually } from '../helpers/eventually.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
 import { childEnv, ROOT, spawnApp } from '../helpers/spawn.js';
@@ -154,8 +155,7 @@ describe('stopping', () => {
       expect(res.status).toBe(200);
     }
     // All three are now waiting on the service.
-    const until = Date.now() + 10_000;
-    while (hanging.requests.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await eventually('three calls waiting on the service', () => hanging.requests.length >= 3);
     expect(hanging.requests).toHaveLength(3);
 
     app.child.kill('SIGTERM');
@@ -173,15 +173,13 @@ describe('the last resort', () => {
     return { ...base(join(dir, 'fault', 'countersign.db')), TOKEN_ENCRYPTION_KEY: NEW_KEY };
   };
   const health = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
-  const until = async (check: () => boolean) => {
-    const end = Date.now() + 10_000;
-    while (!check() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  };
 
   it('logs a rejection nobody handled, and the app carries on serving', async () => {
     const app = await spawnApp(env(), { preload: './test/helpers/inject-fault.ts' });
     app.child.kill('SIGUSR2');
-    await until(() => app.logs().some((l) => l.msg?.startsWith('unhandled promise rejection') === true));
+    await eventually('the unhandled rejection logged', () =>
+      app.logs().some((l) => l.msg?.startsWith('unhandled promise rejection') === true),
+    );
     const line = app.logs().find((l) => l.msg?.startsWith('unhandled promise rejection') === true);
     expect(line).toMatchObject({ level: 'error', error: { message: 'injected: a rejection nobody handled' } });
     expect(await health(app.port)).toBe(200);

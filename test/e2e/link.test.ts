@@ -2,8 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { LINK_FIELDS, LINK_WAY_ACTION, RELINK_ACTION } from '../../src/render/link.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 import { visible } from '../helpers/visible.js';
 
 let h: Harness;
@@ -14,8 +16,7 @@ afterAll(() => h.close());
 
 const PASSWORD = 'demo';
 const lastUpdate = async (count: number) => {
-  const until = Date.now() + 5000;
-  while (viewsSent(h.slack, 'views.update').length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await eventually(`views.update #${count}`, () => viewsSent(h.slack, 'views.update').length >= count, 5000);
   const updates = viewsSent(h.slack, 'views.update');
   expect(updates.length).toBeGreaterThanOrEqual(count);
   return JSON.stringify(updates[updates.length - 1]?.view);
@@ -25,8 +26,7 @@ async function openModal(userId: string, slash: '/approvals' | '/collect' = '/ap
   const before = viewsSent(h.slack, 'views.open').length;
   const sent = await h.command(userId, slash, 'login');
   expect(sent.status).toBe(200);
-  const until = Date.now() + 5000;
-  while (viewsSent(h.slack, 'views.open').length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await eventually('views.open', () => viewsSent(h.slack, 'views.open').length !== before, 5000);
   const opened = viewsSent(h.slack, 'views.open').at(-1);
   expect(opened?.triggerId).toMatch(/^1234\./);
   return opened?.view ?? {};
@@ -37,8 +37,7 @@ async function switchWay(userId: string, view: Record<string, unknown>, viewId: 
   const before = viewsSent(h.slack, 'views.update').length;
   const sent = await h.clickInView(userId, view, viewId, LINK_WAY_ACTION, to);
   expect(sent.status).toBe(200);
-  const until = Date.now() + 5000;
-  while (viewsSent(h.slack, 'views.update').length === before && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await eventually('the other form drawn', () => viewsSent(h.slack, 'views.update').length > before, 5000);
   const update = viewsSent(h.slack, 'views.update').at(-1);
   expect(update?.viewId).toBe(viewId);
   return update?.view ?? {};
@@ -113,9 +112,7 @@ describe('linking from Slack', () => {
     );
     const published = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
     await h.event('UNADIA', { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '9.1' });
-    const until = Date.now() + 5000;
-    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === published && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
+    await eventually('Home published', () => h.slack.apiCalls.filter((c) => c.method === 'views.publish').length > published, 5000);
     const home = JSON.parse(
       new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '{}',
     );
@@ -233,9 +230,7 @@ describe('App Home', () => {
     const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
     const sent = await h.event(userId, { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '1.2' });
     expect(sent.status).toBe(200);
-    const until = Date.now() + 5000;
-    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === before && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.publish', () => h.slack.apiCalls.filter((c) => c.method === 'views.publish').length !== before, 5000);
     const call = h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1);
     const params = new URLSearchParams(call?.body ?? '');
     expect(params.get('user_id')).toBe(userId);
@@ -253,8 +248,7 @@ describe('App Home', () => {
     expect(link?.text.text).toBe('Link your account');
     const opens = viewsSent(h.slack, 'views.open').length;
     await h.click('UHOMELESS', link?.action_id ?? '', link?.value);
-    const until = Date.now() + 5000;
-    while (viewsSent(h.slack, 'views.open').length === opens && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.open', () => viewsSent(h.slack, 'views.open').length !== opens, 5000);
     expect(JSON.stringify(viewsSent(h.slack, 'views.open').at(-1)?.view)).toContain('Link your account');
   });
 
@@ -287,9 +281,7 @@ describe('App Home', () => {
     // A Next from a view published before Home showed groups: the tab again, as it is now.
     const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
     await h.click('UHOMED', 'home:next', '2');
-    const until = Date.now() + 5000;
-    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === before && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.publish', () => h.slack.apiCalls.filter((c) => c.method === 'views.publish').length !== before, 5000);
     const again = new URLSearchParams(h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1)?.body ?? '').get('view') ?? '';
     expect(ids(visible((JSON.parse(again) as { blocks: unknown[] }).blocks as never))).toEqual(shown);
   });
@@ -315,8 +307,7 @@ describe('re-linking in one click, whoami and logout', () => {
     const opensBefore = viewsSent(h.slack, 'views.open').length;
     const responseUrl = h.slack.responseUrl();
     await h.click('URELINK', RELINK_ACTION, button?.value, { responseUrl });
-    const until = Date.now() + 5000;
-    while (viewsSent(h.slack, 'views.open').length === opensBefore && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.open', () => viewsSent(h.slack, 'views.open').length !== opensBefore, 5000);
     const view = viewsSent(h.slack, 'views.open').at(-1)?.view ?? {};
     expect(JSON.parse(String(view.private_metadata))).toMatchObject({
       command: 'findApprovals',
@@ -349,7 +340,7 @@ describe('re-linking in one click, whoami and logout', () => {
       [LINK_FIELDS.password.block]: PASSWORD,
     });
     expect(await lastUpdate(before + 1)).toContain('Linked');
-    await new Promise((r) => setTimeout(r, 200));
+    await settled(h);
     expect(h.service.calls.get('findApprovals') ?? 0).toBe(calls);
   });
 

@@ -5,8 +5,10 @@
 
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 
 let h: Harness;
 beforeAll(async () => {
@@ -26,14 +28,17 @@ async function metrics(): Promise<string> {
   return res.body.text();
 }
 
-/** /metrics once every pattern matches (a request is counted when its work ends, just after its answer), or as it is after 5 s. */
+/** /metrics once every pattern matches (a request is counted when its work ends, just after its answer). */
 async function metricsMatching(...patterns: RegExp[]): Promise<string> {
-  const until = Date.now() + 5000;
-  let text = await metrics();
-  while (Date.now() < until && !patterns.every((p) => p.test(text))) {
-    await new Promise((r) => setTimeout(r, 25));
-    text = await metrics();
-  }
+  let text = '';
+  await eventually(
+    () => `/metrics matching ${patterns.filter((p) => !p.test(text)).join(', ')}`,
+    async () => {
+      text = await metrics();
+      return patterns.every((p) => p.test(text));
+    },
+    5000,
+  );
   return text;
 }
 
@@ -122,8 +127,7 @@ describe('metrics', () => {
         await h.slack.waitForResponses(sent.responseId, 1);
       }
       // Each is counted once its work has ended, just after its answer.
-      const until = Date.now() + 5000;
-      while ((await answered()) < before + users.length && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+      await eventually(`${before + users.length} answered`, async () => (await answered()) >= before + users.length, 5000);
       expect(await answered()).toBe(before + users.length);
       return metrics();
     };
@@ -170,7 +174,7 @@ describe('rate limit', () => {
     expect(JSON.parse(limited.body).text).toMatch(
       /^Easy there: countersign takes up to 5 commands a minute from one person.*Try again in \d+ s\.$/,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await settled(h);
     expect(h.slack.responses(limited.responseId)).toEqual([]);
     // URUSH is not linked: the five that were taken were answered "not linked" without a call; the sixth was not even taken.
     expect(h.service.calls.get('findApprovals') ?? 0).toBe(before);

@@ -15,6 +15,7 @@ import { startCountersign } from '../../src/main.js';
 import { decodeDetailsButton } from '../../src/parse/details.js';
 import { startLocal } from '../../src/playground/local.js';
 import { createLogger } from '../../src/runtime/logger.js';
+import { eventually } from '../helpers/eventually.js';
 import { visible } from '../helpers/visible.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-playground-modals-'));
@@ -50,13 +51,14 @@ async function state(user: string): Promise<State> {
 }
 
 async function until(user: string, what: string, test: (s: State) => boolean): Promise<State> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const s = await state(user);
-    if (test(s)) return s;
-    if (Date.now() > deadline) throw new Error(`waited for ${what}: ${JSON.stringify(s.modal).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
+  let s: State | undefined;
+  return eventually(
+    () => `${what}: ${JSON.stringify(s?.modal).slice(0, 400)}`,
+    async () => {
+      s = await state(user);
+      return test(s) && s;
+    },
+  );
 }
 
 const modalText = (s: State) => (s.modal ? visible(s.modal.blocks) : '');

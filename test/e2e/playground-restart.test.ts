@@ -17,6 +17,7 @@ import { startCountersign } from '../../src/main.js';
 import { decodeDetailsButton } from '../../src/parse/details.js';
 import { startLocal } from '../../src/playground/local.js';
 import { createLogger } from '../../src/runtime/logger.js';
+import { eventually } from '../helpers/eventually.js';
 import { visible } from '../helpers/visible.js';
 
 type Local = Awaited<ReturnType<typeof startLocal>>;
@@ -56,15 +57,16 @@ async function state(): Promise<State> {
   return (await (await request(`${(local as Local).url}/playground/state?user=${ADA}`)).body.json()) as State;
 }
 
-async function until(what: string, test: (s: State) => boolean): Promise<State> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const s = await state();
-    if (test(s)) return s;
-    if (Date.now() > deadline)
-      throw new Error(`waited for ${what}: ${s.modal ? visible(s.modal.blocks as never).slice(0, 600) : 'no modal'}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
+function until(what: string, test: (s: State) => boolean): Promise<State> {
+  let last: State | undefined;
+  return eventually(
+    () => `${what}: ${last?.modal ? visible(last.modal.blocks as never).slice(0, 600) : 'no modal'}`,
+    async () => {
+      last = await state();
+      return test(last) ? last : undefined;
+    },
+    15_000,
+  );
 }
 
 const modalText = (s: State) => (s.modal ? visible(s.modal.blocks as never) : '');

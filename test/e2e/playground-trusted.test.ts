@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/config.js';
 import { startCountersign } from '../../src/main.js';
 import { startLocal } from '../../src/playground/local.js';
 import { createLogger } from '../../src/runtime/logger.js';
+import { eventually } from '../helpers/eventually.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-playground-trusted-'));
 const SECRET = 'local-trusted-secret-01';
@@ -48,14 +49,12 @@ async function type(text: string): Promise<string> {
   });
   expect(sent.statusCode).toBe(200);
   await sent.body.text();
-  const until = Date.now() + 10_000;
-  for (;;) {
+  // The command as typed, then the app's answer.
+  const messages = await eventually(`an answer to ${text}`, async () => {
     const messages = await count();
-    // The command as typed, then the app's answer.
-    if (messages.length >= before + 2) return messages.at(-1)?.text ?? '';
-    if (Date.now() > until) throw new Error(`no answer to ${text}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return messages.length >= before + 2 && messages;
+  });
+  return messages.at(-1)?.text ?? '';
 }
 
 it('links the demo users by who they are and answers them through the trusted application', async () => {

@@ -7,6 +7,7 @@
 import { networkInterfaces } from 'node:os';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { freshSchema, PG_URL, postgresAvailable } from '../helpers/postgres.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
@@ -104,11 +105,10 @@ describe.skipIf(!pgAvailable)('/healthz and the store', () => {
 
     await proxy.start();
     let up = await get(`${h.url}/healthz`);
-    const until = Date.now() + 10_000;
-    while (up.status !== 200 && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 100));
+    await eventually('/healthz 200 again', async () => {
       up = await get(`${h.url}/healthz`);
-    }
+      return up.status === 200;
+    });
     expect(up).toMatchObject({ status: 200, body: '{"ok":true}' });
     // Draining still wins: a stopping instance says so whatever the store does.
     await h.app.slack.beginDraining();

@@ -15,6 +15,7 @@ import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { CONFIRM_ACTIONS } from '../../src/render/collect.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { PostgresStore } from '../../src/store/postgres.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf } from '../helpers/fake-slack.js';
 import { SIGNING_SECRET, sign, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
@@ -142,14 +143,6 @@ const click = (url: string, user: string, actionId: string, value: string | unde
     }).toString(),
   );
 
-async function until(check: () => boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 let slack: FakeSlack;
 let service: ReferenceService;
 let schema: Awaited<ReturnType<typeof freshSchema>>;
@@ -222,7 +215,8 @@ describe.skipIf(!available)('two app processes behind a round-robin load balance
     const clicks = Array.from({ length: 6 }, () => slack.responseUrl());
     await Promise.all(clicks.map((r) => click(lb.url, 'UGRACE', CONFIRM_ACTIONS.run, run?.value, r.url)));
     await slack.waitForPosts(posts + 1);
-    await new Promise((r) => setTimeout(r, 500));
+    // A click's work ends with its answer: once all six are answered, none of them can start anything more.
+    await Promise.all(clicks.map((r) => slack.waitForResponses(r.id, 1)));
     expect(service.calls.get('collectEntitlements') ?? 0).toBe(before + 1);
     const message = slack.posted().slice(posts);
     expect(message).toHaveLength(1);
@@ -234,9 +228,9 @@ describe.skipIf(!available)('two app processes behind a round-robin load balance
         .updates()
         .filter((u) => u.ts === ts)
         .at(-1);
-    await until(() => /All 7 ended/.test(visible(last()?.blocks)));
+    await eventually('the message saying all 7 ended', () => /All 7 ended/.test(visible(last()?.blocks)), 15_000);
     expect(visible(last()?.blocks)).toContain('*All 7 ended: 6 completed, 1 aborted*');
-    await until(() => slack.posted().some((p) => p.channel === 'UGRACE'));
+    await eventually('the DM to UGRACE', () => slack.posted().some((p) => p.channel === 'UGRACE'), 15_000);
     await new Promise((r) => setTimeout(r, 1000));
     expect(slack.posted().filter((p) => p.channel === 'UGRACE')).toHaveLength(1);
   });
@@ -252,7 +246,11 @@ describe.skipIf(!available)('two app processes behind a round-robin load balance
       await store.setReminder({ ...who, days: 'daily', minuteOfDay: 540, timeZone: 'UTC', nextAt: due, dueAt: due });
     }
     const digests = () => slack.posted().filter((p) => p.channel.startsWith('UREM'));
-    await until(() => digests().length >= users.length);
+    await eventually(
+      () => `${users.length} digests (${digests().length} sent)`,
+      () => digests().length >= users.length,
+      15_000,
+    );
     await new Promise((r) => setTimeout(r, 1000));
     expect(digests()).toHaveLength(users.length);
     expect(new Set(digests().map((d) => d.channel)).size).toBe(users.length);

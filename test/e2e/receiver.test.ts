@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGNATURE_WINDOW_S } from '../../src/slack/receiver.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, SIGNING_SECRET, sign, startHarness, TEAM } from '../helpers/harness.js';
+import { settled } from '../helpers/settled.js';
 import { plausibleHeaders, streamPost } from '../helpers/stream-post.js';
 
 let h: Harness;
@@ -93,7 +94,7 @@ describe('signatures: window and replays', () => {
     for (let i = 0; i < 3; i++) statuses.push((await h.post(form, headers)).status);
     expect(statuses).toEqual([200, 401, 401]);
     await h.slack.waitForResponses(responseId, 1);
-    await new Promise((r) => setTimeout(r, 200));
+    await settled(h);
     expect(h.slack.responses(responseId)).toHaveLength(1);
     expect(h.service.calls.get('findApprovals') ?? 0).toBe(before + 1);
   });
@@ -106,7 +107,7 @@ describe('signatures: window and replays', () => {
     expect((await h.post(twoMinutes.form, twoMinutes.headers)).status).toBe(401);
     expect((await h.post(thirtySeconds.form, thirtySeconds.headers)).status).toBe(200);
     expect(textOf((await h.slack.waitForResponses(thirtySeconds.responseId, 1))[0])).toContain('/approvals');
-    await new Promise((r) => setTimeout(r, 200));
+    await settled(h);
     expect(h.slack.responses(tenYears.responseId)).toEqual([]);
     expect(h.slack.responses(twoMinutes.responseId)).toEqual([]);
   });
@@ -199,7 +200,7 @@ describe('a replay at the very end of the window', () => {
     const form = new URLSearchParams({ team_id: TEAM, user_id: 'UADA', command: '/approvals', text: 'help' }).toString();
     const headers = { 'content-type': FORM, ...sign(form, SIGNING_SECRET, timestamp) };
     expect((await e.post(form, headers)).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 100));
+    await settled(e);
     // The copy arrives when the window is at its last millisecond for this timestamp.
     at = (timestamp + SIGNATURE_WINDOW_S) * 1000;
     // Refused as the replay it is, not as stale: the window still takes it at this instant.

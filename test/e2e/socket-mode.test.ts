@@ -17,6 +17,7 @@ import { LINK_FIELDS, linkProgress } from '../../src/render/link.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { createSlackApp } from '../../src/slack/app.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { envelopes, type FakeSlackSocket, startFakeSlackSocket } from '../helpers/fake-slack-socket.js';
 import { SIGNING_SECRET, TEAM } from '../helpers/harness.js';
@@ -279,9 +280,5 @@ describe('Socket Mode', () => {
 
 /** Polls a condition that has no event to wait on (a Web API call recorded by FakeSlack). */
 async function waitUntil(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await eventually(what, condition, timeoutMs);
 }

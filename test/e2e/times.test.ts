@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 import { visible } from '../helpers/visible.js';
@@ -102,8 +103,7 @@ describe('a New York service read in Berlin', () => {
     const details = buttonsOf(page).find((b) => b.action_id === DETAILS_ACTIONS.open);
     const opened = viewsSent(h.slack, 'views.update').length;
     await h.click('UBERLIN', DETAILS_ACTIONS.open, details?.value);
-    const until = Date.now() + 5000;
-    while (viewsSent(h.slack, 'views.update').length === opened && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.update', () => viewsSent(h.slack, 'views.update').length !== opened, 5000);
     const view = viewsSent(h.slack, 'views.update').at(-1)?.view as { blocks: unknown[] };
     expect(visible(view.blocks as never)).toContain('Due Tue 1 Dec 2026, 11:00 Berlin time (*overdue by 2 hours*)');
   });
@@ -111,9 +111,7 @@ describe('a New York service read in Berlin', () => {
   it('shows every group on Home, each counted, in Berlin time', async () => {
     const before = h.slack.apiCalls.filter((c) => c.method === 'views.publish').length;
     await h.event('UBERLIN', { type: 'app_home_opened', channel: 'D1', tab: 'home', event_ts: '1.2' });
-    const until = Date.now() + 5000;
-    while (h.slack.apiCalls.filter((c) => c.method === 'views.publish').length === before && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
+    await eventually('views.publish', () => h.slack.apiCalls.filter((c) => c.method === 'views.publish').length !== before, 5000);
     const call = h.slack.apiCalls.filter((c) => c.method === 'views.publish').at(-1);
     const view = JSON.parse(new URLSearchParams(call?.body ?? '').get('view') ?? '{}') as { blocks: unknown[] };
     const text = visible(view.blocks as never);

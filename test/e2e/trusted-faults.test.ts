@@ -14,6 +14,7 @@ import { loadDemoData } from '../../src/reference-service/demo.js';
 import { newTrustedApp, type ReferenceService, startReferenceService } from '../../src/reference-service/server.js';
 import { type Balancer, startBalancer } from '../helpers/balancer.js';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
@@ -82,9 +83,7 @@ async function answer(userId: string, text: string, slash: '/approvals' | '/coll
 }
 
 async function until(done: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  if (!done()) throw new Error(`timed out waiting for ${what}`);
+  await eventually(what, done);
 }
 
 /** Opens Home as Slack does: what it says, and its buttons. */

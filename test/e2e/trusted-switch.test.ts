@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LINK_FIELDS, RELINK_ACTION } from '../../src/render/link.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
 import { visible } from '../helpers/visible.js';
@@ -16,9 +17,7 @@ import { visible } from '../helpers/visible.js';
 const MINUTE = 60_000;
 
 async function until(done: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  if (!done()) throw new Error(`timed out waiting for ${what}`);
+  await eventually(what, done);
 }
 
 function helpers(get: () => Harness) {

@@ -10,6 +10,7 @@ import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
 import { LINK_FIELDS, RELINK_ACTION } from '../../src/render/link.js';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
@@ -65,9 +66,7 @@ async function answer(userId: string, text: string, slash: '/approvals' | '/coll
 }
 
 async function until(done: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 10_000;
-  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-  if (!done()) throw new Error(`timed out waiting for ${what}`);
+  await eventually(what, done);
 }
 
 /** Opens Home as Slack does and returns what the app published. */

@@ -9,21 +9,15 @@ import { HOSTILE_REQUEST_NAMES } from '../../src/reference-service/demo.js';
 import { type ApprovalRowForRequest, sketchRequest } from '../../src/reference-service/requests.js';
 import { COMMENT_FIELD, DECISION_ACTIONS } from '../../src/render/decision.js';
 import { DETAILS_ACTIONS } from '../../src/render/details-controls.js';
+import { eventually } from './eventually.js';
 import { buttonsOf, viewsSent } from './fake-slack.js';
 import type { Harness } from './harness.js';
 import { visible } from './visible.js';
 
 export type View = Record<string, unknown> & { blocks: unknown[]; private_metadata?: string; submit?: unknown };
 
-export async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** The one wait of the tests, by the name the decision tests know it. */
+export { eventually as until };
 
 export function actionButtons(view: View) {
   return (view.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value?: string; text?: { text: string } }> }>)
@@ -68,7 +62,7 @@ export function deciding(harness: () => Harness) {
   };
   /** The next views.update of this view after `after` updates in all, once its text says `says`. */
   const updateOf = (viewId: string, after: number, says?: string) =>
-    until(`views.update of ${viewId}${says ? ` saying ${says}` : ''}`, () =>
+    eventually(`views.update of ${viewId}${says ? ` saying ${says}` : ''}`, () =>
       viewsSent(harness().slack, 'views.update')
         .slice(after)
         .filter((u) => u.viewId === viewId)
@@ -92,7 +86,7 @@ export function deciding(harness: () => Harness) {
     const value = buttonsOf(page).find((b) => b.action_id === DETAILS_ACTIONS.open)?.value;
     const before = counts();
     await h.click(userId, DETAILS_ACTIONS.open, value, { responseUrl });
-    await until('views.open', () => viewsSent(h.slack, 'views.open')[before.open]);
+    await eventually('views.open', () => viewsSent(h.slack, 'views.open')[before.open]);
     const viewId = openedViewId(before.open);
     const shown = await updateOf(viewId, before.update);
     return { viewId, ...shown, responseUrl, pageValue: value };
@@ -109,7 +103,7 @@ export function deciding(harness: () => Harness) {
     const pushes = counts().push;
     const sent = await h.clickInView(userId, details.view, details.viewId, button.actionId, button.value);
     expect(sent.status).toBe(200);
-    const pushed = await until('views.push', () => viewsSent(h.slack, 'views.push')[pushes]);
+    const pushed = await eventually('views.push', () => viewsSent(h.slack, 'views.push')[pushes]);
     expect(pushed.triggerId).toMatch(/^1234\./);
     if (!visible((pushed.view as View).blocks).includes('Checking with the Command Service')) return pushed.view as View;
     const call = h.slack.apiCalls.filter((c) => c.method === 'views.push')[pushes];

@@ -5,9 +5,10 @@
  */
 
 import { EventEmitter } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { messageProblems, viewProblems } from '../../src/render/validate.js';
+import { eventually } from './eventually.js';
 import { visible } from './visible.js';
 
 export interface ResponseBody {
@@ -22,7 +23,7 @@ export interface FakeSlack {
   url: string;
   apiUrl: string;
   /** Web API calls by method, bodies as sent (form-encoded). */
-  /** Every Web API call, 429s included; `at` is performance.now() when it arrived. */
+  /** Every Web API call, 429s included; `at` is when it arrived, on the stand-in's clock. */
   apiCalls: Array<{ method: string; body: string; at: number }>;
   /** A fresh response_url. */
   responseUrl(): { id: string; url: string };
@@ -50,6 +51,8 @@ export interface FakeSlack {
   stall(method: string, times?: number): void;
   /** Answers a Web API method with this handler from now on, e.g. apps.connections.open for a Socket Mode stand-in. */
   handle(method: string, handler: ApiHandler): void;
+  /** Requests received and not answered yet (stalled ones aside: they are never answered). */
+  readonly inFlight: number;
   close(): Promise<void>;
 }
 
@@ -69,7 +72,9 @@ function payloadProblems(method: string, params: URLSearchParams): string[] {
   return [];
 }
 
-export async function startFakeSlack(): Promise<FakeSlack> {
+/** `now`: the clock Web API calls are stamped with (performance.now() unless a test moves its own). */
+export async function startFakeSlack(options: { now?: () => number } = {}): Promise<FakeSlack> {
+  const now = options.now ?? (() => performance.now());
   const refused: string[] = [];
   const responses = new Map<string, ResponseBody[]>();
   const apiCalls: Array<{ method: string; body: string; at: number }> = [];
@@ -83,7 +88,10 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
   const handlers = new Map<string, ApiHandler>();
   let next = 0;
+  const unanswered = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
+    unanswered.add(res);
+    res.on('close', () => unanswered.delete(res));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -109,7 +117,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const api = /^\/api\/([\w.]+)$/.exec(url.pathname);
       if (api) {
         const method = api[1] as string;
-        apiCalls.push({ method, body, at: performance.now() });
+        apiCalls.push({ method, body, at: now() });
         const params = new URLSearchParams(body);
         const problems = payloadProblems(method, params);
         if (problems.length > 0) {
@@ -120,6 +128,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
         const stalled = stalls.get(method) ?? 0;
         if (stalled > 0) {
           stalls.set(method, stalled - 1);
+          unanswered.delete(res);
           return;
         }
         const limit = limits.get(method);
@@ -197,18 +206,20 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     stall(method, times = 1) {
       stalls.set(method, times);
     },
+    get inFlight() {
+      return unanswered.size;
+    },
     posted: () => posts,
     updates: () => updated,
     handle(method, handler) {
       handlers.set(method, handler);
     },
-    async waitForPosts(count, timeoutMs = 10_000) {
-      const until = Date.now() + timeoutMs;
-      while (posts.length < count) {
-        if (Date.now() > until) throw new Error(`expected ${count} chat.postMessage calls, got ${posts.length}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
-      return posts;
+    waitForPosts(count, timeoutMs = 10_000) {
+      return eventually(
+        () => `${count} chat.postMessage calls, got ${posts.length}`,
+        () => posts.length >= count && posts,
+        timeoutMs,
+      );
     },
     responseUrl() {
       next++;

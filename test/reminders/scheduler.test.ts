@@ -3,15 +3,16 @@
  * memory): what is retried, what is given up, what is sent, and that the query is the digest's.
  */
 
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { storedTokens } from '../../src/accounts/credentials.js';
 import type { Digest } from '../../src/reminders/digest.js';
-import { ReminderScheduler } from '../../src/reminders/scheduler.js';
+import { ReminderScheduler, type TickReport } from '../../src/reminders/scheduler.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { type Approval, type ApprovalQuery, type ServiceClient, ServiceUnavailableError } from '../../src/service/index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 
 const WHO = { teamId: 'T1', userId: 'UADA' };
 const approval = (due: string, i: number): Approval => ({
@@ -219,7 +220,7 @@ describe('ReminderScheduler under load', () => {
     const tick = scheduler.tick();
     // Slack takes nothing: all eight digests wait on it, the service has answered all eight, and
     // nothing is in flight there: the two slots were not held while Slack was.
-    while (t.dms.length < 8) await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually('eight digests waiting on Slack', () => t.dms.length >= 8);
     expect(t.load.calls).toBe(8);
     expect(t.load.inFlight).toBe(0);
     open();
@@ -231,15 +232,38 @@ describe('ReminderScheduler under load', () => {
     const t = many(12, 1);
     await t.setUp();
     const scheduler = t.scheduler('instance-a', 2);
-    const claims = vi.spyOn(t.store, 'claimDueReminders');
+    // Twelve in one tick, by its eight workers: each took another once done with one, until none was left.
     expect(await scheduler.tick()).toMatchObject({ taken: 12, sent: 12 });
-    // One claim per reminder, and one for each worker that found nothing more.
-    expect(claims.mock.calls.length).toBeGreaterThanOrEqual(13);
-    claims.mockClear();
-    const slots = vi.spyOn(t.store, 'takeServiceSlot');
-    expect(await scheduler.tick()).toMatchObject({ taken: 0 });
-    expect(claims).toHaveBeenCalledTimes(1);
-    expect(slots).not.toHaveBeenCalled();
+    expect(new Set(t.dms).size).toBe(12);
+    for (const userId of t.dms)
+      expect((await t.store.getReminder({ teamId: 'T1', userId }))?.nextAt.toISOString()).toBe('2026-11-24T09:00:00.000Z');
+
+    // A day later, one reminder per claim, not a batch: while each worker's digest waits on Slack,
+    // the four reminders no worker has taken yet are another instance's to take.
+    t.clock.advance(24 * 3_600_000);
+    const open = t.closeGate();
+    const tick = scheduler.tick();
+    await eventually('eight digests waiting on Slack', () => t.dms.length === 12 + 8);
+    const other = t.scheduler('instance-b', 2).tick();
+    await eventually('the other four taken by instance-b', () => t.dms.length === 12 + 12);
+    open();
+    expect([(await tick).taken, (await other).taken]).toEqual([8, 4]);
+    expect(new Set(t.dms.slice(12)).size).toBe(12);
+
+    // Nothing due: no service slot is asked for, so the tick ends though another instance holds every one.
+    const now = t.clock.now();
+    for (let i = 0; i < 2; i++) expect(await t.store.takeServiceSlot('busy', 2, now, new Date(now.getTime() + 3_600_000))).toBe(i);
+    let idle: TickReport | undefined;
+    void scheduler.tick().then((report) => {
+      idle = report;
+    });
+    expect(await eventually('the tick with nothing due to end, every service slot held elsewhere', () => idle)).toMatchObject({
+      taken: 0,
+      failed: 0,
+    });
+    // And the store is asked once: when it cannot answer, the tick meets one failure, not one per worker.
+    await t.store.close();
+    expect(await scheduler.tick()).toMatchObject({ taken: 0, failed: 1 });
   });
 
   it('keeps the lease of a reminder whose digest waits its turn at the service, however long the wait', async () => {

@@ -18,6 +18,7 @@ import {
   ServiceUnavailableError,
   UnexpectedResponseError,
 } from '../../src/service/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { withDeadService, withStub } from '../helpers/service-stub.js';
 import { sendBody, sendHtml } from '../helpers/stub-server.js';
 
@@ -365,8 +366,7 @@ describe('errors', () => {
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect(error.reason).toBe('timeout');
     expect(error.message).toBe('The Command Service did not answer within 0.4 s.');
-    const until = Date.now() + 5000;
-    while (!closed[0] && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    await eventually('the connection closed', () => closed[0], 5000);
     expect(closed).toEqual([true]);
   });
 

@@ -5,12 +5,14 @@ import { silentLogger } from '../../src/runtime/logger.js';
 import { Metrics } from '../../src/runtime/metrics.js';
 import { Secret } from '../../src/runtime/secret.js';
 import { createChat, slackClients } from '../../src/slack/chat.js';
+import { eventually } from '../helpers/eventually.js';
 import { type FakeSlack, startFakeSlack } from '../helpers/fake-slack.js';
+import { ManualTimer } from '../helpers/timer.js';
 
-function fakeClient(fail?: string) {
+function fakeClient(fail?: string, timer = new ManualTimer()) {
   const calls: Array<{ method: string; channel: string; at: number }> = [];
   const record = (method: string) => async (args: { channel: string }) => {
-    calls.push({ method, channel: args.channel, at: performance.now() });
+    calls.push({ method, channel: args.channel, at: timer.now() });
     if (fail) throw Object.assign(new Error(`An API error occurred: ${fail}`), { data: { error: fail } });
     return { ok: true, ts: '1.1' };
   };
@@ -30,20 +32,23 @@ const STATUS: CollectStatus = {
   live: { kind: 'watching', checkedAt: new Date('2026-11-22T10:01:00Z') },
 };
 
-const chatWith = (client: WebClient, metrics: Metrics, perChannelMs = 0) =>
-  createChat(client, { logger: silentLogger, now: () => new Date(), metrics, approvalLinks: undefined, perChannelMs });
+const chatWith = (client: WebClient, metrics: Metrics, perChannelMs = 0, timer = new ManualTimer()) =>
+  createChat(client, { logger: silentLogger, now: () => new Date(), metrics, approvalLinks: undefined, perChannelMs, timer });
 
 describe('createChat', () => {
   it('writes to one channel at most once a second, other channels at once', async () => {
-    const { client, calls } = fakeClient();
-    const chat = chatWith(client, new Metrics({ defaultMetrics: false }), 200);
-    const started = performance.now();
-    await Promise.all([
-      chat.postStatus('C1', STATUS),
-      chat.updateStatus('C1', '1.1', STATUS),
-      chat.postStatus('C1', STATUS),
-      chat.postStatus('C2', STATUS),
-    ]);
+    const timer = new ManualTimer();
+    const { client, calls } = fakeClient(undefined, timer);
+    const chat = chatWith(client, new Metrics({ defaultMetrics: false }), 200, timer);
+    const started = timer.now();
+    await timer.run(
+      Promise.all([
+        chat.postStatus('C1', STATUS),
+        chat.updateStatus('C1', '1.1', STATUS),
+        chat.postStatus('C1', STATUS),
+        chat.postStatus('C2', STATUS),
+      ]),
+    );
     const c1 = calls.filter((c) => c.channel === 'C1').map((c) => c.at - started);
     expect(c1).toHaveLength(3);
     expect(c1[1] as number).toBeGreaterThanOrEqual(190);
@@ -95,25 +100,28 @@ describe('createChat after a 429', () => {
         },
       },
     } as unknown as WebClient;
-    const chat = chatWith(client, new Metrics({ defaultMetrics: false }));
+    const timer = new ManualTimer();
+    const chat = chatWith(client, new Metrics({ defaultMetrics: false }), 0, timer);
     const first = chat.relink('U0', 'expired');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await eventually('the first message sent', () => seen.length > 0);
     // Five more while the first is out: they go at once (nothing was refused yet)...
     const before = Array.from({ length: 5 }, (_, i) => chat.relink(`UB${i}`, 'expired'));
-    await Promise.all([first, ...before]);
+    await timer.run(Promise.all([first, ...before]));
     expect(Math.max(...seen.filter((s) => !s.limitedBefore).map((s) => s.inFlight))).toBeGreaterThan(1);
     // ...and after the 429 (and its second of quiet), one at a time.
     const after = Array.from({ length: 6 }, (_, i) => chat.relink(`UA${i}`, 'expired'));
-    await Promise.all(after);
+    await timer.run(Promise.all(after));
     expect(seen.filter((s) => s.limitedBefore).every((s) => s.inFlight === 1)).toBe(true);
     expect(seen.filter((s) => s.limitedBefore).length).toBeGreaterThanOrEqual(6);
   });
 });
 
 describe('createChat against Slack’s rate limits (a real WebClient, a stand-in Slack)', () => {
+  // Retry-After is waited out on this clock, and the stand-in stamps calls with it: seconds of it cost no time.
+  const timer = new ManualTimer();
   let slack: FakeSlack;
   beforeAll(async () => {
-    slack = await startFakeSlack();
+    slack = await startFakeSlack({ now: timer.now });
   });
   afterAll(async () => {
     await slack.close();
@@ -127,6 +135,7 @@ describe('createChat against Slack’s rate limits (a real WebClient, a stand-in
         metrics: new Metrics({ defaultMetrics: false }),
         approvalLinks: undefined,
         perChannelMs: 0,
+        timer,
       },
     );
   const postsTo = (channel: string) =>
@@ -135,29 +144,30 @@ describe('createChat against Slack’s rate limits (a real WebClient, a stand-in
   it('keeps trying a message Slack keeps refusing with 429 (it was not posted, so trying again cannot post it twice)', async () => {
     // Five 429s in a row: more than the client's own retries, which used to give the digest up.
     slack.rateLimit('chat.postMessage', 1, 5);
-    const started = performance.now();
-    await chat().relink('UPATIENT', 'expired');
+    const started = timer.now();
+    await timer.run(chat().relink('UPATIENT', 'expired'));
     const calls = postsTo('UPATIENT');
     expect(calls).toHaveLength(6);
     expect(slack.posted().filter((p) => p.channel === 'UPATIENT')).toHaveLength(1);
     // Each retry came no sooner than the Retry-After before it.
     for (let i = 1; i < calls.length; i++) expect((calls[i]?.at ?? 0) - (calls[i - 1]?.at ?? 0)).toBeGreaterThanOrEqual(990);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(4_950);
-  }, 20_000);
+    expect(timer.now() - started).toBeGreaterThanOrEqual(4_950);
+  });
 
   it('after a 429, sends no message at all until its Retry-After has passed, then sends them all', async () => {
     const c = chat();
     slack.rateLimit('chat.postMessage', 2, 1);
     const first = c.relink('UFIRST', 'expired');
-    while (postsTo('UFIRST').length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await eventually('the first message refused, waiting out its Retry-After', () => timer.sleeping === 1);
     const others = ['USECOND', 'UTHIRD'].map((u) => c.relink(u, 'expired'));
-    await Promise.all([first, ...others]);
+    // Both wait too; the clock moves only once they do.
+    await eventually('the other two waiting', () => timer.sleeping === 3);
+    await timer.run(Promise.all([first, ...others]));
     const limitedAt = postsTo('UFIRST')[0]?.at ?? 0;
     for (const u of ['USECOND', 'UTHIRD']) {
       expect(postsTo(u)).toHaveLength(1);
       expect((postsTo(u)[0]?.at ?? 0) - limitedAt).toBeGreaterThanOrEqual(1_990);
     }
     expect(postsTo('UFIRST')).toHaveLength(2);
-  }, 20_000);
+  });
 });

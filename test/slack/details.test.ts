@@ -15,6 +15,7 @@ import {
   detailsSelectAction,
 } from '../../src/slack/listeners/actions/details.js';
 import { approvalsCommand } from '../../src/slack/listeners/commands/approvals.js';
+import { eventually } from '../helpers/eventually.js';
 import { failing, fakeDeps, fakeService } from '../helpers/fakes.js';
 import { visible } from '../helpers/visible.js';
 
@@ -279,7 +280,7 @@ describe('Details', () => {
       client: t.client,
     } as never);
     // The update waits on the zone (for "overdue"); the loading view did not.
-    await new Promise((r) => setTimeout(r, 50));
+    await eventually('views.open', () => t.fake.events.includes('views.open'));
     expect(t.fake.events.slice(0, 2)).toEqual(['ack', 'views.open']);
     expect(t.views[0]?.args.trigger_id).toBe('trig-9');
   });
