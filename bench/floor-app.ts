@@ -30,8 +30,8 @@ import { Agent, Pool, request } from 'undici';
 import { silentLogger } from '../src/runtime/logger.js';
 import { Metrics } from '../src/runtime/metrics.js';
 import { Secret } from '../src/runtime/secret.js';
-import { SlackReceiver } from '../src/slack/receiver.js';
-import { ReplayGuard } from '../src/slack/replay.js';
+import { SlackReceiver } from '../src/slack/transport/receiver.js';
+import { ReplayGuard } from '../src/slack/transport/replay.js';
 
 const kind = process.argv[2];
 const env = process.env;

@@ -35,7 +35,7 @@ import { silentLogger } from '../src/runtime/logger.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import type { ApprovalQuery } from '../src/service/query.js';
-import { ReplayGuard } from '../src/slack/replay.js';
+import { ReplayGuard } from '../src/slack/transport/replay.js';
 import { PostgresStore } from '../src/store/postgres.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/types.js';

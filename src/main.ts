@@ -23,12 +23,12 @@ import { gracefulStop, type StopPlan } from './runtime/shutdown.js';
 import { realTimer } from './runtime/timer.js';
 import type { CredentialSource } from './service/credentials.js';
 import { createServiceClient, type ServiceClient, type ServiceTimeouts } from './service/index.js';
-import { createSlackApp, type SlackApp, type SlackAppOptions } from './slack/app.js';
-import { createChat, slackClients } from './slack/chat.js';
 import type { SlackDeps } from './slack/deps.js';
-import { createResponder } from './slack/responder.js';
-import { ShownMemory } from './slack/shown.js';
-import { slackTimeZones } from './slack/timezones.js';
+import { ShownMemory } from './slack/surfaces/shown.js';
+import { createSlackApp, type SlackApp, type SlackAppOptions } from './slack/transport/app.js';
+import { createChat, slackClients } from './slack/web-api/chat.js';
+import { createResponder } from './slack/web-api/responder.js';
+import { slackTimeZones } from './slack/web-api/timezones.js';
 import { openStore, type Store } from './store/index.js';
 import { checkStoredKeys } from './store/key-check.js';
 

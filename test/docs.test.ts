@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Env, loadConfig } from '../src/config.js';
-import { REFUSALS } from '../src/slack/receiver.js';
+import { REFUSALS } from '../src/slack/transport/receiver.js';
 import { cli } from './helpers/cli.js';
 import { ROOT } from './helpers/spawn.js';
 
@@ -510,7 +510,7 @@ describe('README.md and docs/', () => {
     expect(actual.size).toBeGreaterThan(5);
     expect(listDifferences('docs/operating.md, requests refused', documentedRefusals(read('docs/operating.md')), actual)).toEqual([]);
     // Each reason listed is one the receiver gives (its type keeps it from giving any other).
-    const receiver = read('src/slack/receiver.ts');
+    const receiver = read('src/slack/transport/receiver.ts');
     expect([...actual.keys()].filter((reason) => !receiver.includes(`reason: '${reason}'`))).toEqual([]);
   });
 

@@ -11,8 +11,8 @@ import type { TimeZones } from '../deps.js';
 import type { ReminderDeps } from '../reminders/remind.js';
 import type { ApprovalLinks } from '../render/approvals.js';
 import type { BackgroundWork } from '../runtime/background.js';
-import type { Responder } from './responder.js';
-import type { ShownMemory } from './shown.js';
+import type { ShownMemory } from './surfaces/shown.js';
+import type { Responder } from './web-api/responder.js';
 
 export interface SlackDeps extends CollectDeps, ReminderDeps, DecideDeps {
   timeZones: TimeZones;

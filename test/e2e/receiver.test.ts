@@ -6,7 +6,7 @@
 
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNATURE_WINDOW_S } from '../../src/slack/receiver.js';
+import { SIGNATURE_WINDOW_S } from '../../src/slack/transport/receiver.js';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, SIGNING_SECRET, sign, startHarness, TEAM } from '../helpers/harness.js';
 import { settled } from '../helpers/settled.js';

@@ -16,7 +16,7 @@ import { PAGE_ACTIONS } from '../../src/render/approvals.js';
 import { LINK_FIELDS, linkProgress } from '../../src/render/link.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Secret } from '../../src/runtime/secret.js';
-import { createSlackApp } from '../../src/slack/app.js';
+import { createSlackApp } from '../../src/slack/transport/app.js';
 import { eventually } from '../helpers/eventually.js';
 import { buttonsOf, type FakeSlack, startFakeSlack, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { envelopes, type FakeSlackSocket, startFakeSlackSocket } from '../helpers/fake-slack-socket.js';

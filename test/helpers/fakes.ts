@@ -28,8 +28,8 @@ import type {
   ServiceClient,
 } from '../../src/service/index.js';
 import type { SlackDeps } from '../../src/slack/deps.js';
-import { PreparedBody } from '../../src/slack/responder.js';
-import { ShownMemory } from '../../src/slack/shown.js';
+import { ShownMemory } from '../../src/slack/surfaces/shown.js';
+import { PreparedBody } from '../../src/slack/web-api/responder.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 
 export type Call =

@@ -1,0 +1,92 @@
+/**
+ * What this instance last drew for people, kept a while: the page of approvals a response_url
+ * shows, the page of items a Details window shows, a user's Home. A decision then redraws the list
+ * and the Details it came from out of the one reading of the approval that follows it, rather than
+ * asking the service for all of it again (the service is the scarce resource). Per instance,
+ * bounded, and forgotten after response_url's half hour; what is not here (drawn by another
+ * instance, or long ago) is asked of the service as before.
+ */
+
+import type { ItemsOutcome } from '../../approvals/details.js';
+import type { HomeOutcome } from '../../home/home.js';
+import type { Approval, ApprovalQuery } from '../../service/index.js';
+
+export interface ShownPage {
+  query: ApprovalQuery;
+  approvals: readonly Approval[];
+}
+
+interface Entry<T> {
+  value: T;
+  at: number;
+}
+
+/** A map that forgets its oldest entry past `max`, and any entry older than `ttlMs`. */
+class Recent<T> {
+  readonly #entries = new Map<string, Entry<T>>();
+  constructor(
+    private readonly now: () => Date,
+    private readonly max: number,
+    private readonly ttlMs: number,
+  ) {}
+
+  set(key: string, value: T): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { value, at: this.now().getTime() });
+    if (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value as string);
+  }
+
+  get(key: string): T | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    if (this.now().getTime() - entry.at > this.ttlMs) {
+      this.#entries.delete(key);
+      return undefined;
+    }
+    return entry.value;
+  }
+}
+
+/** As long as a response_url works. */
+const KEEP_MS = 30 * 60_000;
+
+export class ShownMemory {
+  readonly #pages: Recent<ShownPage>;
+  readonly #items: Recent<ItemsOutcome>;
+  readonly #homes: Recent<HomeOutcome>;
+
+  /** `max`: entries of each kind kept (pages are a few kilobytes each). */
+  constructor(now: () => Date, max = 500) {
+    this.#pages = new Recent(now, max, KEEP_MS);
+    this.#items = new Recent(now, max, KEEP_MS);
+    this.#homes = new Recent(now, max, KEEP_MS);
+  }
+
+  /** The page of approvals drawn at this response_url. */
+  page(responseUrl: string): ShownPage | undefined {
+    return this.#pages.get(responseUrl);
+  }
+
+  drewPage(responseUrl: string, page: ShownPage): void {
+    this.#pages.set(responseUrl, page);
+  }
+
+  /** The page of a request's items this user's Details window shows. */
+  items(userId: string, approvalId: string, page: number): ItemsOutcome | undefined {
+    return this.#items.get(`${userId}\n${approvalId}\n${page}`);
+  }
+
+  drewItems(userId: string, approvalId: string, page: number, items: ItemsOutcome): void {
+    // Only a page of items is worth keeping: a failure is asked again.
+    if (items.kind === 'page') this.#items.set(`${userId}\n${approvalId}\n${page}`, items);
+  }
+
+  /** What this user's Home shows. */
+  home(userId: string): HomeOutcome | undefined {
+    return this.#homes.get(userId);
+  }
+
+  drewHome(userId: string, home: HomeOutcome): void {
+    if (home.failure === undefined) this.#homes.set(userId, home);
+  }
+}
