@@ -16,7 +16,7 @@ import type { DecisionAbout, DecisionChoiceWire, DecisionState, DecisionStateWir
 import { isServiceError } from '../service/errors.js';
 import { MAX_COMMENT_CHARS } from '../service/query.js';
 import type { ApprovalDetails } from '../service/schemas.js';
-import type { DecisionRefusal } from '../store/types.js';
+import type { DecisionHold, DecisionRefusal } from '../store/types.js';
 import type { TimeFrame } from '../time/frame.js';
 import { readableTimestamp } from '../time/write.js';
 import { type ApprovalLinks, actions, button, context, LIMITS, linkButton, type Message, plain, revealHidden, truncate } from './blocks.js';
@@ -43,6 +43,11 @@ export interface DecidedMark {
   action: string;
   at: Date;
   userId: string;
+}
+
+/** An approval decided from chat, as the lists show it. */
+export function markOf(hold: DecisionHold): DecidedMark {
+  return { action: hold.action, at: hold.settledAt ?? hold.at, userId: hold.userId };
 }
 
 /** "✅ Rejected by you today at 10:42" (by @someone, for another's): each reader sees their own zone. */

@@ -21,7 +21,7 @@ import type { DecidedMark } from '../../src/render/decision.js';
 import { richText, richTextJson } from '../../src/render/rich.js';
 import { messageProblems } from '../../src/render/validate.js';
 import type { Approval } from '../../src/service/schemas.js';
-import { openingOf } from '../../src/slack/surfaces/list.js';
+import { openingOf } from '../../src/slack/surfaces/messages.js';
 import { timeFrame } from '../../src/time/frame.js';
 import { visible } from '../helpers/visible.js';
 

@@ -9,7 +9,6 @@ import type { WebClient } from '@slack/web-api';
 import { approvalDetails, type DetailsOutcome, knownDetails } from '../../approvals/details.js';
 import type { DetailsState } from '../../parse/details.js';
 import { detailsFailureView, detailsLoadingView, detailsUnshownView, renderDetailsView } from '../../render/details.js';
-import { translateFailure } from '../../render/errors.js';
 import { code, oneLine, richMessage } from '../../render/rich.js';
 import { isServiceError } from '../../service/errors.js';
 import type { ApprovalDetails } from '../../service/index.js';
@@ -18,7 +17,9 @@ import type { TimeFrame } from '../../time/frame.js';
 import type { SlackDeps } from '../deps.js';
 import { clockOf } from '../transport/payload.js';
 import type { Respond } from '../web-api/responder.js';
-import { ephemeral } from './list.js';
+import { approvalsAsked, failureMessage } from './failure.js';
+import { ephemeral } from './messages.js';
+import { updateModal } from './modal.js';
 
 /**
  * Opens the loading view, then fills it in. `respond` is where to say so when Slack refuses to
@@ -112,39 +113,16 @@ async function drawDetails(
 
 /** What went wrong, worded by the translator, with Link again or Try again where they help. */
 export function failureView(deps: SlackDeps, who: Principal, state: DetailsState, error: unknown): View {
-  const translated = translateFailure(error, {
-    ...who,
-    slash: '/approvals',
-    command: 'findApprovals',
-    reference: deps.newId(),
-    linkMode: deps.credentials.mode,
-  });
+  const message = failureMessage(deps, error, approvalsAsked(deps, who), { surface: 'details', approval: state.approvalId });
   const kind = isServiceError(error) ? error.kind : undefined;
-  deps.metrics.outcome(kind ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
-  deps.logger[translated.log.level](
-    { ...translated.log.detail, user: who.userId, team: who.teamId, surface: 'details', approval: state.approvalId },
-    translated.log.event,
-  );
   // An answer too large to read is as large the next time: Try again would not help.
   const tooLarge = isServiceError(error) && error.kind === 'unexpected-response' && error.tooLargeBytes !== undefined;
   const retry = kind === 'service-unavailable' || (kind === 'unexpected-response' && !tooLarge) || error instanceof StoreUnavailableError;
-  return detailsFailureView(state, translated.message, { relink: kind === 'invalid-token', retry });
+  return detailsFailureView(state, message, { relink: kind === 'invalid-token', retry });
 }
 
-/** Slack's error code for a refused Web API call (invalid_blocks, not_found…), when it gave one. */
-function slackErrorOf(error: unknown): string | undefined {
-  const data = (error as { data?: { error?: unknown } } | null)?.data;
-  return typeof data?.error === 'string' ? data.error : undefined;
-}
-
-/**
- * Puts a view in the modal, as it was when `hash` was read (when known). One the user has closed
- * meanwhile (not_found), or that a newer update has changed since (hash_conflict: a later click
- * won), is no failure of anyone's: only the log hears of it. Any other refusal would leave the view
- * before it (Asking…) up for ever: it is logged, with a reference, and a plain view of our own
- * words that says so takes its place.
- */
-export async function updateDetails(
+/** Puts a view in the Details modal, as it was when `hash` was read (when known): surfaces/modal.ts says what a refusal becomes. */
+export function updateDetails(
   deps: SlackDeps,
   client: WebClient,
   viewId: string,
@@ -152,23 +130,12 @@ export async function updateDetails(
   state: DetailsState,
   hash?: string | undefined,
 ): Promise<void> {
-  try {
-    await client.views.update({ view_id: viewId, view, ...(hash === undefined ? {} : { hash }) });
-  } catch (error) {
-    const slackError = slackErrorOf(error);
-    if (slackError === 'not_found') return void deps.logger.info({ slackError }, 'details modal closed before its update');
-    if (slackError === 'hash_conflict') return void deps.logger.info({ slackError }, 'a newer update of the details modal won');
-    const reference = deps.newId();
-    deps.logger.error(
-      { slackError, error: (error as Error).message, approval: state.approvalId, reference },
-      'Slack refused the details view',
-    );
-    await client.views
-      .update({ view_id: viewId, view: detailsUnshownView(state, reference, deps.approvalLinks) })
-      .catch((again: unknown) =>
-        deps.logger.warn({ error: (again as Error).message, reference }, 'views.update of the details failed again'),
-      );
-  }
+  return updateModal(deps, client, viewId, view, {
+    what: 'details',
+    about: { approval: state.approvalId },
+    hash,
+    unshown: (reference) => detailsUnshownView(state, reference, deps.approvalLinks),
+  });
 }
 
 /** For work after the ack that escaped: the modal says something went wrong rather than loading for ever. */

@@ -3,14 +3,13 @@
 import type { WebClient } from '@slack/web-api';
 import { detailsOffered } from '../../approvals/details.js';
 import { loadHome } from '../../home/home.js';
-import type { Message } from '../../render/blocks.js';
-import { translateFailure } from '../../render/errors.js';
+import { markOf } from '../../render/decision.js';
 import { renderHome } from '../../render/home.js';
 import type { Approval } from '../../service/schemas.js';
 import { type DecisionHold, type Principal, SERVICE_COMMANDS } from '../../store/index.js';
 import type { SlackDeps } from '../deps.js';
 import { clockOf } from '../transport/payload.js';
-import { markOf } from './list.js';
+import { approvalsAsked, failureMessage } from './failure.js';
 
 /**
  * `justDecided`: an approval decided from Home a moment ago, shown first as decided when the service
@@ -28,18 +27,8 @@ export async function publishHome(
   deps.shown.drewHome(who.userId, outcome);
   const decided = new Map(outcome.decided ?? []);
   if (justDecided !== undefined) decided.set(justDecided.approval.workItemId, justDecided.hold);
-  let problem: Message | undefined;
-  if (outcome.failure !== undefined) {
-    const translated = translateFailure(outcome.failure, {
-      ...who,
-      slash: '/approvals',
-      command: 'findApprovals',
-      reference: deps.newId(),
-      linkMode: deps.credentials.mode,
-    });
-    deps.logger[translated.log.level]({ ...translated.log.detail, user: who.userId, surface: 'home' }, translated.log.event);
-    problem = translated.message;
-  }
+  const problem =
+    outcome.failure === undefined ? undefined : failureMessage(deps, outcome.failure, approvalsAsked(deps, who), { surface: 'home' });
   await client.views.publish({
     user_id: who.userId,
     view: renderHome({

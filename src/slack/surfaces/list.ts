@@ -1,95 +1,32 @@
 /**
- * How the adapter answers: the shapes of a response_url message, and each use case's outcome put
- * into words with render/ and sent. Failures go through the one translator (render/errors.ts),
- * which also chooses the log line, so what the user reads and what the log says cannot drift.
+ * The list: a page of approvals, as a new message or in place of the one clicked, with what was
+ * decided from chat marked; and the list a Details or a decision came from, drawn again in place.
  */
 
-import type { RespondArguments } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import { decidedAmong } from '../../approvals/decision-offer.js';
 import { detailsOffered } from '../../approvals/details.js';
-import type { ApprovalsOutcome } from '../../approvals/search.js';
-import type { StartOutcome } from '../../collections/start.js';
-import { SLASH_COMMANDS, type Slash } from '../../parse/slash.js';
+import { type ApprovalsOutcome, searchApprovals } from '../../approvals/search.js';
+import type { DetailsState } from '../../parse/details.js';
 import { approvalsPageJson } from '../../render/approvals.js';
-import type { Message } from '../../render/blocks.js';
-import {
-  renderCollectRefused,
-  renderCollectStatus,
-  renderCooldown,
-  renderLeftOut,
-  renderNoCollectorMatched,
-  renderRanAgain,
-} from '../../render/collect.js';
-import type { DecidedMark } from '../../render/decision.js';
-import { type FailureContext, renderNotLinked, translateFailure } from '../../render/errors.js';
+import { type DecidedMark, markOf } from '../../render/decision.js';
+import { refreshTarget } from '../../render/details.js';
+import { renderNotLinked } from '../../render/errors.js';
 import { encodeRelink } from '../../render/link.js';
-import { isServiceError } from '../../service/errors.js';
-import type { ApprovalQuery, CollectQuery } from '../../service/query.js';
+import type { ApprovalQuery } from '../../service/query.js';
 import type { Approval } from '../../service/schemas.js';
-import { type DecisionHold, type Principal, StoreUnavailableError } from '../../store/index.js';
+import type { DecisionHold, Principal } from '../../store/index.js';
 import type { TimeFrame } from '../../time/frame.js';
 import type { SlackDeps } from '../deps.js';
-import { PreparedBody, type Respond, ResponseUrlError } from '../web-api/responder.js';
+import { clockOf } from '../transport/payload.js';
+import { PreparedBody, type Respond } from '../web-api/responder.js';
+import { answerFailure } from './answer.js';
+import { approvalsAsked } from './failure.js';
+import { publishHome } from './home.js';
+import { ephemeral, openingOf } from './messages.js';
 
-export const ephemeral = (m: Message): RespondArguments => ({
-  response_type: 'ephemeral',
-  replace_original: false,
-  text: m.text,
-  blocks: m.blocks,
-});
-export const inChannel = (m: Message): RespondArguments => ({
-  response_type: 'in_channel',
-  replace_original: false,
-  text: m.text,
-  blocks: m.blocks,
-});
-export const replace = (m: Message): RespondArguments => ({ replace_original: true, text: m.text, blocks: m.blocks });
-
-/** How a post's JSON opens for the envelope `ephemeral` or `replace` would give a message, its own fields to follow. */
-export function openingOf(how: 'ephemeral' | 'replace'): string {
-  return how === 'replace' ? '{"replace_original":true,' : '{"response_type":"ephemeral","replace_original":false,';
-}
-
-export async function answerFailure(
-  deps: SlackDeps,
-  error: unknown,
-  ctx: FailureContext & Principal,
-  respond: Respond,
-  how: 'ephemeral' | 'replace' = 'ephemeral',
-): Promise<void> {
-  if (error instanceof ResponseUrlError) {
-    // The way to the user is what failed: saying so through it again would fail too.
-    deps.metrics.outcome('response_url_failed');
-    deps.logger.warn({ status: error.status, reference: ctx.reference, user: ctx.userId }, 'could not answer: response_url refused');
-    return;
-  }
-  const translated = translateFailure(error, { ...ctx, linkMode: deps.credentials.mode });
-  const kind = isServiceError(error) ? error.kind : undefined;
-  deps.metrics.outcome(kind ?? (error instanceof StoreUnavailableError ? 'store_unavailable' : 'internal'));
-  deps.logger[translated.log.level](
-    { ...translated.log.detail, reference: ctx.reference, user: ctx.userId, team: ctx.teamId, slash: ctx.slash },
-    translated.log.event,
-  );
-  await respond(how === 'replace' ? replace(translated.message) : ephemeral(translated.message));
-}
-
-/** The fallback for work after the ack: whatever escaped it becomes the user's "something went wrong". */
-export function answerEscaped(deps: SlackDeps, who: Principal, slash: Slash, respond: Respond): (error: unknown) => Promise<void> {
-  return (error) => answerFailure(deps, error, { ...who, slash, command: SLASH_COMMANDS[slash], reference: deps.newId() }, respond);
-}
-
-const approvalsContext = (deps: SlackDeps, who: Principal, query: ApprovalQuery) => ({
-  ...who,
-  linkMode: deps.credentials.mode,
-  slash: '/approvals' as const,
-  command: 'findApprovals' as const,
-  reference: deps.newId(),
-  relink: encodeRelink({ kind: 'approvals', query }),
-});
-
-/** An approval decided from chat, as the lists show it. */
-export function markOf(hold: DecisionHold): DecidedMark {
-  return { action: hold.action, at: hold.settledAt ?? hold.at, userId: hold.userId };
-}
+const approvalsContext = (deps: SlackDeps, who: Principal, query: ApprovalQuery) =>
+  approvalsAsked(deps, who, encodeRelink({ kind: 'approvals', query }));
 
 /** Where a page is drawn: the response_url that takes it (remembered with the page), and whether it replaces the message. */
 export interface PageTarget {
@@ -111,7 +48,7 @@ export async function answerApprovals(
   outcome: ApprovalsOutcome,
   frame: TimeFrame,
   target: PageTarget,
-  justDecided?: { approval: Approval; hold: DecisionHold },
+  justDecided?: JustDecided,
 ): Promise<void> {
   const { respond, how } = target;
   switch (outcome.kind) {
@@ -138,54 +75,44 @@ export async function answerApprovals(
     }
     case 'not-linked':
       deps.metrics.outcome('not_linked');
-      return void (await respond(ephemeral(renderNotLinked(approvalsContext(deps, who, query)))));
+      return void (await respond(ephemeral(renderNotLinked({ ...approvalsContext(deps, who, query), linkMode: deps.credentials.mode }))));
     case 'failed':
       return answerFailure(deps, outcome.error, approvalsContext(deps, who, query), respond);
   }
 }
 
-/** How a start went, for the confirmation that led to it. */
-export type StartResult = 'started' | 'nothing' | 'failed';
+/** An approval just decided from chat, and the hold that says so: shown first, as decided, where the service no longer lists it. */
+export interface JustDecided {
+  approval: Approval;
+  hold: DecisionHold;
+}
 
-/** A collection's start: refusals to the asker alone; a started collection is in the channel already, unless the bot may not post there. */
-export async function answerStart(
+/**
+ * The list a Details window came from, drawn again in place: the asker's page (from what this
+ * instance drew of it, when it has it and `justDecided` says what changed; else asked again) or
+ * Home. `'none'` when it came from neither (a typed `show`, someone else's message).
+ */
+export async function redrawList(
   deps: SlackDeps,
+  client: WebClient,
   who: Principal,
-  query: CollectQuery,
-  outcome: StartOutcome,
-  respond: Respond,
-): Promise<StartResult> {
-  const ctx = {
-    ...who,
-    linkMode: deps.credentials.mode,
-    slash: '/collect' as const,
-    command: 'collectEntitlements' as const,
-    reference: deps.newId(),
-    relink: encodeRelink({ kind: 'collect', query }),
-  };
-  switch (outcome.kind) {
-    case 'refused':
-      deps.metrics.outcome('refused');
-      await respond(ephemeral(renderCollectRefused(outcome.refusal)));
-      return 'failed';
-    case 'not-linked':
-      deps.metrics.outcome('not_linked');
-      await respond(ephemeral(renderNotLinked(ctx)));
-      return 'failed';
-    case 'cooldown':
-      deps.metrics.outcome('cooldown');
-      await respond(ephemeral(renderCooldown({ ...outcome, askerId: who.userId })));
-      return 'failed';
-    case 'nothing-matched':
-      await respond(ephemeral(renderNoCollectorMatched(outcome)));
-      return 'nothing';
-    case 'started':
-      if (!outcome.posted) await respond(inChannel(renderCollectStatus(outcome.status, deps.serviceTimeZone)));
-      if (outcome.leftOut.length > 0) await respond(ephemeral(renderLeftOut(outcome.leftOut, outcome.cooldownMs, who.userId)));
-      if (outcome.ranAgain.length > 0) await respond(ephemeral(renderRanAgain(outcome.ranAgain, query, who.userId)));
-      return 'started';
-    case 'failed':
-      await answerFailure(deps, outcome.error, ctx, respond);
-      return 'failed';
+  state: DetailsState,
+  justDecided?: JustDecided,
+): Promise<'page' | 'home' | 'none'> {
+  const target = refreshTarget(state, who.userId);
+  if (target === 'home') {
+    await publishHome(deps, client, who, justDecided);
+    return 'home';
   }
+  const url = state.responseUrl;
+  if (target !== 'page' || state.origin.kind !== 'page' || state.origin.query === undefined || url === undefined) return 'none';
+  const query = state.origin.query;
+  const { frame } = await clockOf(deps, who.userId);
+  const shown = justDecided === undefined ? undefined : deps.shown.page(url);
+  const outcome: ApprovalsOutcome =
+    shown === undefined
+      ? await searchApprovals(deps, who, query)
+      : { kind: 'page', query: shown.query, approvals: shown.approvals, decided: await decidedAmong(deps, shown.approvals) };
+  await answerApprovals(deps, who, query, outcome, frame, { respond: deps.responder.to(url), how: 'replace', url }, justDecided);
+  return 'page';
 }

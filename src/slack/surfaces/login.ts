@@ -11,7 +11,7 @@ import { linkModal } from '../../render/link.js';
 import type { Principal } from '../../store/index.js';
 import type { SlackDeps } from '../deps.js';
 import type { Respond } from '../web-api/responder.js';
-import { ephemeral } from './list.js';
+import { ephemeral } from './messages.js';
 
 export async function openLinkModal(
   deps: SlackDeps,

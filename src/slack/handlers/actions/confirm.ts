@@ -7,7 +7,9 @@ import { fallback, section } from '../../../render/blocks.js';
 import { renderConfirmationClosed } from '../../../render/collect.js';
 import { renderNotYours, renderUnreadableButton } from '../../../render/errors.js';
 import type { SlackDeps } from '../../deps.js';
-import { answerEscaped, answerStart, ephemeral, replace } from '../../surfaces/list.js';
+import { answerEscaped } from '../../surfaces/answer.js';
+import { answerStart } from '../../surfaces/collect.js';
+import { ephemeral, replace } from '../../surfaces/messages.js';
 import { principalOf } from '../../transport/payload.js';
 
 const CLOSING = {

@@ -8,7 +8,6 @@
 
 import type { AllMiddlewareArgs, BlockAction, BlockButtonAction, BlockStaticSelectAction, SlackActionMiddlewareArgs } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import { searchApprovals } from '../../../approvals/search.js';
 import type { LinkMetadata } from '../../../parse/buttons.js';
 import {
   type DetailsRequest,
@@ -18,15 +17,14 @@ import {
   decodeDetailsSelect,
   parseDetailsPage,
 } from '../../../parse/details.js';
-import { detailsNoticeView, refreshTarget } from '../../../render/details.js';
+import { detailsNoticeView } from '../../../render/details.js';
 import { linkInstructions } from '../../../render/errors.js';
 import { linkModal } from '../../../render/link.js';
 import { code, md, oneLine } from '../../../render/rich.js';
 import type { SlackDeps } from '../../deps.js';
 import { detailsEscaped, openDetails, showDetails, updateDetails } from '../../surfaces/details.js';
-import { publishHome } from '../../surfaces/home.js';
-import { answerApprovals } from '../../surfaces/list.js';
-import { clockOf, principalOf } from '../../transport/payload.js';
+import { redrawList } from '../../surfaces/list.js';
+import { principalOf } from '../../transport/payload.js';
 
 type Args<A extends BlockAction> = SlackActionMiddlewareArgs<A> & AllMiddlewareArgs;
 
@@ -114,15 +112,7 @@ export function detailsRefreshAction(deps: SlackDeps) {
     deps.background.run(
       'approval details refresh',
       async () => {
-        const target = refreshTarget(state, who.userId);
-        if (target === 'home') await publishHome(deps, client, who);
-        else if (target === 'page' && state.origin.kind === 'page' && state.origin.query && state.responseUrl) {
-          const query = state.origin.query;
-          const { frame } = await clockOf(deps, who.userId);
-          const respond = deps.responder.to(state.responseUrl);
-          const outcome = await searchApprovals(deps, who, query);
-          await answerApprovals(deps, who, query, outcome, frame, { respond, how: 'replace', url: state.responseUrl });
-        }
+        const target = await redrawList(deps, client, who, state);
         const done =
           target === 'home'
             ? md('Done: your Home tab shows what waits for you now.')

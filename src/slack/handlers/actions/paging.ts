@@ -9,7 +9,9 @@ import { searchApprovals } from '../../../approvals/search.js';
 import { decodePageState } from '../../../parse/buttons.js';
 import { renderNotYours, renderUnreadableButton } from '../../../render/errors.js';
 import type { SlackDeps } from '../../deps.js';
-import { answerApprovals, answerEscaped, ephemeral } from '../../surfaces/list.js';
+import { answerEscaped } from '../../surfaces/answer.js';
+import { answerApprovals } from '../../surfaces/list.js';
+import { ephemeral } from '../../surfaces/messages.js';
 import { clockOf, principalOf } from '../../transport/payload.js';
 
 /** `replace`: Next / Previous, in place of the page. `new`: the digest's list, as a message of its own, so the digest stays. */

@@ -14,8 +14,10 @@ import { renderCollectHelp } from '../../../render/help.js';
 import { renderLoggedOut, renderWhoami } from '../../../render/link.js';
 import { SERVICE_COMMANDS } from '../../../store/index.js';
 import type { SlackDeps } from '../../deps.js';
-import { answerEscaped, answerStart, ephemeral } from '../../surfaces/list.js';
+import { answerEscaped } from '../../surfaces/answer.js';
+import { answerStart } from '../../surfaces/collect.js';
 import { openLinkModal } from '../../surfaces/login.js';
+import { ephemeral } from '../../surfaces/messages.js';
 import { clockOf, principalOf } from '../../transport/payload.js';
 import { collectRead } from './read.js';
 

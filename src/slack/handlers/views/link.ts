@@ -25,9 +25,10 @@ import {
 } from '../../../render/link.js';
 import type { Principal } from '../../../store/index.js';
 import type { SlackDeps } from '../../deps.js';
+import { answerStart } from '../../surfaces/collect.js';
 import { showDetails } from '../../surfaces/details.js';
 import { publishHome } from '../../surfaces/home.js';
-import { answerApprovals, answerStart } from '../../surfaces/list.js';
+import { answerApprovals } from '../../surfaces/list.js';
 import { clockOf, principalOf } from '../../transport/payload.js';
 
 const OUT_OF_DATE = 'This form is out of date. Close it and type /approvals login again.';
