@@ -9,7 +9,7 @@
 import type { AllMiddlewareArgs, AnyMiddlewareArgs, Middleware } from '@slack/bolt';
 import type { SlackDeps } from '../deps.js';
 import { keepReadCommand, type ReadCommand, readCommand } from '../handlers/commands/read.js';
-import { RateLimiter } from './user-limits.js';
+import { UserRateLimit } from './user-limits.js';
 
 /** What a Slack request is, for logs and metrics: its type and the command, action, view or event it names. */
 export function describeRequest(body: Record<string, unknown>): { type: string; name: string; user: string | undefined } {
@@ -105,8 +105,8 @@ function routed(routes: readonly Route[], args: AnyMiddlewareArgs & AllMiddlewar
 export function requestMiddleware(deps: SlackDeps, routes: readonly Route[] = []): Middleware<AnyMiddlewareArgs> {
   // Commands, and clicks with submissions, each have their own bucket of the same size: paging
   // through a long list does not use up the commands a minute, nor the other way round.
-  const commands = new RateLimiter(deps.commandsPerMinute);
-  const interactions = new RateLimiter(deps.commandsPerMinute);
+  const commands = new UserRateLimit(deps.commandsPerMinute);
+  const interactions = new UserRateLimit(deps.commandsPerMinute);
   return async (args) => {
     const body = args.body as Record<string, unknown> & { command?: string; user_id?: string };
     const { type, name, user } = describeRequest(body);

@@ -1,10 +1,11 @@
 /**
- * A per-user limit on slash commands: a bucket of N that refills at N a minute, so that a burst
- * of a few is fine and a script in a loop is slowed. Kept in this instance's memory: behind a
- * load balancer each instance counts on its own.
+ * Users' own limit (COMMANDS_PER_MINUTE): each user's commands, clicks and modal submissions, each
+ * kind a bucket of N that refills at N a minute, so that a burst of a few is fine and a script in a
+ * loop is slowed. Kept in this instance's memory: behind a load balancer each instance counts on its
+ * own. Slack's own limits on what countersign sends are web-api/slack-pacing.ts's.
  */
 
-export class RateLimiter {
+export class UserRateLimit {
   readonly #perMinute: number;
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
 

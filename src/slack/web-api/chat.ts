@@ -3,7 +3,7 @@
  * when runs abort, reminder digests), rendered here and sent through one WebClient. Writes to one
  * channel are paced to one a second, as Slack asks. A 429 is waited out here, as its Retry-After
  * says, for every message of that method, not only the refused one (Slack: wait "before calling
- * the method again with any token"), then calls go one at a time for a while (RateGate), and the
+ * the method again with any token"), then calls go one at a time for a while (SlackPacing), and the
  * refused message is tried again for as long as Slack keeps refusing it, up to
  * RATE_LIMIT_PATIENCE_MS: a 429 means it was not posted, so trying again cannot post it twice, and
  * 10,000 digests at 09:00 meet many. User-group members are cached briefly, so that an allow-list
@@ -21,7 +21,7 @@ import { renderDigest, renderReminderRelink } from '../../render/reminders.js';
 import { type Logger, SaidOncePerMinute } from '../../runtime/logger.js';
 import type { Metrics } from '../../runtime/metrics.js';
 import type { Timer } from '../../runtime/timer.js';
-import { RateGate } from './slack-pacing.js';
+import { SlackPacing } from './slack-pacing.js';
 
 /** How long a message is tried again while Slack answers 429; past it, it is given up. */
 export const RATE_LIMIT_PATIENCE_MS = 15 * 60_000;
@@ -86,17 +86,17 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
     if (slot > at) await timer.sleep(slot - at);
     return call();
   };
-  const gates = new Map<string, RateGate>();
+  const gates = new Map<string, SlackPacing>();
   const limitedSaid = new SaidOncePerMinute();
   /**
    * Counts a failed call by method and Slack's error code (a 429 as slack_webapi_rate_limited_error),
-   * waits out Retry-After (RateGate) and tries again, and passes any other error on.
+   * waits out Retry-After (SlackPacing) and tries again, and passes any other error on.
    */
   const counted = async <T>(method: string, call: () => Promise<T>, patienceMs = RATE_LIMIT_PATIENCE_MS): Promise<T> => {
     const giveUpAt = timer.now() + patienceMs;
     let gate = gates.get(method);
     if (gate === undefined) {
-      gate = new RateGate(timer);
+      gate = new SlackPacing(timer);
       gates.set(method, gate);
     }
     for (;;) {

@@ -7,7 +7,7 @@ import type { Timer } from '../../runtime/timer.js';
  * and Slack, which only refilled a few seconds' worth, refuses most of them again: a burst of
  * digests measured five 429s per message posted that way, one in ten with this.
  */
-export class RateGate {
+export class SlackPacing {
   readonly #timer: Timer;
   readonly #cautionMs: number;
   #quietUntil = 0;
