@@ -114,18 +114,51 @@ describe('countersign service', () => {
     expect(await zero.exited).toBe(0);
   });
 
-  it('exits 2 with the usage for a wrong command or option', async () => {
-    for (const args of [
-      ['nope'],
-      ['service', '--port', 'x'],
-      ['service', '--bogus'],
-      ['service', '--approvals', '10'],
-      ['service', '--disable', 'get details'],
-    ]) {
-      const cli = countersign(args);
+  it('exits 2 on a wrong command or option with one line saying what is wrong and one pointing to help, not the whole usage', async () => {
+    for (const [args, says, help] of [
+      [['nope'], "unknown command 'nope'", 'countersign help'],
+      [['service', '--port', 'x'], "--port takes a whole number from 0 to 65535, not 'x'", 'countersign service --help'],
+      [['service', '--bogus'], 'service has no option --bogus', 'countersign service --help'],
+      [['service', '--port'], '--port needs a value', 'countersign service --help'],
+      [['audit', '--json=yes'], '--json takes no value', 'countersign audit --help'],
+      [
+        ['service', '--approvals', '10'],
+        '--approvals needs --data <file.db>: a large data set is built once and kept',
+        'countersign service --help',
+      ],
+      [
+        ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', 'extra'],
+        "tokens set takes options only, not 'extra'",
+        'countersign tokens --help',
+      ],
+    ] as const) {
+      const cli = countersign([...args]);
       expect(await cli.exited).toBe(2);
-      expect(cli.stderr()).toMatch(/^countersign: .+\n\nUsage: countersign/);
+      expect(cli.stderr()).toBe(
+        `countersign: ${says}\nRun ${help} for ${help === 'countersign help' ? 'every command and its options' : 'what it takes'}.\n`,
+      );
     }
+    // With no command at all, the whole usage is the answer.
+    const bare = countersign([]);
+    expect(await bare.exited).toBe(2);
+    expect(bare.stdout()).toMatch(/^Usage: countersign <command>/);
+  });
+
+  it('reads a value that starts with a dash as the value it is, and says what is wrong with it on one line', async () => {
+    for (const [args, says] of [
+      [['audit', '--limit', '-1'], "--limit takes a whole number from 1 to 100000, not '-1'"],
+      [['audit', '--since', '-7d'], "--since takes 7d, 24h, 30m or a date such as 2026-11-01, not '-7d'"],
+      [['service', '--port', '-80'], "--port takes a whole number from 0 to 65535, not '-80'"],
+    ] as const) {
+      const cli = countersign([...args]);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr().split('\n')[0]).toBe(`countersign: ${says}`);
+      expect(cli.stderr()).not.toMatch(/\\u000a|ambiguous/);
+    }
+    // A value left out before the next option is said so, not taken for a value.
+    const missing = countersign(['audit', '--limit', '--json']);
+    expect(await missing.exited).toBe(2);
+    expect(missing.stderr().split('\n')[0]).toBe('countersign: --limit needs a value');
   });
 
   it('answers --help after a command with what that command takes, exit 0', async () => {
@@ -233,7 +266,11 @@ describe('countersign tokens', () => {
   it('refuses a token on the command line, and other usage errors, with exit 2', async () => {
     const e = env('b');
     for (const [args, input, message] of [
-      [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', '--token', TOKEN], TOKEN, /Unknown option '--token'/],
+      [
+        ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', '--token', TOKEN],
+        TOKEN,
+        /^countersign: tokens set has no option --token\n/,
+      ],
       [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], '', /no token on standard input/],
       [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], 'two tokens', /spaces or control characters/],
       [['tokens', 'set', '--user', 'alice', '--command', 'all'], TOKEN, /Slack user id such as U012ABCDEF, not 'alice'/],

@@ -4,7 +4,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { explainAttempt, outcomeWords, reasonParts, runStateWords } from '../collections/explain.js';
 import { commandServiceUrlOf, loadConfig } from '../config.js';
 import { DEFAULT_RUN_TIMINGS } from '../reference-service/commands.js';
@@ -158,11 +158,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write('countersign: cancelled; nothing was changed.\n');
       return 130;
     }
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`countersign: ${printable((error as Error).message)}\n\n${USAGE}`);
+    if (error instanceof UsageError) {
+      // One line of what is wrong, one of where to read more: the whole usage would bury the first.
+      const help = COMMANDS.includes(command ?? '')
+        ? `Run countersign ${command} --help for what it takes.`
+        : 'Run countersign help for every command and its options.';
+      io.stderr.write(`countersign: ${oneLine(error.message)}\n${help}\n`);
       return 2;
     }
-    io.stderr.write(`countersign: ${printable((error as Error).message)}\n`);
+    io.stderr.write(`countersign: ${oneLine((error as Error).message)}\n`);
     return 1;
   }
 }
@@ -174,6 +178,46 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
  */
 export function printable(text: string): string {
   return text.replace(UNSAFE_CHARACTERS, (c) => `\\u${(c.codePointAt(0) as number).toString(16).padStart(4, '0')}`);
+}
+
+/** A message on one line, as printable: its line breaks (Node's own messages have some) read as spaces, not as \\u000a. */
+function oneLine(text: string): string {
+  return printable(text.replace(/\s*\r?\n\s*/g, ' '));
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * The options of a command, or a UsageError in countersign's words (parseArgs says "argument is
+ * ambiguous" of `--limit -1`, and points to `--` for an unknown option). A value that starts with a
+ * dash and then no letter (`-1`, `-7d`) is taken as the value it is, so that its own check says what
+ * is wrong with it; positionals are refused here unless the command takes them.
+ */
+function parseOptions<T extends Options>(label: string, args: string[], options: T, takesPositionals = false) {
+  const valued = new Set(Object.entries(options).flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])));
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (valued.has(arg) && next !== undefined && /^-[^A-Za-z-]/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: joined, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const option = /'(-[^' ]+)/.exec(message)?.[1] ?? 'an option';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`${label} has no option ${option}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new UsageError(valued.has(option) ? `${option} needs a value` : `${option} takes no value`);
+    throw error;
+  }
+  if (!takesPositionals && parsed.positionals.length > 0)
+    throw new UsageError(`${label} takes options only, not '${parsed.positionals.join(' ')}'`);
+  return parsed;
 }
 
 /** One JSON line; JSON escapes the C0 controls, and these escapes keep it valid for the rest. */
@@ -233,13 +277,14 @@ const TEAM_ID = /^[TE][A-Z0-9]{2,}$/;
 
 async function tokensCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    strict: true,
-    options: { user: { type: 'string' }, command: { type: 'string' }, team: { type: 'string' }, json: { type: 'boolean', default: false } },
-  });
   if (action !== 'set' && action !== 'list' && action !== 'delete')
     throw new UsageError(`tokens takes set, list or delete, not '${action ?? ''}'`);
+  const { values } = parseOptions(`tokens ${action}`, rest, {
+    user: { type: 'string' },
+    command: { type: 'string' },
+    team: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
   if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
     throw new UsageError(
       `tokens ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
@@ -381,21 +426,15 @@ function refusalWords(error: unknown, url: string, commands: readonly ServiceCom
 /** Trusted-application mode: who each Slack user is in the service. Names, never credentials. */
 async function usersCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      user: { type: 'string' },
-      team: { type: 'string' },
-      'service-user': { type: 'string' },
-      authsource: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
   if (action !== 'map' && action !== 'list' && action !== 'unmap')
     throw new UsageError(`users takes map, list or unmap, not '${action ?? ''}'`);
-  if (positionals.length > 0) throw new UsageError(`users ${action} takes options only, not '${positionals.join(' ')}'`);
+  const { values } = parseOptions(`users ${action}`, rest, {
+    user: { type: 'string' },
+    team: { type: 'string' },
+    'service-user': { type: 'string' },
+    authsource: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
   if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
     throw new UsageError(
       `users ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
@@ -558,21 +597,15 @@ function localTime(at: Date, timeZone: string): string {
 }
 
 async function auditCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      since: { type: 'string' },
-      channel: { type: 'string' },
-      team: { type: 'string' },
-      user: { type: 'string' },
-      kind: { type: 'string', default: 'collections' },
-      limit: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
+  const { values } = parseOptions('audit', args, {
+    since: { type: 'string' },
+    channel: { type: 'string' },
+    team: { type: 'string' },
+    user: { type: 'string' },
+    kind: { type: 'string', default: 'collections' },
+    limit: { type: 'string' },
+    json: { type: 'boolean', default: false },
   });
-  if (positionals.length > 0) throw new UsageError(`audit takes options only, not '${positionals.join(' ')}'`);
   if (values.kind !== 'collections' && values.kind !== 'decisions')
     throw new UsageError(`--kind takes collections or decisions, not '${values.kind}'`);
   if (values.user !== undefined && !USER_ID.test(values.user))
@@ -879,19 +912,15 @@ function latencyMs(value: string | undefined): number | undefined {
 }
 
 async function serviceCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      data: { type: 'string', default: 'demo' },
-      approvals: { type: 'string' },
-      'client-id': { type: 'string' },
-      'client-secret': { type: 'string' },
-      disable: { type: 'string' },
-      latency: { type: 'string' },
-    },
+  const { values } = parseOptions('service', args, {
+    port: { type: 'string' },
+    host: { type: 'string', default: '127.0.0.1' },
+    data: { type: 'string', default: 'demo' },
+    approvals: { type: 'string' },
+    'client-id': { type: 'string' },
+    'client-secret': { type: 'string' },
+    disable: { type: 'string' },
+    latency: { type: 'string' },
   });
   const port = positiveInt(values.port, '--port', 0, 65_535) ?? 4000;
   const delayMs = latencyMs(values.latency) ?? 0;
