@@ -41,6 +41,7 @@ const IO_MODULES = [
   'undici',
   'pg',
   'better-sqlite3',
+  '#sqlite',
   'pino',
   'prom-client',
   'ws',
