@@ -7,6 +7,7 @@ import { startReferenceService } from '../src/reference-service/server.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { cli as countersign } from './helpers/cli.js';
+import { startFakeSlack } from './helpers/fake-slack.js';
 import { childEnv, ROOT, spawnCli } from './helpers/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-cli-'));
@@ -798,6 +799,119 @@ describe('countersign audit', () => {
       expect(await list.exited).toBe(0);
       expect(list.stdout()).not.toMatch(raw);
       expect(list.stdout()).toContain('T\\u202e1');
+    }
+  });
+
+  it('names each user as Slack does, beside the id, when it has the bot token; by id alone when it has none or Slack names nobody', async () => {
+    const slack = await startFakeSlack();
+    const BOT = 'xoxb-1111-2222-auditnames';
+    // As Slack answers users.info: the bot token in Authorization, user_not_found for a user it does not know.
+    slack.handle('users.info', ({ params, authorization }) => {
+      if (authorization !== `Bearer ${BOT}`) return { ok: false, error: 'invalid_auth' };
+      const id = params.get('user');
+      return id === 'UOSCAR'
+        ? {
+            ok: true,
+            user: { id, name: 'oscar', real_name: 'Oscar \u202eOps', profile: { real_name: 'Oscar \u202eOps', display_name: 'oscar' } },
+          }
+        : { ok: false, error: 'user_not_found' };
+    });
+    try {
+      const { env: own, store } = await ownStore('audit-names');
+      const NOW = Date.parse('2026-12-31T22:30:00Z');
+      for (const [attemptId, userId, minutes] of [
+        ['n1', 'UOSCAR', 30],
+        ['n2', 'UGONE', 20],
+        ['n3', 'UOSCAR', 10],
+      ] as const)
+        await store.recordCollectStep({
+          teamId: 'T1',
+          channelId: 'C0ONE',
+          userId,
+          attemptId,
+          at: new Date(NOW - minutes * 60_000),
+          query: { name: 'AWS IAM', force: true },
+          step: 'refused',
+          reason: { kind: 'force' },
+        });
+      const decision = { decisionId: 'd9', teamId: 'T1', userId: 'UGONE', approvalId: '10001:WPDS:1', action: 'Accepted', requestId: 'r1' };
+      await store.recordDecisionStep({ ...decision, at: new Date(NOW - 60_000), step: 'confirmed', comment: '' });
+      await store.recordDecisionStep({
+        ...decision,
+        at: new Date(NOW - 60_000),
+        step: 'refused',
+        reason: { kind: 'already-decided', userId: 'UOSCAR', action: 'Rejected', at: new Date(NOW - 120_000) },
+      });
+      await store.close();
+      const withSlack = {
+        ...own,
+        SLACK_BOT_TOKEN: BOT,
+        SLACK_SIGNING_SECRET: '0123456789abcdef0123456789abcdef',
+        SLACK_API_URL: slack.apiUrl,
+        COMMAND_SERVICE_URL: 'http://127.0.0.1:9/aveksa',
+      };
+      const at = { now: () => new Date(NOW), timeZone: 'UTC' };
+
+      const table = countersign(['audit'], withSlack, '', at);
+      expect(await table.exited).toBe(0);
+      expect(
+        table
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/ {2,}/)[3]),
+      ).toEqual(['Oscar \\u202eOps (UOSCAR)', 'UGONE', 'Oscar \\u202eOps (UOSCAR)']);
+      // One users.info a user, however often they appear.
+      expect(
+        slack.apiCalls
+          .filter((c) => c.method === 'users.info')
+          .map((c) => new URLSearchParams(c.body).get('user'))
+          .sort(),
+      ).toEqual(['UGONE', 'UOSCAR']);
+      expect(table.stderr()).not.toContain('shown by id');
+
+      const json = countersign(['audit', '--json'], withSlack, '', at);
+      expect(await json.exited).toBe(0);
+      expect(
+        json
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+          .map((r) => [r.user, r.userName]),
+      ).toEqual([
+        ['UOSCAR', 'Oscar \u202eOps'],
+        ['UGONE', null],
+        ['UOSCAR', 'Oscar \u202eOps'],
+      ]);
+
+      const decisions = countersign(['audit', '--kind', 'decisions'], withSlack, '', at);
+      expect(await decisions.exited).toBe(0);
+      expect(decisions.stdout()).toContain(
+        'refused: decided from Slack already: Rejected by Oscar \\u202eOps (UOSCAR) 2026-12-31 22:28 +00:00',
+      );
+
+      // Without the bot token there is no one to ask: ids, and a line saying how to get names.
+      const idsOnly = countersign(['audit'], own, '', at);
+      expect(await idsOnly.exited).toBe(0);
+      expect(
+        idsOnly
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/ {2,}/)[3]),
+      ).toEqual(['UOSCAR', 'UGONE', 'UOSCAR']);
+      expect(idsOnly.stderr()).toContain('Users are shown by id: with SLACK_BOT_TOKEN set, by their name in Slack too.');
+
+      // Slack refusing the token (or unreachable): ids, and what Slack said.
+      const refused = countersign(['audit'], { ...withSlack, SLACK_BOT_TOKEN: 'xoxb-1111-2222-notthetoken' }, '', at);
+      expect(await refused.exited).toBe(0);
+      expect(refused.stdout()).not.toContain('Oscar');
+      expect(refused.stderr()).toContain('Users are shown by id: Slack did not name them (users.info: invalid_auth).');
+    } finally {
+      await slack.close();
     }
   });
 
