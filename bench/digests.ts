@@ -318,7 +318,7 @@ async function reminderCounter(databaseUrl: string, postgres: boolean) {
       close: () => client.end(),
     };
   }
-  const { default: Database } = await import('better-sqlite3');
+  const { default: Database } = await import('#sqlite');
   const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true });
   const count = (sql: string, at: Date) => (db.prepare(sql).get(at.getTime()) as { n: number }).n;
   return {

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './runtime/logger.js';
 import { Secret } from './runtime/secret.js';
-import { type DecisionCall, parseDecisionCall } from './service/decision-call.js';
+import { type DecisionCall, parseDecisionBody, parseDecisionCall, parseDecisionRequest } from './service/decision-call.js';
 import { LONE_SURROGATE } from './service/query.js';
 import { canonicalZone } from './time/zones.js';
 
@@ -137,10 +137,32 @@ export interface CollectPolicy {
   readonly watchLimitMs: number;
 }
 
+/**
+ * What follows `VARIABLE=` in an example: a value (shown quoted for a shell when it needs to be), or
+ * a command whose output is one, shown as the shell runs it (`$(openssl rand -base64 32)`).
+ */
+export type Example = string | { readonly shell: string };
+
+/** The example as typed after `VARIABLE=` in a shell: plain when it can be, in single quotes when not. */
+export function shellExample(example: Example): string {
+  if (typeof example !== 'string') return example.shell;
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(example) ? example : `'${example.replaceAll("'", "'\\''")}'`;
+}
+
+/** A variable's check, and an example that passes it: every message about the variable shows that example. */
+interface Rule<T> {
+  readonly example: Example;
+  /** Given undefined when the variable is unset or blank. */
+  readonly schema: z.ZodType<T, string | undefined>;
+  /** Read exactly as set: a secret is never trimmed behind the operator's back (its schema says what is wrong). */
+  readonly exact?: true;
+}
+
 export class ConfigError extends Error {
   readonly variable: string;
-  constructor(variable: string, problem: string, example: string) {
-    super(`${variable} ${problem}. Example: ${variable}=${example}`);
+  /** Always the variable's own example, so that no message shows one its own check refuses. */
+  constructor(variable: Variable, problem: string) {
+    super(`${variable} ${problem}. Example: ${variable}=${shellExample(RULES[variable].example)}`);
     this.name = 'ConfigError';
     this.variable = variable;
   }
@@ -153,46 +175,65 @@ const DEFAULT_DATABASE_URL = 'sqlite:./data/countersign.db';
 /** REMINDER_CONCURRENCY's default: what an on-premises service answers alongside its own users without notice. */
 export const DEFAULT_REMINDER_CONCURRENCY = 4;
 
-interface Rule<T> {
-  variable: string;
-  example: string;
-  schema: z.ZodType<T>;
-  /** Read exactly as set: a secret is never trimmed behind the operator's back (its schema says what is wrong). */
-  exact?: true;
-}
-
-function read<T>(env: Env, rule: Rule<T>): T {
-  const raw = env[rule.variable];
+function read<K extends Variable>(env: Env, variable: K): z.output<Rules[K]['schema']> {
+  const rule: Rule<unknown> = RULES[variable];
+  const raw = env[variable];
   const value = raw === undefined || raw.trim() === '' ? undefined : rule.exact ? raw : raw.trim();
   const parsed = rule.schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new ConfigError(rule.variable, parsed.error.issues[0]?.message ?? 'is not valid', rule.example);
+  if (parsed.success) return parsed.data as z.output<Rules[K]['schema']>;
+  throw new ConfigError(variable, parsed.error.issues[0]?.message ?? 'is not valid');
 }
 
-const httpUrl = (what: string) =>
-  z.string().refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password;
-    } catch {
-      return false;
-    }
-  }, `must be an http(s) URL without credentials (${what})`);
+/**
+ * Whether a value passes its variable's own check (not the checks between variables, such as "both
+ * or neither"): the problem, as a message would say it, or undefined when it passes.
+ */
+export function checkValue(variable: Variable, value: string): string | undefined {
+  const rule: Rule<unknown> = RULES[variable];
+  const parsed = rule.schema.safeParse(rule.exact ? value : value.trim());
+  return parsed.success ? undefined : (parsed.error.issues[0]?.message ?? 'is not valid');
+}
 
-const prefixed = (prefix: string, what: string) =>
-  z
-    .string()
-    .refine((v) => v.startsWith(prefix) && v.length > prefix.length + 8, `must be ${what}, starting with ${prefix}`)
-    .transform((v) => new Secret(v));
+type Check = readonly [accepts: (value: string) => boolean, problem: string | ((value: string) => string)];
+
+/** A string checked rule by rule: refused for the first rule it fails, in that rule's words. */
+const checked = (...checks: readonly Check[]) =>
+  z.string().superRefine((v, ctx) => {
+    const failed = checks.find(([accepts]) => !accepts(v));
+    if (failed !== undefined) ctx.addIssue({ code: 'custom', message: typeof failed[1] === 'string' ? failed[1] : failed[1](v) });
+  });
+
+const parsedUrl = (v: string) => {
+  try {
+    return new URL(v);
+  } catch {
+    return undefined;
+  }
+};
+
+const httpUrl = (what: string) =>
+  checked(
+    [(v) => /^https?:$/.test(parsedUrl(v)?.protocol ?? ''), `must be an http or https URL (${what})`],
+    [(v) => !parsedUrl(v)?.username && !parsedUrl(v)?.password, `must not carry a user name or password (${what})`],
+  );
+
+/** A Slack token: its kind by its prefix, then long enough to be one (Slack's are dozens of characters). */
+const slackToken = (prefix: string, what: string) =>
+  checked(
+    [(v) => v.startsWith(prefix), `must be ${what}, which starts with ${prefix}`],
+    [(v) => v.length > prefix.length + 8, `is too short for ${what}: ${prefix} and at least 9 more characters (copy the whole token)`],
+    [(v) => /^[\x21-\x7e]+$/.test(v), 'must be one token, without spaces or characters a Slack token never has'],
+  ).transform((v) => new Secret(v));
 
 /** An AES-256 key: the base64 of exactly 32 bytes. */
-const encryptionKey = z
-  .string()
-  .refine(
-    (v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32,
-    'must be the base64 of exactly 32 random bytes',
-  )
-  .transform((v) => new Secret(v));
+const encryptionKey = (what: string) =>
+  checked(
+    [(v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v), `must be base64 (letters, digits, + and /, and = at most twice at the end): ${what}`],
+    [
+      (v) => Buffer.from(v, 'base64').length === 32,
+      (v) => `must be the base64 of exactly 32 bytes, not ${Buffer.from(v, 'base64').length}: ${what}`,
+    ],
+  ).transform((v) => new Secret(v));
 
 const DURATION_UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -227,20 +268,130 @@ const ianaZone = z.string().transform((v, ctx) => {
   return z.NEVER;
 });
 
-/** Both client credentials or neither: one alone is a mistake, said at start rather than at the first user's call. */
-function readServiceAuth(env: Env): ServiceAuth {
-  const clientId = read(env, {
-    variable: 'COMMAND_SERVICE_CLIENT_ID',
+/** Slack ids of one kind, separated by commas (or spaces). */
+const idList = (prefix: RegExp, what: string) =>
+  z
+    .string()
+    .transform((v) => v.split(/[\s,]+/).filter((x) => x !== ''))
+    .refine((ids) => ids.every((id) => prefix.test(id)), `must be ${what}, separated by commas`)
+    .optional();
+
+const numberFrom = (min: number, max: number, what: string) =>
+  z
+    .string()
+    .regex(/^\d{1,6}$/, `must be a whole number from ${what}`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be a whole number from ${what}`)
+    .optional();
+
+export const DECISION_REQUEST_EXAMPLE = 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}';
+const DECISION_BODY_EXAMPLE = '<workitem-id>{id}</workitem-id><action>{action}</action><comment>{comment}</comment>';
+
+/** The message a Parsed result of decision-call.ts gives, as a schema's refusal. */
+const parsedBy = <T>(parse: (text: string) => { ok: true; value: T } | { ok: false; problem: string }) =>
+  z.string().superRefine((v, ctx) => {
+    const parsed = parse(v);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.problem });
+  });
+
+/**
+ * Every variable countersign reads, with its check and the example its messages show. One table, so
+ * that a test holds every example to the check it stands beside.
+ */
+const RULES = {
+  SLACK_BOT_TOKEN: { example: 'xoxb-1234-5678-abcdefghijkl', schema: slackToken('xoxb-', 'a bot token').optional() },
+  SLACK_SIGNING_SECRET: {
+    example: '8f742231b10e8888abcd99edabcd00d5',
+    // Slack's Signing Secret is 32 hex digits: a wrong digit and a short paste are told apart.
+    schema: checked(
+      [(v) => /^[0-9a-f]*$/i.test(v), 'must be the app’s Signing Secret (Basic Information page): hex digits (0-9, a-f) only'],
+      [(v) => v.length === 32, (v) => `must be the app’s Signing Secret (Basic Information page): 32 hex digits, not ${v.length}`],
+    )
+      .transform((v) => new Secret(v))
+      .optional(),
+  },
+  SLACK_APP_TOKEN: { example: 'xapp-1-A0123-4567-abcdef', schema: slackToken('xapp-', 'an app-level token').optional() },
+  SLACK_API_URL: { example: 'https://slack.com/api/', schema: httpUrl('the Slack Web API base').optional() },
+  COMMAND_SERVICE_URL: {
+    example: 'https://igl.example.com/aveksa',
+    schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
+  },
+  PORT: {
+    example: '3000',
+    schema: z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number from 0 to 65535 (0 picks a free port)')
+      .transform(Number)
+      .refine((n) => n <= 65_535, 'must be a port number from 0 to 65535 (0 picks a free port)')
+      .optional(),
+  },
+  LOG_LEVEL: {
+    example: 'info',
+    schema: z
+      .string()
+      .transform((v) => v.toLowerCase())
+      .pipe(z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }))
+      .optional(),
+  },
+  METRICS_TOKEN: {
+    example: { shell: '$(openssl rand -hex 32)' },
+    schema: z
+      .string()
+      .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible characters, without spaces')
+      .transform((v) => new Secret(v))
+      .optional(),
+  },
+  SHUTDOWN_TIMEOUT: { example: '30s', schema: duration('at least 1s', 1000).optional() },
+  DATABASE_URL: {
+    example: 'postgres://countersign@db.internal:5432/countersign',
+    schema: z
+      .string()
+      .optional()
+      .transform((v) => v ?? DEFAULT_DATABASE_URL)
+      .pipe(
+        z.string().transform((v, ctx): DatabaseTarget => {
+          if (v.startsWith('sqlite:') && v.length > 'sqlite:'.length) return { kind: 'sqlite', path: v.slice('sqlite:'.length) };
+          if (/^postgres(ql)?:\/\/./.test(v)) return { kind: 'postgres', url: new Secret(v) };
+          ctx.addIssue({ code: 'custom', message: 'must be sqlite:<path> or postgres://…' });
+          return z.NEVER;
+        }),
+      ),
+  },
+  TOKEN_ENCRYPTION_KEY: {
+    example: { shell: '$(openssl rand -base64 32)' },
+    schema: encryptionKey('the output of openssl rand -base64 32').optional(),
+  },
+  TOKEN_ENCRYPTION_KEY_PREVIOUS: {
+    // Any key of the right form: the operator's own is the TOKEN_ENCRYPTION_KEY being replaced.
+    example: 'Rk9VUiBieXRlcyBvZiBhbiBleGFtcGxlIGtleSEhISE=',
+    schema: encryptionKey('the TOKEN_ENCRYPTION_KEY being replaced').optional(),
+  },
+  APPROVAL_URL_TEMPLATE: {
+    example: 'https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}',
+    schema: z
+      .string()
+      .refine((v) => v.includes(APPROVAL_URL_PLACEHOLDER), `must contain ${APPROVAL_URL_PLACEHOLDER} where the approval's id goes`)
+      .pipe(httpUrl('the page for one approval in the service'))
+      .optional(),
+  },
+  // Under a minute or so keeps the user's wait bearable; 15 minutes leaves room in response_url's 30-minute life.
+  SERVICE_TIMEOUT: {
+    example: '20s',
+    schema: duration('at least 1s')
+      .refine((ms) => ms >= 1000 && ms <= 15 * 60_000, 'must be from 1s to 15m')
+      .optional(),
+  },
+  COMMAND_SERVICE_TIME_ZONE: { example: 'America/New_York', schema: ianaZone.optional() },
+  COMMAND_SERVICE_CLIENT_ID: {
     example: 'countersign',
     schema: z
       .string()
       .regex(/^[\x21-\x7e]{1,256}$/, 'must be the ClientId of the Trusted Application page: 1 to 256 visible characters, without spaces')
       .optional(),
-  });
+  },
   // The value never appears in a message: only what is wrong with it.
-  const clientSecret = read(env, {
-    variable: 'COMMAND_SERVICE_CLIENT_SECRET',
-    example: '<the ClientSecret of the Trusted Application page>',
+  COMMAND_SERVICE_CLIENT_SECRET: {
+    example: 'q7Lm2vX9pR4tK8wZ',
     exact: true,
     schema: z
       .string()
@@ -248,52 +399,20 @@ function readServiceAuth(env: Env): ServiceAuth {
       .regex(/^[\x20-\x7e]{8,1024}$/, 'must be the ClientSecret of the Trusted Application page: 8 to 1024 visible characters')
       .transform((v) => new Secret(v))
       .optional(),
-  });
-  const maxTokenAgeMs = read(env, {
-    variable: 'COMMAND_SERVICE_APP_TOKEN_MAX_AGE',
+  },
+  COMMAND_SERVICE_APP_TOKEN_MAX_AGE: {
     example: '1h',
     schema: duration('from 1m to 1d')
       .refine((ms) => ms >= 60_000 && ms <= 86_400_000, 'must be from 1m to 1d')
       .optional(),
-  });
-  if (clientId !== undefined && clientSecret === undefined)
-    throw new ConfigError(
-      'COMMAND_SERVICE_CLIENT_SECRET',
-      'is required when COMMAND_SERVICE_CLIENT_ID is set (trusted-application mode: both or neither)',
-      '<the ClientSecret of the Trusted Application page>',
-    );
-  if (clientSecret !== undefined && clientId === undefined)
-    throw new ConfigError(
-      'COMMAND_SERVICE_CLIENT_ID',
-      'is required when COMMAND_SERVICE_CLIENT_SECRET is set (trusted-application mode: both or neither)',
-      'countersign',
-    );
-  if (clientId === undefined || clientSecret === undefined) {
-    if (maxTokenAgeMs !== undefined)
-      throw new ConfigError(
-        'COMMAND_SERVICE_APP_TOKEN_MAX_AGE',
-        'is only used in the trusted-application mode: set COMMAND_SERVICE_CLIENT_ID and COMMAND_SERVICE_CLIENT_SECRET too, or unset it',
-        '1h',
-      );
-    return Object.freeze({ mode: 'user-tokens' });
-  }
-  return Object.freeze({ mode: 'trusted-app', clientId, clientSecret, maxTokenAgeMs: maxTokenAgeMs ?? 3_600_000 });
-}
-
-export const DECISION_REQUEST_EXAMPLE = 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}';
-const DECISION_BODY_EXAMPLE = '<workitem-id>{id}</workitem-id><action>{action}</action><comment>{comment}</comment>';
-
-/**
- * DECISION_REQUEST and its companions, read together: unset, nothing is decided in chat, and the
- * companions are a mistake said at start. Exported for local mode, which states the reference
- * service's own call.
- */
-export function readDecisions(env: Env): DecisionsConfig | undefined {
-  const request = env.DECISION_REQUEST?.trim() || undefined;
+  },
+  DECISION_REQUEST: {
+    example: DECISION_REQUEST_EXAMPLE,
+    schema: parsedBy(parseDecisionRequest).optional(),
+  },
   // A body is taken as written: its spaces and line breaks may matter to the service.
-  const body = env.DECISION_REQUEST_BODY?.trim() ? env.DECISION_REQUEST_BODY : undefined;
-  const required = read(env, {
-    variable: 'DECISION_COMMENT_REQUIRED',
+  DECISION_REQUEST_BODY: { example: DECISION_BODY_EXAMPLE, exact: true, schema: parsedBy(parseDecisionBody).optional() },
+  DECISION_COMMENT_REQUIRED: {
     example: 'Rejected,Needs Info',
     schema: z
       .string()
@@ -303,21 +422,86 @@ export function readDecisions(env: Env): DecisionsConfig | undefined {
         'must be action names (as getApprovalDetails lists them) separated by commas, or none',
       )
       .optional(),
-  });
+  },
+  REMIND_WINDOW: {
+    example: '3d',
+    schema: z
+      .string()
+      .regex(/^\d{1,2}d?$/i, 'must be a number of days from 1 to 30, like 3d')
+      .transform((v) => Number.parseInt(v, 10))
+      .refine((n) => n >= 1 && n <= 30, 'must be a number of days from 1 to 30, like 3d')
+      .optional(),
+  },
+  REMINDER_CONCURRENCY: {
+    example: '4',
+    schema: numberFrom(1, 256, '1 to 256: digest queries in flight at once, on all instances together'),
+  },
+  COMMANDS_PER_MINUTE: { example: '20', schema: numberFrom(0, 1000, '0 (no limit) to 1000') },
+  COLLECT_ALLOWED_CHANNELS: { example: 'C0123ABCD,C0456EFGH', schema: idList(/^[CG][A-Z0-9]{2,}$/, 'Slack channel ids (C…)') },
+  COLLECT_ALLOWED_USERS: { example: 'U0123ABCD,U0456EFGH', schema: idList(/^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)') },
+  COLLECT_ALLOWED_USERGROUPS: { example: 'S0123ABCD', schema: idList(/^S[A-Z0-9]{2,}$/, 'Slack user-group ids (S…)') },
+  COLLECT_FORCE_ALLOWED_USERS: { example: 'U0123ABCD', schema: idList(/^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)') },
+  COLLECT_COOLDOWN: { example: '10m', schema: duration('0 to turn it off').optional() },
+  COLLECT_WATCH_LIMIT: { example: '6h', schema: duration('more than 0', 1).optional() },
+} satisfies Record<string, Rule<unknown>>;
+
+type Rules = typeof RULES;
+/** A variable countersign reads. */
+export type Variable = keyof Rules;
+/** Every variable countersign reads. */
+export const VARIABLES = Object.keys(RULES) as Variable[];
+
+/** The example a variable's messages show, as a shell takes it after `VARIABLE=`. */
+export function exampleOf(variable: Variable): string {
+  return shellExample(RULES[variable].example);
+}
+
+/** Both client credentials or neither: one alone is a mistake, said at start rather than at the first user's call. */
+function readServiceAuth(env: Env): ServiceAuth {
+  const clientId = read(env, 'COMMAND_SERVICE_CLIENT_ID');
+  const clientSecret = read(env, 'COMMAND_SERVICE_CLIENT_SECRET');
+  const maxTokenAgeMs = read(env, 'COMMAND_SERVICE_APP_TOKEN_MAX_AGE');
+  if (clientId !== undefined && clientSecret === undefined)
+    throw new ConfigError(
+      'COMMAND_SERVICE_CLIENT_SECRET',
+      'is required when COMMAND_SERVICE_CLIENT_ID is set (trusted-application mode: both or neither)',
+    );
+  if (clientSecret !== undefined && clientId === undefined)
+    throw new ConfigError(
+      'COMMAND_SERVICE_CLIENT_ID',
+      'is required when COMMAND_SERVICE_CLIENT_SECRET is set (trusted-application mode: both or neither)',
+    );
+  if (clientId === undefined || clientSecret === undefined) {
+    if (maxTokenAgeMs !== undefined)
+      throw new ConfigError(
+        'COMMAND_SERVICE_APP_TOKEN_MAX_AGE',
+        'is only used in the trusted-application mode: set COMMAND_SERVICE_CLIENT_ID and COMMAND_SERVICE_CLIENT_SECRET too, or unset it',
+      );
+    return Object.freeze({ mode: 'user-tokens' });
+  }
+  return Object.freeze({ mode: 'trusted-app', clientId, clientSecret, maxTokenAgeMs: maxTokenAgeMs ?? 3_600_000 });
+}
+
+/**
+ * DECISION_REQUEST and its companions, read together: unset, nothing is decided in chat, and the
+ * companions are a mistake said at start. Exported for local mode, which states the reference
+ * service's own call.
+ */
+export function readDecisions(env: Env): DecisionsConfig | undefined {
+  const request = read(env, 'DECISION_REQUEST');
+  const body = read(env, 'DECISION_REQUEST_BODY');
+  const required = read(env, 'DECISION_COMMENT_REQUIRED');
   if (request === undefined) {
-    for (const [variable, set, example] of [
-      ['DECISION_REQUEST_BODY', body, DECISION_BODY_EXAMPLE],
-      ['DECISION_COMMENT_REQUIRED', required, 'Rejected'],
+    for (const [variable, set] of [
+      ['DECISION_REQUEST_BODY', body],
+      ['DECISION_COMMENT_REQUIRED', required],
     ] as const)
       if (set !== undefined)
-        throw new ConfigError(variable, 'is only used with DECISION_REQUEST: set it too (the decision call), or unset this', example);
+        throw new ConfigError(variable, 'is only used with DECISION_REQUEST: set it too (the decision call), or unset this');
     return undefined;
   }
   const parsed = parseDecisionCall(request, body);
-  if (!parsed.ok) {
-    const variable = parsed.variable ?? 'DECISION_REQUEST';
-    throw new ConfigError(variable, parsed.problem, variable === 'DECISION_REQUEST' ? DECISION_REQUEST_EXAMPLE : DECISION_BODY_EXAMPLE);
-  }
+  if (!parsed.ok) throw new ConfigError(parsed.variable ?? 'DECISION_REQUEST', parsed.problem);
   const commentRequired = required === undefined ? ['rejected'] : required.length === 1 && required[0] === 'none' ? [] : required;
   const carriesComment = [...parsed.value.query.flatMap((q) => q.value), ...(parsed.value.body?.template ?? [])].some(
     (part) => 'value' in part && part.value === 'comment',
@@ -329,7 +513,6 @@ export function readDecisions(env: Env): DecisionsConfig | undefined {
       `has no {comment}${body === undefined ? '' : ', nor has DECISION_REQUEST_BODY'}, while DECISION_COMMENT_REQUIRED ${
         required === undefined ? '(by default) ' : ''
       }asks for a comment on ${commentRequired.join(', ')}: the comment would never reach the service. Put {comment} in the call, or set DECISION_COMMENT_REQUIRED=none`,
-      DECISION_REQUEST_EXAMPLE,
     );
   return Object.freeze({ call: parsed.value, commentRequired: Object.freeze(commentRequired), carriesComment });
 }
@@ -358,109 +541,34 @@ export function loadConfig(env: Env): Config {
 
 /** The Slack credentials, when set: the bot token and signing secret together, and an app token only with them. */
 function readSlack(env: Env): (SlackCredentials & { readonly appToken: Secret | undefined }) | undefined {
-  const botToken = read(env, {
-    variable: 'SLACK_BOT_TOKEN',
-    example: 'xoxb-1234-5678-abcdef',
-    schema: prefixed('xoxb-', 'a bot token').optional(),
-  });
-  const signingSecret = read(env, {
-    variable: 'SLACK_SIGNING_SECRET',
-    example: '8f742231b10e8888abcd99yyyzzz85a5',
-    schema: z
-      .string()
-      .regex(/^[0-9a-f]{32}$/i, 'must be the 32 hex characters of the app’s Signing Secret (Basic Information page)')
-      .transform((v) => new Secret(v))
-      .optional(),
-  });
-  const appToken = read(env, {
-    variable: 'SLACK_APP_TOKEN',
-    example: 'xapp-1-A0123-4567-abcdef',
-    schema: prefixed('xapp-', 'an app-level token').optional(),
-  });
-  if (botToken && !signingSecret)
-    throw new ConfigError('SLACK_SIGNING_SECRET', 'is required when SLACK_BOT_TOKEN is set', '8f742231b10e8888abcd99yyyzzz85a5');
-  if (signingSecret && !botToken)
-    throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_SIGNING_SECRET is set', 'xoxb-1234-5678-abcdef');
-  if (appToken && !botToken)
-    throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set (Socket Mode)', 'xoxb-1234-5678-abcdef');
-  const apiUrl = read(env, {
-    variable: 'SLACK_API_URL',
-    example: 'https://slack.com/api/',
-    schema: httpUrl('the Slack Web API base').optional(),
-  });
+  const botToken = read(env, 'SLACK_BOT_TOKEN');
+  const signingSecret = read(env, 'SLACK_SIGNING_SECRET');
+  const appToken = read(env, 'SLACK_APP_TOKEN');
+  if (botToken && !signingSecret) throw new ConfigError('SLACK_SIGNING_SECRET', 'is required when SLACK_BOT_TOKEN is set');
+  if (signingSecret && !botToken) throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_SIGNING_SECRET is set');
+  if (appToken && !botToken) throw new ConfigError('SLACK_BOT_TOKEN', 'is required when SLACK_APP_TOKEN is set (Socket Mode)');
+  const apiUrl = read(env, 'SLACK_API_URL');
   if (botToken === undefined || signingSecret === undefined) return undefined;
   return { botToken, signingSecret, apiUrl, appToken };
 }
 
 /** The process itself: where it listens, what it logs, who may read its metrics, how long a stop may take. */
 function readServer(env: Env): Pick<CommonConfig, 'port' | 'metricsToken' | 'shutdownTimeoutMs'> & { logLevel: LogLevel | undefined } {
-  const port = read(env, {
-    variable: 'PORT',
-    example: '3000',
-    schema: z
-      .string()
-      .regex(/^\d{1,5}$/, 'must be a port number from 0 to 65535 (0 picks a free port)')
-      .transform(Number)
-      .refine((n) => n <= 65_535, 'must be a port number from 0 to 65535 (0 picks a free port)')
-      .optional(),
-  });
-  const logLevel = read(env, {
-    variable: 'LOG_LEVEL',
-    example: 'info',
-    schema: z
-      .string()
-      .transform((v) => v.toLowerCase())
-      .pipe(z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]], { message: `must be one of ${LOG_LEVELS.join(', ')}` }))
-      .optional(),
-  });
-  const metricsToken = read(env, {
-    variable: 'METRICS_TOKEN',
-    example: '$(openssl rand -hex 32)',
-    schema: z
-      .string()
-      .regex(/^[\x21-\x7e]{16,512}$/, 'must be 16 to 512 visible characters, without spaces')
-      .transform((v) => new Secret(v))
-      .optional(),
-  });
-  const shutdownTimeoutMs = read(env, {
-    variable: 'SHUTDOWN_TIMEOUT',
-    example: '30s',
-    schema: duration('at least 1s', 1000).optional(),
-  });
-  return { port: port ?? 3000, logLevel, metricsToken, shutdownTimeoutMs: shutdownTimeoutMs ?? 30_000 };
+  return {
+    port: read(env, 'PORT') ?? 3000,
+    logLevel: read(env, 'LOG_LEVEL'),
+    metricsToken: read(env, 'METRICS_TOKEN'),
+    shutdownTimeoutMs: read(env, 'SHUTDOWN_TIMEOUT') ?? 30_000,
+  };
 }
 
 /** The store: where it is, and the keys its tokens are encrypted with (a previous one only beside a current one). */
 function readStore(env: Env): Pick<CommonConfig, 'database' | 'tokenEncryptionKeyPrevious'> & { tokenEncryptionKey: Secret | undefined } {
-  const database = read(env, {
-    variable: 'DATABASE_URL',
-    example: 'postgres://countersign@db.internal:5432/countersign',
-    schema: z
-      .string()
-      .optional()
-      .transform((v) => v ?? DEFAULT_DATABASE_URL)
-      .pipe(
-        z.string().transform((v, ctx): DatabaseTarget => {
-          if (v.startsWith('sqlite:') && v.length > 'sqlite:'.length) return { kind: 'sqlite', path: v.slice('sqlite:'.length) };
-          if (/^postgres(ql)?:\/\/./.test(v)) return { kind: 'postgres', url: new Secret(v) };
-          ctx.addIssue({ code: 'custom', message: 'must be sqlite:<path> or postgres://…' });
-          return z.NEVER;
-        }),
-      ),
-  });
-  const tokenEncryptionKey = read(env, {
-    variable: 'TOKEN_ENCRYPTION_KEY',
-    example: '$(openssl rand -base64 32)',
-    schema: encryptionKey.optional(),
-  });
-  const tokenEncryptionKeyPrevious = read(env, {
-    variable: 'TOKEN_ENCRYPTION_KEY_PREVIOUS',
-    example: '<the TOKEN_ENCRYPTION_KEY being replaced>',
-    schema: encryptionKey.optional(),
-  });
-  if (tokenEncryptionKeyPrevious !== undefined && tokenEncryptionKey === undefined) {
-    throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when TOKEN_ENCRYPTION_KEY_PREVIOUS is set', '$(openssl rand -base64 32)');
-  }
+  const database = read(env, 'DATABASE_URL');
+  const tokenEncryptionKey = read(env, 'TOKEN_ENCRYPTION_KEY');
+  const tokenEncryptionKeyPrevious = read(env, 'TOKEN_ENCRYPTION_KEY_PREVIOUS');
+  if (tokenEncryptionKeyPrevious !== undefined && tokenEncryptionKey === undefined)
+    throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when TOKEN_ENCRYPTION_KEY_PREVIOUS is set');
   return { database, tokenEncryptionKey, tokenEncryptionKeyPrevious };
 }
 
@@ -468,91 +576,32 @@ function readStore(env: Env): Pick<CommonConfig, 'database' | 'tokenEncryptionKe
 function readService(
   env: Env,
 ): Pick<CommonConfig, 'serviceTimeoutMs' | 'serviceTimeZone' | 'serviceAuth' | 'approvalUrlTemplate' | 'decisions'> {
-  const approvalUrlTemplate = read(env, {
-    variable: 'APPROVAL_URL_TEMPLATE',
-    example: 'https://igl.example.com/aveksa/main?PageID=WorkItem&WorkItemId={WorkItemId}',
-    schema: z
-      .string()
-      .refine((v) => v.includes(APPROVAL_URL_PLACEHOLDER), `must contain ${APPROVAL_URL_PLACEHOLDER} where the approval's id goes`)
-      .pipe(httpUrl('the page for one approval in the service').transform((v) => v))
-      .optional(),
-  });
-  // Under a minute or so keeps the user's wait bearable; 15 minutes leaves room in response_url's 30-minute life.
-  const serviceTimeoutMs = read(env, {
-    variable: 'SERVICE_TIMEOUT',
-    example: '20s',
-    schema: duration('at least 1s')
-      .refine((ms) => ms >= 1000 && ms <= 15 * 60_000, 'must be from 1s to 15m')
-      .optional(),
-  });
+  const approvalUrlTemplate = read(env, 'APPROVAL_URL_TEMPLATE');
+  const serviceTimeoutMs = read(env, 'SERVICE_TIMEOUT') ?? 20_000;
   const serviceAuth = readServiceAuth(env);
   const decisions = readDecisions(env);
-  const serviceTimeZone = read(env, { variable: 'COMMAND_SERVICE_TIME_ZONE', example: 'America/New_York', schema: ianaZone.optional() });
-  return { approvalUrlTemplate, serviceTimeoutMs: serviceTimeoutMs ?? 20_000, serviceAuth, decisions, serviceTimeZone };
+  const serviceTimeZone = read(env, 'COMMAND_SERVICE_TIME_ZONE');
+  return { approvalUrlTemplate, serviceTimeoutMs, serviceAuth, decisions, serviceTimeZone };
 }
 
 /** What the app does on its own and how much: reminders' window and their calls at once, commands a minute per user. */
 function readOperations(env: Env): Pick<CommonConfig, 'remindWindowDays' | 'reminderConcurrency' | 'commandsPerMinute'> {
-  const remindWindowDays = read(env, {
-    variable: 'REMIND_WINDOW',
-    example: '3d',
-    schema: z
-      .string()
-      .regex(/^\d{1,2}d?$/i, 'must be a number of days from 1 to 30, like 3d')
-      .transform((v) => Number.parseInt(v, 10))
-      .refine((n) => n >= 1 && n <= 30, 'must be a number of days from 1 to 30, like 3d')
-      .optional(),
-  });
-  const reminderConcurrency = read(env, {
-    variable: 'REMINDER_CONCURRENCY',
-    example: '4',
-    schema: z
-      .string()
-      .regex(/^\d{1,3}$/, 'must be a whole number from 1 to 256: digest queries in flight at once, on all instances together')
-      .transform(Number)
-      .refine(
-        (n) => n >= 1 && n <= 256,
-        'must be a whole number from 1 to 256: digest queries in flight at once, on all instances together',
-      )
-      .optional(),
-  });
-  const commandsPerMinute = read(env, {
-    variable: 'COMMANDS_PER_MINUTE',
-    example: '20',
-    schema: z
-      .string()
-      .regex(/^\d{1,4}$/, 'must be a whole number from 0 (no limit) to 1000')
-      .transform(Number)
-      .refine((n) => n <= 1000, 'must be a whole number from 0 (no limit) to 1000')
-      .optional(),
-  });
   return {
-    remindWindowDays: remindWindowDays ?? 3,
-    reminderConcurrency: reminderConcurrency ?? DEFAULT_REMINDER_CONCURRENCY,
-    commandsPerMinute: commandsPerMinute ?? 20,
+    remindWindowDays: read(env, 'REMIND_WINDOW') ?? 3,
+    reminderConcurrency: read(env, 'REMINDER_CONCURRENCY') ?? DEFAULT_REMINDER_CONCURRENCY,
+    commandsPerMinute: read(env, 'COMMANDS_PER_MINUTE') ?? 20,
   };
 }
 
 /** Who may start collections, where, how often, and how long their runs are followed. */
 function readCollectPolicy(env: Env): CollectPolicy {
-  const idList = (variable: string, prefix: RegExp, what: string, example: string) =>
-    read(env, {
-      variable,
-      example,
-      schema: z
-        .string()
-        .transform((v) => v.split(/[\s,]+/).filter((x) => x !== ''))
-        .refine((ids) => ids.every((id) => prefix.test(id)), `must be ${what}, separated by commas`)
-        .optional(),
-    }) ?? [];
   return Object.freeze({
-    allowedChannels: idList('COLLECT_ALLOWED_CHANNELS', /^[CG][A-Z0-9]{2,}$/, 'Slack channel ids (C…)', 'C0123ABCD,C0456EFGH'),
-    allowedUsers: idList('COLLECT_ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)', 'U0123ABCD,U0456EFGH'),
-    allowedUserGroups: idList('COLLECT_ALLOWED_USERGROUPS', /^S[A-Z0-9]{2,}$/, 'Slack user-group ids (S…)', 'S0123ABCD'),
-    forceAllowedUsers: idList('COLLECT_FORCE_ALLOWED_USERS', /^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)', 'U0123ABCD'),
-    cooldownMs: read(env, { variable: 'COLLECT_COOLDOWN', example: '10m', schema: duration('0 to turn it off').optional() }) ?? 10 * 60_000,
-    watchLimitMs:
-      read(env, { variable: 'COLLECT_WATCH_LIMIT', example: '6h', schema: duration('more than 0', 1).optional() }) ?? 6 * 3_600_000,
+    allowedChannels: read(env, 'COLLECT_ALLOWED_CHANNELS') ?? [],
+    allowedUsers: read(env, 'COLLECT_ALLOWED_USERS') ?? [],
+    allowedUserGroups: read(env, 'COLLECT_ALLOWED_USERGROUPS') ?? [],
+    forceAllowedUsers: read(env, 'COLLECT_FORCE_ALLOWED_USERS') ?? [],
+    cooldownMs: read(env, 'COLLECT_COOLDOWN') ?? 10 * 60_000,
+    watchLimitMs: read(env, 'COLLECT_WATCH_LIMIT') ?? 6 * 3_600_000,
   });
 }
 
@@ -563,15 +612,12 @@ function connected(
   commandServiceUrl: string | undefined,
   tokenEncryptionKey: Secret | undefined,
 ): SlackConfig {
-  if (commandServiceUrl === undefined)
-    throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set', 'https://igl.example.com/aveksa');
-  if (tokenEncryptionKey === undefined)
-    throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set', '$(openssl rand -base64 32)');
+  if (commandServiceUrl === undefined) throw new ConfigError('COMMAND_SERVICE_URL', 'is required when Slack credentials are set');
+  if (tokenEncryptionKey === undefined) throw new ConfigError('TOKEN_ENCRYPTION_KEY', 'is required when Slack credentials are set');
   if (common.serviceAuth.mode === 'trusted-app' && !sentPrivately(commandServiceUrl))
     throw new ConfigError(
       'COMMAND_SERVICE_URL',
       'must be https in the trusted-application mode: COMMAND_SERVICE_CLIENT_SECRET is sent to it, and over http anyone on the way reads it (http is for a service on this machine only: localhost, 127.0.0.1, ::1)',
-      'https://igl.example.com/aveksa',
     );
   const base = { ...common, commandServiceUrl, tokenEncryptionKey };
   const { appToken, ...credentials } = slack;
@@ -592,17 +638,12 @@ function sentPrivately(url: string): boolean {
  * local mode and ignore it).
  */
 export function commandServiceUrlOf(env: Env): string | undefined {
-  return read(env, {
-    variable: 'COMMAND_SERVICE_URL',
-    example: 'https://igl.example.com/aveksa',
-    schema: httpUrl('the base URL; requests go to <it>/command.submit').optional(),
-  });
+  return read(env, 'COMMAND_SERVICE_URL');
 }
 
 /** loadConfig, for a process that only makes sense connected to Slack (a benchmark's app, an instance of several). */
 export function loadSlackConfig(env: Env): SlackConfig {
   const config = loadConfig(env);
-  if (config.mode === 'local')
-    throw new ConfigError('SLACK_BOT_TOKEN', 'and SLACK_SIGNING_SECRET are required to connect to Slack', 'xoxb-1234-5678-abcdef');
+  if (config.mode === 'local') throw new ConfigError('SLACK_BOT_TOKEN', 'and SLACK_SIGNING_SECRET are required to connect to Slack');
   return config;
 }

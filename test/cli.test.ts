@@ -7,6 +7,7 @@ import { startReferenceService } from '../src/reference-service/server.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { cli as countersign } from './helpers/cli.js';
+import { startFakeSlack } from './helpers/fake-slack.js';
 import { childEnv, ROOT, spawnCli } from './helpers/spawn.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-cli-'));
@@ -114,18 +115,51 @@ describe('countersign service', () => {
     expect(await zero.exited).toBe(0);
   });
 
-  it('exits 2 with the usage for a wrong command or option', async () => {
-    for (const args of [
-      ['nope'],
-      ['service', '--port', 'x'],
-      ['service', '--bogus'],
-      ['service', '--approvals', '10'],
-      ['service', '--disable', 'get details'],
-    ]) {
-      const cli = countersign(args);
+  it('exits 2 on a wrong command or option with one line saying what is wrong and one pointing to help, not the whole usage', async () => {
+    for (const [args, says, help] of [
+      [['nope'], "unknown command 'nope'", 'countersign help'],
+      [['service', '--port', 'x'], "--port takes a whole number from 0 to 65535, not 'x'", 'countersign service --help'],
+      [['service', '--bogus'], 'service has no option --bogus', 'countersign service --help'],
+      [['service', '--port'], '--port needs a value', 'countersign service --help'],
+      [['audit', '--json=yes'], '--json takes no value', 'countersign audit --help'],
+      [
+        ['service', '--approvals', '10'],
+        '--approvals needs --data <file.db>: a large data set is built once and kept',
+        'countersign service --help',
+      ],
+      [
+        ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', 'extra'],
+        "tokens set takes options only, not 'extra'",
+        'countersign tokens --help',
+      ],
+    ] as const) {
+      const cli = countersign([...args]);
       expect(await cli.exited).toBe(2);
-      expect(cli.stderr()).toMatch(/^countersign: .+\n\nUsage: countersign/);
+      expect(cli.stderr()).toBe(
+        `countersign: ${says}\nRun ${help} for ${help === 'countersign help' ? 'every command and its options' : 'what it takes'}.\n`,
+      );
     }
+    // With no command at all, the whole usage is the answer.
+    const bare = countersign([]);
+    expect(await bare.exited).toBe(2);
+    expect(bare.stdout()).toMatch(/^Usage: countersign <command>/);
+  });
+
+  it('reads a value that starts with a dash as the value it is, and says what is wrong with it on one line', async () => {
+    for (const [args, says] of [
+      [['audit', '--limit', '-1'], "--limit takes a whole number from 1 to 100000, not '-1'"],
+      [['audit', '--since', '-7d'], "--since takes 7d, 24h, 30m or a date such as 2026-11-01, not '-7d'"],
+      [['service', '--port', '-80'], "--port takes a whole number from 0 to 65535, not '-80'"],
+    ] as const) {
+      const cli = countersign([...args]);
+      expect(await cli.exited).toBe(2);
+      expect(cli.stderr().split('\n')[0]).toBe(`countersign: ${says}`);
+      expect(cli.stderr()).not.toMatch(/\\u000a|ambiguous/);
+    }
+    // A value left out before the next option is said so, not taken for a value.
+    const missing = countersign(['audit', '--limit', '--json']);
+    expect(await missing.exited).toBe(2);
+    expect(missing.stderr().split('\n')[0]).toBe('countersign: --limit needs a value');
   });
 
   it('answers --help after a command with what that command takes, exit 0', async () => {
@@ -237,7 +271,11 @@ describe('countersign tokens', () => {
   it('refuses a token on the command line, and other usage errors, with exit 2', async () => {
     const e = env('b');
     for (const [args, input, message] of [
-      [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', '--token', TOKEN], TOKEN, /Unknown option '--token'/],
+      [
+        ['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all', '--token', TOKEN],
+        TOKEN,
+        /^countersign: tokens set has no option --token\n/,
+      ],
       [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], '', /no token on standard input/],
       [['tokens', 'set', '--user', 'U012ABCDEF', '--command', 'all'], 'two tokens', /spaces or control characters/],
       [['tokens', 'set', '--user', 'alice', '--command', 'all'], TOKEN, /Slack user id such as U012ABCDEF, not 'alice'/],
@@ -765,6 +803,119 @@ describe('countersign audit', () => {
       expect(await list.exited).toBe(0);
       expect(list.stdout()).not.toMatch(raw);
       expect(list.stdout()).toContain('T\\u202e1');
+    }
+  });
+
+  it('names each user as Slack does, beside the id, when it has the bot token; by id alone when it has none or Slack names nobody', async () => {
+    const slack = await startFakeSlack();
+    const BOT = 'xoxb-1111-2222-auditnames';
+    // As Slack answers users.info: the bot token in Authorization, user_not_found for a user it does not know.
+    slack.handle('users.info', ({ params, authorization }) => {
+      if (authorization !== `Bearer ${BOT}`) return { ok: false, error: 'invalid_auth' };
+      const id = params.get('user');
+      return id === 'UOSCAR'
+        ? {
+            ok: true,
+            user: { id, name: 'oscar', real_name: 'Oscar \u202eOps', profile: { real_name: 'Oscar \u202eOps', display_name: 'oscar' } },
+          }
+        : { ok: false, error: 'user_not_found' };
+    });
+    try {
+      const { env: own, store } = await ownStore('audit-names');
+      const NOW = Date.parse('2026-12-31T22:30:00Z');
+      for (const [attemptId, userId, minutes] of [
+        ['n1', 'UOSCAR', 30],
+        ['n2', 'UGONE', 20],
+        ['n3', 'UOSCAR', 10],
+      ] as const)
+        await store.recordCollectStep({
+          teamId: 'T1',
+          channelId: 'C0ONE',
+          userId,
+          attemptId,
+          at: new Date(NOW - minutes * 60_000),
+          query: { name: 'AWS IAM', force: true },
+          step: 'refused',
+          reason: { kind: 'force' },
+        });
+      const decision = { decisionId: 'd9', teamId: 'T1', userId: 'UGONE', approvalId: '10001:WPDS:1', action: 'Accepted', requestId: 'r1' };
+      await store.recordDecisionStep({ ...decision, at: new Date(NOW - 60_000), step: 'confirmed', comment: '' });
+      await store.recordDecisionStep({
+        ...decision,
+        at: new Date(NOW - 60_000),
+        step: 'refused',
+        reason: { kind: 'already-decided', userId: 'UOSCAR', action: 'Rejected', at: new Date(NOW - 120_000) },
+      });
+      await store.close();
+      const withSlack = {
+        ...own,
+        SLACK_BOT_TOKEN: BOT,
+        SLACK_SIGNING_SECRET: '0123456789abcdef0123456789abcdef',
+        SLACK_API_URL: slack.apiUrl,
+        COMMAND_SERVICE_URL: 'http://127.0.0.1:9/aveksa',
+      };
+      const at = { now: () => new Date(NOW), timeZone: 'UTC' };
+
+      const table = countersign(['audit'], withSlack, '', at);
+      expect(await table.exited).toBe(0);
+      expect(
+        table
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/ {2,}/)[3]),
+      ).toEqual(['Oscar \\u202eOps (UOSCAR)', 'UGONE', 'Oscar \\u202eOps (UOSCAR)']);
+      // One users.info a user, however often they appear.
+      expect(
+        slack.apiCalls
+          .filter((c) => c.method === 'users.info')
+          .map((c) => new URLSearchParams(c.body).get('user'))
+          .sort(),
+      ).toEqual(['UGONE', 'UOSCAR']);
+      expect(table.stderr()).not.toContain('shown by id');
+
+      const json = countersign(['audit', '--json'], withSlack, '', at);
+      expect(await json.exited).toBe(0);
+      expect(
+        json
+          .stdout()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))
+          .map((r) => [r.user, r.userName]),
+      ).toEqual([
+        ['UOSCAR', 'Oscar \u202eOps'],
+        ['UGONE', null],
+        ['UOSCAR', 'Oscar \u202eOps'],
+      ]);
+
+      const decisions = countersign(['audit', '--kind', 'decisions'], withSlack, '', at);
+      expect(await decisions.exited).toBe(0);
+      expect(decisions.stdout()).toContain(
+        'refused: decided from Slack already: Rejected by Oscar \\u202eOps (UOSCAR) Thu 31 Dec 2026, 22:28 UTC',
+      );
+
+      // Without the bot token there is no one to ask: ids, and a line saying how to get names.
+      const idsOnly = countersign(['audit'], own, '', at);
+      expect(await idsOnly.exited).toBe(0);
+      expect(
+        idsOnly
+          .stdout()
+          .trim()
+          .split('\n')
+          .slice(1)
+          .map((l) => l.split(/ {2,}/)[3]),
+      ).toEqual(['UOSCAR', 'UGONE', 'UOSCAR']);
+      expect(idsOnly.stderr()).toContain('Users are shown by id: with SLACK_BOT_TOKEN set, by their name in Slack too.');
+
+      // Slack refusing the token (or unreachable): ids, and what Slack said.
+      const refused = countersign(['audit'], { ...withSlack, SLACK_BOT_TOKEN: 'xoxb-1111-2222-notthetoken' }, '', at);
+      expect(await refused.exited).toBe(0);
+      expect(refused.stdout()).not.toContain('Oscar');
+      expect(refused.stderr()).toContain('Users are shown by id: Slack did not name them (users.info: invalid_auth).');
+    } finally {
+      await slack.close();
     }
   });
 

@@ -113,7 +113,7 @@ describe('loadConfig', () => {
     [
       'a bot token of the wrong kind',
       { ...SLACK, SLACK_BOT_TOKEN: 'xoxp-user-token-123' },
-      /^SLACK_BOT_TOKEN must be a bot token, starting with xoxb-\. Example: SLACK_BOT_TOKEN=xoxb-/,
+      /^SLACK_BOT_TOKEN must be a bot token, which starts with xoxb-\. Example: SLACK_BOT_TOKEN=xoxb-/,
     ],
     [
       'a bot token without a signing secret',
@@ -121,22 +121,30 @@ describe('loadConfig', () => {
       /^SLACK_SIGNING_SECRET is required when SLACK_BOT_TOKEN is set/,
     ],
     ['a signing secret without a bot token', { SLACK_SIGNING_SECRET: SLACK.SLACK_SIGNING_SECRET }, /^SLACK_BOT_TOKEN is required/],
-    ['a malformed signing secret', { ...SLACK, SLACK_SIGNING_SECRET: 'short' }, /^SLACK_SIGNING_SECRET must be the 32 hex characters/],
+    [
+      'a malformed signing secret',
+      { ...SLACK, SLACK_SIGNING_SECRET: 'short' },
+      /^SLACK_SIGNING_SECRET must be the app’s Signing Secret \(Basic Information page\): hex digits \(0-9, a-f\) only\./,
+    ],
     [
       'an app token of the wrong kind',
       { ...SLACK, SLACK_APP_TOKEN: 'xoxb-nope-nope-nope' },
-      /^SLACK_APP_TOKEN must be an app-level token, starting with xapp-/,
+      /^SLACK_APP_TOKEN must be an app-level token, which starts with xapp-/,
     ],
     [
       'Slack without a service URL',
       { ...SLACK, COMMAND_SERVICE_URL: '' },
       /^COMMAND_SERVICE_URL is required when Slack credentials are set/,
     ],
-    ['a service URL that is not http', { COMMAND_SERVICE_URL: 'igl.example.com' }, /^COMMAND_SERVICE_URL must be an http\(s\) URL/],
+    [
+      'a service URL that is not http',
+      { COMMAND_SERVICE_URL: 'igl.example.com' },
+      /^COMMAND_SERVICE_URL must be an http or https URL \(the base URL/,
+    ],
     [
       'a service URL with credentials',
       { COMMAND_SERVICE_URL: 'https://u:p@igl.example.com' },
-      /^COMMAND_SERVICE_URL must be an http\(s\) URL without credentials/,
+      /^COMMAND_SERVICE_URL must not carry a user name or password \(the base URL/,
     ],
     ['a port out of range', { PORT: '70000' }, /^PORT must be a port number from 0 to 65535 \(0 picks a free port\)\. Example: PORT=3000$/],
     ['a port that is not a number', { PORT: 'http' }, /^PORT must be a port number/],
@@ -145,7 +153,7 @@ describe('loadConfig', () => {
     [
       'a short encryption key',
       { TOKEN_ENCRYPTION_KEY: Buffer.alloc(16).toString('base64') },
-      /^TOKEN_ENCRYPTION_KEY must be the base64 of exactly 32 random bytes/,
+      /^TOKEN_ENCRYPTION_KEY must be the base64 of exactly 32 bytes, not 16: the output of openssl rand -base64 32\. Example: TOKEN_ENCRYPTION_KEY=\$\(openssl rand -base64 32\)$/,
     ],
     ['Slack without an encryption key', { ...SLACK, TOKEN_ENCRYPTION_KEY: '' }, /^TOKEN_ENCRYPTION_KEY is required/],
     [
@@ -156,18 +164,18 @@ describe('loadConfig', () => {
     [
       'a malformed previous key',
       { TOKEN_ENCRYPTION_KEY: KEY, TOKEN_ENCRYPTION_KEY_PREVIOUS: 'short' },
-      /^TOKEN_ENCRYPTION_KEY_PREVIOUS must be the base64 of exactly 32 random bytes/,
+      /^TOKEN_ENCRYPTION_KEY_PREVIOUS must be the base64 of exactly 32 bytes, not 3: the TOKEN_ENCRYPTION_KEY being replaced\./,
     ],
     ['an unknown log level', { LOG_LEVEL: 'verbose' }, /^LOG_LEVEL must be one of debug, info, warn, error\. Example: LOG_LEVEL=info$/],
     [
       'an approval URL without the id placeholder',
       { APPROVAL_URL_TEMPLATE: 'https://igl.example.com/aveksa/main' },
-      /^APPROVAL_URL_TEMPLATE must contain \{WorkItemId\} where the approval's id goes\. Example: APPROVAL_URL_TEMPLATE=https:/,
+      /^APPROVAL_URL_TEMPLATE must contain \{WorkItemId\} where the approval's id goes\. Example: APPROVAL_URL_TEMPLATE='https:/,
     ],
     [
       'an approval URL that is not http',
       { APPROVAL_URL_TEMPLATE: 'javascript:alert({WorkItemId})' },
-      /^APPROVAL_URL_TEMPLATE must be an http\(s\) URL/,
+      /^APPROVAL_URL_TEMPLATE must be an http or https URL/,
     ],
     [
       'a channel that is a name',
@@ -522,7 +530,7 @@ describe('decisions in chat (DECISION_REQUEST, DECISION_REQUEST_BODY, DECISION_C
       'a comment required (by default) that the call never sends',
       { DECISION_REQUEST: 'POST performWorkItem?workitem-id={id}&action={action}' },
       'DECISION_REQUEST',
-      /has no \{comment\}, while DECISION_COMMENT_REQUIRED \(by default\) asks for a comment on rejected: the comment would never reach the service\. Put \{comment\} in the call, or set DECISION_COMMENT_REQUIRED=none\. Example: DECISION_REQUEST=POST performWorkItem\?workitem-id=\{id\}&action=\{action\}&comment=\{comment\}/,
+      /has no \{comment\}, while DECISION_COMMENT_REQUIRED \(by default\) asks for a comment on rejected: the comment would never reach the service\. Put \{comment\} in the call, or set DECISION_COMMENT_REQUIRED=none\. Example: DECISION_REQUEST='POST performWorkItem\?workitem-id=\{id\}&action=\{action\}&comment=\{comment\}'$/,
     ],
     [
       'a comment required that neither the request nor its body sends',

@@ -17,7 +17,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Env, loadConfig } from '../src/config.js';
+import { type Env, loadConfig, VARIABLES } from '../src/config.js';
 import { REFUSALS } from '../src/slack/transport/receiver.js';
 import { cli } from './helpers/cli.js';
 import { ROOT } from './helpers/spawn.js';
@@ -295,14 +295,12 @@ const DOCS: Doc[] = [
 ].map((path) => ({ path, text: read(path) }));
 
 /**
- * What config.ts reads: every variable its rules name, and every name loadConfig asks its env for, in
+ * What config.ts reads: every variable of its table, and every name loadConfig asks its env for, in
  * local mode and in HTTP mode (so that a variable read only in one of them is found too).
  */
 function configVariables(): Set<string> {
   const names = new Set<string>();
-  const source = read('src/config.ts');
-  for (const m of source.matchAll(/variable:\s*'([A-Z0-9_]+)'/g)) names.add(m[1] as string);
-  for (const m of source.matchAll(/\benv\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1] as string);
+  for (const name of VARIABLES) names.add(name);
   const probe = (values: Record<string, string>) => {
     const env = new Proxy(values, {
       get(target, key) {

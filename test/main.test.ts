@@ -63,6 +63,8 @@ describe('main', () => {
   it('refuses a bad configuration with exit 1 and a message naming the variable', async () => {
     const run = runMain({ SLACK_BOT_TOKEN: 'xoxb-0000-1111-maintestbot', SLACK_SIGNING_SECRET: 'nope' });
     expect(await run.exited).toBe(1);
-    expect(run.stderr()).toContain('SLACK_SIGNING_SECRET must be the 32 hex characters');
+    expect(run.stderr()).toContain(
+      'countersign: SLACK_SIGNING_SECRET must be the app’s Signing Secret (Basic Information page): hex digits (0-9, a-f) only.',
+    );
   });
 });

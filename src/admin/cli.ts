@@ -4,9 +4,10 @@
  */
 
 import { existsSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { WebClient } from '@slack/web-api';
 import { explainAttempt, outcomeWords, reasonParts, runStateWords } from '../collections/explain.js';
-import { commandServiceUrlOf, loadConfig } from '../config.js';
+import { type Config, commandServiceUrlOf, loadConfig } from '../config.js';
 import { DEFAULT_RUN_TIMINGS } from '../reference-service/commands.js';
 import { openReferenceDb } from '../reference-service/db.js';
 import { loadBulkData, loadDemoData } from '../reference-service/demo.js';
@@ -69,8 +70,8 @@ Commands:
       Every attempt to start a collection (the default), or every decision made from Slack
       (--kind decisions), oldest first: when, workspace, channel, user, what was asked, how it
       ended (runs and their last known state, the action and comment and the service's answer, or
-      why it was refused or failed). --json prints one JSON object per line, with every step and
-      its time. Never a token.
+      why it was refused or failed). Users by id, and with SLACK_BOT_TOKEN set by their name in
+      Slack too. --json prints one JSON object per line, with every step and its time. Never a token.
   help
       Show this text.
 
@@ -159,11 +160,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write('countersign: cancelled; nothing was changed.\n');
       return 130;
     }
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr.write(`countersign: ${printable((error as Error).message)}\n\n${USAGE}`);
+    if (error instanceof UsageError) {
+      // One line of what is wrong, one of where to read more: the whole usage would bury the first.
+      const help = COMMANDS.includes(command ?? '')
+        ? `Run countersign ${command} --help for what it takes.`
+        : 'Run countersign help for every command and its options.';
+      io.stderr.write(`countersign: ${oneLine(error.message)}\n${help}\n`);
       return 2;
     }
-    io.stderr.write(`countersign: ${printable((error as Error).message)}\n`);
+    io.stderr.write(`countersign: ${oneLine((error as Error).message)}\n`);
     return 1;
   }
 }
@@ -186,6 +191,46 @@ function escapeUnits(c: string): string {
   let out = '';
   for (let i = 0; i < c.length; i++) out += `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`;
   return out;
+}
+
+/** A message on one line, as printable: its line breaks (Node's own messages have some) read as spaces, not as \\u000a. */
+function oneLine(text: string): string {
+  return printable(text.replace(/\s*\r?\n\s*/g, ' '));
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/**
+ * The options of a command, or a UsageError in countersign's words (parseArgs says "argument is
+ * ambiguous" of `--limit -1`, and points to `--` for an unknown option). A value that starts with a
+ * dash and then no letter (`-1`, `-7d`) is taken as the value it is, so that its own check says what
+ * is wrong with it; positionals are refused here unless the command takes them.
+ */
+function parseOptions<T extends Options>(label: string, args: string[], options: T, takesPositionals = false) {
+  const valued = new Set(Object.entries(options).flatMap(([name, o]) => (o.type === 'string' ? [`--${name}`] : [])));
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    const next = args[i + 1];
+    if (valued.has(arg) && next !== undefined && /^-[^A-Za-z-]/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  let parsed: ReturnType<typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: true }>>;
+  try {
+    parsed = parseArgs({ args: joined, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const option = /'(-[^' ]+)/.exec(message)?.[1] ?? 'an option';
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw new UsageError(`${label} has no option ${option}`);
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      throw new UsageError(valued.has(option) ? `${option} needs a value` : `${option} takes no value`);
+    throw error;
+  }
+  if (!takesPositionals && parsed.positionals.length > 0)
+    throw new UsageError(`${label} takes options only, not '${parsed.positionals.join(' ')}'`);
+  return parsed;
 }
 
 /** One JSON line; JSON escapes the C0 controls, and these escapes keep it valid for the rest. */
@@ -245,13 +290,14 @@ const TEAM_ID = /^[TE][A-Z0-9]{2,}$/;
 
 async function tokensCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    strict: true,
-    options: { user: { type: 'string' }, command: { type: 'string' }, team: { type: 'string' }, json: { type: 'boolean', default: false } },
-  });
   if (action !== 'set' && action !== 'list' && action !== 'delete')
     throw new UsageError(`tokens takes set, list or delete, not '${action ?? ''}'`);
+  const { values } = parseOptions(`tokens ${action}`, rest, {
+    user: { type: 'string' },
+    command: { type: 'string' },
+    team: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
   if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
     throw new UsageError(
       `tokens ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
@@ -393,21 +439,15 @@ function refusalWords(error: unknown, url: string, commands: readonly ServiceCom
 /** Trusted-application mode: who each Slack user is in the service. Names, never credentials. */
 async function usersCommand(args: string[], io: CliIo): Promise<number> {
   const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      user: { type: 'string' },
-      team: { type: 'string' },
-      'service-user': { type: 'string' },
-      authsource: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
   if (action !== 'map' && action !== 'list' && action !== 'unmap')
     throw new UsageError(`users takes map, list or unmap, not '${action ?? ''}'`);
-  if (positionals.length > 0) throw new UsageError(`users ${action} takes options only, not '${positionals.join(' ')}'`);
+  const { values } = parseOptions(`users ${action}`, rest, {
+    user: { type: 'string' },
+    team: { type: 'string' },
+    'service-user': { type: 'string' },
+    authsource: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
   if (action !== 'list' && (values.user === undefined || !USER_ID.test(values.user))) {
     throw new UsageError(
       `users ${action} needs --user with a Slack user id such as U012ABCDEF${values.user ? `, not '${values.user}'` : ''}`,
@@ -533,18 +573,18 @@ function parseSince(value: string, now: Date): Date {
   return at;
 }
 
-/** Why an attempt ended so, in words, for a terminal: the user by id, the time in this machine's zone. */
-function reasonText(attempt: CollectAttempt, timeZone: string): string | undefined {
+/** Why an attempt ended so, in words, for a terminal: the user as `who` names them, the time in this machine's zone. */
+function reasonText(attempt: CollectAttempt, timeZone: string, who: Who): string | undefined {
   const reason = explainAttempt(attempt);
   if (reason === undefined) return undefined;
   return reasonParts(reason)
-    .map((part) => (typeof part === 'string' ? part : 'user' in part ? part.user : localTime(part.time, timeZone)))
+    .map((part) => (typeof part === 'string' ? part : 'user' in part ? who(part.user) : localTime(part.time, timeZone)))
     .join('');
 }
 
 /** How an attempt ended, in the table's OUTCOME column: the one place that words an outcome. */
-function outcomeText(attempt: CollectAttempt, timeZone: string): string {
-  const reason = reasonText(attempt, timeZone);
+function outcomeText(attempt: CollectAttempt, timeZone: string, who: Who): string {
+  const reason = reasonText(attempt, timeZone, who);
   return reason ? `${outcomeWords(attempt.outcome)}: ${reason}` : outcomeWords(attempt.outcome);
 }
 
@@ -556,22 +596,79 @@ function localTime(at: Date, timeZone: string): string {
   return readableInstant(at, timeZone);
 }
 
-async function auditCommand(args: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    strict: true,
-    allowPositionals: true,
-    options: {
-      since: { type: 'string' },
-      channel: { type: 'string' },
-      team: { type: 'string' },
-      user: { type: 'string' },
-      kind: { type: 'string', default: 'collections' },
-      limit: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
+/** A Slack user as a line of the audit names them: "Ada Lovelace (U0ADA)" when Slack gave a name, the id alone when not. */
+type Who = (userId: string) => string;
+
+const whoOf =
+  (names: ReadonlyMap<string, string>): Who =>
+  (userId) => {
+    const name = names.get(userId);
+    return name === undefined ? userId : `${name} (${userId})`;
+  };
+
+/** The users an attempt's reason names (who confirmed, who holds the cooldown), besides who asked. */
+function usersIn(attempt: CollectAttempt): string[] {
+  const reason = explainAttempt(attempt);
+  return reason === undefined ? [] : reasonParts(reason).flatMap((part) => (typeof part !== 'string' && 'user' in part ? [part.user] : []));
+}
+
+/** Users looked up in Slack at most, a run: users.info allows about 100 a minute. */
+const MAX_NAMES = 200;
+
+/**
+ * The names Slack gives these users (users.info: the real name, else the display name), for the
+ * audit's reader: the trail keeps ids only, which an auditor cannot read. Only with the bot token
+ * (SLACK_BOT_TOKEN, as the app has it); one call a user, a few at once, none retried or waited
+ * for. A user Slack does not name is shown by id; the note says why names are missing, if they are.
+ */
+async function slackNames(config: Config, userIds: readonly string[]): Promise<{ names: Map<string, string>; note?: string }> {
+  const names = new Map<string, string>();
+  if (config.mode === 'local') return { names, note: 'Users are shown by id: with SLACK_BOT_TOKEN set, by their name in Slack too.' };
+  const quiet = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} };
+  const slack = new WebClient(config.slack.botToken.reveal(), {
+    ...(config.slack.apiUrl === undefined ? {} : { slackApiUrl: config.slack.apiUrl }),
+    timeout: 5_000,
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    logger: quiet,
   });
-  if (positionals.length > 0) throw new UsageError(`audit takes options only, not '${positionals.join(' ')}'`);
+  const everyone = [...new Set(userIds)];
+  const pending = everyone.slice(0, MAX_NAMES);
+  const failures = new Set<string>();
+  const worker = async () => {
+    for (let id = pending.shift(); id !== undefined; id = pending.shift()) {
+      try {
+        const { user } = await slack.users.info({ user: id });
+        const name = user?.real_name || user?.profile?.real_name || user?.profile?.display_name || user?.name;
+        if (name) names.set(id, name);
+      } catch (error) {
+        const { code, data } = error as { code?: string; data?: { error?: string } };
+        // A user Slack does not know (gone from the workspace) is an answer; any other failure would
+        // meet every call alike (a refused token, no users:read, no network, a rate limit): stop asking.
+        if (data?.error === 'user_not_found') continue;
+        failures.add(code === 'slack_webapi_rate_limited_error' ? 'rate limited' : (data?.error ?? 'no answer'));
+        pending.length = 0;
+      }
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  const some = names.size > 0 ? 'Some users are shown by id only' : 'Users are shown by id';
+  if (failures.size > 0) return { names, note: `${some}: Slack did not name them (users.info: ${[...failures].join(', ')}).` };
+  if (everyone.length > MAX_NAMES)
+    return { names, note: `Users past the first ${MAX_NAMES} are shown by id only: Slack allows about 100 users.info calls a minute.` };
+  return { names };
+}
+
+async function auditCommand(args: string[], io: CliIo): Promise<number> {
+  const { values } = parseOptions('audit', args, {
+    since: { type: 'string' },
+    channel: { type: 'string' },
+    team: { type: 'string' },
+    user: { type: 'string' },
+    kind: { type: 'string', default: 'collections' },
+    limit: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
   if (values.kind !== 'collections' && values.kind !== 'decisions')
     throw new UsageError(`--kind takes collections or decisions, not '${values.kind}'`);
   if (values.user !== undefined && !USER_ID.test(values.user))
@@ -585,14 +682,19 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
     throw new UsageError(`--team takes a Slack team id such as T012ABCDEF, not '${values.team}'`);
   const limit = positiveInt(values.limit, '--limit', 1, 100_000) ?? 10_000;
 
-  const store = await openStore(loadConfig(io.env), () => io.now());
+  const config = loadConfig(io.env);
+  const store = await openStore(config, () => io.now());
   try {
     if (values.kind === 'decisions') {
       // Read as the latest active; listed by when each began, as the WHEN column says (ids break ties in the order written).
       const decisions = (await store.listDecisions({ limit, since, teamId: values.team, userId: values.user }))
         .reverse()
         .sort((a, b) => a.at.getTime() - b.at.getTime());
-      return printDecisions(io, decisions, values.json);
+      const named = await slackNames(
+        config,
+        decisions.flatMap((d) => [d.userId, ...(d.refusal && 'userId' in d.refusal ? [d.refusal.userId] : [])]),
+      );
+      return printDecisions(io, decisions, values.json, named);
     }
     const attempts = (
       await store.listCollectAttempts({
@@ -603,6 +705,11 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
         userId: values.user,
       })
     ).reverse();
+    const { names, note } = await slackNames(
+      config,
+      attempts.flatMap((a) => [a.userId, ...usersIn(a)]),
+    );
+    const who = whoOf(names);
     if (values.json) {
       for (const a of attempts) {
         const line = {
@@ -611,12 +718,13 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
           team: a.teamId,
           channel: a.channelId,
           user: a.userId,
+          userName: names.get(a.userId) ?? null,
           name: a.query.name ?? null,
           application: a.query.application ?? null,
           force: a.query.force === true,
           outcome: a.outcome,
           outcomeWords: outcomeWords(a.outcome),
-          reason: reasonText(a, 'UTC') ?? null,
+          reason: reasonText(a, 'UTC', who) ?? null,
           // The reason's fields as the trail holds them, and every step with its time.
           detail: a.reason ?? null,
           steps: a.steps.map((s) => ({ step: s.step, at: s.at.toISOString() })),
@@ -639,17 +747,18 @@ async function auditCommand(args: string[], io: CliIo): Promise<number> {
             localTime(a.at, io.timeZone),
             a.teamId,
             a.channelId,
-            a.userId,
+            who(a.userId),
             a.query.name ?? 'every collector',
             a.query.application ?? (a.query.name === undefined ? 'every application' : '-'),
             a.query.force ? 'yes' : '-',
-            outcomeText(a, io.timeZone),
+            outcomeText(a, io.timeZone, who),
             a.runs.map((r) => `${r.collector ?? 'run'} ${r.runId} ${runStateWords(r.state) ?? 'started'}`).join(', '),
           ];
         }),
       ),
     );
     io.stderr.write(`Times are in this machine's zone (${io.timeZone}); --json gives them in UTC.\n`);
+    if (note !== undefined) io.stderr.write(`${note}\n`);
     return 0;
   } finally {
     await store.close();
@@ -669,7 +778,7 @@ function refusedWords(error: string, message: string): string | undefined {
 }
 
 /** Why a decision was turned away before it was sent, in words for a terminal. */
-function refusalText(r: DecisionRefusal, timeZone: string): string {
+function refusalText(r: DecisionRefusal, timeZone: string, who: Who): string {
   switch (r.kind) {
     case 'not-linked':
       return 'their account was not linked';
@@ -682,9 +791,9 @@ function refusalText(r: DecisionRefusal, timeZone: string): string {
     case 'action-not-listed':
       return `the service did not list that action (it listed ${r.listed.join(', ') || 'none'})`;
     case 'already-decided':
-      return `decided from Slack already: ${r.action} by ${r.userId} ${localTime(r.at, timeZone)}`;
+      return `decided from Slack already: ${r.action} by ${who(r.userId)} ${localTime(r.at, timeZone)}`;
     case 'held':
-      return `${r.userId}'s decision (${r.action}) was ${r.state === 'sending' ? 'being sent' : 'unsettled'} until ${localTime(r.until, timeZone)}`;
+      return `${who(r.userId)}'s decision (${r.action}) was ${r.state === 'sending' ? 'being sent' : 'unsettled'} until ${localTime(r.until, timeZone)}`;
     case 'not-offered':
       return `the service does not offer ${r.command}`;
     case 'check-failed': {
@@ -722,14 +831,14 @@ function foundText(f: NonNullable<DecisionRecord['found']>, timeZone: string): s
 }
 
 /** How a decision stands, in the table's OUTCOME column: the one place that words a decision's outcome. */
-function decisionOutcomeText(d: DecisionRecord, timeZone: string): string {
+function decisionOutcomeText(d: DecisionRecord, timeZone: string, who: Who): string {
   const seen = (s: SeenState | undefined) =>
     s === undefined
       ? ''
       : s.pending
         ? '; the service then showed it still waiting'
         : `; the service then showed it ${s.state || 'completed'}`;
-  if (d.outcome === 'refused' && d.refusal !== undefined) return `refused: ${refusalText(d.refusal, timeZone)}; nothing sent`;
+  if (d.outcome === 'refused' && d.refusal !== undefined) return `refused: ${refusalText(d.refusal, timeZone, who)}; nothing sent`;
   const answered = answerText(d, seen);
   if (d.found !== undefined) return `${answered}; ${foundText(d.found, timeZone)}`;
   return d.unsettled ? `${answered}; UNSETTLED: the service will be read again` : answered;
@@ -759,7 +868,13 @@ function answerText(d: DecisionRecord, seen: (s: SeenState | undefined) => strin
   }
 }
 
-function printDecisions(io: CliIo, decisions: readonly DecisionRecord[], json: boolean): number {
+function printDecisions(
+  io: CliIo,
+  decisions: readonly DecisionRecord[],
+  json: boolean,
+  { names, note }: { names: ReadonlyMap<string, string>; note?: string | undefined },
+): number {
+  const who = whoOf(names);
   if (json) {
     for (const d of decisions)
       io.stdout.write(
@@ -770,11 +885,12 @@ function printDecisions(io: CliIo, decisions: readonly DecisionRecord[], json: b
           lastAt: d.lastAt.toISOString(),
           team: d.teamId,
           user: d.userId,
+          userName: names.get(d.userId) ?? null,
           approval: d.approvalId,
           action: d.action,
           comment: d.comment ?? null,
           outcome: d.outcome,
-          reason: decisionOutcomeText(d, 'UTC'),
+          reason: decisionOutcomeText(d, 'UTC', who),
           detail: d.refusal ?? d.answer ?? null,
           found: d.found === undefined ? null : { ...d.found, at: d.found.at.toISOString() },
           unsettled: d.unsettled,
@@ -793,15 +909,16 @@ function printDecisions(io: CliIo, decisions: readonly DecisionRecord[], json: b
       decisions.map((d) => [
         localTime(d.at, io.timeZone),
         d.teamId,
-        d.userId,
+        who(d.userId),
         d.approvalId,
         d.action,
-        decisionOutcomeText(d, io.timeZone),
+        decisionOutcomeText(d, io.timeZone, who),
         d.comment === undefined ? '-' : d.comment === '' ? '(none)' : d.comment,
       ]),
     ),
   );
   io.stderr.write(`Times are in this machine's zone (${io.timeZone}); --json gives them in UTC, with every step.\n`);
+  if (note !== undefined) io.stderr.write(`${note}\n`);
   return 0;
 }
 
@@ -905,19 +1022,15 @@ function latencyMs(value: string | undefined): number | undefined {
 }
 
 async function serviceCommand(args: string[], io: CliIo): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
-      data: { type: 'string', default: 'demo' },
-      approvals: { type: 'string' },
-      'client-id': { type: 'string' },
-      'client-secret': { type: 'string' },
-      disable: { type: 'string' },
-      latency: { type: 'string' },
-    },
+  const { values } = parseOptions('service', args, {
+    port: { type: 'string' },
+    host: { type: 'string', default: '127.0.0.1' },
+    data: { type: 'string', default: 'demo' },
+    approvals: { type: 'string' },
+    'client-id': { type: 'string' },
+    'client-secret': { type: 'string' },
+    disable: { type: 'string' },
+    latency: { type: 'string' },
   });
   const port = positiveInt(values.port, '--port', 0, 65_535) ?? 4000;
   const delayMs = latencyMs(values.latency) ?? 0;

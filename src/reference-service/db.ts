@@ -4,7 +4,7 @@
  * the service writes them (`YYYY-MM-DD hh:mm:ss.f`), which sort correctly as text.
  */
 
-import Database from 'better-sqlite3';
+import Database from '#sqlite';
 
 export type Db = Database.Database;
 

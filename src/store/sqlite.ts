@@ -5,7 +5,7 @@
 
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '#sqlite';
 import type { Secret } from '../runtime/secret.js';
 import {
   AuditIds,

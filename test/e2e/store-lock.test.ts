@@ -8,9 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Database from '#sqlite';
 import { textOf } from '../helpers/fake-slack.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
 

@@ -41,6 +41,7 @@ export const IO_MODULES = [
   'undici',
   'pg',
   'better-sqlite3',
+  '#sqlite',
   'pino',
   'prom-client',
   'ws',
@@ -149,8 +150,8 @@ export const LAYOUT: readonly Part[] = [
   {
     paths: ['admin/', 'cli.ts'],
     owns: 'the admin CLI (`cli.ts` is its process), everything it takes from the process injected',
-    code: ['collections/', 'config.ts', 'reference-service/', 'runtime/', 'service/', 'store/', 'time/'],
-    why: 'the CLI works on the store and the service directly, without the adapter',
+    code: ['collections/', 'config.ts', 'reference-service/', 'runtime/', 'service/', 'store/', 'time/', '@slack/web-api'],
+    why: 'the CLI works on the store and the service directly, without the adapter; it asks Slack only for users’ names (users.info), with the bot token',
   },
 ];
 

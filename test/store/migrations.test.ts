@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import Database from '#sqlite';
 import { Secret } from '../../src/runtime/secret.js';
 import { Keyring } from '../../src/store/keyring.js';
 import { PostgresStore } from '../../src/store/postgres.js';

@@ -124,6 +124,7 @@ describe('wallClock', () => {
   });
 
   it('reads the minutes either side of each change of clocks right, after the days around it were read', () => {
+    const SEASONAL = ['Europe/Berlin', 'America/New_York', 'America/St_Johns', 'America/Santiago', 'Australia/Lord_Howe'];
     for (const zone of zones) {
       // Every hour of two years, then every minute of the hours in which the offset changed.
       const changes: number[] = [];
@@ -138,10 +139,15 @@ describe('wallClock', () => {
           const at = new Date(t + m * 60_000);
           expect(wallClock(at, zone)).toEqual(askedWall(at, zone));
         }
-      // Samoa has kept one offset since 2021, India since 1945.
-      if (!['Pacific/Apia', 'Asia/Kolkata', 'UTC'].includes(zone)) expect(changes.length).toBeGreaterThanOrEqual(4);
+      // So that the minutes either side of a change are read at all: these change clocks twice a year
+      // in every release of the zone data. Casablanca's changes are what the data of the runtime
+      // says (Morocco set its rule year by year, and the data of Node 24 ends them in 2026), Samoa
+      // has kept one offset since 2021, India since 1945.
+      if (SEASONAL.includes(zone)) expect(changes.length).toBeGreaterThanOrEqual(4);
     }
-  });
+    // About half a million Intl readings: seconds on an idle machine, half a minute beside other
+    // suites on two cores (CI runs three); the limit is for a hang, not a measure of speed.
+  }, 90_000);
 });
 
 describe('zones', () => {
