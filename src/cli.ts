@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+
 /** The admin CLI's process: its arguments, streams, clock, zone and signals, handed to runCli. */
 
-import { printable, runCli } from './admin/cli.js';
+import { runCli } from './admin/cli.js';
+import { printable } from './admin/output.js';
 
 runCli(process.argv.slice(2), {
   env: process.env,

@@ -5,7 +5,8 @@
  */
 
 import { Readable } from 'node:stream';
-import { type CliIo, runCli } from '../../src/admin/cli.js';
+import { runCli } from '../../src/admin/cli.js';
+import type { CliIo } from '../../src/admin/io.js';
 
 export interface CliRun {
   stdout(): string;

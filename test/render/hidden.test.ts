@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { printable } from '../../src/admin/cli.js';
+import { printable } from '../../src/admin/output.js';
 import { header, inert, plain, revealHidden } from '../../src/render/blocks.js';
 import { renderCollectFailedDm, renderCollectStatus } from '../../src/render/collect.js';
 import { plainOf, richText } from '../../src/render/rich.js';
