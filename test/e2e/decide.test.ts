@@ -120,7 +120,8 @@ for (const setup of SETUPS) {
     it('asks the service at most four times from the submission to the redrawn modal and list: the check, the call, one read after', async () => {
       const { id, actions } = decidable();
       const action = actions[0] as string;
-      const details = await openDetails('UADA', id);
+      // The Details click with a response_url of its own, as Slack gives each interaction.
+      const details = await openDetails('UADA', id, { ownClickUrl: true });
       const confirm = await choose('UADA', details, action);
       const calls = () => new Map(h.service.calls);
       const before = calls();
@@ -128,7 +129,9 @@ for (const setup of SETUPS) {
       const { outcome } = await submit('UADA', confirm, 'counted');
       expect((await outcome()).text).toContain('Done:');
       // The list it came from, and the Details underneath, drawn again as decided.
-      await h.slack.waitForResponses(details.responseUrl.id, 2);
+      const [redrawn] = await h.slack.waitForResponses(details.responseUrl.id, 1);
+      expect((redrawn as ResponseBody).replace_original).toBe(true);
+      expect(textOf(redrawn as ResponseBody)).toContain(`*${action}* by you`);
       await updateOf(details.viewId, updates, 'by you');
       await h.app.deps.background.drain();
       const used = [...calls()].map(([command, n]) => [command, n - (before.get(command) ?? 0)] as const).filter(([, n]) => n > 0);

@@ -77,14 +77,19 @@ export function deciding(harness: () => Harness) {
       )
       .get(id);
 
-  /** A page listing just this approval, and its Details opened from it: the modal, and the page's response_url. */
-  async function openDetails(userId: string, id: string) {
+  /**
+   * A page listing just this approval, and its Details opened from it: the modal, and the response_url
+   * the page is redrawn through. `ownClickUrl`: the click gets a response_url of its own, as Slack
+   * gives each interaction (the page's stays the command's); by default the click reuses the command's.
+   */
+  async function openDetails(userId: string, id: string, { ownClickUrl = false } = {}) {
     const h = harness();
-    const responseUrl = h.slack.responseUrl();
-    await h.command(userId, '/approvals', `state:all approval-id:${id}`, { responseUrl });
-    const [page] = await h.slack.waitForResponses(responseUrl.id, 1);
+    const pageUrl = h.slack.responseUrl();
+    await h.command(userId, '/approvals', `state:all approval-id:${id}`, { responseUrl: pageUrl });
+    const [page] = await h.slack.waitForResponses(pageUrl.id, 1);
     const value = buttonsOf(page).find((b) => b.action_id === DETAILS_ACTIONS.open)?.value;
     const before = counts();
+    const responseUrl = ownClickUrl ? h.slack.responseUrl() : pageUrl;
     await h.click(userId, DETAILS_ACTIONS.open, value, { responseUrl });
     await eventually('views.open', () => viewsSent(h.slack, 'views.open')[before.open]);
     const viewId = openedViewId(before.open);

@@ -28,12 +28,10 @@ import { ephemeral, openingOf } from './messages.js';
 const approvalsContext = (deps: SlackDeps, who: Principal, query: ApprovalQuery) =>
   approvalsAsked(deps, who, encodeRelink({ kind: 'approvals', query }));
 
-/** Where a page is drawn: the response_url that takes it (remembered with the page), and whether it replaces the message. */
+/** Where a page is drawn: the response_url that takes it, and whether it replaces the message. */
 export interface PageTarget {
   respond: Respond;
   how: 'ephemeral' | 'replace';
-  /** The response_url the page goes to: a decision from it redraws it from what is remembered. */
-  url?: string | undefined;
 }
 
 /**
@@ -53,7 +51,7 @@ export async function answerApprovals(
   const { respond, how } = target;
   switch (outcome.kind) {
     case 'page': {
-      if (target.url !== undefined) deps.shown.drewPage(target.url, { query: outcome.query, approvals: outcome.approvals });
+      deps.shown.drewPage(who.userId, { query: outcome.query, approvals: outcome.approvals });
       const listed = justDecided !== undefined && outcome.approvals.some((a) => a.workItemId === justDecided.approval.workItemId);
       const decided = new Map<string, DecidedMark>();
       for (const [id, hold] of outcome.decided) decided.set(id, markOf(hold));
@@ -108,11 +106,11 @@ export async function redrawList(
   if (target !== 'page' || state.origin.kind !== 'page' || state.origin.query === undefined || url === undefined) return 'none';
   const query = state.origin.query;
   const { frame } = await clockOf(deps, who.userId);
-  const shown = justDecided === undefined ? undefined : deps.shown.page(url);
+  const shown = justDecided === undefined ? undefined : deps.shown.page(who.userId, query);
   const outcome: ApprovalsOutcome =
     shown === undefined
       ? await searchApprovals(deps, who, query)
       : { kind: 'page', query: shown.query, approvals: shown.approvals, decided: await decidedAmong(deps, shown.approvals) };
-  await answerApprovals(deps, who, query, outcome, frame, { respond: deps.responder.to(url), how: 'replace', url }, justDecided);
+  await answerApprovals(deps, who, query, outcome, frame, { respond: deps.responder.to(url), how: 'replace' }, justDecided);
   return 'page';
 }

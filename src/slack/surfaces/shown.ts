@@ -1,6 +1,6 @@
 /**
- * What this instance last drew for people, kept a while: the page of approvals a response_url
- * shows, the page of items a Details window shows, a user's Home. A decision then redraws the list
+ * What this instance last drew for people, kept a while: the page of approvals a user was shown for
+ * a query, the page of items a Details window shows, a user's Home. A decision then redraws the list
  * and the Details it came from out of the one reading of the approval that follows it, rather than
  * asking the service for all of it again (the service is the scarce resource). Per instance,
  * bounded, and forgotten after response_url's half hour; what is not here (drawn by another
@@ -47,6 +47,12 @@ class Recent<T> {
   }
 }
 
+/** A user and a query, the same however the query's keys were ordered or an absent one written. */
+function pageKey(userId: string, query: ApprovalQuery): string {
+  const keys = (Object.keys(query) as Array<keyof ApprovalQuery>).filter((k) => query[k] !== undefined).sort();
+  return `${userId}\n${keys.map((k) => `${k}=${String(query[k])}`).join('&')}`;
+}
+
 /** As long as a response_url works. */
 const KEEP_MS = 30 * 60_000;
 
@@ -62,13 +68,17 @@ export class ShownMemory {
     this.#homes = new Recent(now, max, KEEP_MS);
   }
 
-  /** The page of approvals drawn at this response_url. */
-  page(responseUrl: string): ShownPage | undefined {
-    return this.#pages.get(responseUrl);
+  /**
+   * The page of approvals last drawn for this user and query. By query, not by response_url: Slack
+   * gives each click on a message a response_url of its own, so the Details a decision comes from
+   * names another than the one its page was drawn with.
+   */
+  page(userId: string, query: ApprovalQuery): ShownPage | undefined {
+    return this.#pages.get(pageKey(userId, query));
   }
 
-  drewPage(responseUrl: string, page: ShownPage): void {
-    this.#pages.set(responseUrl, page);
+  drewPage(userId: string, page: ShownPage): void {
+    this.#pages.set(pageKey(userId, page.query), page);
   }
 
   /** The page of a request's items this user's Details window shows. */

@@ -34,12 +34,7 @@ export function pagingAction(deps: SlackDeps, how: 'replace' | 'new' = 'replace'
         }
         const { frame } = await clockOf(deps, who.userId);
         const outcome = await searchApprovals(deps, who, state.query);
-        await answerApprovals(deps, who, state.query, outcome, frame, {
-          respond,
-          how: how === 'replace' ? 'replace' : 'ephemeral',
-          // The digest's list is a new message, with a response_url of its own the next click brings.
-          url: how === 'replace' ? body.response_url : undefined,
-        });
+        await answerApprovals(deps, who, state.query, outcome, frame, { respond, how: how === 'replace' ? 'replace' : 'ephemeral' });
       },
       answerEscaped(deps, who, '/approvals', respond),
     );

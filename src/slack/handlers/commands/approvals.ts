@@ -60,7 +60,7 @@ export function approvalsCommand(deps: SlackDeps) {
             return void (await respond(ephemeral(renderInvalid(parsed, '/approvals'))));
           case 'query': {
             const outcome = await searchApprovals(deps, who, parsed.query);
-            return answerApprovals(deps, who, parsed.query, outcome, frame, { respond, how: 'ephemeral', url: command.response_url });
+            return answerApprovals(deps, who, parsed.query, outcome, frame, { respond, how: 'ephemeral' });
           }
           case 'remind':
             return void (await respond(ephemeral(renderRemind(await remind(deps, who, parsed, zone)))));

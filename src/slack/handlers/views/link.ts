@@ -123,7 +123,7 @@ async function replay(deps: SlackDeps, who: Principal, metadata: LinkMetadata, c
     const { query } = metadata.replay;
     const { frame } = await clockOf(deps, who.userId);
     const outcome = await searchApprovals(deps, who, query);
-    await answerApprovals(deps, who, query, outcome, frame, { respond, how: 'replace', url: metadata.responseUrl });
+    await answerApprovals(deps, who, query, outcome, frame, { respond, how: 'replace' });
   } else {
     const request = { who, channelId: metadata.channelId ?? '', query: metadata.replay.query };
     await answerStart(deps, who, request.query, await startCollection(deps, request), respond);
