@@ -124,7 +124,7 @@ export const LAYOUT: readonly Part[] = [
   },
   {
     paths: ['slack/'],
-    owns: 'the adapter: the Bolt app and receivers, one middleware that routes each request to its handler (one per file, by surface: command, action, view, event), answers, Web API calls',
+    owns: 'the adapter, in four folders: `transport/` (the Bolt app, the receiver, the one middleware that routes each request), `handlers/` (one per command, action, view and event: ack, parse, call a use case, hand the outcome to a surface), `surfaces/` (one module per thing a person sees, and the one place a failure becomes words), `web-api/` (what is sent to Slack, paced as it asks)',
     code: [...USE_CASES, 'domain/', 'parse/', 'render/', 'runtime/', 'service/', 'store/', 'time/', '@slack/*'],
     types: ['config.ts', 'deps.ts'],
     why: 'the adapter stands on the use cases and the pure parts; only main.ts composes it',
