@@ -18,7 +18,7 @@ import { MAX_COMMENT_CHARS } from '../service/query.js';
 import type { ApprovalDetails } from '../service/schemas.js';
 import type { DecisionHold, DecisionRefusal } from '../store/types.js';
 import type { TimeFrame } from '../time/frame.js';
-import { readableTimestamp } from '../time/write.js';
+import { readableInstant, readableTimestamp } from '../time/write.js';
 import { type ApprovalLinks, actions, button, context, LIMITS, linkButton, type Message, plain, revealHidden, truncate } from './blocks.js';
 import { detailsWires, shownBefore } from './details-controls.js';
 import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
@@ -496,7 +496,7 @@ function answeredLines(
         sent,
         ' took.',
       ],
-      ['Check it in the service before deciding again. It can be decided here again after ', when(outcome.retryAt, '{time}'), '.'],
+      ['Check it in the service before deciding again. It can be decided here again after ', readableInstant(outcome.retryAt, frame.zone), '.'],
     ];
   if (d.completedDate === '')
     return [
@@ -508,7 +508,7 @@ function answeredLines(
         sent,
         ' is not recorded as made.',
       ],
-      ['Check it in the service before deciding again. It can be decided here again after ', when(outcome.retryAt, '{time}'), '.'],
+      ['Check it in the service before deciding again. It can be decided here again after ', readableInstant(outcome.retryAt, frame.zone), '.'],
     ];
   if (outcome.sameAction)
     return [
@@ -540,7 +540,8 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
           ' Done: the Command Service took your decision, ',
           bold(oneLine(outcome.action, 60)),
           ', ',
-          when(outcome.at, '{date_short_pretty} at {time}'),
+          // Written as every other time in this window: the reader's zone, named.
+          readableInstant(outcome.at, input.frame.zone),
           '.',
         ],
         seenLine(outcome.details, input.frame),
@@ -630,7 +631,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
           ...about,
         ];
       } else {
-        const retry: Run[] = [' It can be decided here again after ', when(outcome.retryAt, '{time}'), '.'];
+        const retry: Run[] = [' It can be decided here again after ', readableInstant(outcome.retryAt, input.frame.zone), '.'];
         paragraphs = [
           [
             emoji('grey_question'),

@@ -231,7 +231,7 @@ describe('what came of it', () => {
       'done',
       { kind: 'done', action: 'Rejected', at: AT, details, hold: doneHold, recorded: true },
       [
-        'Done: the Command Service took your decision, *Rejected*, 2026-11-22 10:42 UTC.',
+        'Done: the Command Service took your decision, *Rejected*, Sun 22 Nov 2026, 10:42 UTC.',
         'It shows it completed as *Rejected*, Sun 22 Nov 2026, 10:42 service time, by',
       ],
     ],
@@ -245,7 +245,7 @@ describe('what came of it', () => {
       { kind: 'unknown', answer: { status: 200 }, details: pending, retryAt: AT, sameAction: false },
       [
         'The Command Service answered (status 200), but still shows this approval waiting for a decision: your *Rejected* is not recorded as made.',
-        'Check it in the service before deciding again. It can be decided here again after 2026-11-22 10:42 UTC.',
+        'Check it in the service before deciding again. It can be decided here again after Sun 22 Nov 2026, 10:42 UTC.',
       ],
     ],
     [
@@ -368,7 +368,7 @@ describe('what came of it', () => {
       },
       [
         'countersign could not confirm your decision: the Command Service did not answer in time, and it still shows this approval waiting. Your decision may still arrive.',
-        'Check again in a minute, in the service, before deciding again. It can be decided here again after 2026-11-22 10:42 UTC',
+        'Check again in a minute, in the service, before deciding again. It can be decided here again after Sun 22 Nov 2026, 10:42 UTC.',
       ],
     ],
     [
