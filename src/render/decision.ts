@@ -496,7 +496,11 @@ function answeredLines(
         sent,
         ' took.',
       ],
-      ['Check it in the service before deciding again. It can be decided here again after ', readableInstant(outcome.retryAt, frame.zone), '.'],
+      [
+        'Check it in the service before deciding again. It can be decided here again after ',
+        readableInstant(outcome.retryAt, frame.zone),
+        '.',
+      ],
     ];
   if (d.completedDate === '')
     return [
@@ -508,7 +512,11 @@ function answeredLines(
         sent,
         ' is not recorded as made.',
       ],
-      ['Check it in the service before deciding again. It can be decided here again after ', readableInstant(outcome.retryAt, frame.zone), '.'],
+      [
+        'Check it in the service before deciding again. It can be decided here again after ',
+        readableInstant(outcome.retryAt, frame.zone),
+        '.',
+      ],
     ];
   if (outcome.sameAction)
     return [
