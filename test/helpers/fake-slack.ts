@@ -47,6 +47,15 @@ export interface FakeSlack {
   refused: string[];
   /** The messages the app changed with chat.update, in order. */
   updates(): Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }>;
+  /**
+   * The channel id of the app's direct messages with a user, as chat.postMessage to the user's id
+   * answered it (a D… id, never the user's): undefined before the first.
+   */
+  dmChannel(userId: string): string | undefined;
+  /** The messages of a conversation (a D… or C… id) as they read now, chat.update applied, oldest first. */
+  messagesIn(channel: string): SlackMessage[];
+  /** The user deletes a message (or Slack loses it): chat.update then answers message_not_found. */
+  deleteMessage(channel: string, ts: string): void;
   /** The next `times` calls of a Web API method are never answered (Slack stalling); they end when the stand-in closes. */
   stall(method: string, times?: number): void;
   /** Answers a Web API method with this handler from now on, e.g. apps.connections.open for a Socket Mode stand-in. */
@@ -54,6 +63,16 @@ export interface FakeSlack {
   /** Requests received and not answered yet (stalled ones aside: they are never answered). */
   readonly inFlight: number;
   close(): Promise<void>;
+}
+
+/** A message as it reads now in a conversation. */
+export interface SlackMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: Array<Record<string, unknown>>;
+  /** How many times chat.update changed it. */
+  updated: number;
 }
 
 /** A Web API call as a handler sees it: the Authorization header too, since app-level tokens travel there. */
@@ -87,7 +106,35 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
   const posts: Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }> = [];
   const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
   const handlers = new Map<string, ApiHandler>();
+  // Slack keeps messages by conversation: a DM lives in a D… channel of its own, which chat.postMessage
+  // to a user id answers with; chat.update takes that id and a ts posted there, never the user's id.
+  const conversations = new Map<string, Map<string, SlackMessage>>();
+  const dms = new Map<string, string>();
+  const dmOf = (userId: string) => {
+    let id = dms.get(userId);
+    if (id === undefined) {
+      id = `D0${(dms.size + 1).toString(36).toUpperCase().padStart(4, '0')}${userId.slice(1, 5)}`;
+      dms.set(userId, id);
+    }
+    return id;
+  };
   let next = 0;
+  /** A message posted where chat.postMessage's channel says: a user's id is their DM with the app. */
+  const posted = (params: URLSearchParams): Record<string, unknown> => {
+    const to = params.get('channel') ?? '';
+    const channel = /^[UW]/.test(to) ? dmOf(to) : to;
+    const ts = `1700000000.${String(posts.length).padStart(6, '0')}`;
+    const inChannel = conversations.get(channel) ?? new Map<string, SlackMessage>();
+    inChannel.set(ts, {
+      channel,
+      ts,
+      text: params.get('text') ?? '',
+      blocks: JSON.parse(params.get('blocks') ?? '[]') as Array<Record<string, unknown>>,
+      updated: 0,
+    });
+    conversations.set(channel, inChannel);
+    return { ok: true, channel, ts, message: { text: params.get('text') ?? '', ts } };
+  };
   const unanswered = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     unanswered.add(res);
@@ -142,6 +189,15 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
           return res.end(JSON.stringify({ ok: false, error: 'not_in_channel' }));
         }
         if (method === 'chat.update') {
+          const message = conversations.get(params.get('channel') ?? '')?.get(params.get('ts') ?? '');
+          if (message === undefined) {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            const error = conversations.has(params.get('channel') ?? '') ? 'message_not_found' : 'channel_not_found';
+            return res.end(JSON.stringify({ ok: false, error }));
+          }
+          message.text = params.get('text') ?? '';
+          message.blocks = JSON.parse(params.get('blocks') ?? '[]') as Array<Record<string, unknown>>;
+          message.updated++;
           updated.push({
             channel: params.get('channel') ?? '',
             ts: params.get('ts') ?? '',
@@ -180,7 +236,7 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
                 : method === 'usergroups.users.list'
                   ? { ok: true, users: userGroups.get(params.get('usergroup') ?? '') ?? [] }
                   : method === 'chat.postMessage'
-                    ? { ok: true, channel: params.get('channel'), ts: `1700000000.${String(posts.length).padStart(6, '0')}` }
+                    ? posted(params)
                     : { ok: true };
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify(answer));
@@ -211,6 +267,11 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
     },
     posted: () => posts,
     updates: () => updated,
+    dmChannel: (userId) => dms.get(userId),
+    messagesIn: (channel) => [...(conversations.get(channel)?.values() ?? [])],
+    deleteMessage(channel, ts) {
+      conversations.get(channel)?.delete(ts);
+    },
     handle(method, handler) {
       handlers.set(method, handler);
     },
