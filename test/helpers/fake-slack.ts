@@ -47,11 +47,6 @@ export interface FakeSlack {
   refused: string[];
   /** The messages the app changed with chat.update, in order. */
   updates(): Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }>;
-  /**
-   * The channel id of the app's direct messages with a user, as chat.postMessage to the user's id
-   * answered it (a D… id, never the user's): undefined before the first.
-   */
-  dmChannel(userId: string): string | undefined;
   /** The messages of a conversation (a D… or C… id) as they read now, chat.update applied, oldest first. */
   messagesIn(channel: string): SlackMessage[];
   /** The user deletes a message (or Slack loses it): chat.update then answers message_not_found. */
@@ -63,6 +58,11 @@ export interface FakeSlack {
   /** Requests received and not answered yet (stalled ones aside: they are never answered). */
   readonly inFlight: number;
   close(): Promise<void>;
+}
+
+/** The channel Slack answers a post with: a user's DM with the app (D…) for a user id, else the channel itself. */
+export function dmChannel(channel: string): string {
+  return /^[UW]/.test(channel) ? `D${channel.slice(1)}` : channel;
 }
 
 /** A message as it reads now in a conversation. */
@@ -109,20 +109,11 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
   // Slack keeps messages by conversation: a DM lives in a D… channel of its own, which chat.postMessage
   // to a user id answers with; chat.update takes that id and a ts posted there, never the user's id.
   const conversations = new Map<string, Map<string, SlackMessage>>();
-  const dms = new Map<string, string>();
-  const dmOf = (userId: string) => {
-    let id = dms.get(userId);
-    if (id === undefined) {
-      id = `D0${(dms.size + 1).toString(36).toUpperCase().padStart(4, '0')}${userId.slice(1, 5)}`;
-      dms.set(userId, id);
-    }
-    return id;
-  };
   let next = 0;
   /** A message posted where chat.postMessage's channel says: a user's id is their DM with the app. */
   const posted = (params: URLSearchParams): Record<string, unknown> => {
     const to = params.get('channel') ?? '';
-    const channel = /^[UW]/.test(to) ? dmOf(to) : to;
+    const channel = dmChannel(to);
     const ts = `1700000000.${String(posts.length).padStart(6, '0')}`;
     const inChannel = conversations.get(channel) ?? new Map<string, SlackMessage>();
     inChannel.set(ts, {
@@ -267,7 +258,6 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
     },
     posted: () => posts,
     updates: () => updated,
-    dmChannel: (userId) => dms.get(userId),
     messagesIn: (channel) => [...(conversations.get(channel)?.values() ?? [])],
     deleteMessage(channel, ts) {
       conversations.get(channel)?.delete(ts);
