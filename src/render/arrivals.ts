@@ -10,6 +10,7 @@
 import type { Button, KnownBlock } from '@slack/types';
 import type { ArrivalEntry, ArrivalMessage, NotifySettings, QuietHours } from '../arrivals/ports.js';
 import type { DecisionChoiceWire } from '../parse/decision.js';
+import { isCarriableApprovalId } from '../parse/details.js';
 import { formatMinuteOfDay } from '../reminders/schedule.js';
 import type { Approval } from '../service/schemas.js';
 import type { TimeFrame } from '../time/frame.js';
@@ -98,7 +99,8 @@ function entryButtons(entry: ArrivalEntry, options: ArrivalRenderOptions): Butto
   if (entry.state.kind !== 'waiting') return [];
   const approval = asApproval(entry);
   const buttons: Button[] = [];
-  if (options.decisions) {
+  // An id the click could not carry back exactly would only ever answer that the button no longer works.
+  if (options.decisions && isCarriableApprovalId(approval.workItemId)) {
     for (const action of entry.state.actions.slice(0, MAX_DECISION_BUTTONS)) {
       const value = arrivalChoiceValue(approval.workItemId, action, entry.approval);
       const actionId = DECISION_ACTIONS.choose[buttons.length] as string;

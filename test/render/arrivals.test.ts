@@ -184,3 +184,11 @@ describe('renderNotify', () => {
     expect(m.text).toContain('turned off for everyone in this workspace');
   });
 });
+
+describe('renderArrivals, an id the buttons could not carry back', () => {
+  it('offers no decision button for it (nor Details), rather than one that would only say it no longer works', () => {
+    const m = renderArrivals(message([entry({ approvalId: 'not an id <!here>' })]), OPTIONS);
+    expect(buttons(m)).toEqual([]);
+    expect(JSON.stringify(m.blocks)).toContain('not an id <!here>');
+  });
+});
