@@ -14,12 +14,13 @@ import { isCarriableApprovalId } from '../parse/details.js';
 import { formatMinuteOfDay } from '../reminders/schedule.js';
 import type { Approval } from '../service/schemas.js';
 import type { TimeFrame } from '../time/frame.js';
+import { readableInstant } from '../time/write.js';
 import { zoneLabel, zoneOrUtc } from '../time/zones.js';
 import { approvalParagraphs, OPEN_ACTION } from './approvals.js';
 import { type ApprovalLinks, actions, button, context, header, LIMITS, linkButton, type Message, truncate } from './blocks.js';
-import { DECISION_ACTIONS, decidedLine, decisionButtonText } from './decision.js';
+import { DECISION_ACTIONS, decisionButtonText } from './decision.js';
 import { detailsButton } from './details-controls.js';
-import { code, emoji, md, type Paragraph, plainOf, richText, when } from './rich.js';
+import { bold, code, emoji, md, oneLine, type Paragraph, plainOf, type Run, richText, user } from './rich.js';
 
 /** The most approvals one message lists; the scheduler lists no more, and says how many more came with them. */
 export const ARRIVALS_LISTED = 5;
@@ -68,20 +69,30 @@ function asApproval(entry: ArrivalEntry): Approval {
   };
 }
 
-/** What has become of it, when it no longer waits: decided from Slack (by whom, what, when), or gone from their list. */
-function stateParagraph(entry: ArrivalEntry, readerId: string): Paragraph | undefined {
+/**
+ * What has become of it, when it no longer waits: decided from Slack (by whom, what, when), or gone
+ * from their list. Times in the reader's zone, named, as every time of the product is written: a
+ * Slack date token would read as UTC in the notification.
+ */
+function stateParagraph(entry: ArrivalEntry, readerId: string, frame: TimeFrame): Paragraph | undefined {
   const state = entry.state;
   switch (state.kind) {
     case 'waiting':
       return undefined;
-    case 'decided':
-      return decidedLine({ action: state.action, at: state.at, userId: state.by }, readerId);
+    case 'decided': {
+      const by: Run[] = state.by === readerId ? [' by you'] : [' by ', user(state.by)];
+      return [
+        emoji('white_check_mark'),
+        ' ',
+        bold(oneLine(state.action, 60)),
+        ...by,
+        `, ${readableInstant(state.at, frame.zone)} (from Slack)`,
+      ];
+    }
     case 'gone':
       return [
         emoji('see_no_evil'),
-        ' No longer waiting for you (seen ',
-        when(state.at, '{date_short_pretty} at {time}'),
-        '): decided in the service, reassigned or withdrawn. Nothing here acts on it any more.',
+        ` No longer waiting for you (seen ${readableInstant(state.at, frame.zone)}): decided in the service, reassigned or withdrawn. Nothing here acts on it any more.`,
       ];
   }
 }
@@ -90,7 +101,7 @@ function entryParagraphs(entry: ArrivalEntry, frame: TimeFrame, readerId: string
   const paragraphs = approvalParagraphs(asApproval(entry), frame);
   // A decided or gone approval is no longer due: its due line would read as a call to act.
   const lines = entry.state.kind === 'waiting' ? paragraphs : paragraphs.filter((_, i) => i !== 2);
-  const state = stateParagraph(entry, readerId);
+  const state = stateParagraph(entry, readerId, frame);
   return state === undefined ? lines : [...lines, state];
 }
 

@@ -109,7 +109,9 @@ describe('renderArrivals', () => {
     const mine = renderArrivals(message([entry({}, { kind: 'decided', action: 'Rejected', by: 'UAPPROVER', at })]), OPTIONS);
     expect(messageProblems(mine)).toEqual([]);
     expect(buttons(mine)).toEqual([]);
-    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you 2026-11-23 14:02 UTC (from Slack)');
+    // In the reader's zone, named, as every time is written; in the notification too.
+    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you, Mon 23 Nov 2026, 09:02 New York time (from Slack)');
+    expect(mine.text).toContain('Rejected by you, Mon 23 Nov 2026, 09:02 New York time (from Slack)');
     expect(visible(mine.blocks)).not.toContain('Due ');
     const theirs = renderArrivals(message([entry({}, { kind: 'decided', action: 'Accepted', by: 'UOTHER', at })]), OPTIONS);
     expect(visible(theirs.blocks)).toContain('*Accepted* by <@UOTHER>');
@@ -122,7 +124,7 @@ describe('renderArrivals', () => {
       OPTIONS,
     );
     expect(messageProblems(m)).toEqual([]);
-    expect(visible(m.blocks)).toContain('No longer waiting for you');
+    expect(visible(m.blocks)).toContain('No longer waiting for you (seen Mon 23 Nov 2026, 09:00 New York time)');
     expect(visible(m.blocks)).toContain('decided in the service, reassigned or withdrawn');
     expect(m.text).toContain('No longer waiting for you');
     // Only the approval still waiting has buttons, and they are its own.
