@@ -8,7 +8,7 @@
  */
 
 import type { Button, KnownBlock } from '@slack/types';
-import type { ArrivalEntry, ArrivalMessage, NotifySettings, QuietHours } from '../arrivals/ports.js';
+import { ARRIVALS_LISTED, type ArrivalEntry, type ArrivalMessage, type NotifySettings, type QuietHours } from '../arrivals/ports.js';
 import type { DecisionChoiceWire } from '../parse/decision.js';
 import { isCarriableApprovalId } from '../parse/details.js';
 import { formatMinuteOfDay } from '../reminders/schedule.js';
@@ -22,8 +22,6 @@ import { DECISION_ACTIONS, decisionButtonText } from './decision.js';
 import { detailsButton } from './details-controls.js';
 import { bold, code, emoji, md, oneLine, type Paragraph, plainOf, type Run, richText, user } from './rich.js';
 
-/** The most approvals one message lists; the scheduler lists no more, and says how many more came with them. */
-export const ARRIVALS_LISTED = 5;
 /** Decision buttons one approval offers in the message, beside Details and Open: an actions block holds 25 elements. */
 const MAX_DECISION_BUTTONS = 10;
 
