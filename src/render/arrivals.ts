@@ -174,7 +174,7 @@ export function describeQuietHours(quiet: QuietHours, zone: string | undefined):
 /** What `/approvals notify …` answers. */
 export type NotifyAnswer =
   /** The setting as it is (`notify`), or as it now is after a change. */
-  | { kind: 'shown' | 'changed'; settings: NotifySettings; zone: string | undefined }
+  | { kind: 'shown' | 'changed'; settings: NotifySettings; zone: string | undefined; notLinked?: boolean }
   /** NOTIFY_INTERVAL is off: nobody here gets arrival messages, whatever they set. */
   | { kind: 'off-here' };
 
@@ -185,7 +185,7 @@ export function renderNotify(answer: NotifyAnswer): Message {
     return { text: plainOf([md(text)]), blocks: [richText([md(text)])] };
   }
   const { settings, zone } = answer;
-  const lead = answer.kind === 'changed' ? 'Done: ' : '';
+  const lead = answer.kind === 'changed' ? 'Done. ' : '';
   const lines: string[] = [];
   if (settings.enabled) {
     lines.push(`:bell: ${lead}I send you a direct message when an approval arrives for you, with its buttons.`);
@@ -194,6 +194,10 @@ export function renderNotify(answer: NotifyAnswer): Message {
         ? 'No quiet hours: they come as soon as I see them. `/approvals notify quiet 19:00-08:00` holds them overnight.'
         : `Quiet hours *${describeQuietHours(settings.quiet, zone)}*: what arrives then comes in one message when they end. \`/approvals notify quiet off\` ends them.`,
     );
+    if (answer.notLinked === true)
+      lines.push(
+        ':link: Your account is not linked yet, so I cannot see what arrives for you: `/approvals login`, and messages start then.',
+      );
     lines.push('`/approvals notify off` stops these messages.');
   } else {
     lines.push(

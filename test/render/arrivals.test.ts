@@ -175,7 +175,7 @@ describe('renderNotify', () => {
     expect(visible(on.blocks)).toContain('Quiet hours *19:00–08:00 London time*');
     expect(on.text).toContain('Quiet hours 19:00–08:00 London time');
     const off = renderNotify({ kind: 'changed', settings: { enabled: false, quiet: undefined }, zone: undefined });
-    expect(visible(off.blocks)).toContain('Done: No messages when approvals arrive. `/approvals notify on` starts them');
+    expect(visible(off.blocks)).toContain('Done. No messages when approvals arrive. `/approvals notify on` starts them');
     const plain = renderNotify({ kind: 'changed', settings: { enabled: true, quiet: undefined }, zone: undefined });
     expect(visible(plain.blocks)).toContain('No quiet hours');
   });
