@@ -84,7 +84,7 @@ function stateParagraph(entry: ArrivalEntry, readerId: string, frame: TimeFrame)
         ' ',
         bold(oneLine(state.action, 60)),
         ...by,
-        `, ${readableInstant(state.at, frame.zone)} (from Slack)`,
+        ` on ${readableInstant(state.at, frame.zone)} (from Slack)`,
       ];
     }
     case 'gone':
@@ -188,7 +188,7 @@ export function renderNotify(answer: NotifyAnswer): Message {
   const lead = answer.kind === 'changed' ? 'Done. ' : '';
   const lines: string[] = [];
   if (settings.enabled) {
-    lines.push(`:bell: ${lead}I send you a direct message when an approval arrives for you, with its buttons.`);
+    lines.push(`:bell: ${lead}Arrival messages are on: I send you a direct message when an approval arrives for you, with its buttons.`);
     lines.push(
       settings.quiet === undefined
         ? 'No quiet hours: they come as soon as I see them. `/approvals notify quiet 19:00-08:00` holds them overnight.'
@@ -201,7 +201,7 @@ export function renderNotify(answer: NotifyAnswer): Message {
     lines.push('`/approvals notify off` stops these messages.');
   } else {
     lines.push(
-      `:no_bell: ${lead}No messages when approvals arrive. \`/approvals notify on\` starts them (only for what arrives after that).`,
+      `:no_bell: ${lead}Arrival messages are off: nothing comes when an approval arrives for you. \`/approvals notify on\` starts them (only for what arrives after that).`,
     );
     if (settings.quiet !== undefined) lines.push(`Quiet hours kept for when they are on: ${describeQuietHours(settings.quiet, zone)}.`);
   }

@@ -110,8 +110,8 @@ describe('renderArrivals', () => {
     expect(messageProblems(mine)).toEqual([]);
     expect(buttons(mine)).toEqual([]);
     // In the reader's zone, named, as every time is written; in the notification too.
-    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you, Mon 23 Nov 2026, 09:02 New York time (from Slack)');
-    expect(mine.text).toContain('Rejected by you, Mon 23 Nov 2026, 09:02 New York time (from Slack)');
+    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you on Mon 23 Nov 2026, 09:02 New York time (from Slack)');
+    expect(mine.text).toContain('Rejected by you on Mon 23 Nov 2026, 09:02 New York time (from Slack)');
     expect(visible(mine.blocks)).not.toContain('Due ');
     const theirs = renderArrivals(message([entry({}, { kind: 'decided', action: 'Accepted', by: 'UOTHER', at })]), OPTIONS);
     expect(visible(theirs.blocks)).toContain('*Accepted* by <@UOTHER>');
@@ -175,7 +175,9 @@ describe('renderNotify', () => {
     expect(visible(on.blocks)).toContain('Quiet hours *19:00–08:00 London time*');
     expect(on.text).toContain('Quiet hours 19:00–08:00 London time');
     const off = renderNotify({ kind: 'changed', settings: { enabled: false, quiet: undefined }, zone: undefined });
-    expect(visible(off.blocks)).toContain('Done. No messages when approvals arrive. `/approvals notify on` starts them');
+    expect(visible(off.blocks)).toContain(
+      'Done. Arrival messages are off: nothing comes when an approval arrives for you. `/approvals notify on` starts them',
+    );
     const plain = renderNotify({ kind: 'changed', settings: { enabled: true, quiet: undefined }, zone: undefined });
     expect(visible(plain.blocks)).toContain('No quiet hours');
   });

@@ -348,8 +348,8 @@ describe('/approvals notify', () => {
     await t.deps.background.drain();
     const [quiet, off, shown] = t.responses.map((r) => JSON.stringify(r));
     expect(quiet).toContain('Quiet hours 19:00–08:00 London time: what arrives then comes in one message when they end.');
-    expect(off).toContain('Done. No messages when approvals arrive.');
-    expect(shown).toContain('No messages when approvals arrive.');
+    expect(off).toContain('Done. Arrival messages are off');
+    expect(shown).toContain('Arrival messages are off');
     expect(shown).toContain('Quiet hours kept for when they are on: 19:00–08:00 London time.');
     // Nothing of it reaches the service.
     expect(t.fake.calls).toEqual([]);
