@@ -1,4 +1,8 @@
-/** Arrivals' words and port, as the contract between the parts gives them (A1 owns this file; A2's copy until merged). */
+/**
+ * The arrivals' words, shared with the Slack side (which renders and sends the DMs), the
+ * end-to-end tests and the bench: an approval *arrives* for an approver when it is on their pending
+ * list and never was before; each is announced once, in a DM kept true afterwards.
+ */
 
 /** Quiet hours in the approver's own zone: minutes after midnight; start > end wraps midnight. */
 export interface QuietHours {
@@ -42,3 +46,6 @@ export interface ArrivalOutbox {
   /** The one line of the first check: N approvals already wait. */
   alreadyWaiting(userId: string, count: number): Promise<void>;
 }
+
+/** How many approvals one DM lists by name; those that arrived with them beyond it are counted. */
+export const ARRIVALS_LISTED = 5;

@@ -8,21 +8,20 @@
  */
 
 import type { Button, KnownBlock } from '@slack/types';
-import type { ArrivalEntry, ArrivalMessage, NotifySettings, QuietHours } from '../arrivals/ports.js';
+import { ARRIVALS_LISTED, type ArrivalEntry, type ArrivalMessage, type NotifySettings, type QuietHours } from '../arrivals/ports.js';
 import type { DecisionChoiceWire } from '../parse/decision.js';
 import { isCarriableApprovalId } from '../parse/details.js';
 import { formatMinuteOfDay } from '../reminders/schedule.js';
 import type { Approval } from '../service/schemas.js';
 import type { TimeFrame } from '../time/frame.js';
+import { readableInstant } from '../time/write.js';
 import { zoneLabel, zoneOrUtc } from '../time/zones.js';
 import { approvalParagraphs, OPEN_ACTION } from './approvals.js';
 import { type ApprovalLinks, actions, button, context, header, LIMITS, linkButton, type Message, truncate } from './blocks.js';
-import { DECISION_ACTIONS, decidedLine, decisionButtonText } from './decision.js';
+import { DECISION_ACTIONS, decisionButtonText } from './decision.js';
 import { detailsButton } from './details-controls.js';
-import { code, emoji, md, type Paragraph, plainOf, richText, when } from './rich.js';
+import { bold, code, emoji, md, oneLine, type Paragraph, plainOf, type Run, richText, user } from './rich.js';
 
-/** The most approvals one message lists; the scheduler lists no more, and says how many more came with them. */
-export const ARRIVALS_LISTED = 5;
 /** Decision buttons one approval offers in the message, beside Details and Open: an actions block holds 25 elements. */
 const MAX_DECISION_BUTTONS = 10;
 
@@ -68,20 +67,30 @@ function asApproval(entry: ArrivalEntry): Approval {
   };
 }
 
-/** What has become of it, when it no longer waits: decided from Slack (by whom, what, when), or gone from their list. */
-function stateParagraph(entry: ArrivalEntry, readerId: string): Paragraph | undefined {
+/**
+ * What has become of it, when it no longer waits: decided from Slack (by whom, what, when), or gone
+ * from their list. Times in the reader's zone, named, as every time of the product is written: a
+ * Slack date token would read as UTC in the notification.
+ */
+function stateParagraph(entry: ArrivalEntry, readerId: string, frame: TimeFrame): Paragraph | undefined {
   const state = entry.state;
   switch (state.kind) {
     case 'waiting':
       return undefined;
-    case 'decided':
-      return decidedLine({ action: state.action, at: state.at, userId: state.by }, readerId);
+    case 'decided': {
+      const by: Run[] = state.by === readerId ? [' by you'] : [' by ', user(state.by)];
+      return [
+        emoji('white_check_mark'),
+        ' ',
+        bold(oneLine(state.action, 60)),
+        ...by,
+        ` on ${readableInstant(state.at, frame.zone)} (from Slack)`,
+      ];
+    }
     case 'gone':
       return [
         emoji('see_no_evil'),
-        ' No longer waiting for you (seen ',
-        when(state.at, '{date_short_pretty} at {time}'),
-        '): decided in the service, reassigned or withdrawn. Nothing here acts on it any more.',
+        ` No longer waiting for you (seen ${readableInstant(state.at, frame.zone)}): decided in the service, reassigned or withdrawn. Nothing here acts on it any more.`,
       ];
   }
 }
@@ -90,7 +99,7 @@ function entryParagraphs(entry: ArrivalEntry, frame: TimeFrame, readerId: string
   const paragraphs = approvalParagraphs(asApproval(entry), frame);
   // A decided or gone approval is no longer due: its due line would read as a call to act.
   const lines = entry.state.kind === 'waiting' ? paragraphs : paragraphs.filter((_, i) => i !== 2);
-  const state = stateParagraph(entry, readerId);
+  const state = stateParagraph(entry, readerId, frame);
   return state === undefined ? lines : [...lines, state];
 }
 
@@ -165,7 +174,7 @@ export function describeQuietHours(quiet: QuietHours, zone: string | undefined):
 /** What `/approvals notify …` answers. */
 export type NotifyAnswer =
   /** The setting as it is (`notify`), or as it now is after a change. */
-  | { kind: 'shown' | 'changed'; settings: NotifySettings; zone: string | undefined }
+  | { kind: 'shown' | 'changed'; settings: NotifySettings; zone: string | undefined; notLinked?: boolean }
   /** NOTIFY_INTERVAL is off: nobody here gets arrival messages, whatever they set. */
   | { kind: 'off-here' };
 
@@ -176,19 +185,23 @@ export function renderNotify(answer: NotifyAnswer): Message {
     return { text: plainOf([md(text)]), blocks: [richText([md(text)])] };
   }
   const { settings, zone } = answer;
-  const lead = answer.kind === 'changed' ? 'Done: ' : '';
+  const lead = answer.kind === 'changed' ? 'Done. ' : '';
   const lines: string[] = [];
   if (settings.enabled) {
-    lines.push(`:bell: ${lead}I send you a direct message when an approval arrives for you, with its buttons.`);
+    lines.push(`:bell: ${lead}Arrival messages are on: I send you a direct message when an approval arrives for you, with its buttons.`);
     lines.push(
       settings.quiet === undefined
         ? 'No quiet hours: they come as soon as I see them. `/approvals notify quiet 19:00-08:00` holds them overnight.'
         : `Quiet hours *${describeQuietHours(settings.quiet, zone)}*: what arrives then comes in one message when they end. \`/approvals notify quiet off\` ends them.`,
     );
+    if (answer.notLinked === true)
+      lines.push(
+        ':link: Your account is not linked yet, so I cannot see what arrives for you: `/approvals login`, and messages start then.',
+      );
     lines.push('`/approvals notify off` stops these messages.');
   } else {
     lines.push(
-      `:no_bell: ${lead}No messages when approvals arrive. \`/approvals notify on\` starts them (only for what arrives after that).`,
+      `:no_bell: ${lead}Arrival messages are off: nothing comes when an approval arrives for you. \`/approvals notify on\` starts them (only for what arrives after that).`,
     );
     if (settings.quiet !== undefined) lines.push(`Quiet hours kept for when they are on: ${describeQuietHours(settings.quiet, zone)}.`);
   }

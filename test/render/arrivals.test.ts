@@ -109,7 +109,9 @@ describe('renderArrivals', () => {
     const mine = renderArrivals(message([entry({}, { kind: 'decided', action: 'Rejected', by: 'UAPPROVER', at })]), OPTIONS);
     expect(messageProblems(mine)).toEqual([]);
     expect(buttons(mine)).toEqual([]);
-    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you 2026-11-23 14:02 UTC (from Slack)');
+    // In the reader's zone, named, as every time is written; in the notification too.
+    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you on Mon 23 Nov 2026, 09:02 New York time (from Slack)');
+    expect(mine.text).toContain('Rejected by you on Mon 23 Nov 2026, 09:02 New York time (from Slack)');
     expect(visible(mine.blocks)).not.toContain('Due ');
     const theirs = renderArrivals(message([entry({}, { kind: 'decided', action: 'Accepted', by: 'UOTHER', at })]), OPTIONS);
     expect(visible(theirs.blocks)).toContain('*Accepted* by <@UOTHER>');
@@ -122,7 +124,7 @@ describe('renderArrivals', () => {
       OPTIONS,
     );
     expect(messageProblems(m)).toEqual([]);
-    expect(visible(m.blocks)).toContain('No longer waiting for you');
+    expect(visible(m.blocks)).toContain('No longer waiting for you (seen Mon 23 Nov 2026, 09:00 New York time)');
     expect(visible(m.blocks)).toContain('decided in the service, reassigned or withdrawn');
     expect(m.text).toContain('No longer waiting for you');
     // Only the approval still waiting has buttons, and they are its own.
@@ -173,7 +175,9 @@ describe('renderNotify', () => {
     expect(visible(on.blocks)).toContain('Quiet hours *19:00–08:00 London time*');
     expect(on.text).toContain('Quiet hours 19:00–08:00 London time');
     const off = renderNotify({ kind: 'changed', settings: { enabled: false, quiet: undefined }, zone: undefined });
-    expect(visible(off.blocks)).toContain('Done: No messages when approvals arrive. `/approvals notify on` starts them');
+    expect(visible(off.blocks)).toContain(
+      'Done. Arrival messages are off: nothing comes when an approval arrives for you. `/approvals notify on` starts them',
+    );
     const plain = renderNotify({ kind: 'changed', settings: { enabled: true, quiet: undefined }, zone: undefined });
     expect(visible(plain.blocks)).toContain('No quiet hours');
   });

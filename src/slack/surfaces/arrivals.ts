@@ -5,7 +5,7 @@
  * background: the decision's own window does not wait on other people's messages.
  */
 
-import { afterDecision } from '../../arrivals/after-decision.js';
+import { afterDecision } from '../../arrivals/decided.js';
 import type { SlackDeps } from '../deps.js';
 
 export function redrawArrivals(deps: SlackDeps, approvalId: string): void {

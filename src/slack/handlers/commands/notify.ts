@@ -3,7 +3,6 @@
  * where the installation has them off (NOTIFY_INTERVAL off), that there is nothing to set.
  */
 
-import type { NotifyChange } from '../../../arrivals/ports.js';
 import { changeNotify, notifySettings } from '../../../arrivals/settings.js';
 import type { NotifyCommand } from '../../../parse/notify.js';
 import type { NotifyAnswer } from '../../../render/arrivals.js';
@@ -17,7 +16,11 @@ export async function notifyAnswer(
   zone: string | undefined,
 ): Promise<NotifyAnswer> {
   if (deps.notifyIntervalMs === undefined) return { kind: 'off-here' };
-  if (command.action === 'show') return { kind: 'shown', settings: await notifySettings(deps, who), zone };
-  const change: NotifyChange = command.action === 'switch' ? { enabled: command.enabled } : { quiet: command.quiet };
-  return { kind: 'changed', settings: await changeNotify(deps, who, change), zone };
+  const settings =
+    command.action === 'show'
+      ? await notifySettings(deps, who)
+      : await changeNotify(deps, who, command.action === 'switch' ? { enabled: command.enabled } : { quiet: command.quiet });
+  // Only a linked approver's list can be checked: on, unlinked, nothing would ever come, and they should know why.
+  const notLinked = settings.enabled && (await deps.credentials.credentialsFor(who, 'findApprovals')) === undefined;
+  return { kind: command.action === 'show' ? 'shown' : 'changed', settings, zone, notLinked };
 }
