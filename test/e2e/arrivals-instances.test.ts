@@ -9,7 +9,7 @@ import { loadSlackConfig } from '../../src/config.js';
 import { type Running, startCountersign } from '../../src/main.js';
 import { PERFORM_WORK_ITEM_REQUEST } from '../../src/reference-service/server.js';
 import { createLogger } from '../../src/runtime/logger.js';
-import { dmsWith, readOf } from '../helpers/arrivals.js';
+import { checksOf, dmsWith, readOf } from '../helpers/arrivals.js';
 import { TestClock } from '../helpers/clock.js';
 import { type Harness, SIGNING_SECRET, startHarness } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
@@ -63,7 +63,7 @@ const apps = () => [h.app, other];
 /** Both instances check at once, one interval on: what each did, added up. */
 async function bothCheck() {
   clock.advance(60_000);
-  const [a, b] = await Promise.all(apps().map((app) => app.arrivals.tick()));
+  const [a, b] = await Promise.all(apps().map((app) => checksOf(app).tick()));
   await settled({ slack: h.slack, apps: apps() });
   const sum = (k: 'checked' | 'primed' | 'announced' | 'messages' | 'redrawn') => (a?.[k] ?? 0) + (b?.[k] ?? 0);
   return {

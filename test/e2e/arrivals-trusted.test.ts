@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERFORM_WORK_ITEM_REQUEST } from '../../src/reference-service/server.js';
-import { decideFromDm, decisionButtonsIn, dmsWith, readOf } from '../helpers/arrivals.js';
+import { checksOf, decideFromDm, decisionButtonsIn, dmsWith, readOf } from '../helpers/arrivals.js';
 import { TestClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { type Harness, startHarness } from '../helpers/harness.js';
@@ -31,7 +31,7 @@ afterAll(async () => {
 
 async function nextCheck() {
   clock.advance(60_000);
-  const report = await h.app.arrivals.tick();
+  const report = await checksOf(h.app).tick();
   await settled(h);
   return report;
 }
@@ -39,7 +39,7 @@ async function nextCheck() {
 describe('the trusted mode', () => {
   it('messages a mapped user what arrives for them, decided from the message once, as them', async () => {
     await h.map('UKAT', 'katherine.johnson');
-    expect(await h.app.arrivals.tick()).toMatchObject({ primed: 1 });
+    expect(await checksOf(h.app).tick()).toMatchObject({ primed: 1 });
     await settled(h);
     expect(readOf(dmsWith(h, 'UKAT')[0])).toContain('approvals already wait for you');
     const checks = h.service.actedFor.filter((c) => c.command === 'findApprovals');

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PERFORM_WORK_ITEM_REQUEST } from '../../src/reference-service/server.js';
 import { Secret } from '../../src/runtime/secret.js';
-import { decideFromDm, decisionButtonsIn, dmsWith, readOf } from '../helpers/arrivals.js';
+import { checksOf, decideFromDm, decisionButtonsIn, dmsWith, readOf } from '../helpers/arrivals.js';
 import { TestClock } from '../helpers/clock.js';
 import { eventually } from '../helpers/eventually.js';
 import { dmChannel, textOf } from '../helpers/fake-slack.js';
@@ -46,7 +46,7 @@ const pendingOf = (approver: string) =>
 /** The next check of everyone due, one interval on. */
 async function nextCheck() {
   clock.advance(INTERVAL_MS);
-  const report = await h.app.arrivals.tick();
+  const report = await checksOf(h.app).tick();
   await settled(h);
   return report;
 }
@@ -54,7 +54,7 @@ async function nextCheck() {
 /** Ada linked and checked once: what waited then is counted in one line, never announced. */
 async function adaLinkedAndPrimed(): Promise<void> {
   await h.link('UADA', 'approver', ['findApprovals']);
-  expect(await h.app.arrivals.tick()).toMatchObject({ primed: 1, announced: 0 });
+  expect(await checksOf(h.app).tick()).toMatchObject({ primed: 1, announced: 0 });
   await settled(h);
   expect(dmsWith(h, 'UADA').map(readOf)).toEqual([expect.stringContaining(`${pendingOf('ada.lovelace')} approvals already wait for you`)]);
 }
@@ -115,7 +115,7 @@ describe('an approval that arrives', () => {
     await start();
     await adaLinkedAndPrimed();
     await h.link('UGRACE', 'approver+ops', ['findApprovals']);
-    await h.app.arrivals.tick();
+    await checksOf(h.app).tick();
     await settled(h);
     const old = h.service.arrive('ada.lovelace', { requestedAt: new Date('2026-10-20T09:00:00Z') });
     await nextCheck();

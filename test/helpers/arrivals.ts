@@ -4,6 +4,8 @@
  * decision buttons in one, and a click on one as Slack sends a click on a message in a DM.
  */
 
+import type { ArrivalScheduler } from '../../src/arrivals/scheduler.js';
+import type { Running } from '../../src/main.js';
 import { COMMENT_FIELD, DECISION_ACTIONS } from '../../src/render/decision.js';
 import { eventually } from './eventually.js';
 import { dmChannel, type SlackMessage, viewsSent } from './fake-slack.js';
@@ -120,4 +122,10 @@ export async function decideFromDm(
     Array.from({ length: times }, () => h.submitView(userId, view, viewId, { [COMMENT_FIELD.block]: comment })),
   );
   return { view, viewId, statuses: sent.map((s) => s.status) };
+}
+
+/** The app's arrival checks: there unless NOTIFY_INTERVAL is off, which these tests never set. */
+export function checksOf(app: Running): ArrivalScheduler {
+  if (app.arrivals === undefined) throw new Error('arrival messages are off (NOTIFY_INTERVAL=off)');
+  return app.arrivals;
 }
