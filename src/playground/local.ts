@@ -195,6 +195,8 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
   const running = await start(appConfig, {
     // One user at a desk: a reminder set for 10:42 should come at 10:42, not spread over minutes.
     reminders: { spreadMs: 0, tickMs: 10_000 },
+    // Someone who just made an approval arrive waits for it: who is due a check is looked at every second.
+    arrivals: { tickMs: 1_000 },
     ...overrides,
     logger,
     now,
