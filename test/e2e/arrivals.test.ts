@@ -9,12 +9,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PERFORM_WORK_ITEM_REQUEST } from '../../src/reference-service/server.js';
 import { Secret } from '../../src/runtime/secret.js';
-import { checksOf, decideFromDm, decisionButtonsIn, dmsWith, readOf } from '../helpers/arrivals.js';
+import { checksOf, clickInDm, decideFromDm, decisionButtonsIn, dmsWith, readOf } from '../helpers/arrivals.js';
 import { TestClock } from '../helpers/clock.js';
+import { deciding } from '../helpers/deciding.js';
 import { eventually } from '../helpers/eventually.js';
-import { dmChannel, textOf } from '../helpers/fake-slack.js';
+import { dmChannel, textOf, viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, startHarness, TEAM } from '../helpers/harness.js';
 import { settled } from '../helpers/settled.js';
+import { visible } from '../helpers/visible.js';
 
 const INTERVAL_MS = 60_000;
 const DAY_MS = 86_400_000;
@@ -171,6 +173,54 @@ describe('deciding', () => {
     expect(readOf(after)).not.toContain('No longer waiting for you');
     expect(decisionButtonsIn(after)).toEqual([]);
     expect(dmsWith(h, 'UADA')).toHaveLength(2);
+  });
+
+  it('from a list’s Details: the message is replaced in place at once, not left to the next check', async () => {
+    await start();
+    await adaLinkedAndPrimed();
+    const arrived = h.service.arrive('ada.lovelace', { workItemName: 'Security Review' });
+    await nextCheck();
+    const message = dmsWith(h, 'UADA')[1];
+    const flow = deciding(() => h);
+    const details = await flow.openDetails('UADA', arrived.workItemId);
+    const confirm = await flow.choose('UADA', details, 'Approved');
+    await flow.submit('UADA', confirm, 'looked at it');
+    const redrawn = await eventually('the message redrawn as decided', () => {
+      const now = dmsWith(h, 'UADA')[1];
+      return now !== undefined && now.updated > 0 && now;
+    });
+    await settled(h);
+    expect(redrawn.ts).toBe(message?.ts);
+    expect(readOf(redrawn)).toMatch(/\*Approved\* by you .*\(from Slack\)/);
+    expect(decisionButtonsIn(redrawn)).toEqual([]);
+    expect(h.service.calls.get('performWorkItem')).toBe(1);
+  });
+
+  it('refuses a button of a message whose approval was decided in the service before the next check: nothing is sent', async () => {
+    await start();
+    await adaLinkedAndPrimed();
+    const arrived = h.service.arrive('ada.lovelace', { workItemName: 'Manager Approval' });
+    await nextCheck();
+    const stale = dmsWith(h, 'UADA')[1];
+    if (stale === undefined) throw new Error('no arrival message');
+    h.service.decideInService(arrived.workItemId, { action: 'Rejected' });
+    const accept = decisionButtonsIn(stale).find((b) => b.text === 'Decide: Accepted');
+    if (accept === undefined) throw new Error(`no Accepted button in ${readOf(stale)}`);
+    const opens = viewsSent(h.slack, 'views.open').length;
+    const before = h.service.calls.get('performWorkItem') ?? 0;
+    expect((await clickInDm(h, clock.now, 'UADA', stale, accept)).status).toBe(200);
+    const refused = await eventually('the refusal', () =>
+      [...viewsSent(h.slack, 'views.open').slice(opens), ...viewsSent(h.slack, 'views.update')]
+        .map((v) => visible(v.view.blocks as never))
+        .find((text) => text.includes('Nothing was sent to the Command Service')),
+    );
+    expect(refused).not.toContain('Send:');
+    await settled(h);
+    expect(h.service.calls.get('performWorkItem') ?? 0).toBe(before);
+    // The next check takes its buttons away.
+    expect(await nextCheck()).toMatchObject({ redrawn: 1 });
+    expect(readOf(dmsWith(h, 'UADA')[1])).toContain('No longer waiting for you');
+    expect(decisionButtonsIn(dmsWith(h, 'UADA')[1])).toEqual([]);
   });
 
   it('in the service’s own pages: the message changes at the next check, and its buttons go', async () => {
