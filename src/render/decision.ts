@@ -21,7 +21,7 @@ import type { TimeFrame } from '../time/frame.js';
 import { readableInstant, readableTimestamp } from '../time/write.js';
 import { type ApprovalLinks, actions, button, context, LIMITS, linkButton, type Message, plain, revealHidden, truncate } from './blocks.js';
 import { detailsWires, shownBefore } from './details-controls.js';
-import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
+import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user } from './rich.js';
 
 /** The most action buttons shown: beside Open, within an actions block's 25 elements. */
 const MAX_ACTION_BUTTONS = 20;
