@@ -292,9 +292,12 @@ async function announce(
 
 /** The DMs listing approvals that left the list, redrawn as the store now says (gone, or decided from Slack). */
 async function redraw(deps: CheckDeps, gone: readonly KeptArrival[], result: CheckResult): Promise<void> {
-  const ids = [...new Set(gone.flatMap((k) => (k.messageId === undefined ? [] : [k.messageId])))];
+  // One decided from Slack was drawn so by afterDecision when it was decided: its leaving the list
+  // changes nothing on the DM. (Were that redraw lost, its buttons are refused at the click anyway.)
+  const changed = gone.filter((k) => k.decided === undefined);
+  const ids = [...new Set(changed.flatMap((k) => (k.messageId === undefined ? [] : [k.messageId])))];
   if (ids.length === 0) return;
-  const goneIds = new Set(gone.map((k) => k.approvalId));
+  const goneIds = new Set(changed.map((k) => k.approvalId));
   for (const kept of await deps.store.arrivalMessages(ids)) {
     // Only a DM that lists one of them by name shows it: one counted in "more" changes nothing on it.
     if (kept.channel === undefined || kept.ts === undefined || !kept.entries.some((e) => goneIds.has(e.approvalId))) continue;

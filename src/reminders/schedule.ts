@@ -61,12 +61,6 @@ export function spreadDelayMs(key: string, spreadMs: number): number {
   return (hash >>> 0) % spreadMs;
 }
 
-export function formatMinuteOfDay(minuteOfDay: number): string {
-  const h = Math.floor(minuteOfDay / 60);
-  const m = minuteOfDay % 60;
-  return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
-}
-
 /**
  * A reminder is paused from when the user was told their token no longer works (or unlinked)
  * until they link again: a link made after the pause lifts it.

@@ -189,7 +189,8 @@ export function approvalBlocks(
   groupMark?: string,
 ): KnownBlock[] {
   // Decided from chat: said so, and nothing offered on it again.
-  if (decided !== undefined) return [richText([...approvalParagraphs(approval, frame), decidedLine(decided.mark, decided.readerId)])];
+  if (decided !== undefined)
+    return [richText([...approvalParagraphs(approval, frame), decidedLine(decided.mark, { id: decided.readerId, zone: frame.zone })])];
   const url = approvalUrl(links, approval.workItemId);
   const blocks: KnownBlock[] = [richText(approvalParagraphs(approval, frame, undefined, groupMark))];
   const buttons = [
@@ -430,7 +431,7 @@ export function renderApprovalsPage(input: ApprovalsPageInput): Message {
           const mark = markOf(a);
           return mark === undefined
             ? approvalParagraphs(a, input.frame, approvalUrl(input.approvalLinks, a.workItemId))
-            : [...approvalParagraphs(a, input.frame), decidedLine(mark.mark, mark.readerId)];
+            : [...approvalParagraphs(a, input.frame), decidedLine(mark.mark, { id: mark.readerId, zone: input.frame.zone })];
         }),
       ),
     );
@@ -470,7 +471,7 @@ export function approvalsPageJson(input: ApprovalsPageInput, opening = '{'): str
     out.json += ',';
     const mark = f.marks.get(a.workItemId);
     if (mark !== undefined) {
-      out.json += richTextJson([...approvalParagraphs(a, input.frame), decidedLine(mark, input.userId)]);
+      out.json += richTextJson([...approvalParagraphs(a, input.frame), decidedLine(mark, { id: input.userId, zone: input.frame.zone })]);
       continue;
     }
     if (!writePlainEntry(out, a, input.frame)) out.json += richTextJson(approvalParagraphs(a, input.frame));

@@ -11,16 +11,15 @@ import type { Button, KnownBlock } from '@slack/types';
 import { ARRIVALS_LISTED, type ArrivalEntry, type ArrivalMessage, type NotifySettings, type QuietHours } from '../arrivals/ports.js';
 import type { DecisionChoiceWire } from '../parse/decision.js';
 import { isCarriableApprovalId } from '../parse/details.js';
-import { formatMinuteOfDay } from '../reminders/schedule.js';
 import type { Approval } from '../service/schemas.js';
 import type { TimeFrame } from '../time/frame.js';
-import { readableInstant } from '../time/write.js';
+import { formatMinuteOfDay, readableInstant } from '../time/write.js';
 import { zoneLabel, zoneOrUtc } from '../time/zones.js';
 import { approvalParagraphs, OPEN_ACTION } from './approvals.js';
 import { type ApprovalLinks, actions, button, context, header, LIMITS, linkButton, type Message, truncate } from './blocks.js';
-import { DECISION_ACTIONS, decisionButtonText } from './decision.js';
+import { DECISION_ACTIONS, decidedLine, decisionButtonText } from './decision.js';
 import { detailsButton } from './details-controls.js';
-import { bold, code, emoji, md, oneLine, type Paragraph, plainOf, type Run, richText, user } from './rich.js';
+import { code, emoji, md, type Paragraph, plainOf, richText } from './rich.js';
 
 /** Decision buttons one approval offers in the message, beside Details and Open: an actions block holds 25 elements. */
 const MAX_DECISION_BUTTONS = 10;
@@ -77,16 +76,8 @@ function stateParagraph(entry: ArrivalEntry, readerId: string, frame: TimeFrame)
   switch (state.kind) {
     case 'waiting':
       return undefined;
-    case 'decided': {
-      const by: Run[] = state.by === readerId ? [' by you'] : [' by ', user(state.by)];
-      return [
-        emoji('white_check_mark'),
-        ' ',
-        bold(oneLine(state.action, 60)),
-        ...by,
-        ` on ${readableInstant(state.at, frame.zone)} (from Slack)`,
-      ];
-    }
+    case 'decided':
+      return decidedLine({ action: state.action, at: state.at, userId: state.by }, { id: readerId, zone: frame.zone });
     case 'gone':
       return [
         emoji('see_no_evil'),

@@ -21,7 +21,7 @@ import type { TimeFrame } from '../time/frame.js';
 import { readableInstant, readableTimestamp } from '../time/write.js';
 import { type ApprovalLinks, actions, button, context, LIMITS, linkButton, type Message, plain, revealHidden, truncate } from './blocks.js';
 import { detailsWires, shownBefore } from './details-controls.js';
-import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user, when } from './rich.js';
+import { bold, code, emoji, italic, md, oneLine, type Paragraph, type Run, richText, user } from './rich.js';
 
 /** The most action buttons shown: beside Open, within an actions block's 25 elements. */
 const MAX_ACTION_BUTTONS = 20;
@@ -50,17 +50,19 @@ export function markOf(hold: DecisionHold): DecidedMark {
   return { action: hold.action, at: hold.settledAt ?? hold.at, userId: hold.userId };
 }
 
-/** "✅ Rejected by you today at 10:42" (by @someone, for another's): each reader sees their own zone. */
-export function decidedLine(mark: DecidedMark, readerId: string): Paragraph {
-  const by: Run[] = mark.userId === readerId ? [' by you '] : [' by ', user(mark.userId), ' '];
-  return [
-    emoji('white_check_mark'),
-    ' ',
-    bold(oneLine(mark.action, 60)),
-    ...by,
-    when(mark.at, '{date_short_pretty} at {time}'),
-    ' (from Slack)',
-  ];
+/** Who reads a surface: their Slack id (to say "you") and their zone (times are written in it, named). */
+export interface Reader {
+  id: string;
+  zone: string;
+}
+
+/**
+ * "✅ Rejected by you from Slack, Sun 22 Nov 2026, 10:42 London time" (by @someone, for another's):
+ * written as every other time of the surface it is on, not as a Slack date token beside them.
+ */
+export function decidedLine(mark: DecidedMark, reader: Reader): Paragraph {
+  const by: Run[] = mark.userId === reader.id ? [' by you'] : [' by ', user(mark.userId)];
+  return [emoji('white_check_mark'), ' ', bold(oneLine(mark.action, 60)), ...by, ' from Slack, ', readableInstant(mark.at, reader.zone)];
 }
 
 /**
@@ -120,7 +122,7 @@ export function decisionButtons(offer: DecisionOffer, d: ApprovalDetails, open: 
 }
 
 /** What the Details modal says of deciding it, below its buttons. */
-export function decisionNote(offer: DecisionOffer | undefined, readerId: string, hasOpen: boolean): KnownBlock {
+export function decisionNote(offer: DecisionOffer | undefined, reader: Reader, hasOpen: boolean): KnownBlock {
   switch (offer?.kind) {
     case 'actions':
       return context(
@@ -134,7 +136,7 @@ export function decisionNote(offer: DecisionOffer | undefined, readerId: string,
       );
     case 'decided':
       return richText([
-        decidedLine({ action: offer.hold.action, at: offer.hold.settledAt ?? offer.hold.at, userId: offer.hold.userId }, readerId),
+        decidedLine({ action: offer.hold.action, at: offer.hold.settledAt ?? offer.hold.at, userId: offer.hold.userId }, reader),
       ]);
     case 'not-theirs':
       return context(
@@ -144,13 +146,7 @@ export function decisionNote(offer: DecisionOffer | undefined, readerId: string,
       );
     case 'held':
       return richText([
-        heldLine(
-          offer.hold.userId,
-          offer.hold.action,
-          offer.hold.state === 'sending' ? 'sending' : 'unsettled',
-          offer.hold.until,
-          readerId,
-        ),
+        heldLine(offer.hold.userId, offer.hold.action, offer.hold.state === 'sending' ? 'sending' : 'unsettled', offer.hold.until, reader),
       ]);
     default:
       return context(
@@ -159,8 +155,8 @@ export function decisionNote(offer: DecisionOffer | undefined, readerId: string,
   }
 }
 
-function heldLine(holder: string, action: string, state: 'sending' | 'unsettled', until: Date, readerId: string): Paragraph {
-  const who: Run[] = holder === readerId ? ['you'] : [user(holder)];
+function heldLine(holder: string, action: string, state: 'sending' | 'unsettled', until: Date, reader: Reader): Paragraph {
+  const who: Run[] = holder === reader.id ? ['you'] : [user(holder)];
   return state === 'sending'
     ? [emoji('hourglass_flowing_sand'), ' A decision on it (', bold(oneLine(action, 60)), ', by ', ...who, ') is being sent right now.']
     : [
@@ -170,7 +166,7 @@ function heldLine(holder: string, action: string, state: 'sending' | 'unsettled'
         ', sent by ',
         ...who,
         ') is not shown taken by the service: check in the service. It can be decided here again after ',
-        when(until, '{time}'),
+        readableInstant(until, reader.zone),
         '.',
       ];
 }
@@ -263,13 +259,13 @@ export function decisionCheckingView(state: DecisionState): ModalView {
 export function decisionRefusedAtClickView(
   state: DecisionState,
   refusal: DecisionRefusal,
-  readerId: string,
+  reader: Reader,
   approvalLinks: ApprovalLinks | undefined,
 ): ModalView {
   const open = openBlock(approvalLinks, state.details.approvalId);
   return modal(state, OUTCOME_TITLE, [
     richText([
-      ...refusalLines(refusal, state, readerId, open.length > 0),
+      ...refusalLines(refusal, state, reader, open.length > 0),
       [italic('Nothing was sent to the Command Service. Close this to see the approval as it stands now.')],
       ...aboutLines(state.details.approvalId, state.about),
     ]),
@@ -341,7 +337,7 @@ function seenLine(d: ApprovalDetails, frame: TimeFrame): Run[] {
   return ['It shows it completed as ', bold(oneLine(d.state || 'completed', 60)), ', ', done, ...by, '.'];
 }
 
-function refusalLines(r: DecisionRefusal, state: DecisionState, readerId: string, hasOpen: boolean): Paragraph[] {
+function refusalLines(r: DecisionRefusal, state: DecisionState, reader: Reader, hasOpen: boolean): Paragraph[] {
   const action = state.action;
   const elsewhere = hasOpen ? 'Open in the service to decide it there.' : 'Decide it in the Command Service itself.';
   switch (r.kind) {
@@ -353,7 +349,7 @@ function refusalLines(r: DecisionRefusal, state: DecisionState, readerId: string
       ];
     case 'not-visible':
       // Only an approval on a list of the reader's is known to have existed for them (as Details says it).
-      if (state.details.origin.kind === 'page' && !shownBefore(state.details, readerId))
+      if (state.details.origin.kind === 'page' && !shownBefore(state.details, reader.id))
         return [
           [
             emoji('mag'),
@@ -390,9 +386,9 @@ function refusalLines(r: DecisionRefusal, state: DecisionState, readerId: string
       ];
     }
     case 'already-decided':
-      return [[...decidedLine({ action: r.action, at: r.at, userId: r.userId }, readerId), ': it is not decided twice.']];
+      return [[...decidedLine({ action: r.action, at: r.at, userId: r.userId }, reader), ': it is not decided twice.']];
     case 'held':
-      return [heldLine(r.userId, r.action, r.state, r.until, readerId)];
+      return [heldLine(r.userId, r.action, r.state, r.until, reader)];
     case 'not-offered':
       return [
         md(
@@ -534,6 +530,7 @@ function answeredLines(
 /** What came of it, once the service answered (or did not). */
 export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
   const { state, outcome, readerId } = input;
+  const reader: Reader = { id: readerId, zone: input.frame.zone };
   const id = state.details.approvalId;
   const open = openBlock(input.approvalLinks, id);
   const hasOpen = open.length > 0;
@@ -565,7 +562,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
       ];
       break;
     case 'refused':
-      paragraphs = [...refusalLines(outcome.refusal, state, readerId, hasOpen), nothing, ...about];
+      paragraphs = [...refusalLines(outcome.refusal, state, reader, hasOpen), nothing, ...about];
       break;
     case 'duplicate':
       paragraphs = [
@@ -574,7 +571,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
           ? [
               decidedLine(
                 { action: outcome.hold.action, at: outcome.hold.settledAt ?? outcome.hold.at, userId: outcome.hold.userId },
-                readerId,
+                reader,
               ),
             ]
           : []),
@@ -655,7 +652,7 @@ export function decisionOutcomeView(input: DecisionOutcomeInput): ModalView {
       break;
     }
     case 'not-linked':
-      paragraphs = [...refusalLines({ kind: 'not-linked' }, state, readerId, hasOpen), nothing];
+      paragraphs = [...refusalLines({ kind: 'not-linked' }, state, reader, hasOpen), nothing];
       break;
     case 'off':
       paragraphs = [[emoji('information_source'), ' Deciding from Slack is not turned on here. '], nothing];

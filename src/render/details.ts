@@ -438,6 +438,6 @@ function detailsBlocks(d: ApprovalDetails, items: ItemsOutcome, input: DetailsVi
   blocks.push(...decisionButtons(decision ?? { kind: 'off' }, d, open, input.frame.now));
   // A completed step has nothing left to decide, and its actions line says so: below it, only a decision made from Slack.
   if (!completed(d) || decision?.kind === 'decided' || decision?.kind === 'held')
-    blocks.push(decisionNote(decision, input.userId, open !== undefined));
+    blocks.push(decisionNote(decision, { id: input.userId, zone: input.frame.zone }, open !== undefined));
   return blocks;
 }

@@ -7,9 +7,9 @@
 import type { KnownBlock } from '@slack/types';
 import { DIGEST_GROUPS, type Digest } from '../reminders/digest.js';
 import type { RemindOutcome } from '../reminders/remind.js';
-import { formatMinuteOfDay, type ReminderSchedule } from '../reminders/schedule.js';
+import type { ReminderSchedule } from '../reminders/schedule.js';
 import type { RelinkReason } from '../reminders/scheduler.js';
-import { readableInstant } from '../time/write.js';
+import { formatMinuteOfDay, readableInstant } from '../time/write.js';
 import { zoneLabel, zoneOrUtc } from '../time/zones.js';
 import { type ApprovalLinks, encodePageState } from './approvals.js';
 import { actions, button, code, context, fallback, header, type Message, section } from './blocks.js';

@@ -62,3 +62,10 @@ export function standingText(time: ServiceTime, frame: TimeFrame): { text: strin
   if (days === 1) return { text: 'due tomorrow', overdue: false, days };
   return { text: `due in ${days} days`, overdue: false, days };
 }
+
+/** A wall-clock time of day, "09:00", "19:30": what a reminder fires at, where quiet hours start and end. */
+export function formatMinuteOfDay(minuteOfDay: number): string {
+  const h = Math.floor(minuteOfDay / 60);
+  const m = minuteOfDay % 60;
+  return `${String(h).padStart(2, '0')}:${String(m).padStart(2, '0')}`;
+}

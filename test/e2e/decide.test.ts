@@ -104,7 +104,8 @@ for (const setup of SETUPS) {
       const page = replaced[1] as ResponseBody;
       expect(page.replace_original).toBe(true);
       expect(textOf(page)).toMatch(
-        new RegExp(`:white_check_mark: \\*${action}\\* by you \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} UTC \\(from Slack\\)`),
+        // Written as the rest of the page writes times: in the reader's zone, named.
+        new RegExp(`:white_check_mark: \\*${action}\\* by you from Slack, \\w{3} \\d{1,2} \\w{3} \\d{4}, \\d{2}:\\d{2} (UTC|[^\\n]+ time)`),
       );
       expect(buttonsOf(page).filter((b) => b.action_id === DETAILS_ACTIONS.open)).toEqual([]);
       // The Details underneath: decided, no buttons offered again.

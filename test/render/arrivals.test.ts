@@ -110,8 +110,8 @@ describe('renderArrivals', () => {
     expect(messageProblems(mine)).toEqual([]);
     expect(buttons(mine)).toEqual([]);
     // In the reader's zone, named, as every time is written; in the notification too.
-    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you on Mon 23 Nov 2026, 09:02 New York time (from Slack)');
-    expect(mine.text).toContain('Rejected by you on Mon 23 Nov 2026, 09:02 New York time (from Slack)');
+    expect(visible(mine.blocks)).toContain(':white_check_mark: *Rejected* by you from Slack, Mon 23 Nov 2026, 09:02 New York time');
+    expect(mine.text).toContain('Rejected by you from Slack, Mon 23 Nov 2026, 09:02 New York time');
     expect(visible(mine.blocks)).not.toContain('Due ');
     const theirs = renderArrivals(message([entry({}, { kind: 'decided', action: 'Accepted', by: 'UOTHER', at })]), OPTIONS);
     expect(visible(theirs.blocks)).toContain('*Accepted* by <@UOTHER>');

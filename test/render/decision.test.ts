@@ -65,6 +65,9 @@ const hold = (over: Partial<DecisionHold> = {}): DecisionHold => ({
   ...over,
 });
 
+/** The reader, in a zone of their own: times are written in it, named. */
+const ADA = { id: 'U0ADA', zone: 'Europe/Paris' };
+
 describe('the Details modal’s decision controls', () => {
   it('is one button per action beside Open, each saying what it does with the service’s own name for it, carrying the action, the approval in words and when it was drawn', () => {
     const d = fakeDetails({ actions: ['Approved', 'Rejected', 'Needs Info'], requestName: HOSTILE });
@@ -110,20 +113,18 @@ describe('the Details modal’s decision controls', () => {
   });
 
   it('says what is so of deciding it: how, items one by one, decided (by whom, when), on its way', () => {
-    expect(visible([decisionNote({ kind: 'actions', actions: ['Accepted'] }, 'U0ADA', true)])).toContain(
+    expect(visible([decisionNote({ kind: 'actions', actions: ['Accepted'] }, ADA, true)])).toContain(
       'Each Decide button names the action as the Command Service does; it asks you to confirm, with a comment, before anything is sent.',
     );
-    expect(visible([decisionNote({ kind: 'line-items' }, 'U0ADA', true)])).toContain(
+    expect(visible([decisionNote({ kind: 'line-items' }, ADA, true)])).toContain(
       'Each item of this request is decided on its own, in the service',
     );
-    expect(visible([decisionNote({ kind: 'decided', hold: hold() }, 'U0ADA', true)])).toBe(
-      ':white_check_mark: *Rejected* by you 2026-11-22 10:42 UTC (from Slack)',
+    expect(visible([decisionNote({ kind: 'decided', hold: hold() }, ADA, true)])).toBe(
+      ':white_check_mark: *Rejected* by you from Slack, Sun 22 Nov 2026, 11:42 Paris time',
     );
-    expect(visible([decisionNote({ kind: 'decided', hold: hold({ userId: 'U0EVE' }) }, 'U0ADA', true)])).toContain(
-      '*Rejected* by <@U0EVE>',
-    );
-    expect(visible([decisionNote({ kind: 'held', hold: hold({ state: 'sending' }) }, 'U0ADA', true)])).toContain('is being sent right now');
-    expect(visible([decisionNote(undefined, 'U0ADA', false)])).toBe('The decision is made in the Command Service itself.');
+    expect(visible([decisionNote({ kind: 'decided', hold: hold({ userId: 'U0EVE' }) }, ADA, true)])).toContain('*Rejected* by <@U0EVE>');
+    expect(visible([decisionNote({ kind: 'held', hold: hold({ state: 'sending' }) }, ADA, true)])).toContain('is being sent right now');
+    expect(visible([decisionNote(undefined, ADA, false)])).toBe('The decision is made in the Command Service itself.');
   });
 });
 
@@ -274,7 +275,7 @@ describe('what came of it', () => {
     [
       'decided already',
       { kind: 'refused', refusal: { kind: 'already-decided', userId: 'U0EVE', action: 'Accepted', at: AT } },
-      ['*Accepted* by <@U0EVE> 2026-11-22 10:42 UTC (from Slack): it is not decided twice.'],
+      ['*Accepted* by <@U0EVE> from Slack, Sun 22 Nov 2026, 10:42 UTC: it is not decided twice.'],
     ],
     [
       'held',
@@ -469,7 +470,7 @@ describe('what came of it', () => {
     expect(viewProblems(checking)).toEqual([]);
     expect(checking.submit).toBeUndefined();
     expect(visible(checking.blocks)).toContain('Checking with the Command Service that this approval still waits for *Rejected*…');
-    const refused = decisionRefusedAtClickView(state(), { kind: 'not-pending', state: 'Accepted', by: 'Hopper, Grace' }, 'U0ADA', links);
+    const refused = decisionRefusedAtClickView(state(), { kind: 'not-pending', state: 'Accepted', by: 'Hopper, Grace' }, ADA, links);
     expect(viewProblems(refused)).toEqual([]);
     expect(refused.submit).toBeUndefined();
     expect(refused.blocks.some((b) => b.type === 'input')).toBe(false);
@@ -518,7 +519,7 @@ describe('a list with an approval decided from it', () => {
     expect(messageProblems(m)).toEqual([]);
     const text = visible(m.blocks);
     expect(text.indexOf('Turing 9')).toBeLessThan(text.indexOf('Turing 1'));
-    expect(text).toContain('*Rejected* by you 2026-11-22 10:42 UTC (from Slack)');
+    expect(text).toContain('*Rejected* by you from Slack, Sun 22 Nov 2026, 10:42 UTC');
     expect(text).toContain('*Accepted* by <@U0EVE>');
     const details = m.blocks.flatMap((b) => (b.type === 'actions' ? b.elements : [])).filter((e) => e.action_id === 'approval:details');
     expect(details).toHaveLength(1);

@@ -17,7 +17,13 @@ import { recordAsked, startDecision } from '../../../approvals/decide.js';
 import { commentAsked } from '../../../approvals/decision-offer.js';
 import { type DecisionChoice, type DecisionState, decodeDecisionChoice } from '../../../parse/decision.js';
 import { type DetailsState, decodeDetailsMetadata } from '../../../parse/details.js';
-import { decisionCheckingView, decisionConfirmView, decisionFailureView, decisionRefusedAtClickView } from '../../../render/decision.js';
+import {
+  decisionCheckingView,
+  decisionConfirmView,
+  decisionFailureView,
+  decisionRefusedAtClickView,
+  type Reader,
+} from '../../../render/decision.js';
 import { detailsNoticeView } from '../../../render/details.js';
 import { translateFailure } from '../../../render/errors.js';
 import { md, oneLine, richMessage } from '../../../render/rich.js';
@@ -27,7 +33,7 @@ import type { SlackDeps } from '../../deps.js';
 import { redrawArrivals } from '../../surfaces/arrivals.js';
 import { showDetails, updateDetails } from '../../surfaces/details.js';
 import { ephemeral } from '../../surfaces/messages.js';
-import { principalOf } from '../../transport/payload.js';
+import { clockOf, principalOf } from '../../transport/payload.js';
 
 type Args = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
 
@@ -147,23 +153,31 @@ async function choose(deps: SlackDeps, client: WebClient, who: Principal, state:
   const checking = checkChoice(deps, who, { approvalId, action: choice.action, shownAt: choice.shownAt }).catch(
     (error: unknown): ChoiceCheck => ({ kind: 'unchecked', error }),
   );
-  const early = await within(checking, PUSH_WITHIN_MS);
+  // The reader's zone, looked up while the check runs: a refusal says when in it.
+  const reading = clockOf(deps, who.userId).then(({ frame }): Reader => ({ id: who.userId, zone: frame.zone }));
+  const early = await within(
+    Promise.all([checking, reading]).then(([check, reader]) => ({ check, reader })),
+    PUSH_WITHIN_MS,
+  );
   let shownId: string | undefined;
   try {
     // First: the trigger is good for 3 seconds only.
-    const shown = await shower.show(early === undefined ? decisionCheckingView(state) : answerView(deps, who, state, early));
+    const shown = await shower.show(
+      early === undefined ? decisionCheckingView(state) : answerView(deps, who, state, early.check, early.reader),
+    );
     shownId = shown.view?.id;
   } catch (error) {
     deps.logger.warn({ user: who.userId, error: (error as Error).message }, `${shower.verb} of the decision failed`);
     await shower.cannot(oneLine((error as Error).message, 200));
     return;
   }
-  const check = early ?? (await checking);
+  const check = early?.check ?? (await checking);
+  const reader = early?.reader ?? (await reading);
   if (early === undefined && shownId === undefined)
     deps.logger.warn({ user: who.userId }, `${shower.verb} answered without a view id; the check cannot be shown`);
   if (early === undefined && shownId !== undefined)
     await client.views
-      .update({ view_id: shownId, view: answerView(deps, who, state, check) })
+      .update({ view_id: shownId, view: answerView(deps, who, state, check, reader) })
       .catch((error: unknown) => deps.logger.warn({ error: (error as Error).message }, 'views.update of the decision check failed'));
   await afterCheck(deps, client, who, state, check);
 }
@@ -182,13 +196,13 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined
 }
 
 /** What the click opens: the confirmation when the approval is (or may be) still offered for the action, else why not. */
-function answerView(deps: SlackDeps, who: Principal, state: DecisionState, check: ChoiceCheck): View {
+function answerView(deps: SlackDeps, who: Principal, state: DecisionState, check: ChoiceCheck, reader: Reader): View {
   switch (check.kind) {
     case 'offered':
     case 'unchecked':
       return decisionConfirmView(state, commentAsked(deps, state.action));
     case 'refused':
-      return decisionRefusedAtClickView(state, check.refusal, who.userId, deps.approvalLinks);
+      return decisionRefusedAtClickView(state, check.refusal, reader, deps.approvalLinks);
     case 'failed': {
       const translated = translateFailure(check.error, {
         ...who,
