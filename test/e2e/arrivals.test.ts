@@ -164,12 +164,14 @@ describe('deciding', () => {
     });
     expect(done.ts).toBe(message.ts);
     expect(decisionButtonsIn(done)).toEqual([]);
-    expect(readOf(done)).toMatch(/\*Accepted\* by you .*\(from Slack\)/);
+    expect(readOf(done)).toMatch(/\*Accepted\* by you from Slack, Mon 23 Nov 2026, \d\d:\d\d London time/);
 
-    // The next check sees it gone from her list: the message still says it was decided, by her, with nothing to click.
-    expect(await nextCheck()).toMatchObject({ announced: 0, messages: 0 });
+    // The next check sees it gone from her list and leaves the message as afterDecision drew it: decided, by her.
+    const updates = dmsWith(h, 'UADA')[1]?.updated;
+    expect(await nextCheck()).toMatchObject({ announced: 0, messages: 0, redrawn: 0 });
+    expect(dmsWith(h, 'UADA')[1]?.updated).toBe(updates);
     const after = dmsWith(h, 'UADA')[1];
-    expect(readOf(after)).toMatch(/\*Accepted\* by you .*\(from Slack\)/);
+    expect(readOf(after)).toMatch(/\*Accepted\* by you from Slack, Mon 23 Nov 2026, \d\d:\d\d London time/);
     expect(readOf(after)).not.toContain('No longer waiting for you');
     expect(decisionButtonsIn(after)).toEqual([]);
     expect(dmsWith(h, 'UADA')).toHaveLength(2);
@@ -191,7 +193,7 @@ describe('deciding', () => {
     });
     await settled(h);
     expect(redrawn.ts).toBe(message?.ts);
-    expect(readOf(redrawn)).toMatch(/\*Approved\* by you .*\(from Slack\)/);
+    expect(readOf(redrawn)).toMatch(/\*Approved\* by you from Slack, Mon 23 Nov 2026, \d\d:\d\d London time/);
     expect(decisionButtonsIn(redrawn)).toEqual([]);
     expect(h.service.calls.get('performWorkItem')).toBe(1);
   });
