@@ -140,6 +140,8 @@ export function blockKitRenderer(names: Record<string, string> = {}, zoneOf: () 
     inbox_tray: '📥',
     lock_with_ink_pen: '🔏',
     stopwatch: '⏱️',
+    crescent_moon: '🌙',
+    no_bell: '🔕',
   };
 
   function mrkdwn(text: string, verbatim = true): string {

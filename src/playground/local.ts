@@ -14,14 +14,15 @@ import { dirname, join } from 'node:path';
 import { type HttpConfig, type LocalConfig, readDecisions } from '../config.js';
 import { APPROVALS_USAGE } from '../parse/approvals.js';
 import { COLLECT_USAGE } from '../parse/collect.js';
+import { type ArrivedApproval, UnknownServiceUser } from '../reference-service/arrivals.js';
 import type { RunTimings } from '../reference-service/commands.js';
 import { type Db, openReferenceDb } from '../reference-service/db.js';
 import { loadDemoData, serviceZoneOf } from '../reference-service/demo.js';
-import { PERFORM_WORK_ITEM_REQUEST, startReferenceService } from '../reference-service/server.js';
+import { PERFORM_WORK_ITEM_REQUEST, type ReferenceService, startReferenceService } from '../reference-service/server.js';
 import { createLogger, type Logger } from '../runtime/logger.js';
 import { Secret } from '../runtime/secret.js';
 import { resolveEncryptionKey, type ServiceCommandName, type Store } from '../store/index.js';
-import { type PlaygroundUser, startPlayground } from './server.js';
+import { type ArrivalNote, type PlaygroundUser, startPlayground } from './server.js';
 
 export const LOCAL_TEAM = 'T0LOCAL';
 
@@ -55,7 +56,7 @@ const LOCAL_SUGGESTIONS = [
 /** What local mode needs of the app; main.ts's startCountersign is one. */
 export interface LocalApp {
   port: number | undefined;
-  deps: { store: Pick<Store, 'setToken' | 'setIdentity'> };
+  deps: { store: Pick<Store, 'setToken' | 'setIdentity' | 'getToken' | 'getIdentity'> };
   shutdown(): Promise<void>;
 }
 
@@ -69,6 +70,8 @@ export interface LocalOverrides {
   runWatch?: { tickMs?: number; firstPollMs?: number; maxIntervalMs?: number };
   /** How long the embedded service's runs stay queued and running (tests: shorter than the demo's seconds). */
   runTimings?: Partial<RunTimings>;
+  /** How often the app looks for approvers due a check (tests: quicker than a person would notice). */
+  arrivals?: { tickMs?: number; intervalMs?: number };
 }
 
 /** Starts the app for a configuration: main.ts passes its own, so the playground does not depend on the composition root. */
@@ -148,6 +151,8 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
   }
   const signingSecret = randomBytes(16).toString('hex');
   const botToken = `xoxb-local-${randomBytes(12).toString('hex')}`;
+  // Set once the app runs: the page's control needs its store to know whose account a demo user is linked as.
+  let app: LocalApp | undefined;
   let playground: Awaited<ReturnType<typeof startPlayground>>;
   try {
     playground = await startPlayground({
@@ -163,6 +168,13 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
       dataNote: [dataSentence(data), ...(data.kept && data.note !== undefined ? [data.note] : [])].join(' '),
       logger: logger.child({ component: 'playground' }),
       now,
+      arrive: (userId) =>
+        app === undefined
+          ? Promise.resolve({ arrived: false, said: 'The app is not running yet.' })
+          : makeArrive(
+              { store: app.deps.store, reference, trusted: auth.mode === 'trusted-app', notifyIntervalMs: config.notifyIntervalMs },
+              userId,
+            ),
     });
   } catch (error) {
     await reference.close();
@@ -183,11 +195,14 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
   const running = await start(appConfig, {
     // One user at a desk: a reminder set for 10:42 should come at 10:42, not spread over minutes.
     reminders: { spreadMs: 0, tickMs: 10_000 },
+    // Someone who just made an approval arrive waits for it: who is due a check is looked at every second.
+    arrivals: { tickMs: 1_000 },
     ...overrides,
     logger,
     now,
     host: '127.0.0.1',
   });
+  app = running;
   playground.setAppUrl(`http://127.0.0.1:${running.port}/slack/events`);
   // The reference service makes new demo tokens at each start; link them afresh (trusted mode: who each demo user is).
   for (const [userId, label, commands] of LOCAL_LINKS) {
@@ -214,4 +229,59 @@ export async function startLocal(config: LocalConfig, start: StartApp, { runTimi
       db.close();
     },
   };
+}
+
+interface ArriveDeps {
+  store: LocalApp['deps']['store'];
+  reference: Pick<ReferenceService, 'arrive' | 'tokens'>;
+  trusted: boolean;
+  /** How often each approver's list is checked; undefined: arrival messages are off (NOTIFY_INTERVAL=off). */
+  notifyIntervalMs: number | undefined;
+}
+
+/**
+ * The page's "Make an approval arrive": the demo service gives the account this demo user is linked
+ * as (the identity of the trusted mode, or whose their findApprovals token is) a new pending
+ * approval, now; the app notices it at its next check of them and sends the DM, as it would
+ * for any approval that arrives. Never a message sent from here: only the app's own check tells.
+ */
+export async function makeArrive(deps: ArriveDeps, userId: string): Promise<ArrivalNote> {
+  const user = LOCAL_USERS.find((u) => u.id === userId);
+  const name = user?.name ?? userId;
+  const who = { teamId: LOCAL_TEAM, userId };
+  let account: string | undefined;
+  let works = true;
+  if (deps.trusted) account = (await deps.store.getIdentity(who))?.serviceUser;
+  else {
+    const link = await deps.store.getToken(who, 'findApprovals');
+    const owner = link === undefined ? undefined : deps.reference.tokens.whose(link.token.reveal());
+    account = owner?.userId;
+    works = owner !== undefined && !owner.ended;
+  }
+  if (account === undefined)
+    return { arrived: false, said: `${name} has no account linked for /approvals: type /approvals login first, or be another user.` };
+  let arrived: ArrivedApproval;
+  try {
+    arrived = deps.reference.arrive(account);
+  } catch (error) {
+    if (error instanceof UnknownServiceUser) return { arrived: false, said: `The demo service has no user ${account}: nothing arrived.` };
+    throw error;
+  }
+  const what = `“${arrived.requestName}” (${arrived.workItemName}, ${arrived.workItemId}) arrived for ${account} in the demo service.`;
+  if (deps.notifyIntervalMs === undefined)
+    return { arrived: true, said: `${what} Arrival messages are off here (NOTIFY_INTERVAL=off): /approvals lists it.` };
+  if (!works)
+    return {
+      arrived: true,
+      said: `${what} The service no longer takes ${name}'s token: link again (/approvals login) and the checks resume.`,
+    };
+  return {
+    arrived: true,
+    said: `${what} countersign checks each approver's list every ${spoken(deps.notifyIntervalMs)}: the message comes to 💬 Messages at the next check (unless /approvals notify is off or in quiet hours).`,
+  };
+}
+
+function spoken(ms: number): string {
+  if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} minutes`;
+  return `${Math.round(ms / 1000)} seconds`;
 }

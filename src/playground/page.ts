@@ -11,7 +11,7 @@ const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.46 -apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1d1c1d;background:#fff;display:flex;height:100vh}
 nav{width:240px;background:#3f0e40;color:#cfc3cf;padding:16px 12px;display:flex;flex-direction:column;gap:6px}
 nav h1{color:#fff;font-size:18px;margin:0 0 12px}nav .tab{padding:4px 8px;border-radius:6px;cursor:pointer}nav .tab.active{background:#1164a3;color:#fff}
-nav label{margin-top:auto;font-size:13px}nav select{width:100%;margin-top:4px;padding:4px}
+nav label{margin-top:auto;font-size:13px}nav #arrive{margin-top:12px}nav select{width:100%;margin-top:4px;padding:4px}
 main{flex:1;display:flex;flex-direction:column;min-width:0}
 header{border-bottom:1px solid #ddd;padding:10px 20px;font-weight:700}header small{font-weight:400;color:#616061;margin-left:8px}
 #messages,#home,#dms{flex:1;overflow-y:auto;padding:12px 20px}
@@ -68,7 +68,7 @@ function render(s) {
   if (atBottom) list.scrollTop = list.scrollHeight;
   // The app's direct messages (digests, a collection that aborted), as Slack shows them in the app's Messages tab.
   const dms = s.messages.filter((m) => m.channel.startsWith('D'));
-  $('dms').innerHTML = dms.map(messageHtml).join('') || '<p class="bk-context">countersign has not sent you a direct message yet: reminders (<code>/approvals remind daily 09:00</code>) and aborted collections come here.</p>';
+  $('dms').innerHTML = dms.map(messageHtml).join('') || '<p class="bk-context">countersign has not sent you a direct message yet: approvals as they arrive (try <b>Make an approval arrive</b>), reminders (<code>/approvals remind daily 09:00</code>) and aborted collections come here.</p>';
   $('dm-count').textContent = dms.length ? ' (' + dms.length + ')' : '';
   $('home').innerHTML = s.home ? BK.blocks(s.home.blocks || []) : '<p class="bk-context">The app has not published a Home tab for this user yet.</p>';
   const modal = $('modal');
@@ -105,6 +105,12 @@ document.addEventListener('click', async (e) => {
     $('messages').hidden = state.tab !== 'channel'; $('box').hidden = state.tab !== 'channel'; $('home').hidden = state.tab !== 'home'; $('dms').hidden = state.tab !== 'dms';
     const where = state.tab === 'home' ? 'countersign · Home' : state.tab === 'dms' ? 'countersign · Messages' : '# ' + CONFIG.channel.name;
     $('title').replaceChildren(where, Object.assign(document.createElement('small'), { textContent: 'local playground' }));
+    return;
+  }
+  if (t.id === 'arrive') {
+    // The demo service's side: a request made now gives this user's account an approval; the app finds it at its next check.
+    t.disabled = true;
+    try { const r = await post('/playground/arrive', {}); $('arrive-note').textContent = r.said || r.error || ''; } finally { t.disabled = false; }
     return;
   }
   if (t.id === 'modal-cancel') { await post('/playground/close', {}); return refresh(); }
@@ -162,7 +168,7 @@ $('text').addEventListener('input', (e) => {
   const command = e.target.value.trim().split(' ')[0];
   $('usage').textContent = CONFIG.usage[command] ? command + ' ' + CONFIG.usage[command] : '';
 });
-$('who').addEventListener('change', (e) => { state.user = e.target.value; state.version = -1; refresh(true); });
+$('who').addEventListener('change', (e) => { state.user = e.target.value; state.version = -1; if ($('arrive-note')) $('arrive-note').textContent = ''; refresh(true); });
 setInterval(refresh, 400);
 refresh(true);
 `;
@@ -173,6 +179,8 @@ export function playgroundPage(input: {
   suggestions: readonly string[];
   usage: Readonly<Record<string, string>>;
   dataNote?: string | undefined;
+  /** Whether the page has "Make an approval arrive" (local mode's demo service makes one for the user's account). */
+  arrivals?: boolean;
 }): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   // JSON inside a script element: escape "<" so that no value can close the element.
@@ -181,6 +189,7 @@ export function playgroundPage(input: {
 <html lang="en"><head><meta charset="utf-8"><title>countersign playground</title><meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
 <body>
 <nav><h1>countersign</h1><div class="tab active" data-tab="channel"># ${esc(input.channel.name)}</div><div class="tab" data-tab="home">🏠 App Home</div><div class="tab" data-tab="dms">💬 Messages<span id="dm-count"></span></div>
+${input.arrivals ? '<button type="button" class="bk-button" id="arrive" title="The demo service gives your linked account a new pending approval now; countersign messages you at its next check">📨 Make an approval arrive</button><div style="font-size:12px" id="arrive-note" role="status"></div>' : ''}
 <label>You are<select id="who">${input.users.map((u) => `<option value="${esc(u.id)}">${esc(u.name)} · ${esc(u.role)}</option>`).join('')}</select></label>
 <p style="font-size:12px">Local mode: a stand-in for Slack, with the reference Command Service and its demo data.</p>${input.dataNote ? `<p style="font-size:12px" id="data-note">${esc(input.dataNote)}</p>` : ''}</nav>
 <main><header id="title"># ${esc(input.channel.name)}<small>local playground</small></header>

@@ -33,6 +33,17 @@ export interface PlaygroundOptions {
   logger: Logger;
   /** The app's clock: message timestamps and signatures are on it. */
   now?: () => Date;
+  /**
+   * The page's "Make an approval arrive": a new pending approval for the service account this demo
+   * user is linked as. Without it the page has no such control.
+   */
+  arrive?: ((userId: string) => Promise<ArrivalNote>) | undefined;
+}
+
+/** What the page says of an approval made to arrive: whether it did, and what comes next, in words. */
+export interface ArrivalNote {
+  arrived: boolean;
+  said: string;
 }
 
 export interface Playground {
@@ -61,6 +72,7 @@ export async function startPlayground(options: PlaygroundOptions): Promise<Playg
     suggestions: options.suggestions,
     usage: options.usage,
     dataNote: options.dataNote,
+    arrivals: options.arrive !== undefined,
   });
   let port = 0;
   const parts: Parts = { ws, interactions, options, page, port: () => port };
@@ -185,6 +197,9 @@ async function fromPage(parts: Parts, path: string, body: string, res: ServerRes
       return json(res, 200, await interactions.submitted(userId, (input.values ?? {}) as Record<string, string>));
     case '/playground/home':
       return json(res, 200, await interactions.homeOpened(userId));
+    case '/playground/arrive':
+      if (parts.options.arrive === undefined) return json(res, 404, { error: 'not found' });
+      return json(res, 200, await parts.options.arrive(userId));
     case '/playground/close':
       ws.closeTop(userId);
       return json(res, 200, {});

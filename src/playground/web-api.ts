@@ -63,7 +63,7 @@ const METHODS: Readonly<Record<string, Method>> = {
     const u = ws.user(call.str('user'));
     return u ? { ok: true, user: { id: u.id, name: u.name, real_name: u.name, tz: u.tz } } : { ok: false, error: 'user_not_found' };
   },
-  'conversations.open': (_ws, call) => ({ ok: true, channel: { id: `D${call.str('users').split(',')[0]?.slice(1) ?? ''}` } }),
+  'conversations.open': (_ws, call) => ({ ok: true, channel: { id: dmChannelOf(call.str('users').split(',')[0] ?? '') } }),
   'chat.postMessage': postMessage,
   'chat.postEphemeral': (ws, call) => {
     const m = ws.add({
@@ -76,7 +76,10 @@ const METHODS: Readonly<Record<string, Method>> = {
     return { ok: true, message_ts: m.ts };
   },
   'chat.update': (ws, call) => {
-    const m = ws.messages.find((x) => x.ts === call.str('ts'));
+    // As Slack: a message is found by its conversation and ts; a DM's conversation is the D… id its post answered, not the user's.
+    const channel = call.str('channel');
+    if (channel !== ws.channel.id && !ws.users.some((u) => dmChannelOf(u.id) === channel)) return { ok: false, error: 'channel_not_found' };
+    const m = ws.messages.find((x) => x.ts === call.str('ts') && x.channel === channel && x.typed !== true);
     if (!m) return { ok: false, error: 'message_not_found' };
     m.text = call.str('text');
     m.blocks = call.blocks();
@@ -102,19 +105,25 @@ const METHODS: Readonly<Record<string, Method>> = {
   },
 };
 
+/** The app's DM with a user: the one channel id Slack gives their conversation with it. */
+export function dmChannelOf(userId: string): string {
+  return `D${userId.slice(1)}`;
+}
+
 function postMessage(ws: Workspace, call: Call): Answer {
   const channel = call.str('channel');
   // A DM is addressed by its D… channel or, as reminders do, by the user's own id.
-  const dmTo = ws.users.find((u) => `D${u.id.slice(1)}` === channel || u.id === channel)?.id;
+  const dmTo = ws.users.find((u) => dmChannelOf(u.id) === channel || u.id === channel)?.id;
   // A DM lands in the app's Messages tab of that user, as in Slack, not in the channel.
   const m = ws.add({
-    channel: dmTo ? `D${dmTo.slice(1)}` : ws.channel.id,
+    channel: dmTo ? dmChannelOf(dmTo) : ws.channel.id,
     author: 'bot',
     text: call.str('text'),
     blocks: call.blocks(),
     ...(dmTo ? { ephemeralTo: dmTo } : {}),
   });
-  return { ok: true, channel, ts: m.ts };
+  // Slack answers with the conversation's own id: a DM's is its D… channel, which chat.update then needs.
+  return { ok: true, channel: m.channel, ts: m.ts };
 }
 
 /** views.open, or views.push over the modal open: with a trigger, once each, at most three deep. */

@@ -127,7 +127,12 @@ const LAST_NAMES = [
 ];
 
 /** Steps of three workflows: approvals (Accepted / Rejected), a review (Approved / Rejected / Needs Info), an activity (Completed / Canceled). */
-const WORK_ITEM_NAMES = ['Manager Approval', 'Entitlement Owner Approval', 'Fulfillment Activity', 'Security Review'];
+export const WORK_ITEM_NAMES: readonly string[] = [
+  'Manager Approval',
+  'Entitlement Owner Approval',
+  'Fulfillment Activity',
+  'Security Review',
+];
 
 /** Names that a careless renderer would turn into pings, links or markup, or that reorder themselves on screen. */
 export const HOSTILE_REQUEST_NAMES: readonly string[] = [
@@ -215,7 +220,8 @@ function insertApprovals(db: Db, seed: ApprovalSeed, requesters: ReadonlyArray<{
   return written;
 }
 
-function requesterRows(): Array<{ id: string; first: string; last: string }> {
+/** The people who ask: demo users who cannot log in, named after pioneers of computing. */
+export function requesterRows(): Array<{ id: string; first: string; last: string }> {
   const rows: Array<{ id: string; first: string; last: string }> = [];
   FIRST_NAMES.forEach((first, i) => {
     const last = LAST_NAMES[i % LAST_NAMES.length] as string;

@@ -10,6 +10,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  type ArrivedApproval,
+  type ArriveOptions,
+  arriveApproval,
+  decideInService,
+  reassignInService,
+  type ServiceChange,
+} from './arrivals.js';
+import {
   type Answer,
   ApprovalFinder,
   collectEntitlements,
@@ -118,6 +126,15 @@ export interface ReferenceService {
    * changing the service's token settings does (`{ lifespanMs: 0 }`: each is refused as soon as issued).
    */
   setAppTokenPolicy(policy: TokenPolicy): void;
+  /**
+   * A request made now (the service's clock) gives this service user (any case) a new pending
+   * approval, as findApprovals will list it to them (arrivals.ts).
+   */
+  arrive(approver: string, options?: Omit<ArriveOptions, 'now'>): ArrivedApproval;
+  /** Its approver decides a pending work item in the service's own pages, now (the step's first action unless given). */
+  decideInService(workItemId: string, options?: { action?: string; comment?: string }): ServiceChange;
+  /** An administrator gives a pending work item to another service user: it leaves its approver's list. */
+  reassign(workItemId: string, to: string): ServiceChange;
   close(): Promise<void>;
 }
 
@@ -202,6 +219,9 @@ export async function startReferenceService(options: ReferenceServiceOptions = {
     forgetSessions: () => tokens.forgetAll(),
     revokeAppSessions: () => tokens.revokeAll('app'),
     setAppTokenPolicy: handler.setAppTokenPolicy,
+    arrive: (approver, arrival = {}) => arriveApproval(db, approver, { ...arrival, now: now() }),
+    decideInService: (workItemId, decision = {}) => decideInService(db, workItemId, { ...decision, now: now() }),
+    reassign: (workItemId, to) => reassignInService(db, workItemId, to),
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -148,6 +148,15 @@ export class TokenRegistry {
     return { ok: true, userId: row.user_id, kind: row.kind };
   }
 
+  /**
+   * Whose a token is, and whether it still works, without using it (its inactivity clock is left
+   * alone): how local mode finds the service account a linked Slack user acts as.
+   */
+  whose(token: string): { userId: string; kind: TokenKind; ended: boolean } | undefined {
+    const row = this.#sessions.get(hash(token));
+    return row === undefined ? undefined : { userId: row.user_id, kind: row.kind, ended: ended(row, this.#now().getTime()) };
+  }
+
   revoke(token: string): void {
     this.#sessions.revoke({ hash: hash(token) });
   }

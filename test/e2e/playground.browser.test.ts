@@ -205,7 +205,7 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await shot('14-decided');
     // Closing the outcome goes back to the Details, which now say it was decided, and offer nothing more.
     await page.click('#modal-cancel');
-    await modal.getByText('(from Slack)').waitFor();
+    await modal.getByText(`${action} by you from Slack`).waitFor();
     expect(await modal.locator('button[data-action-id^="decision:choose:"]').count()).toBe(0);
     await page.click('#modal-cancel');
     await modal.waitFor({ state: 'hidden' });
@@ -215,7 +215,8 @@ describe.skipIf(!available)('local mode in a browser', () => {
   });
 
   it('shows the exact payload of a message on request', async () => {
-    await page.locator('button.toggle').last().click();
+    // The channel's last message: the Messages tab (hidden here) has its own, the arrivals' first line among them.
+    await page.locator('#messages button.toggle').last().click();
     await page.waitForSelector('pre.payload');
     expect(await page.textContent('pre.payload')).toContain('"type": "header"');
   });

@@ -47,6 +47,10 @@ export interface FakeSlack {
   refused: string[];
   /** The messages the app changed with chat.update, in order. */
   updates(): Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }>;
+  /** The messages of a conversation (a D… or C… id) as they read now, chat.update applied, oldest first. */
+  messagesIn(channel: string): SlackMessage[];
+  /** The user deletes a message (or Slack loses it): chat.update then answers message_not_found. */
+  deleteMessage(channel: string, ts: string): void;
   /** The next `times` calls of a Web API method are never answered (Slack stalling); they end when the stand-in closes. */
   stall(method: string, times?: number): void;
   /** Answers a Web API method with this handler from now on, e.g. apps.connections.open for a Socket Mode stand-in. */
@@ -59,6 +63,16 @@ export interface FakeSlack {
 /** The channel Slack answers a post with: a user's DM with the app (D…) for a user id, else the channel itself. */
 export function dmChannel(channel: string): string {
   return /^[UW]/.test(channel) ? `D${channel.slice(1)}` : channel;
+}
+
+/** A message as it reads now in a conversation. */
+export interface SlackMessage {
+  channel: string;
+  ts: string;
+  text: string;
+  blocks: Array<Record<string, unknown>>;
+  /** How many times chat.update changed it. */
+  updated: number;
 }
 
 /** A Web API call as a handler sees it: the Authorization header too, since app-level tokens travel there. */
@@ -92,7 +106,26 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
   const posts: Array<{ channel: string; text: string; blocks: Array<Record<string, unknown>>; at: number }> = [];
   const updated: Array<{ channel: string; ts: string; text: string; blocks: Array<Record<string, unknown>> }> = [];
   const handlers = new Map<string, ApiHandler>();
+  // Slack keeps messages by conversation: a DM lives in a D… channel of its own, which chat.postMessage
+  // to a user id answers with; chat.update takes that id and a ts posted there, never the user's id.
+  const conversations = new Map<string, Map<string, SlackMessage>>();
   let next = 0;
+  /** A message posted where chat.postMessage's channel says: a user's id is their DM with the app. */
+  const posted = (params: URLSearchParams): Record<string, unknown> => {
+    const to = params.get('channel') ?? '';
+    const channel = dmChannel(to);
+    const ts = `1700000000.${String(posts.length).padStart(6, '0')}`;
+    const inChannel = conversations.get(channel) ?? new Map<string, SlackMessage>();
+    inChannel.set(ts, {
+      channel,
+      ts,
+      text: params.get('text') ?? '',
+      blocks: JSON.parse(params.get('blocks') ?? '[]') as Array<Record<string, unknown>>,
+      updated: 0,
+    });
+    conversations.set(channel, inChannel);
+    return { ok: true, channel, ts, message: { text: params.get('text') ?? '', ts } };
+  };
   const unanswered = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     unanswered.add(res);
@@ -146,13 +179,16 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ ok: false, error: 'not_in_channel' }));
         }
-        // Slack delivers a message posted to a user id in their DM with the app, and answers with that
-        // DM's channel (D…); the DM is updated by it, never by the user id.
-        if (method === 'chat.update' && /^[UW]/.test(params.get('channel') ?? '')) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify({ ok: false, error: 'channel_not_found' }));
-        }
         if (method === 'chat.update') {
+          const message = conversations.get(params.get('channel') ?? '')?.get(params.get('ts') ?? '');
+          if (message === undefined) {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            const error = conversations.has(params.get('channel') ?? '') ? 'message_not_found' : 'channel_not_found';
+            return res.end(JSON.stringify({ ok: false, error }));
+          }
+          message.text = params.get('text') ?? '';
+          message.blocks = JSON.parse(params.get('blocks') ?? '[]') as Array<Record<string, unknown>>;
+          message.updated++;
           updated.push({
             channel: params.get('channel') ?? '',
             ts: params.get('ts') ?? '',
@@ -191,11 +227,7 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
                 : method === 'usergroups.users.list'
                   ? { ok: true, users: userGroups.get(params.get('usergroup') ?? '') ?? [] }
                   : method === 'chat.postMessage'
-                    ? {
-                        ok: true,
-                        channel: dmChannel(params.get('channel') ?? ''),
-                        ts: `1700000000.${String(posts.length).padStart(6, '0')}`,
-                      }
+                    ? posted(params)
                     : { ok: true };
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify(answer));
@@ -226,6 +258,10 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
     },
     posted: () => posts,
     updates: () => updated,
+    messagesIn: (channel) => [...(conversations.get(channel)?.values() ?? [])],
+    deleteMessage(channel, ts) {
+      conversations.get(channel)?.delete(ts);
+    },
     handle(method, handler) {
       handlers.set(method, handler);
     },
