@@ -177,6 +177,8 @@ const DEFAULT_DATABASE_URL = 'sqlite:./data/countersign.db';
 /** NOTIFY_INTERVAL's default, and its shortest: every approver costs the service a call each interval. */
 export const DEFAULT_NOTIFY_INTERVAL_MS = 5 * 60_000;
 export const SHORTEST_NOTIFY_INTERVAL_MS = 10_000;
+/** Local mode's: the shortest, for the playground (one person, the embedded service). */
+export const LOCAL_NOTIFY_INTERVAL_MS = SHORTEST_NOTIFY_INTERVAL_MS;
 
 /** REMINDER_CONCURRENCY's default: what an on-premises service answers alongside its own users without notice. */
 export const DEFAULT_REMINDER_CONCURRENCY = 4;
@@ -558,7 +560,12 @@ export function loadConfig(env: Env): Config {
     collect: readCollectPolicy(env),
   };
   // At a desk, the terminal should show the address to open, not a stream of JSON: local mode logs warnings unless asked for more.
-  if (slack === undefined) return Object.freeze({ ...common, logLevel: logLevel ?? 'warn', mode: 'local', tokenEncryptionKey });
+  // Its one approver and its embedded service afford a check every 10 s, so that an approval made
+  // to arrive from the playground is messaged while the person who asked still looks.
+  if (slack === undefined) {
+    const notifyIntervalMs = read(env, 'NOTIFY_INTERVAL') === undefined ? LOCAL_NOTIFY_INTERVAL_MS : common.notifyIntervalMs;
+    return Object.freeze({ ...common, notifyIntervalMs, logLevel: logLevel ?? 'warn', mode: 'local', tokenEncryptionKey });
+  }
   return connected({ ...common, logLevel: logLevel ?? 'info' }, slack, serviceUrl, tokenEncryptionKey);
 }
 

@@ -98,7 +98,10 @@ describe('loadConfig', () => {
   });
 
   it('checks each approver for arrivals every 5 min unless NOTIFY_INTERVAL says, 10 s at the shortest, or never with off', () => {
-    expect(loadConfig({}).notifyIntervalMs).toBe(300_000);
+    expect(loadConfig({}).notifyIntervalMs).toBe(10_000);
+    // Connected to Slack: 5 min; local mode (no Slack credentials) checks its one demo approver every 10 s.
+    expect(loadConfig(SLACK).notifyIntervalMs).toBe(300_000);
+    expect(loadConfig({ ...SLACK, NOTIFY_INTERVAL: 'off' }).notifyIntervalMs).toBeUndefined();
     expect(loadConfig({ NOTIFY_INTERVAL: '10s' }).notifyIntervalMs).toBe(10_000);
     expect(loadConfig({ NOTIFY_INTERVAL: ' 15m ' }).notifyIntervalMs).toBe(900_000);
     expect(loadConfig({ NOTIFY_INTERVAL: '1h' }).notifyIntervalMs).toBe(3_600_000);

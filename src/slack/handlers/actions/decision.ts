@@ -255,6 +255,8 @@ async function afterCheck(deps: SlackDeps, client: WebClient, who: Principal, st
     await showDetails(deps, client, state.parentViewId, who, state.details).catch((error: unknown) =>
       deps.logger.warn({ error: (error as Error).message }, 'could not draw the details again after a refused click'),
     );
-  // A button in an arrival message offered it: the messages that list it are drawn again as it now stands.
+  // A button in an arrival message offered it. Decided from Slack meanwhile (another window, another
+  // approver): the messages that list it are drawn again with who decided it. Decided in the service,
+  // countersign has no record of it yet: the next check redraws them; until then this refusal stands.
   if (check.kind === 'refused' && state.parentViewId === undefined) redrawArrivals(deps, approvalId);
 }
