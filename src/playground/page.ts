@@ -11,7 +11,7 @@ const STYLE = `
 *{box-sizing:border-box}body{margin:0;font:15px/1.46 -apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1d1c1d;background:#fff;display:flex;height:100vh}
 nav{width:240px;background:#3f0e40;color:#cfc3cf;padding:16px 12px;display:flex;flex-direction:column;gap:6px}
 nav h1{color:#fff;font-size:18px;margin:0 0 12px}nav .tab{padding:4px 8px;border-radius:6px;cursor:pointer}nav .tab.active{background:#1164a3;color:#fff}
-nav label{margin-top:auto;font-size:13px}nav #arrive{margin-top:12px}nav select{width:100%;margin-top:4px;padding:4px}
+nav label{margin-top:auto;font-size:13px}nav #arrive{margin-top:12px;color:#1d1c1d}nav select{width:100%;margin-top:4px;padding:4px}
 main{flex:1;display:flex;flex-direction:column;min-width:0}
 header{border-bottom:1px solid #ddd;padding:10px 20px;font-weight:700}header small{font-weight:400;color:#616061;margin-left:8px}
 #messages,#home,#dms{flex:1;overflow-y:auto;padding:12px 20px}
