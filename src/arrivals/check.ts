@@ -43,6 +43,12 @@ export interface CheckDeps extends Pick<Deps, 'store' | 'service' | 'credentials
   serviceTimeZone: string | undefined;
   /** DECISION_REQUEST is set: the approvals a DM lists get their decision buttons from getApprovalDetails. */
   decisionActions: boolean;
+  /**
+   * Aborted when the scheduler stops: a check's calls are cancelled rather than waited for (a
+   * service that hangs would hold the stop for SERVICE_TIMEOUT). Nothing is written before the list
+   * is read, so a cancelled check is checked again as if the service had not answered.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 export type CheckOutcome =
@@ -98,7 +104,8 @@ export async function checkApprover(deps: CheckDeps, watch: ArrivalWatch): Promi
   try {
     listed = await readList(deps, linked, result);
   } catch (error) {
-    if (error instanceof SlotsStoppedError) return done('retried');
+    // Stopping: the slot or the call was given up; the next instance checks them again.
+    if (error instanceof SlotsStoppedError || deps.signal?.aborted === true) return done('retried');
     if (isServiceError(error) && error.kind === 'invalid-token') return done(await askToRelink(deps, watch, linked, error));
     if (
       isServiceError(error) &&
@@ -160,7 +167,10 @@ async function readList(deps: CheckDeps, linked: Credentials, result: CheckResul
       const query = { state: 'pending' as const, 'page-size': PAGE_SIZE, ...(page === 1 ? {} : { 'start-page': page }) };
       result.serviceCalls++;
       // Not noted on the link when it works: a check that changed nothing writes nothing.
-      const found = await linked.call((token, options) => deps.service.findApprovals(query, token, options), 'not-command-only');
+      const found = await linked.call(
+        (token, options) => deps.service.findApprovals(query, token, { ...options, signal: deps.signal }),
+        'not-command-only',
+      );
       approvals.push(...found.approvals);
       if (found.approvals.length < PAGE_SIZE) return { approvals, complete: true };
     }
@@ -245,7 +255,10 @@ async function actionsFor(deps: CheckDeps, linked: Credentials, listed: readonly
     }
     try {
       result.serviceCalls++;
-      const details = await linked.call((token, options) => deps.service.getApprovalDetails(summary.approvalId, token, options), 'none');
+      const details = await linked.call(
+        (token, options) => deps.service.getApprovalDetails(summary.approvalId, token, { ...options, signal: deps.signal }),
+        'none',
+      );
       actions.push(details.lineItemApprovalEnabled === true ? [] : details.actions);
     } catch (error) {
       deps.logger.warn(

@@ -78,6 +78,8 @@ export class ArrivalScheduler {
   readonly #o: Required<ArrivalSchedulerOptions>;
   readonly #ticker: Ticker<ArrivalTickReport>;
   readonly #checkDeps: CheckDeps;
+  /** Cancels the calls of checks under way when the scheduler stops. */
+  readonly #stopping = new AbortController();
   /** Approvers whose check is under way here: their leases are renewed while it lasts. */
   readonly #underWay = new Set<string>();
   #prunedAt = Number.NEGATIVE_INFINITY;
@@ -96,7 +98,7 @@ export class ArrivalScheduler {
     };
     this.#ticker = new Ticker(this.#o.tickMs, () => this.#tick());
     const { deps, outbox, timeZones, owner, slots, serviceTimeZone, decisionActions } = this.#o;
-    this.#checkDeps = { ...deps, outbox, timeZones, owner, slots, serviceTimeZone, decisionActions };
+    this.#checkDeps = { ...deps, outbox, timeZones, owner, slots, serviceTimeZone, decisionActions, signal: this.#stopping.signal };
   }
 
   get intervalMs(): number {
@@ -114,6 +116,7 @@ export class ArrivalScheduler {
 
   /** The shared slots are stopped by their owner (the composition root), not here: the digests use them too. */
   async stop(): Promise<void> {
+    this.#stopping.abort();
     await this.#ticker.stop();
   }
 

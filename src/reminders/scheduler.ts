@@ -105,6 +105,12 @@ export class ReminderScheduler implements ReminderPlanner {
   readonly #o: Required<Omit<SchedulerOptions, 'slots'>>;
   readonly #ticker: Ticker<TickReport>;
   readonly #slots: ServiceSlots;
+  /**
+   * Cancels the service calls of digests under way when the scheduler stops: a service that hangs
+   * would otherwise hold the stop for SERVICE_TIMEOUT. Nothing is sent before the answer, so such a
+   * reminder goes back as it was, for whichever instance comes next.
+   */
+  readonly #stopping = new AbortController();
 
   readonly #ownSlots: boolean;
 
@@ -151,6 +157,7 @@ export class ReminderScheduler implements ReminderPlanner {
   }
 
   async stop(): Promise<void> {
+    this.#stopping.abort();
     if (this.#ownSlots) this.#slots.stop();
     await this.#ticker.stop();
   }
@@ -281,13 +288,19 @@ export class ReminderScheduler implements ReminderPlanner {
       try {
         // One call, or two when the first is all overdue: the slot is held for both, and only for them.
         const find = async (q: ApprovalQuery) =>
-          (await linked.call((token, options) => this.#o.service.findApprovals(q, token, options))).approvals;
+          (await linked.call((token, options) => this.#o.service.findApprovals(q, token, { ...options, signal: this.#stopping.signal })))
+            .approvals;
         groups = await fetchByDue(find, query, frame, this.#o.windowDays);
       } finally {
         await slot.release();
       }
       await store.recordOutcome(who, 'findApprovals', 'ok', now);
     } catch (error) {
+      if (this.#stopping.signal.aborted) {
+        // Cancelled by the stop: as it was, due now, for whoever comes next.
+        await release({ nextAt: r.nextAt, dueAt: r.dueAt, timeZone: r.timeZone });
+        return 'retried';
+      }
       if (isServiceError(error) && error.kind === 'invalid-token') {
         await store.recordOutcome(who, 'findApprovals', 'rejected', now);
         return this.#askToRelink(r, who, relinkReason(error), () => release(onward(now)), linked.linkedAt);

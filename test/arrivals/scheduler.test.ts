@@ -21,7 +21,13 @@ import { ServiceSlots } from '../../src/reminders/slots.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { Metrics } from '../../src/runtime/metrics.js';
 import { Secret } from '../../src/runtime/secret.js';
-import { type Approval, type ApprovalQuery, InvalidTokenError, type ServiceClient } from '../../src/service/index.js';
+import {
+  type Approval,
+  type ApprovalQuery,
+  InvalidTokenError,
+  type ServiceClient,
+  ServiceUnavailableError,
+} from '../../src/service/index.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { TestClock } from '../helpers/clock.js';
@@ -73,9 +79,30 @@ function world(start = '2026-11-23T12:00:00Z') {
   const refused = new Set<string>();
   const serviceCalls: Array<{ token: string; query?: ApprovalQuery; details?: string }> = [];
   const details = new Map<string, { actions: string[]; lineItemApprovalEnabled?: boolean }>();
+  const hangs = new Map<string, { started: () => void; signal: AbortSignal | undefined }>();
+  /** The service takes the token's next calls and never answers them; resolves once one is under way. */
+  const hang = (token: string) => {
+    const h = { started: () => {}, signal: undefined as AbortSignal | undefined };
+    const started = new Promise<void>((resolve) => {
+      h.started = resolve;
+    });
+    hangs.set(token, h);
+    return { started, call: h };
+  };
   const service = {
-    findApprovals: async (query: ApprovalQuery, token: Secret) => {
+    findApprovals: async (query: ApprovalQuery, token: Secret, options?: { signal?: AbortSignal }) => {
       serviceCalls.push({ token: token.reveal(), query });
+      const hang = hangs.get(token.reveal());
+      if (hang !== undefined) {
+        // A service that never answers: only the caller's signal ends the call, as the client's does.
+        hang.signal = options?.signal;
+        hang.started();
+        await new Promise((_, reject) =>
+          options?.signal?.addEventListener('abort', () =>
+            reject(new ServiceUnavailableError('aborted', 'The call to the Command Service was cancelled.', { command: 'findApprovals' })),
+          ),
+        );
+      }
       if (refused.has(token.reveal()))
         throw new InvalidTokenError({ command: 'findApprovals', status: 401, serviceMessage: 'The token is invalid or expired.' });
       const all = lists.get(token.reveal()) ?? [];
@@ -140,7 +167,7 @@ function world(start = '2026-11-23T12:00:00Z') {
     await store.setToken({ teamId: 'T1', userId }, ['findApprovals'], new Secret(`tok-${userId}`), 'login', clock.now());
   };
   const next = () => clock.advance(INTERVAL);
-  return { clock, lists, refused, serviceCalls, details, sent, zones, zoneLookups, outbox, scheduler, open, link, next, service };
+  return { clock, lists, refused, serviceCalls, details, sent, zones, zoneLookups, outbox, scheduler, open, link, next, service, hang };
 }
 
 const announced = (sent: Sent[]) => sent.flatMap((s) => (s.kind === 'announce' ? [s.message] : []));
@@ -411,6 +438,22 @@ describe('ArrivalScheduler', () => {
     expect(await scheduler.tick()).toMatchObject({ relinkAsked: 1 });
     expect(w.sent.filter((s) => s.kind === 'relink')).toHaveLength(2);
     await store.close();
+  });
+
+  it('stops without waiting for a check whose call to the service hangs: the call is cancelled, and nothing is sent or recorded for it', async () => {
+    const w = world();
+    const store = w.open();
+    const scheduler = w.scheduler(store);
+    await w.link(store, 'UADA', [approval(1)]);
+    const hanging = w.hang('tok-UADA');
+    const tick = scheduler.tick();
+    await hanging.started;
+    // Were the call not cancelled, this would wait for SERVICE_TIMEOUT, past a short SHUTDOWN_TIMEOUT.
+    await scheduler.stop();
+    expect(hanging.call.signal?.aborted).toBe(true);
+    expect(await tick).toMatchObject({ checked: 1, retried: 1, primed: 0 });
+    expect(w.sent).toEqual([]);
+    expect(await store.arrivalItems('UADA')).toEqual([]);
   });
 
   it('does not check an approver who switched off; switching on primes', async () => {

@@ -135,6 +135,8 @@ describe('stopping', () => {
       COMMAND_SERVICE_URL: hanging.url,
       TOKEN_ENCRYPTION_KEY: NEW_KEY,
       SHUTDOWN_TIMEOUT: '2s',
+      // The three commands are what hangs here; an arrival check's call would be a fourth (below, its own test).
+      NOTIFY_INTERVAL: 'off',
     });
     const url = `http://127.0.0.1:${app.port}/slack/events`;
     for (let i = 0; i < 3; i++) {
@@ -164,6 +166,33 @@ describe('stopping', () => {
     const gaveUp = app.logs().find((l) => l.msg === 'shutdown limit reached: abandoning the work still in flight');
     expect(gaveUp).toMatchObject({ limitMs: 2000, inFlight: 3, kinds: { '/approvals': 3 }, waitingFor: ['work in flight'] });
     expect(app.logs().find((l) => l.msg === 'stopped')).toMatchObject({ abandoned: 3 });
+  }, 40_000);
+
+  it('stops at once while an arrival check waits on a service that never answers: its call is cancelled, and the exit is clean', async () => {
+    slack = await startFakeSlack();
+    cleanups.push(() => slack.close());
+    hanging = await startStubServer(() => {});
+    cleanups.push(() => hanging.close());
+    const path = join(dir, 'stopping-arrivals', 'countersign.db');
+    mkdirSync(join(dir, 'stopping-arrivals'), { recursive: true });
+    const store = new SqliteStore(path, new Secret(NEW_KEY));
+    await store.setToken({ teamId: TEAM, userId: 'UADA' }, ['findApprovals'], new Secret(TOKEN), 'admin', new Date());
+    await store.close();
+
+    const app = await spawnApp({
+      ...base(path),
+      SLACK_API_URL: slack.apiUrl,
+      COMMAND_SERVICE_URL: hanging.url,
+      TOKEN_ENCRYPTION_KEY: NEW_KEY,
+      SHUTDOWN_TIMEOUT: '10s',
+    });
+    // Ada is linked: the first arrival check asks for her list, and the service keeps it.
+    await eventually('the arrival check waiting on the service', () => hanging.requests.length >= 1, 15_000);
+
+    app.child.kill('SIGTERM');
+    // Not held for SERVICE_TIMEOUT (20 s), nor abandoned at SHUTDOWN_TIMEOUT: the check is cancelled.
+    expect(await Promise.race([app.exited, new Promise((r) => setTimeout(() => r('still running'), 15_000))])).toBe(0);
+    expect(app.logs().find((l) => l.msg === 'shutdown limit reached: abandoning the work still in flight')).toBeUndefined();
   }, 40_000);
 });
 

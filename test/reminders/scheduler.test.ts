@@ -24,15 +24,15 @@ const approval = (due: string, i: number): Approval => ({
   fields: {},
 });
 
-function build(answer: (query: ApprovalQuery) => Promise<Approval[]>) {
+function build(answer: (query: ApprovalQuery, signal: AbortSignal | undefined) => Promise<Approval[]>) {
   const clock = new TestClock('2026-11-23T08:00:00Z');
   const store = new SqliteStore(':memory:', new Secret(Buffer.alloc(32, 3).toString('base64')));
   const queries: ApprovalQuery[] = [];
   const dms: Array<{ userId: string; digest?: Digest; relink?: string }> = [];
   const service = {
-    findApprovals: async (query: ApprovalQuery) => {
+    findApprovals: async (query: ApprovalQuery, _token: unknown, options?: { signal?: AbortSignal }) => {
       queries.push(query);
-      const approvals = await answer(query);
+      const approvals = await answer(query, options?.signal);
       return { approvals, count: approvals.length };
     },
   } as unknown as ServiceClient;
@@ -116,6 +116,35 @@ describe('ReminderScheduler', () => {
     expect(await t.scheduler.tick()).toMatchObject({ skipped: 1 });
     expect((await t.store.getReminder(WHO))?.nextAt.toISOString()).toBe('2026-11-25T09:00:00.000Z');
     expect(t.dms).toHaveLength(1);
+  });
+
+  it('stops without waiting for a digest whose call to the service hangs: the call is cancelled, and the reminder goes back as it was', async () => {
+    let callStarted: () => void = () => {};
+    const underWay = new Promise<void>((resolve) => {
+      callStarted = resolve;
+    });
+    let signal: AbortSignal | undefined;
+    // A service that never answers: only the caller's signal ends the call, as the client's does.
+    const t = build((_query, s) => {
+      signal = s;
+      callStarted();
+      return new Promise((_, reject) =>
+        s?.addEventListener('abort', () =>
+          reject(new ServiceUnavailableError('aborted', 'The call to the Command Service was cancelled.', { command: 'findApprovals' })),
+        ),
+      );
+    });
+    await t.setUp();
+    t.clock.advance(3_600_000 + 1000);
+    const tick = t.scheduler.tick();
+    await underWay;
+    // Were the call not cancelled, this would wait for SERVICE_TIMEOUT, past a short SHUTDOWN_TIMEOUT.
+    await t.scheduler.stop();
+    expect(signal?.aborted).toBe(true);
+    expect(await tick).toMatchObject({ taken: 1, retried: 1 });
+    expect(t.dms).toHaveLength(0);
+    // Due as it was, not put off by the retry delay: another instance takes it at once.
+    expect((await t.store.getReminder(WHO))?.dueAt.toISOString()).toBe('2026-11-23T09:00:00.000Z');
   });
 
   it('does not send a digest another taker already handed to Slack', async () => {
