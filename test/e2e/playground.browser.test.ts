@@ -210,7 +210,8 @@ describe.skipIf(!available)('local mode in a browser', () => {
     await page.click('#modal-cancel');
     await modal.waitFor({ state: 'hidden' });
     // The list, in place: the row says so, with no buttons.
-    await see(`${action} by you`);
+    // Waited for in the list itself: the page may show the words elsewhere first (the Details closing).
+    await expect.poll(() => page.locator('.msg.ephemeral').last().innerText(), { timeout: 15_000 }).toContain(`${action} by you`);
     expect(await page.locator('.msg.ephemeral').last().innerText()).toContain(`${action} by you`);
   });
 
