@@ -13,9 +13,13 @@
  *     CPU time, memory, time in garbage collection so far and the heap in use;
  *   `profile-start` / `profile-stop <file>` → a CPU profile of just that stretch (no start-up, no
  *     warm-up), written as a .cpuprofile; answers "PROFILED";
- *   `allocations-start` (answers "SAMPLING") / `allocations-stop <file>` → V8's sampling heap profile
+ *   `allocations-start [promoted]` (answers "SAMPLING") / `allocations-stop <file>` → V8's sampling heap profile
  *     of that stretch (where the bytes were allocated, one sample per 32 KiB or so), as a .heapprofile;
  *     answers "SAMPLED". `profile-start` answers "PROFILING".
+ *   `snapshot <file>` → a heap snapshot written to `file` (V8 collects all garbage first), then
+ *     "SNAPSHOT <heap used bytes> <rss bytes>" just after it: what the heap holds, garbage apart;
+ *   `spaces` → "SPACES <json>": where the RSS is, by V8's heap spaces (committed and used) and
+ *     what lies outside V8's heap (external, array buffers, malloc'd by V8).
  */
 
 import { writeFileSync } from 'node:fs';
@@ -25,6 +29,7 @@ import { join } from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from 'node:v8';
 import { App, LogLevel } from '@slack/bolt';
 import { Agent, Pool, request } from 'undici';
 import { silentLogger } from '../src/runtime/logger.js';
@@ -133,6 +138,19 @@ createInterface({ input: process.stdin }).on('line', (line) => {
     process.stdout.write(
       `USAGE ${user + system} ${process.memoryUsage().rss} ${process.resourceUsage().maxRSS * 1024} ${Math.round(gcMs * 1000)} ${process.memoryUsage().heapUsed}\n`,
     );
+  } else if (command === 'snapshot' && arg !== undefined) {
+    writeHeapSnapshot(arg);
+    const { heapUsed, rss } = process.memoryUsage();
+    process.stdout.write(`SNAPSHOT ${heapUsed} ${rss}\n`);
+  } else if (command === 'spaces') {
+    const { rss, heapTotal, heapUsed, external, arrayBuffers } = process.memoryUsage();
+    const spaces = Object.fromEntries(
+      getHeapSpaceStatistics().map((s) => [s.space_name, { committed: s.space_size, used: s.space_used_size }]),
+    );
+    const { malloced_memory, peak_malloced_memory } = getHeapStatistics();
+    process.stdout.write(
+      `SPACES ${JSON.stringify({ rss, heapTotal, heapUsed, external, arrayBuffers, malloced_memory, peak_malloced_memory, spaces })}\n`,
+    );
   } else if (command === 'profile-start') {
     begin(
       'cpu',
@@ -148,11 +166,12 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       'allocations',
       async (session) => {
         await session.post('HeapProfiler.enable');
-        // Collected objects too: what costs GC is mostly what dies young.
+        // Collected objects too: what costs GC is mostly what dies young. `promoted`: all but what
+        // dies young, so what lived long enough to reach the old space, where the RSS grows.
         await session.post('HeapProfiler.startSampling', {
           samplingInterval: 32 * 1024,
           includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
+          includeObjectsCollectedByMinorGC: arg !== 'promoted',
         });
       },
       'SAMPLING',

@@ -17,7 +17,11 @@
  * BENCH_BASELINE=<checkout>: that checkout's countersign takes part in the rounds too, to show what
  * a change bought. BENCH_CPU_PROFILE=<dir>: a CPU profile of this checkout's countersign over its
  * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor); BENCH_ALLOCATION_PROFILE=<dir>:
- * where its bytes are allocated over the rounds, the same way (V8's sampling heap profiler). BENCH_FLOOR_ROUNDS (9),
+ * where its bytes are allocated over the rounds, the same way (V8's sampling heap profiler;
+ * BENCH_ALLOCATION_KIND=promoted: only what outlived the young generation, the old space's garbage).
+ * BENCH_HEAP_SNAPSHOTS=<dir>: a heap snapshot of each app after its warm-up and after the last round,
+ * with the heap each holds once its garbage is collected, and the two compared by constructor (what
+ * grew is what the rounds left behind); the collections change the RSS of the rounds after them. BENCH_FLOOR_ROUNDS (9),
  * BENCH_FLOOR_SECONDS (4), BENCH_FLOOR_WARMUP (5000 commands per app) and BENCH_FLOOR_LATENCY
  * (600 commands per app, one in flight) change the run.
  */
@@ -32,6 +36,7 @@ import { createInterface } from 'node:readline';
 import { Pool } from 'undici';
 import { signSlackRequest } from '../src/playground/sign.js';
 import { buildTree } from './build.js';
+import { compareSnapshots } from './heap-diff.js';
 import { fmt, median, percentile, ROOT, startChildService } from './lib.js';
 import { summarize, summarizeAllocations } from './profile.js';
 
@@ -120,6 +125,10 @@ interface Contender {
   pool: Pool;
   logFile?: string;
   usage(): Promise<Usage>;
+  /** Where its memory is: V8's heap spaces, committed and used, and what lies outside them, in MB. */
+  spaces(): Promise<string>;
+  /** A heap snapshot written to `file`; the heap used and RSS just after it, garbage collected. */
+  snapshot(file: string): Promise<{ heap: number; rss: number }>;
   ask(line: string, answerPrefix: string): Promise<string>;
   stop(): Promise<void>;
 }
@@ -168,6 +177,20 @@ async function startContender(
     usage: async () => {
       const [, cpu, rss, , gc, heap] = (await ask('usage', 'USAGE')).split(' ');
       return { cpuUs: Number(cpu), rss: Number(rss), gcUs: Number(gc ?? 0), heap: Number(heap ?? 0) };
+    },
+    spaces: async () => {
+      const all = JSON.parse((await ask('spaces', 'SPACES')).slice('SPACES '.length)) as Record<string, unknown> & {
+        spaces: Record<string, { committed: number; used: number }>;
+      };
+      const mb = (n: unknown) => fmt(Number(n) / 1e6, 1);
+      const inSpaces = Object.entries(all.spaces)
+        .filter(([, s]) => s.committed > 0)
+        .map(([name, s]) => `${name.replace(/_space$/, '')} ${mb(s.committed)} (${mb(s.used)} used)`);
+      return `RSS ${mb(all.rss)}, V8 heap committed ${mb(all.heapTotal)}: ${inSpaces.join(', ')}; external ${mb(all.external)} (array buffers ${mb(all.arrayBuffers)}), V8 malloc ${mb(all.malloced_memory)} (peak ${mb(all.peak_malloced_memory)})`;
+    },
+    snapshot: async (file) => {
+      const [, heap, rss] = (await ask(`snapshot ${file}`, 'SNAPSHOT')).split(' ');
+      return { heap: Number(heap), rss: Number(rss) };
     },
     ask,
     stop: async () => {
@@ -294,6 +317,7 @@ export async function floorSuite(): Promise<void> {
   const baseline = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
   const profileDir = process.env.BENCH_CPU_PROFILE ? resolve(process.env.BENCH_CPU_PROFILE) : undefined;
   const allocationDir = process.env.BENCH_ALLOCATION_PROFILE ? resolve(process.env.BENCH_ALLOCATION_PROFILE) : undefined;
+  const snapshotDir = process.env.BENCH_HEAP_SNAPSHOTS ? resolve(process.env.BENCH_HEAP_SNAPSHOTS) : undefined;
   console.log(
     `\n## The floor: countersign vs a minimal Bolt app doing the same work (${CONCURRENCY} in flight, closed loop on answers, ${ROUNDS} rounds × ${SECONDS} s, alternating)`,
   );
@@ -349,6 +373,14 @@ export async function floorSuite(): Promise<void> {
       const warm = await round(app, sink, 0, Math.max(WARMUP, 2 * USERS.length));
       console.log(`warm-up ${app.label}: ${fmt(Math.max(WARMUP, 2 * USERS.length), 0)} commands, ${describe(warm)}`);
     }
+    const snapshot = async (app: Contender, when: string) => {
+      if (snapshotDir === undefined) return;
+      mkdirSync(snapshotDir, { recursive: true });
+      const file = join(snapshotDir, `${app.label}-${when}.heapsnapshot`);
+      const { heap, rss } = await app.snapshot(file);
+      console.log(`${app.label} ${when}: heap after GC ${fmt(heap / 1e6, 1)} MB, RSS ${fmt(rss / 1e6, 0)} MB (${file})`);
+    };
+    for (const app of apps) await snapshot(app, 'early');
     // BENCH_CPU_PROFILE_APP=floor profiles the floor instead, to compare where the two spend.
     const profiled = (process.env.BENCH_CPU_PROFILE_APP === 'floor' ? apps[0] : apps[1]) as Contender;
     if (profileDir !== undefined) {
@@ -358,7 +390,7 @@ export async function floorSuite(): Promise<void> {
     }
     if (allocationDir !== undefined) {
       mkdirSync(allocationDir, { recursive: true });
-      await profiled.ask('allocations-start', 'SAMPLING');
+      await profiled.ask(`allocations-start ${process.env.BENCH_ALLOCATION_KIND ?? ''}`, 'SAMPLING');
       console.log(`(sampling ${profiled.label}’s allocations: its figures below include the sampler’s overhead)`);
     }
     const results = new Map<string, Round[]>(apps.map((a) => [a.label, []]));
@@ -374,9 +406,12 @@ export async function floorSuite(): Promise<void> {
       const floorR = results.get('floor')?.[r] as Round;
       const oursR = results.get('countersign')?.[r] as Round;
       console.log(
-        `round ${r + 1}: ${line.join(' | ')} | countersign/floor per CPU-s ${fmt((100 * oursR.perCpuSecond) / floorR.perCpuSecond)} %`,
+        `round ${r + 1}: ${line.join(' | ')} | countersign/floor per CPU-s ${fmt((100 * oursR.perCpuSecond) / floorR.perCpuSecond)} %, RSS ${fmt(oursR.rssMb / floorR.rssMb, 2)}×`,
       );
     }
+    // Where each app's RSS is once the rounds are over, before a snapshot's collection moves it.
+    for (const app of apps) console.log(`${app.label} after the rounds: ${await app.spaces()}`);
+    for (const app of apps) await snapshot(app, 'late');
     // The profile covers the rounds only, not the low-load latencies below.
     let profileFile: string | undefined;
     if (profileDir !== undefined) {
@@ -416,13 +451,22 @@ export async function floorSuite(): Promise<void> {
       const cpu = (results.get(app.label) ?? []).map((r) => r.cpuMsEach);
       const rss = (results.get(app.label) ?? []).map((r) => r.rssMb);
       const gc = (results.get(app.label) ?? []).map((r) => r.gcUsEach);
+      const heap = (results.get(app.label) ?? []).map((r) => r.heapMb);
       console.log(
-        `${app.label.padEnd(11)} CPU per command, first ${third} rounds → last ${third}: ${fmt(median(cpu.slice(0, third)), 3)} → ${fmt(median(cpu.slice(-third)), 3)} ms (${fmt((100 * median(cpu.slice(-third))) / median(cpu.slice(0, third)) - 100)} %); GC ${fmt(median(gc.slice(0, third)), 0)} → ${fmt(median(gc.slice(-third)), 0)} µs each; RSS ${fmt(rss[0] as number, 0)} → ${fmt(rss[rss.length - 1] as number, 0)} MB`,
+        `${app.label.padEnd(11)} CPU per command, first ${third} rounds → last ${third}: ${fmt(median(cpu.slice(0, third)), 3)} → ${fmt(median(cpu.slice(-third)), 3)} ms (${fmt((100 * median(cpu.slice(-third))) / median(cpu.slice(0, third)) - 100)} %); GC ${fmt(median(gc.slice(0, third)), 0)} → ${fmt(median(gc.slice(-third)), 0)} µs each; RSS ${fmt(rss[0] as number, 0)} → ${fmt(rss[rss.length - 1] as number, 0)} MB (rounds' max ${fmt(Math.max(...rss), 0)}); heap used ${fmt(heap[0] as number, 0)} → ${fmt(heap[heap.length - 1] as number, 0)} MB`,
       );
     }
     const ratio = ratios('countersign', 'floor');
     console.log(
       `countersign/floor per CPU-s, first ${third} rounds → last ${third}: ${fmt(100 * median(ratio.slice(0, third)))} → ${fmt(100 * median(ratio.slice(-third)))} %`,
+    );
+    // Memory as the goal puts it (within 1.5 times the floor's): each round's RSS, read as it ends,
+    // over the floor's in the same round, so that what both grow by (the replay check's signatures,
+    // a heap V8 sizes by the load) cancels out.
+    const rssRatio = (results.get('countersign') ?? []).map((x, i) => x.rssMb / ((results.get('floor') ?? [])[i] as Round).rssMb);
+    const times = (values: readonly number[]) => values.map((v) => `${fmt(v, 2)}×`).join(' / ');
+    console.log(
+      `countersign/floor RSS: ${fmt(median(rssRatio), 2)}× (median of the rounds' ratios; goal ≤ 1.5×); rounds min / median / max: ${times([Math.min(...rssRatio), median(rssRatio), Math.max(...rssRatio)])}; first ${third} rounds → last ${third}: ${times([median(rssRatio.slice(0, third)), median(rssRatio.slice(-third))])}`,
     );
     if (baseline !== undefined) {
       console.log(
@@ -468,6 +512,11 @@ export async function floorSuite(): Promise<void> {
     if (process.env.BENCH_SHOW_ANSWER) console.log(sink.firstBody('ours'), sink.firstBody('floor'));
     console.log(`countersign's answer: ${shape(sink.firstBody('ours'))}; the floor's: ${shape(sink.firstBody('floor'))}`);
     if (profileFile !== undefined) console.log(summarize(profileFile, 30));
+    if (snapshotDir !== undefined)
+      for (const app of apps)
+        console.log(
+          `${app.label}: ${compareSnapshots(join(snapshotDir, `${app.label}-early.heapsnapshot`), join(snapshotDir, `${app.label}-late.heapsnapshot`), 20)}`,
+        );
     if (allocationFile !== undefined) {
       const answered = (results.get(profiled.label) ?? []).reduce((n, r) => n + r.answered, 0);
       console.log(summarizeAllocations(allocationFile, 30, answered));

@@ -45,6 +45,39 @@ function approvalUrl(links: ApprovalLinks | undefined, workItemId: string): stri
   return url !== undefined && url.length <= LIMITS.buttonUrl ? url : undefined;
 }
 
+/**
+ * An approval as far as a page of the list draws it: its id, step, request, due and completed
+ * dates, and the requester's name when it is text (requesterText draws nothing else). What
+ * remembers a drawn page (slack/surfaces/shown.ts) keeps this, not all the service said; a
+ * property test holds a page drawn from it to the page drawn from the approvals.
+ */
+export type ListedRow = readonly [
+  workItemId: string,
+  workItemName: string,
+  requestName: string,
+  dueDate: string,
+  completedDate: string,
+  requester?: string,
+];
+
+export function listedRow(a: Approval): ListedRow {
+  const requester = a.fields.RequestedByName;
+  return typeof requester === 'string'
+    ? [a.workItemId, a.workItemName, a.requestName, a.dueDate, a.completedDate, requester]
+    : [a.workItemId, a.workItemName, a.requestName, a.dueDate, a.completedDate];
+}
+
+export function fromListedRow([workItemId, workItemName, requestName, dueDate, completedDate, requester]: ListedRow): Approval {
+  return {
+    workItemId,
+    workItemName,
+    requestName,
+    dueDate,
+    completedDate,
+    fields: requester === undefined ? {} : { RequestedByName: requester },
+  };
+}
+
 /** A paging button's value; undefined when the query is too long to carry in one. */
 export function encodePageState(state: PageState): string | undefined {
   const wire: PageStateWire = { u: state.user, q: state.query };

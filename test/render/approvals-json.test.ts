@@ -22,6 +22,7 @@ import { richText, richTextJson } from '../../src/render/rich.js';
 import { messageProblems } from '../../src/render/validate.js';
 import type { Approval } from '../../src/service/schemas.js';
 import { openingOf } from '../../src/slack/surfaces/messages.js';
+import { ShownMemory } from '../../src/slack/surfaces/shown.js';
 import { timeFrame } from '../../src/time/frame.js';
 import { visible } from '../helpers/visible.js';
 
@@ -150,6 +151,24 @@ describe('the /approvals page written as JSON', () => {
         expect(parsed.text).toBe(spec.text);
       }),
       { numRuns: 200, seed: 20261126 },
+    );
+  });
+
+  it('is the same page drawn again from what an instance keeps of it, the fields the list does not draw left out', () => {
+    const extra = fc.dictionary(
+      fc.constantFrom('WorkItemState', 'RequestId', 'EntitlementName', 'BusinessSource'),
+      fc.oneof(text, fc.integer()),
+    );
+    fc.assert(
+      fc.property(input, fc.array(extra, { minLength: 40, maxLength: 40 }), (page, extras) => {
+        const approvals = page.approvals.map((a, i) => ({ ...a, fields: { ...extras[i], ...a.fields } }));
+        const shown = new ShownMemory(() => NOW);
+        shown.drewPage('U0ADA', { query: page.query, approvals });
+        const kept = shown.page('U0ADA', page.query);
+        expect(kept?.query).toEqual(page.query);
+        expect(approvalsPageJson({ ...page, approvals: kept?.approvals ?? [] })).toBe(approvalsPageJson({ ...page, approvals }));
+      }),
+      { numRuns: 100, seed: 20261128 },
     );
   });
 

@@ -9,11 +9,25 @@
 
 import type { ItemsOutcome } from '../../approvals/details.js';
 import type { HomeOutcome } from '../../home/home.js';
+import { fromListedRow, type ListedRow, listedRow } from '../../render/approvals.js';
 import type { Approval, ApprovalQuery } from '../../service/index.js';
 
 export interface ShownPage {
   query: ApprovalQuery;
   approvals: readonly Approval[];
+}
+
+/**
+ * A page as kept: what the list draws of each approval (render/approvals.ts's ListedRow), as one
+ * JSON string. Every page drawn is kept, so each outlives V8's young generation, and V8 sizes the
+ * old generation by how fast it fills: the approvals as the service's answer made them (every
+ * field, an object or a string each) were about 5 KB a page promoted, the largest part of
+ * countersign's RSS above the floor's under load (docs/benchmarks.md, the floor). One flat string
+ * of the fields drawn is under half of that, and the collector marks it without looking inside.
+ */
+interface KeptPage {
+  query: ApprovalQuery;
+  rows: string;
 }
 
 interface Entry<T> {
@@ -57,11 +71,11 @@ function pageKey(userId: string, query: ApprovalQuery): string {
 const KEEP_MS = 30 * 60_000;
 
 export class ShownMemory {
-  readonly #pages: Recent<ShownPage>;
+  readonly #pages: Recent<KeptPage>;
   readonly #items: Recent<ItemsOutcome>;
   readonly #homes: Recent<HomeOutcome>;
 
-  /** `max`: entries of each kind kept (pages are a few kilobytes each). */
+  /** `max`: entries of each kind kept (a page of approvals is a kilobyte or two). */
   constructor(now: () => Date, max = 500) {
     this.#pages = new Recent(now, max, KEEP_MS);
     this.#items = new Recent(now, max, KEEP_MS);
@@ -74,11 +88,12 @@ export class ShownMemory {
    * names another than the one its page was drawn with.
    */
   page(userId: string, query: ApprovalQuery): ShownPage | undefined {
-    return this.#pages.get(pageKey(userId, query));
+    const kept = this.#pages.get(pageKey(userId, query));
+    return kept && { query: kept.query, approvals: (JSON.parse(kept.rows) as ListedRow[]).map(fromListedRow) };
   }
 
   drewPage(userId: string, page: ShownPage): void {
-    this.#pages.set(pageKey(userId, page.query), page);
+    this.#pages.set(pageKey(userId, page.query), { query: page.query, rows: JSON.stringify(page.approvals.map(listedRow)) });
   }
 
   /** The page of a request's items this user's Details window shows. */

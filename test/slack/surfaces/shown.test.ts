@@ -2,9 +2,15 @@
  * What an instance remembers of what it drew: kept a while and within a bound, so that a decision
  * redraws from it, and forgotten after response_url's half hour.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import type { Approval } from '../../../src/service/schemas.js';
 import { ShownMemory } from '../../../src/slack/surfaces/shown.js';
 import { TestClock } from '../../helpers/clock.js';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 const page = (n: number) => ({ query: { 'start-page': n, state: 'pending' as const }, approvals: [] });
 
@@ -39,5 +45,38 @@ describe('ShownMemory', () => {
     shown.drewItems('UADA', '1:A:1', 1, items);
     expect(shown.items('UADA', '1:A:1', 1)).toBe(items);
     expect(shown.items('UGRACE', '1:A:1', 1)).toBeUndefined();
+  });
+
+  it('keeps of a page what the list draws, not the approvals the service answered with', async () => {
+    const shown = new ShownMemory(new TestClock().now);
+    const query = { state: 'pending' as const };
+    // Made apart, so that nothing but the memory could hold them once drawn.
+    const draw = () => {
+      const approval: Approval = {
+        workItemId: '10198:WPDS:1',
+        workItemName: 'Manager Approval',
+        requestName: 'Add Access for Wayne, Bruce',
+        dueDate: '2026-11-20 09:00:00.0',
+        completedDate: '',
+        fields: { RequestedByName: 'Wayne, Bruce', EntitlementName: 'Domain Admins', Notes: 'x'.repeat(100_000) },
+      };
+      shown.drewPage('UADA', { query, approvals: [approval] });
+      return new WeakRef(approval);
+    };
+    const drawn = draw();
+    // A WeakRef's target is held until the task that made it ends.
+    await new Promise((resolve) => setImmediate(resolve));
+    gc();
+    expect(drawn.deref()).toBeUndefined();
+    expect(shown.page('UADA', query)?.approvals).toEqual([
+      {
+        workItemId: '10198:WPDS:1',
+        workItemName: 'Manager Approval',
+        requestName: 'Add Access for Wayne, Bruce',
+        dueDate: '2026-11-20 09:00:00.0',
+        completedDate: '',
+        fields: { RequestedByName: 'Wayne, Bruce' },
+      },
+    ]);
   });
 });
