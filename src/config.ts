@@ -31,6 +31,8 @@ interface CommonConfig {
   readonly remindWindowDays: number;
   /** Digests' calls to the Command Service in flight at once, on all instances sharing the store together. */
   readonly reminderConcurrency: number;
+  /** NOTIFY_INTERVAL: how often each watched approver's pending list is checked for arrivals; undefined: `off`, no arrival messages. */
+  readonly notifyIntervalMs: number | undefined;
   readonly collect: CollectPolicy;
   /** Slash commands one user may send a minute (per instance); 0 turns the limit off. */
   readonly commandsPerMinute: number;
@@ -171,6 +173,10 @@ export class ConfigError extends Error {
 export type Env = Readonly<Record<string, string | undefined>>;
 
 const DEFAULT_DATABASE_URL = 'sqlite:./data/countersign.db';
+
+/** NOTIFY_INTERVAL's default, and its shortest: every approver costs the service a call each interval. */
+export const DEFAULT_NOTIFY_INTERVAL_MS = 5 * 60_000;
+export const SHORTEST_NOTIFY_INTERVAL_MS = 10_000;
 
 /** REMINDER_CONCURRENCY's default: what an on-premises service answers alongside its own users without notice. */
 export const DEFAULT_REMINDER_CONCURRENCY = 4;
@@ -436,6 +442,23 @@ const RULES = {
     example: '4',
     schema: numberFrom(1, 256, '1 to 256: digest queries in flight at once, on all instances together'),
   },
+  NOTIFY_INTERVAL: {
+    example: '5m',
+    schema: z
+      .string()
+      .transform((v, ctx): number | 'off' => {
+        if (v.toLowerCase() === 'off') return 'off';
+        const ms = parseDuration(v);
+        if (ms !== undefined && ms >= SHORTEST_NOTIFY_INTERVAL_MS) return ms;
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'must be a duration like 90s, 10m or 1h, up to 7d (at least 10s: each check is a call to the service per approver), or off',
+        });
+        return z.NEVER;
+      })
+      .optional(),
+  },
   COMMANDS_PER_MINUTE: { example: '20', schema: numberFrom(0, 1000, '0 (no limit) to 1000') },
   COLLECT_ALLOWED_CHANNELS: { example: 'C0123ABCD,C0456EFGH', schema: idList(/^[CG][A-Z0-9]{2,}$/, 'Slack channel ids (C…)') },
   COLLECT_ALLOWED_USERS: { example: 'U0123ABCD,U0456EFGH', schema: idList(/^[UW][A-Z0-9]{2,}$/, 'Slack user ids (U…)') },
@@ -584,9 +607,13 @@ function readService(
   return { approvalUrlTemplate, serviceTimeoutMs, serviceAuth, decisions, serviceTimeZone };
 }
 
-/** What the app does on its own and how much: reminders' window and their calls at once, commands a minute per user. */
-function readOperations(env: Env): Pick<CommonConfig, 'remindWindowDays' | 'reminderConcurrency' | 'commandsPerMinute'> {
+/** What the app does on its own and how much: reminders' window and their calls at once, arrivals' interval, commands a minute per user. */
+function readOperations(
+  env: Env,
+): Pick<CommonConfig, 'remindWindowDays' | 'reminderConcurrency' | 'notifyIntervalMs' | 'commandsPerMinute'> {
+  const notify = read(env, 'NOTIFY_INTERVAL') ?? DEFAULT_NOTIFY_INTERVAL_MS;
   return {
+    notifyIntervalMs: notify === 'off' ? undefined : notify,
     remindWindowDays: read(env, 'REMIND_WINDOW') ?? 3,
     reminderConcurrency: read(env, 'REMINDER_CONCURRENCY') ?? DEFAULT_REMINDER_CONCURRENCY,
     commandsPerMinute: read(env, 'COMMANDS_PER_MINUTE') ?? 20,

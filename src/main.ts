@@ -247,7 +247,9 @@ function slackChat({ config, overrides, logger, now, metrics }: Base, service: S
     metrics,
     approvalLinks,
     detailsOffered: () => service.offers('getApprovalDetails'),
+    decisionsOffered: () => config.decisions !== undefined && service.offers('decision'),
     serviceTimeZone: config.serviceTimeZone,
+    timeZones,
     ...(overrides.perChannelMs === undefined ? {} : { perChannelMs: overrides.perChannelMs }),
     timer: realTimer,
   });
@@ -325,6 +327,9 @@ function slackDeps(
     serviceTimeZone: config.serviceTimeZone,
     approvalLinks,
     chat,
+    arrivals: chat,
+    // Until NOTIFY_INTERVAL is read (config.ts, part A1 of issue 33): arrival messages off.
+    notifyIntervalMs: undefined,
     firstPollMs: runWatcher.firstPollMs,
     announceWithinMs: overrides.announceWithinMs ?? 5_000,
     collectPolicy: config.collect,

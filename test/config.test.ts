@@ -97,6 +97,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ REMINDER_CONCURRENCY: '256' }).reminderConcurrency).toBe(256);
   });
 
+  it('checks each approver for arrivals every 5 min unless NOTIFY_INTERVAL says, 10 s at the shortest, or never with off', () => {
+    expect(loadConfig({}).notifyIntervalMs).toBe(300_000);
+    expect(loadConfig({ NOTIFY_INTERVAL: '10s' }).notifyIntervalMs).toBe(10_000);
+    expect(loadConfig({ NOTIFY_INTERVAL: ' 15m ' }).notifyIntervalMs).toBe(900_000);
+    expect(loadConfig({ NOTIFY_INTERVAL: '1h' }).notifyIntervalMs).toBe(3_600_000);
+    expect(loadConfig({ NOTIFY_INTERVAL: 'off' }).notifyIntervalMs).toBeUndefined();
+    expect(loadConfig({ NOTIFY_INTERVAL: 'OFF' }).notifyIntervalMs).toBeUndefined();
+  });
+
   it('reads the deadline of a service call, 20 s unless SERVICE_TIMEOUT says, from 1 s to 15 min', () => {
     expect(loadConfig({}).serviceTimeoutMs).toBe(20_000);
     expect(loadConfig({ SERVICE_TIMEOUT: '45s' }).serviceTimeoutMs).toBe(45_000);
@@ -215,6 +224,14 @@ describe('loadConfig', () => {
     ['a digest concurrency past 256', { REMINDER_CONCURRENCY: '1000' }, /^REMINDER_CONCURRENCY must be a whole number from 1 to 256/],
     ['a digest concurrency in words', { REMINDER_CONCURRENCY: 'four' }, /^REMINDER_CONCURRENCY must be a whole number from 1 to 256/],
     ['a digest concurrency with a fraction', { REMINDER_CONCURRENCY: '2.5' }, /^REMINDER_CONCURRENCY must be a whole number from 1 to 256/],
+    [
+      'an arrivals interval under 10 s',
+      { NOTIFY_INTERVAL: '5s' },
+      /^NOTIFY_INTERVAL must be a duration like 90s, 10m or 1h, up to 7d \(at least 10s: each check is a call to the service per approver\), or off\. Example: NOTIFY_INTERVAL=5m$/,
+    ],
+    ['an arrivals interval of zero', { NOTIFY_INTERVAL: '0' }, /^NOTIFY_INTERVAL must be a duration like 90s/],
+    ['an arrivals interval in words', { NOTIFY_INTERVAL: 'never' }, /^NOTIFY_INTERVAL must be a duration like 90s.*, or off\./],
+    ['an arrivals interval past a week', { NOTIFY_INTERVAL: '8d' }, /^NOTIFY_INTERVAL must be a duration like 90s/],
   ];
   for (const [name, env, message] of bad) {
     it(`stops on ${name}, naming the variable and showing an example`, () => {

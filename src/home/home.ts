@@ -1,13 +1,15 @@
 /**
  * The App Home tab's content: the user's pending approvals by how they stand (overdue, due today,
  * due soon, later: one call for the soonest due with their credentials, or two when those are all
- * overdue), what they have linked, and their reminder. Someone with nothing linked gets only their
+ * overdue), what they have linked, their reminder and their arrival messages' setting. Someone with nothing linked gets only their
  * (empty) links.
  */
 
 import { noteFailure, noteSuccess } from '../accounts/usage.js';
 import { type DecisionOfferDeps, decidedAmong } from '../approvals/decision-offer.js';
 import { type DueGroups, fetchByDue } from '../approvals/due.js';
+import type { NotifySettings } from '../arrivals/ports.js';
+import { notifySettings } from '../arrivals/settings.js';
 import { reminderPaused } from '../reminders/schedule.js';
 import type { LinkMode } from '../service/credentials.js';
 import type { ApprovalQuery } from '../service/index.js';
@@ -27,10 +29,21 @@ export interface HomeOutcome {
   /** Those of the approvals decided from chat, by id: shown as decided, and left out of the counts. */
   decided?: Map<string, DecisionHold> | undefined;
   reminder?: { reminder: Reminder; paused: boolean };
+  /** Arrival messages as the user has them set; absent where the installation has them off (NOTIFY_INTERVAL off). */
+  notify?: NotifySettings;
 }
 
-/** `frame`: the reader's zone and now, for what is overdue and due today; `soonDays`: REMIND_WINDOW, what counts as soon. */
-export async function loadHome(deps: DecisionOfferDeps, who: Principal, frame: TimeFrame, soonDays: number): Promise<HomeOutcome> {
+/**
+ * `frame`: the reader's zone and now, for what is overdue and due today; `soonDays`: REMIND_WINDOW, what
+ * counts as soon; `arrivals`: whether the installation sends arrival messages (NOTIFY_INTERVAL not off).
+ */
+export async function loadHome(
+  deps: DecisionOfferDeps,
+  who: Principal,
+  frame: TimeFrame,
+  soonDays: number,
+  arrivals = false,
+): Promise<HomeOutcome> {
   const outcome: HomeOutcome = { mode: deps.credentials.mode, links: [] };
   const linked = await deps.credentials.credentialsFor(who, 'findApprovals');
   if (linked !== undefined) {
@@ -52,5 +65,6 @@ export async function loadHome(deps: DecisionOfferDeps, who: Principal, frame: T
   if (outcome.mode === 'trusted-app') outcome.identity = await deps.store.getIdentity(who);
   const reminder = await deps.store.getReminder(who);
   if (reminder !== undefined) outcome.reminder = { reminder, paused: reminderPaused(reminder, linked) };
+  if (arrivals) outcome.notify = await notifySettings(deps, who);
   return outcome;
 }

@@ -1,6 +1,6 @@
 /**
  * The /approvals grammar (docs/using.md, "The /approvals grammar"):
- *   /approvals [pending|completed|all] [key:value …] | show <approval-id> | remind … | help | login | logout | whoami
+ *   /approvals [pending|completed|all] [key:value …] | show <approval-id> | remind … | notify … | help | login | logout | whoami
  * Pure: text and the user's today in, a validated ApprovalQuery (or a help, login, logout, or an
  * Invalid naming the bad part) out. Nothing reaches the service unless it passes here and then
  * the client's own schema.
@@ -18,6 +18,7 @@ import {
 import { readableDay, serviceDateText, serviceDay, type Zones } from '../time/days.js';
 import type { CalendarDay } from '../time/zones.js';
 import { DATE_FORMS, type DateInput, readDateInput, resolveDateInput } from './dates.js';
+import { type NotifyCommand, parseNotify } from './notify.js';
 import { parseRemind, type RemindCommand } from './remind.js';
 import { type Invalid, invalid } from './result.js';
 import { nearest } from './suggest.js';
@@ -37,6 +38,7 @@ export type ApprovalsCommand =
    */
   | { kind: 'decide'; verb: string; approvalId: string | undefined }
   | RemindCommand
+  | NotifyCommand
   | Invalid;
 
 /** The largest page a user may ask for: more would not make a readable chat message. */
@@ -70,7 +72,7 @@ export const APPROVAL_KEYS: Readonly<Record<ApprovalParameter, KeySpec>> = {
 };
 
 const KEY_NAMES = Object.keys(APPROVAL_KEYS) as ApprovalParameter[];
-const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami', 'remind', 'show'] as const;
+const SUBCOMMANDS = ['help', 'login', 'logout', 'whoami', 'remind', 'notify', 'show'] as const;
 
 /**
  * Words people type to decide an approval, as a command: each is answered with the way to decide
@@ -93,7 +95,7 @@ const DECIDE_WORDS = new Set([
 const MAX_TEXT = 256;
 
 export const APPROVALS_USAGE =
-  '/approvals [pending|completed|all] [key:value …] | show <approval-id> | remind [daily|weekdays] [09:00|off|show] | help | login | logout | whoami';
+  '/approvals [pending|completed|all] [key:value …] | show <approval-id> | remind [daily|weekdays] [09:00|off|show] | notify [on|off|quiet HH:MM-HH:MM] | help | login | logout | whoami';
 
 export const SHOW_EXAMPLE = '/approvals show 10198:WPDS:1';
 
@@ -147,6 +149,7 @@ export function readApprovalsCommand(text: string): ApprovalsForm {
       return invalid(`${sub} takes nothing after it; “${extra.text.slice(0, 60)}” is one word too many.`, `/approvals ${sub}`);
     }
     if (sub === 'remind' || sub === 'reminder' || sub === 'reminders') return parseRemind(words.slice(1));
+    if (sub === 'notify' || sub === 'notifications') return parseNotify(words.slice(1));
     if (sub === 'show' || sub === 'details') return parseShow(words.slice(1));
     if (DECIDE_WORDS.has(sub)) return decidePointer(sub, words[1]);
   }
@@ -249,7 +252,13 @@ function strayWord(words: readonly Word[], index: number): Invalid {
   if (!word.quoted && [...SUBCOMMANDS, 'details'].includes(bare))
     return invalid(
       `“${word.text}” is a command of its own: it comes first, without filters.`,
-      bare === 'show' ? SHOW_EXAMPLE : bare === 'remind' ? '/approvals remind weekdays 09:00' : `/approvals ${bare}`,
+      bare === 'show'
+        ? SHOW_EXAMPLE
+        : bare === 'remind'
+          ? '/approvals remind weekdays 09:00'
+          : bare === 'notify'
+            ? '/approvals notify off'
+            : `/approvals ${bare}`,
     );
   const meant = word.quoted ? undefined : nearest(bare, [...APPROVAL_STATES, ...SUBCOMMANDS]);
   return invalid(

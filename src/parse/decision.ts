@@ -6,7 +6,7 @@
  */
 
 import { commentSchema, hasVisibleText, invisibleCharacter, MAX_COMMENT_CHARS, unsafeCharacter } from '../service/query.js';
-import { type DetailsState, type DetailsWire, decodeDetailsWire } from './details.js';
+import { type DetailsState, type DetailsWire, decodeDetailsWire, parseApprovalId } from './details.js';
 
 /** What the confirmation and the outcome say of the approval: words only, never what is sent. */
 export interface DecisionAbout {
@@ -20,10 +20,14 @@ export interface DecisionChoice extends DecisionAbout {
   action: string;
   /** When the Details it was on were drawn (to the second); undefined for a button that does not say. */
   shownAt: Date | undefined;
+  /** The approval, carried by a button in a message (an arrival's): one in the Details modal has it in the modal's metadata. */
+  approvalId?: string | undefined;
 }
 
 /** Short keys: a button value holds 2,000 characters. */
 export interface DecisionChoiceWire {
+  /** The approval's id: only on a button in a message. */
+  a?: string;
   x: string;
   r?: string;
   b?: string;
@@ -53,7 +57,15 @@ export function decodeDecisionChoice(value: string | undefined): DecisionChoice 
   if (typeof wire !== 'object' || wire === null || !isActionName(wire.x)) return undefined;
   // Only ever used to skip a call to the service at the click; the check at Confirm is made whatever it says.
   const shownAt = Number.isSafeInteger(wire.t) && (wire.t as number) > 0 ? new Date((wire.t as number) * 1000) : undefined;
-  return { action: wire.x, requestName: text(wire.r, 300), requestedBy: text(wire.b, 200), step: text(wire.n, 200), shownAt };
+  const approvalId = typeof wire.a === 'string' ? parseApprovalId(wire.a) : undefined;
+  return {
+    action: wire.x,
+    requestName: text(wire.r, 300),
+    requestedBy: text(wire.b, 200),
+    step: text(wire.n, 200),
+    shownAt,
+    ...(approvalId === undefined ? {} : { approvalId }),
+  };
 }
 
 /** The confirmation modal's state: which decision, of which action, over which Details modal. */

@@ -84,6 +84,11 @@ export interface SchedulerOptions {
   workers?: number;
   /** How long a service slot is leased (renewed while held): how soon the slots of an instance that died come free. */
   slotLeaseMs?: number;
+  /**
+   * The service slots, when shared with others (the arrivals' checks): REMINDER_CONCURRENCY then
+   * bounds them all together, and their owner stops them. Made from `concurrency` when not given.
+   */
+  slots?: ServiceSlots;
 }
 
 export interface TickReport {
@@ -97,13 +102,15 @@ export interface TickReport {
 }
 
 export class ReminderScheduler implements ReminderPlanner {
-  readonly #o: Required<SchedulerOptions>;
+  readonly #o: Required<Omit<SchedulerOptions, 'slots'>>;
   readonly #ticker: Ticker<TickReport>;
   readonly #slots: ServiceSlots;
 
-  constructor(options: SchedulerOptions) {
+  readonly #ownSlots: boolean;
+
+  constructor({ slots, ...options }: SchedulerOptions) {
     // REMINDER_CONCURRENCY's default, for a scheduler built without configuration (tests).
-    const concurrency = options.concurrency ?? 4;
+    const concurrency = slots?.limit ?? options.concurrency ?? 4;
     this.#o = {
       tickMs: 5_000,
       spreadMs: 1_000,
@@ -116,14 +123,17 @@ export class ReminderScheduler implements ReminderPlanner {
       concurrency,
     };
     this.#ticker = new Ticker(this.#o.tickMs, () => this.#tick());
-    this.#slots = new ServiceSlots({
-      store: this.#o.store,
-      owner: this.#o.owner,
-      limit: concurrency,
-      now: this.#o.now,
-      logger: this.#o.logger,
-      leaseMs: this.#o.slotLeaseMs,
-    });
+    this.#ownSlots = slots === undefined;
+    this.#slots =
+      slots ??
+      new ServiceSlots({
+        store: this.#o.store,
+        owner: this.#o.owner,
+        limit: concurrency,
+        now: this.#o.now,
+        logger: this.#o.logger,
+        leaseMs: this.#o.slotLeaseMs,
+      });
   }
 
   get windowDays(): number {
@@ -141,7 +151,7 @@ export class ReminderScheduler implements ReminderPlanner {
   }
 
   async stop(): Promise<void> {
-    this.#slots.stop();
+    if (this.#ownSlots) this.#slots.stop();
     await this.#ticker.stop();
   }
 
@@ -280,7 +290,7 @@ export class ReminderScheduler implements ReminderPlanner {
     } catch (error) {
       if (isServiceError(error) && error.kind === 'invalid-token') {
         await store.recordOutcome(who, 'findApprovals', 'rejected', now);
-        return this.#askToRelink(r, who, relinkReason(error), () => release(onward(now)));
+        return this.#askToRelink(r, who, relinkReason(error), () => release(onward(now)), linked.linkedAt);
       }
       // countersign's own sign-in failing (trusted mode) is not the user's to fix: tried again later, like an outage.
       if (
@@ -310,26 +320,38 @@ export class ReminderScheduler implements ReminderPlanner {
     }
     const sent = await this.#send(r, who, () => this.#o.outbox.digest(r.userId, digest));
     await release(onward(resume));
-    return sent;
+    return sent === 'told' ? 'sent' : sent;
   }
 
+  /**
+   * `linkedAt`: the link whose token was refused. The message is told once for it, whichever of the
+   * digests and the arrivals meets the refusal first (a user without a link at all has no arrivals).
+   */
   async #askToRelink(
     r: Reminder,
     who: Principal,
     reason: RelinkReason,
     pause: () => Promise<boolean>,
-  ): Promise<'relinkAsked' | 'skipped' | 'failed'> {
-    const outcome = await this.#send(r, who, () => this.#o.outbox.relink(r.userId, reason));
+    linkedAt?: Date,
+  ): Promise<'relinkAsked' | 'quiet' | 'skipped' | 'failed'> {
+    const outcome = await this.#send(r, who, async () => {
+      if (linkedAt !== undefined && !(await this.#o.store.claimRelinkNotice(who, linkedAt, this.#o.now()))) return 'told';
+      await this.#o.outbox.relink(r.userId, reason);
+    });
     await pause();
+    if (outcome === 'told') return 'quiet';
     return outcome === 'sent' ? 'relinkAsked' : outcome;
   }
 
   /** Marks the digest as sent, then hands it to Slack: at most once, whatever happens after. */
-  async #send(r: Reminder, who: Principal, deliver: () => Promise<void>): Promise<'sent' | 'skipped' | 'failed'> {
+  async #send(
+    r: Reminder,
+    who: Principal,
+    deliver: () => Promise<'told' | undefined> | Promise<void>,
+  ): Promise<'sent' | 'told' | 'skipped' | 'failed'> {
     if (!(await this.#o.store.markReminderSending(who, this.#o.owner, r.nextAt))) return 'skipped';
     try {
-      await deliver();
-      return 'sent';
+      return (await deliver()) === 'told' ? 'told' : 'sent';
     } catch (error) {
       this.#o.logger.error({ user: r.userId, error: (error as Error).message }, 'reminder: Slack did not take the DM');
       return 'failed';

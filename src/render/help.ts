@@ -57,6 +57,15 @@ export function renderApprovalsHelp(): Message {
           '`/approvals remind show` · `/approvals remind off`',
         ].join('\n'),
       ),
+      section(
+        [
+          '*New approvals* (a direct message when one arrives for you, with Details and its decision buttons; on unless you turn it off)',
+          '`/approvals notify` · what is set',
+          '`/approvals notify off` · `/approvals notify on`',
+          '`/approvals notify quiet 19:00-08:00` · none during those hours, in your Slack time zone: they come together when the hours end',
+          '`/approvals notify quiet off`',
+        ].join('\n'),
+      ),
       section(`*Filters* (write \`key:value\` or \`key=value\`; quote values with spaces)\n${keys}`),
       context(
         `Dates: ${DATE_FORMS}, counted in your Slack time zone (7d: the next seven days, today included). page-size is 1 to ${MAX_PAGE_SIZE} (${DEFAULT_PAGE_SIZE} when not given).`,

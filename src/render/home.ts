@@ -13,6 +13,7 @@ import type { ServiceCommandName } from '../store/types.js';
 import { DUE_GROUPS, type DueGroup, type TimeFrame } from '../time/frame.js';
 import { readableInstant } from '../time/write.js';
 import { type ApprovalLinks, approvalBlocks } from './approvals.js';
+import { describeQuietHours } from './arrivals.js';
 import { actions, button, context, header, type Message, section } from './blocks.js';
 import { commandPurpose, permittedWords } from './commands.js';
 import type { DecidedMark } from './decision.js';
@@ -25,7 +26,14 @@ import { oneLine, type Paragraph, code as richCode, richText } from './rich.js';
 const linkedOn = (at: Date, frame: TimeFrame) => `on ${readableInstant(at, frame.zone)}`;
 
 /** next and previous are no longer offered; views published before still carry them, and they refresh. */
-export const HOME_ACTIONS = { refresh: 'home:refresh', next: 'home:next', previous: 'home:previous', unlink: 'home:unlink' } as const;
+export const HOME_ACTIONS = {
+  refresh: 'home:refresh',
+  next: 'home:next',
+  previous: 'home:previous',
+  unlink: 'home:unlink',
+  /** The arrival messages' switch: its value is what it switches them to, `on` or `off`. */
+  notify: 'home:notify',
+} as const;
 /** Approvals Home shows, all groups together: 40 blocks at most, well within a view's 100 with the rest. */
 export const HOME_MAX_ENTRIES = 20;
 /** The value of Home's link buttons: the tab is published again once the user has linked. */
@@ -215,6 +223,7 @@ export function renderHome(input: HomeInput): HomeView {
         : []),
       ...(!approvals && !input.problem ? [section('Link countersign for `findApprovals` to see your approvals here.')] : []),
       section(`*Reminders*\n${reminder ?? 'None. `/approvals remind daily 09:00` sends you a digest of what is overdue or due soon.'}`),
+      ...(outcome.notify === undefined ? [] : notifyBlocks(outcome.notify, input.frame)),
       richText([[{ text: 'Your account', style: { bold: true } }], ...accountLines(outcome, commands, input.frame)]),
       actions('home:account', accountButtons),
       context(
@@ -222,6 +231,21 @@ export function renderHome(input: HomeInput): HomeView {
       ),
     ],
   };
+}
+
+/** The arrival messages' switch: what is set, the quiet hours in the reader's zone, and one button that turns it the other way. */
+function notifyBlocks(notify: NonNullable<HomeOutcome['notify']>, frame: TimeFrame): KnownBlock[] {
+  const quiet =
+    notify.quiet === undefined
+      ? 'No quiet hours (`/approvals notify quiet 19:00-08:00` sets them).'
+      : `Quiet hours ${describeQuietHours(notify.quiet, frame.zone)}: what arrives then comes in one message when they end.`;
+  const text = notify.enabled
+    ? `*New approvals* :bell: On: a direct message when one arrives for you, with its buttons. ${quiet}`
+    : '*New approvals* :no_bell: Off: no message when one arrives for you.';
+  const toggle = notify.enabled
+    ? button({ actionId: HOME_ACTIONS.notify, text: 'Turn off', value: 'off' })
+    : button({ actionId: HOME_ACTIONS.notify, text: 'Turn on', value: 'on', style: 'primary' });
+  return [section(text, toggle)];
 }
 
 /** Someone with nothing linked sees how to link, and nothing else. */

@@ -6,7 +6,7 @@
  * view of the metrics (`forRequest`) travels with its other dependencies and counts it then.
  */
 
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 interface Tracked {
   type: string;
@@ -21,6 +21,9 @@ interface Instruments {
   service: Histogram<'command' | 'status'>;
   slackErrors: Counter<'method' | 'error'>;
   storeErrors: Counter<'operation'>;
+  arrivalChecks: Counter<'outcome'>;
+  arrivalCalls: Histogram;
+  arrivalCycle: Gauge;
 }
 
 function instruments(options: { defaultMetrics?: boolean }): Instruments {
@@ -51,6 +54,23 @@ function instruments(options: { defaultMetrics?: boolean }): Instruments {
       name: 'countersign_store_errors_total',
       help: 'Store operations that failed (database unreachable, constraint, decryption)',
       labelNames: ['operation'],
+      registers: [registry],
+    }),
+    arrivalChecks: new Counter({
+      name: 'countersign_arrival_checks_total',
+      help: 'Checks of an approver’s pending list for arrivals, by outcome (unchanged, primed, changed, relinkAsked, parked, lost, retried, failed)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    arrivalCalls: new Histogram({
+      name: 'countersign_arrival_service_calls_per_check',
+      help: 'Command Service calls one arrivals check made (one for a list that fits a page and nothing new to announce)',
+      buckets: [0, 1, 2, 3, 5, 8, 13],
+      registers: [registry],
+    }),
+    arrivalCycle: new Gauge({
+      name: 'countersign_arrival_cycle_seconds',
+      help: 'How long it takes to check every watched approver once, as this instance last saw it: NOTIFY_INTERVAL, stretched when the service cannot keep it',
       registers: [registry],
     }),
   };
@@ -114,6 +134,15 @@ export class Metrics {
 
   storeError(operation: string): void {
     this.#i.storeErrors.inc({ operation });
+  }
+
+  arrivalCheck(outcome: string, serviceCalls: number): void {
+    this.#i.arrivalChecks.inc({ outcome });
+    this.#i.arrivalCalls.observe(serviceCalls);
+  }
+
+  arrivalCycle(seconds: number): void {
+    this.#i.arrivalCycle.set(seconds);
   }
 
   #mark(tracked: Tracked, outcome: string): void {

@@ -6,6 +6,7 @@
  */
 
 import type { DecideDeps } from '../approvals/decide.js';
+import type { ArrivalOutbox } from '../arrivals/ports.js';
 import type { CollectDeps } from '../collections/ports.js';
 import type { TimeZones } from '../deps.js';
 import type { ReminderDeps } from '../reminders/remind.js';
@@ -26,6 +27,10 @@ export interface SlackDeps extends CollectDeps, ReminderDeps, DecideDeps {
   serviceTimeZone: string | undefined;
   /** APPROVAL_URL_TEMPLATE: "Open" buttons on approvals when set. */
   approvalLinks: ApprovalLinks | undefined;
+  /** Arrival messages: a decision from Slack redraws every one that lists the approval. */
+  arrivals: ArrivalOutbox;
+  /** NOTIFY_INTERVAL: how often approvers' lists are checked for arrivals; undefined when arrival messages are off here. */
+  notifyIntervalMs: number | undefined;
   /** Slash commands one user may send per minute (on this instance). */
   commandsPerMinute: number;
   /**

@@ -8,6 +8,17 @@
 import pg from 'pg';
 import type { Secret } from '../runtime/secret.js';
 import {
+  type ArrivalItemRow,
+  type ArrivalMessageRow,
+  type ArrivalWatchRow,
+  arrivalWatchOf,
+  decidedText,
+  keptArrivalOf,
+  keptMessagesOf,
+  notifySettingOf,
+  summaryText,
+} from './arrival-rows.js';
+import {
   AuditIds,
   type AuditRow,
   type CollectRow,
@@ -51,6 +62,9 @@ import {
 } from './rules.js';
 import { APPLIED_VERSIONS, CREATE_MIGRATIONS_TABLE, pendingMigrations } from './schema.js';
 import type {
+  ArrivalCheckChanges,
+  ArrivalDecided,
+  ArrivalWatch,
   AuditFilter,
   ClaimResult,
   CollectAttempt,
@@ -64,10 +78,14 @@ import type {
   IdentityLink,
   IdentityOutcome,
   IdentitySource,
+  KeptArrival,
+  KeptArrivalMessage,
   KeyUsage,
   LinkedToken,
   LinkSummary,
   NewReminder,
+  NotifySetting,
+  NotifySettingChange,
   PendingConfirmation,
   Principal,
   Reminder,
@@ -100,6 +118,16 @@ function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
+
+/** Linking for findApprovals makes the approver watched, or wakes a watch parked until they linked again. */
+const WAKE_ARRIVAL_WATCH = `INSERT INTO arrival_watches (user_id, team_id, enabled, prime, next_at) VALUES ($1, $2, 1, 1, $3)
+  ON CONFLICT (user_id) DO UPDATE SET
+    team_id = CASE WHEN excluded.team_id <> '' THEN excluded.team_id ELSE arrival_watches.team_id END,
+    next_at = CASE WHEN arrival_watches.next_at IS NULL OR arrival_watches.next_at > excluded.next_at
+      THEN excluded.next_at ELSE arrival_watches.next_at END`;
+
+const ADD_ARRIVAL = `INSERT INTO arrival_items (user_id, approval_id, status, summary, actions, seen_at, message_id, position)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (user_id, approval_id) DO NOTHING`;
 
 /** Any number: it only has to be the same for every instance of countersign. */
 const MIGRATION_LOCK = 0x636f756e;
@@ -196,6 +224,7 @@ export class PostgresStore implements Store {
           ],
         );
       }
+      if (commands.includes('findApprovals')) await client.query(WAKE_ARRIVAL_WATCH, [who.userId, who.teamId, at.getTime()]);
     });
   }
 
@@ -242,12 +271,15 @@ export class PostgresStore implements Store {
   async setIdentity(who: Principal, identity: ServiceIdentity, source: IdentitySource, at: Date): Promise<void> {
     this.#outcomes.forget();
     this.#keys.forgetDecrypted();
-    await this.#query(
-      `INSERT INTO service_identities (team_id, user_id, service_user, authsource, source, linked_at) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (team_id, user_id) DO UPDATE SET service_user = excluded.service_user, authsource = excluded.authsource,
-         source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
-      [who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime()],
-    );
+    await this.#transaction(async (client) => {
+      await client.query(
+        `INSERT INTO service_identities (team_id, user_id, service_user, authsource, source, linked_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (team_id, user_id) DO UPDATE SET service_user = excluded.service_user, authsource = excluded.authsource,
+           source = excluded.source, linked_at = excluded.linked_at, last_used_at = NULL, last_outcome = NULL`,
+        [who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime()],
+      );
+      await client.query(WAKE_ARRIVAL_WATCH, [who.userId, who.teamId, at.getTime()]);
+    });
   }
 
   async deleteIdentities(who: Parameters<Store['deleteIdentities']>[0]): Promise<number> {
@@ -397,6 +429,181 @@ export class PostgresStore implements Store {
 
   async renewServiceSlots(owner: string, until: Date): Promise<number> {
     return (await this.#query('UPDATE service_slots SET until = $1 WHERE owner = $2', [until.getTime(), owner])).rowCount ?? 0;
+  }
+
+  async notifySetting(userId: string): Promise<NotifySetting | undefined> {
+    const { rows } = await this.#query<ArrivalWatchRow>('SELECT * FROM arrival_watches WHERE user_id = $1', [userId]);
+    return rows[0] === undefined ? undefined : notifySettingOf(rows[0]);
+  }
+
+  async setNotify(who: Principal, change: NotifySettingChange, at: Date): Promise<NotifySetting> {
+    return this.#transaction(async (client) => {
+      await client.query(
+        `INSERT INTO arrival_watches (user_id, team_id, enabled, prime, next_at) VALUES ($1, $2, 1, 1, $3)
+         ON CONFLICT (user_id) DO UPDATE SET team_id = CASE WHEN excluded.team_id <> '' THEN excluded.team_id ELSE arrival_watches.team_id END`,
+        [who.userId, who.teamId, at.getTime()],
+      );
+      if ('enabled' in change) {
+        // From off to on: the next check is due now and primes. The right-hand sides read the row as it was.
+        if (change.enabled)
+          await client.query(
+            `UPDATE arrival_watches SET enabled = 1, prime = CASE WHEN enabled = 0 THEN 1 ELSE prime END,
+               next_at = CASE WHEN enabled = 0 THEN $1 ELSE next_at END
+             WHERE user_id = $2`,
+            [at.getTime(), who.userId],
+          );
+        else await client.query('UPDATE arrival_watches SET enabled = 0 WHERE user_id = $1', [who.userId]);
+      } else {
+        await client.query('UPDATE arrival_watches SET quiet_start = $1, quiet_end = $2 WHERE user_id = $3', [
+          change.quiet?.startMinute ?? null,
+          change.quiet?.endMinute ?? null,
+          who.userId,
+        ]);
+      }
+      const { rows } = await client.query<ArrivalWatchRow>('SELECT * FROM arrival_watches WHERE user_id = $1', [who.userId]);
+      return notifySettingOf(rows[0] as ArrivalWatchRow);
+    });
+  }
+
+  async claimDueArrivalWatches(now: Date, owner: string, leaseUntil: Date, nextAt: Date, limit: number): Promise<ArrivalWatch[]> {
+    // SKIP LOCKED: instances claiming at the same moment each take different approvers instead of queueing.
+    const { rows } = await this.#query<ArrivalWatchRow>(
+      `UPDATE arrival_watches SET lease_owner = $1, lease_until = $2, due_at = next_at, next_at = $3
+       WHERE user_id IN (
+         SELECT user_id FROM arrival_watches WHERE enabled = 1 AND next_at <= $4 AND (lease_until IS NULL OR lease_until <= $4)
+         ORDER BY next_at LIMIT $5 FOR UPDATE SKIP LOCKED)
+       AND enabled = 1 AND next_at <= $4 AND (lease_until IS NULL OR lease_until <= $4)
+       RETURNING *`,
+      [owner, leaseUntil.getTime(), nextAt.getTime(), now.getTime(), limit],
+    );
+    return rows.map(arrivalWatchOf);
+  }
+
+  async renewArrivalLeases(owner: string, userIds: readonly string[], until: Date): Promise<number> {
+    if (userIds.length === 0) return 0;
+    const result = await this.#query('UPDATE arrival_watches SET lease_until = $1 WHERE lease_owner = $2 AND user_id = ANY($3::TEXT[])', [
+      until.getTime(),
+      owner,
+      [...userIds],
+    ]);
+    return result.rowCount ?? 0;
+  }
+
+  async pauseArrivalWatch(userId: string, owner: string, claimedNextAt: Date): Promise<boolean> {
+    const result = await this.#query(
+      `UPDATE arrival_watches SET next_at = NULL, prime = 1, lease_owner = NULL, lease_until = NULL
+       WHERE user_id = $1 AND lease_owner = $2 AND next_at = $3`,
+      [userId, owner, claimedNextAt.getTime()],
+    );
+    return result.rowCount === 1;
+  }
+
+  async arrivalItems(userId: string): Promise<KeptArrival[]> {
+    const { rows } = await this.#query<ArrivalItemRow>('SELECT * FROM arrival_items WHERE user_id = $1', [userId]);
+    return rows.map(keptArrivalOf);
+  }
+
+  async saveArrivalCheck(userId: string, owner: string, at: Date, c: ArrivalCheckChanges): Promise<{ announced: string[] } | undefined> {
+    return this.#transaction(async (client) => {
+      // The lease check, and the priming flag cleared when it primed: the row stays locked to the commit.
+      const held = await client.query(
+        'UPDATE arrival_watches SET prime = CASE WHEN $1 THEN 0 ELSE prime END WHERE user_id = $2 AND lease_owner = $3',
+        [c.primed, userId, owner],
+      );
+      if (held.rowCount !== 1) return undefined;
+      const t = at.getTime();
+      for (const a of c.add)
+        await client.query(ADD_ARRIVAL, [userId, a.summary.approvalId, a.status, summaryText(a.summary), '[]', t, null, null]);
+      for (const id of c.back)
+        await client.query('UPDATE arrival_items SET gone_at = NULL WHERE user_id = $1 AND approval_id = $2', [userId, id]);
+      for (const g of c.gone)
+        await client.query(
+          'UPDATE arrival_items SET gone_at = $1, decided = COALESCE(decided, $2) WHERE user_id = $3 AND approval_id = $4 AND gone_at IS NULL',
+          [t, g.decided === undefined ? null : decidedText(g.decided), userId, g.approvalId],
+        );
+      const announced: string[] = [];
+      const m = c.announce;
+      if (m === undefined) return { announced };
+      for (const a of m.approvals) {
+        const position = announced.length < m.listed ? announced.length : null;
+        const actions = JSON.stringify(a.actions);
+        const id = a.summary.approvalId;
+        // A held one moves to the message; a new one is inserted, unless a check before this one recorded it.
+        const moved = await client.query(
+          `UPDATE arrival_items SET status = 'announced', actions = $1, message_id = $2, position = $3
+           WHERE user_id = $4 AND approval_id = $5 AND status = 'held'`,
+          [actions, m.messageId, position, userId, id],
+        );
+        const changed =
+          moved.rowCount === 1 ||
+          (await client.query(ADD_ARRIVAL, [userId, id, 'announced', summaryText(a.summary), actions, t, m.messageId, position]))
+            .rowCount === 1;
+        if (changed) announced.push(id);
+      }
+      if (announced.length > 0)
+        await client.query(
+          'INSERT INTO arrival_messages (id, user_id, team_id, more, after_quiet, at, gone) VALUES ($1, $2, $3, $4, $5, $6, 0)',
+          [m.messageId, userId, m.teamId, Math.max(0, announced.length - m.listed), m.afterQuiet ? 1 : 0, t],
+        );
+      return { announced };
+    });
+  }
+
+  async setArrivalMessage(messageId: string, channel: string, ts: string): Promise<void> {
+    await this.#query('UPDATE arrival_messages SET channel = $1, ts = $2 WHERE id = $3', [channel, ts, messageId]);
+  }
+
+  async forgetArrivalMessage(messageId: string): Promise<void> {
+    await this.#query('UPDATE arrival_messages SET gone = 1 WHERE id = $1', [messageId]);
+  }
+
+  async arrivalMessages(messageIds: readonly string[]): Promise<KeptArrivalMessage[]> {
+    if (messageIds.length === 0) return [];
+    const ids = [...messageIds];
+    const messages = await this.#query<ArrivalMessageRow>(
+      'SELECT * FROM arrival_messages WHERE id = ANY($1::TEXT[]) AND gone = 0 AND ts IS NOT NULL',
+      [ids],
+    );
+    if (messages.rows.length === 0) return [];
+    const items = await this.#query<ArrivalItemRow>(
+      'SELECT * FROM arrival_items WHERE message_id = ANY($1::TEXT[]) AND position IS NOT NULL',
+      [messages.rows.map((r) => r.id)],
+    );
+    return keptMessagesOf(messages.rows, items.rows);
+  }
+
+  async decideArrival(approvalId: string, decided: ArrivalDecided): Promise<KeptArrivalMessage[]> {
+    await this.#query('UPDATE arrival_items SET decided = $1 WHERE approval_id = $2 AND decided IS NULL', [
+      decidedText(decided),
+      approvalId,
+    ]);
+    const { rows } = await this.#query<{ message_id: string }>(
+      'SELECT DISTINCT message_id FROM arrival_items WHERE approval_id = $1 AND message_id IS NOT NULL AND position IS NOT NULL',
+      [approvalId],
+    );
+    return this.arrivalMessages(rows.map((r) => r.message_id));
+  }
+
+  async pruneArrivals(before: Date): Promise<number> {
+    return this.#transaction(async (client) => {
+      const items = await client.query('DELETE FROM arrival_items WHERE gone_at < $1', [before.getTime()]);
+      await client.query(
+        `DELETE FROM arrival_messages WHERE at < $1
+         AND NOT EXISTS (SELECT 1 FROM arrival_items WHERE arrival_items.message_id = arrival_messages.id)`,
+        [before.getTime()],
+      );
+      return items.rowCount ?? 0;
+    });
+  }
+
+  async claimRelinkNotice(who: Principal, linkedAt: Date, at: Date): Promise<boolean> {
+    const result = await this.#query(
+      `INSERT INTO relink_notices (user_id, linked_at, at) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id) DO UPDATE SET linked_at = excluded.linked_at, at = excluded.at
+       WHERE relink_notices.linked_at <> excluded.linked_at`,
+      [who.userId, linkedAt.getTime(), at.getTime()],
+    );
+    return result.rowCount === 1;
   }
 
   async recordCollectStep(e: CollectEvent): Promise<void> {

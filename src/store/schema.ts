@@ -241,6 +241,67 @@ export const MIGRATIONS: readonly Migration[] = [
     // at the few that are not, by when they end, without reading the rest.
     sql: `CREATE INDEX decision_claims_open ON decision_claims (until) WHERE state <> 'done';`,
   },
+  {
+    version: 12,
+    name: 'arrivals: who is watched, what each approver was told of, and the relink message told once',
+    // One watch per approver (by Slack user id: one person, one DM, whichever workspace linked them),
+    // created when they link for findApprovals (and here for those linked already). Its claim leases it
+    // and moves next_at on in one statement; next_at NULL parks it until the user links again.
+    // arrival_items remembers every approval ever on an approver's pending list, so that each is
+    // announced once; arrival_messages the DMs that list them, to be redrawn in place.
+    // relink_notices: the one "link again" message per lapse, shared by the digests and the arrivals.
+    sql: `CREATE TABLE arrival_watches (
+       user_id     TEXT PRIMARY KEY,
+       team_id     TEXT NOT NULL,
+       enabled     INTEGER NOT NULL,
+       quiet_start INTEGER,
+       quiet_end   INTEGER,
+       prime       INTEGER NOT NULL,
+       next_at     BIGINT,
+       due_at      BIGINT,
+       lease_owner TEXT,
+       lease_until BIGINT
+     );
+     CREATE INDEX arrival_watches_next ON arrival_watches (next_at);
+     CREATE TABLE arrival_items (
+       user_id     TEXT NOT NULL,
+       approval_id TEXT NOT NULL,
+       status      TEXT NOT NULL,
+       summary     TEXT NOT NULL,
+       actions     TEXT NOT NULL,
+       seen_at     BIGINT NOT NULL,
+       gone_at     BIGINT,
+       decided     TEXT,
+       message_id  TEXT,
+       position    INTEGER,
+       PRIMARY KEY (user_id, approval_id)
+     );
+     CREATE INDEX arrival_items_approval ON arrival_items (approval_id);
+     CREATE INDEX arrival_items_message ON arrival_items (message_id);
+     CREATE INDEX arrival_items_gone ON arrival_items (gone_at);
+     CREATE TABLE arrival_messages (
+       id          TEXT PRIMARY KEY,
+       user_id     TEXT NOT NULL,
+       team_id     TEXT NOT NULL,
+       channel     TEXT,
+       ts          TEXT,
+       more        INTEGER NOT NULL,
+       after_quiet INTEGER NOT NULL,
+       at          BIGINT NOT NULL,
+       gone        INTEGER NOT NULL
+     );
+     CREATE INDEX arrival_messages_at ON arrival_messages (at);
+     CREATE TABLE relink_notices (
+       user_id   TEXT PRIMARY KEY,
+       linked_at BIGINT NOT NULL,
+       at        BIGINT NOT NULL
+     );
+     INSERT INTO arrival_watches (user_id, team_id, enabled, prime, next_at)
+       SELECT user_id, MAX(team_id), 1, 1, 0 FROM (
+         SELECT user_id, team_id FROM tokens WHERE command = 'findApprovals'
+         UNION SELECT user_id, team_id FROM service_identities) linked
+       GROUP BY user_id;`,
+  },
 ];
 
 /** Run first, every start: a no-op once the table exists, whichever release created it. */

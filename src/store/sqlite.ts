@@ -8,6 +8,17 @@ import { dirname } from 'node:path';
 import Database from '#sqlite';
 import type { Secret } from '../runtime/secret.js';
 import {
+  type ArrivalItemRow,
+  type ArrivalMessageRow,
+  type ArrivalWatchRow,
+  arrivalWatchOf,
+  decidedText,
+  keptArrivalOf,
+  keptMessagesOf,
+  notifySettingOf,
+  summaryText,
+} from './arrival-rows.js';
+import {
   AuditIds,
   type AuditRow,
   type AuditValues,
@@ -53,6 +64,9 @@ import {
 } from './rules.js';
 import { APPLIED_VERSIONS, CREATE_MIGRATIONS_TABLE, pendingMigrations } from './schema.js';
 import type {
+  ArrivalCheckChanges,
+  ArrivalDecided,
+  ArrivalWatch,
   AuditFilter,
   ClaimResult,
   CollectAttempt,
@@ -66,10 +80,14 @@ import type {
   IdentityLink,
   IdentityOutcome,
   IdentitySource,
+  KeptArrival,
+  KeptArrivalMessage,
   KeyUsage,
   LinkedToken,
   LinkSummary,
   NewReminder,
+  NotifySetting,
+  NotifySettingChange,
   PendingConfirmation,
   Principal,
   Reminder,
@@ -180,6 +198,85 @@ function prepare(db: Database.Database) {
       `UPDATE reminders SET next_at = ?, due_at = ?, time_zone = ?, paused_at = CASE WHEN ? = 1 THEN ? ELSE paused_at END,
          lease_owner = NULL, lease_until = NULL
        WHERE team_id = ? AND user_id = ? AND lease_owner = ? AND next_at = ?`,
+    ),
+    // Linking for findApprovals makes the approver watched, or wakes a watch parked until they linked again.
+    wakeArrivalWatch: db.prepare<[string, string, number]>(
+      `INSERT INTO arrival_watches (user_id, team_id, enabled, prime, next_at) VALUES (?, ?, 1, 1, ?)
+       ON CONFLICT (user_id) DO UPDATE SET
+         team_id = CASE WHEN excluded.team_id <> '' THEN excluded.team_id ELSE arrival_watches.team_id END,
+         next_at = CASE WHEN arrival_watches.next_at IS NULL OR arrival_watches.next_at > excluded.next_at
+           THEN excluded.next_at ELSE arrival_watches.next_at END`,
+    ),
+    arrivalWatch: db.prepare<[string], ArrivalWatchRow>('SELECT * FROM arrival_watches WHERE user_id = ?'),
+    makeArrivalWatch: db.prepare<[string, string, number]>(
+      `INSERT INTO arrival_watches (user_id, team_id, enabled, prime, next_at) VALUES (?, ?, 1, 1, ?)
+       ON CONFLICT (user_id) DO UPDATE SET team_id = CASE WHEN excluded.team_id <> '' THEN excluded.team_id ELSE arrival_watches.team_id END`,
+    ),
+    // From off to on: the next check is due now and primes. The right-hand sides read the row as it was.
+    switchArrivalsOn: db.prepare<[number, string]>(
+      `UPDATE arrival_watches SET enabled = 1, prime = CASE WHEN enabled = 0 THEN 1 ELSE prime END,
+         next_at = CASE WHEN enabled = 0 THEN ? ELSE next_at END
+       WHERE user_id = ?`,
+    ),
+    switchArrivalsOff: db.prepare<[string]>('UPDATE arrival_watches SET enabled = 0 WHERE user_id = ?'),
+    setQuiet: db.prepare<[number | null, number | null, string]>(
+      'UPDATE arrival_watches SET quiet_start = ?, quiet_end = ? WHERE user_id = ?',
+    ),
+    claimArrivalWatches: db.prepare<[string, number, number, number, number, number], ArrivalWatchRow>(
+      `UPDATE arrival_watches SET lease_owner = ?, lease_until = ?, due_at = next_at, next_at = ?
+       WHERE rowid IN (SELECT rowid FROM arrival_watches
+         WHERE enabled = 1 AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at LIMIT ?)
+       RETURNING *`,
+    ),
+    renewArrivalLeases: db.prepare<[number, string, string]>(
+      'UPDATE arrival_watches SET lease_until = ? WHERE lease_owner = ? AND user_id IN (SELECT value FROM json_each(?))',
+    ),
+    pauseArrivalWatch: db.prepare<[string, string, number]>(
+      `UPDATE arrival_watches SET next_at = NULL, prime = 1, lease_owner = NULL, lease_until = NULL
+       WHERE user_id = ? AND lease_owner = ? AND next_at = ?`,
+    ),
+    // The lease check of a save, and the priming flag cleared when it primed: one statement.
+    holdArrivalWatch: db.prepare<[0 | 1, string, string]>(
+      'UPDATE arrival_watches SET prime = CASE WHEN ? = 1 THEN 0 ELSE prime END WHERE user_id = ? AND lease_owner = ?',
+    ),
+    arrivalItems: db.prepare<[string], ArrivalItemRow>('SELECT * FROM arrival_items WHERE user_id = ?'),
+    addArrival: db.prepare<[string, string, string, string, string, number, string | null, number | null]>(
+      `INSERT INTO arrival_items (user_id, approval_id, status, summary, actions, seen_at, message_id, position)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, approval_id) DO NOTHING`,
+    ),
+    announceHeld: db.prepare<[string, string, number | null, string, string]>(
+      `UPDATE arrival_items SET status = 'announced', actions = ?, message_id = ?, position = ?
+       WHERE user_id = ? AND approval_id = ? AND status = 'held'`,
+    ),
+    arrivalBack: db.prepare<[string, string]>('UPDATE arrival_items SET gone_at = NULL WHERE user_id = ? AND approval_id = ?'),
+    arrivalGone: db.prepare<[number, string | null, string, string]>(
+      `UPDATE arrival_items SET gone_at = ?, decided = COALESCE(decided, ?)
+       WHERE user_id = ? AND approval_id = ? AND gone_at IS NULL`,
+    ),
+    insertArrivalMessage: db.prepare<[string, string, string, number, 0 | 1, number]>(
+      'INSERT INTO arrival_messages (id, user_id, team_id, more, after_quiet, at, gone) VALUES (?, ?, ?, ?, ?, ?, 0)',
+    ),
+    setArrivalMessage: db.prepare<[string, string, string]>('UPDATE arrival_messages SET channel = ?, ts = ? WHERE id = ?'),
+    forgetArrivalMessage: db.prepare<[string]>('UPDATE arrival_messages SET gone = 1 WHERE id = ?'),
+    arrivalMessages: db.prepare<[string], ArrivalMessageRow>(
+      'SELECT * FROM arrival_messages WHERE id IN (SELECT value FROM json_each(?)) AND gone = 0 AND ts IS NOT NULL',
+    ),
+    arrivalMessageItems: db.prepare<[string], ArrivalItemRow>(
+      'SELECT * FROM arrival_items WHERE message_id IN (SELECT value FROM json_each(?)) AND position IS NOT NULL',
+    ),
+    decideArrival: db.prepare<[string, string]>('UPDATE arrival_items SET decided = ? WHERE approval_id = ? AND decided IS NULL'),
+    messagesListing: db.prepare<[string], { message_id: string }>(
+      'SELECT DISTINCT message_id FROM arrival_items WHERE approval_id = ? AND message_id IS NOT NULL AND position IS NOT NULL',
+    ),
+    pruneArrivalItems: db.prepare<[number]>('DELETE FROM arrival_items WHERE gone_at < ?'),
+    pruneArrivalMessages: db.prepare<[number]>(
+      `DELETE FROM arrival_messages WHERE at < ?
+       AND NOT EXISTS (SELECT 1 FROM arrival_items WHERE arrival_items.message_id = arrival_messages.id)`,
+    ),
+    claimRelinkNotice: db.prepare<[string, number, number]>(
+      `INSERT INTO relink_notices (user_id, linked_at, at) VALUES (?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET linked_at = excluded.linked_at, at = excluded.at
+       WHERE relink_notices.linked_at <> excluded.linked_at`,
     ),
     // Only ever INSERT: the trail is evidence, and nothing here updates or deletes its rows.
     insertAudit: db.prepare<AuditValues>(INSERT_AUDIT),
@@ -409,6 +506,7 @@ export class SqliteStore implements Store {
             account?.serviceUser === undefined ? null : (account.authsource ?? null),
           );
         }
+        if (commands.includes('findApprovals')) this.#sql.wakeArrivalWatch.run(who.userId, who.teamId, at.getTime());
       })();
     });
   }
@@ -449,7 +547,10 @@ export class SqliteStore implements Store {
       this.#outcomes.forget();
       this.#keys.forgetDecrypted();
       this.#links.clear();
-      this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
+      this.#db.transaction(() => {
+        this.#sql.upsertIdentity.run(who.teamId, who.userId, identity.serviceUser, identity.authsource ?? null, source, at.getTime());
+        this.#sql.wakeArrivalWatch.run(who.userId, who.teamId, at.getTime());
+      })();
     });
   }
 
@@ -581,6 +682,129 @@ export class SqliteStore implements Store {
         ).changes === 1
       );
     });
+  }
+
+  notifySetting(userId: string): Promise<NotifySetting | undefined> {
+    return this.#patiently(() => {
+      const row = this.#sql.arrivalWatch.get(userId);
+      return row === undefined ? undefined : notifySettingOf(row);
+    });
+  }
+
+  setNotify(who: Principal, change: NotifySettingChange, at: Date): Promise<NotifySetting> {
+    return this.#patiently(() =>
+      this.#db.transaction(() => {
+        this.#sql.makeArrivalWatch.run(who.userId, who.teamId, at.getTime());
+        if ('enabled' in change) {
+          if (change.enabled) this.#sql.switchArrivalsOn.run(at.getTime(), who.userId);
+          else this.#sql.switchArrivalsOff.run(who.userId);
+        } else {
+          this.#sql.setQuiet.run(change.quiet?.startMinute ?? null, change.quiet?.endMinute ?? null, who.userId);
+        }
+        return notifySettingOf(this.#sql.arrivalWatch.get(who.userId) as ArrivalWatchRow);
+      })(),
+    );
+  }
+
+  claimDueArrivalWatches(now: Date, owner: string, leaseUntil: Date, nextAt: Date, limit: number): Promise<ArrivalWatch[]> {
+    return this.#patiently(() =>
+      this.#sql.claimArrivalWatches
+        .all(owner, leaseUntil.getTime(), nextAt.getTime(), now.getTime(), now.getTime(), limit)
+        .map(arrivalWatchOf),
+    );
+  }
+
+  renewArrivalLeases(owner: string, userIds: readonly string[], until: Date): Promise<number> {
+    return this.#patiently(() =>
+      userIds.length === 0 ? 0 : this.#sql.renewArrivalLeases.run(until.getTime(), owner, JSON.stringify(userIds)).changes,
+    );
+  }
+
+  pauseArrivalWatch(userId: string, owner: string, claimedNextAt: Date): Promise<boolean> {
+    return this.#patiently(() => this.#sql.pauseArrivalWatch.run(userId, owner, claimedNextAt.getTime()).changes === 1);
+  }
+
+  arrivalItems(userId: string): Promise<KeptArrival[]> {
+    return this.#patiently(() => this.#sql.arrivalItems.all(userId).map(keptArrivalOf));
+  }
+
+  saveArrivalCheck(userId: string, owner: string, at: Date, c: ArrivalCheckChanges): Promise<{ announced: string[] } | undefined> {
+    return this.#patiently(() =>
+      this.#db.transaction((): { announced: string[] } | undefined => {
+        if (this.#sql.holdArrivalWatch.run(c.primed ? 1 : 0, userId, owner).changes !== 1) return undefined;
+        const t = at.getTime();
+        for (const a of c.add)
+          this.#sql.addArrival.run(userId, a.summary.approvalId, a.status, summaryText(a.summary), '[]', t, null, null);
+        for (const id of c.back) this.#sql.arrivalBack.run(userId, id);
+        for (const g of c.gone) this.#sql.arrivalGone.run(t, g.decided === undefined ? null : decidedText(g.decided), userId, g.approvalId);
+        const announced: string[] = [];
+        const m = c.announce;
+        if (m === undefined) return { announced };
+        for (const a of m.approvals) {
+          const position = announced.length < m.listed ? announced.length : null;
+          const actions = JSON.stringify(a.actions);
+          const id = a.summary.approvalId;
+          // A held one moves to the message; a new one is inserted, unless a check before this one recorded it.
+          const changed =
+            this.#sql.announceHeld.run(actions, m.messageId, position, userId, id).changes === 1 ||
+            this.#sql.addArrival.run(userId, id, 'announced', summaryText(a.summary), actions, t, m.messageId, position).changes === 1;
+          if (changed) announced.push(id);
+        }
+        if (announced.length > 0)
+          this.#sql.insertArrivalMessage.run(
+            m.messageId,
+            userId,
+            m.teamId,
+            Math.max(0, announced.length - m.listed),
+            m.afterQuiet ? 1 : 0,
+            t,
+          );
+        return { announced };
+      })(),
+    );
+  }
+
+  setArrivalMessage(messageId: string, channel: string, ts: string): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.setArrivalMessage.run(channel, ts, messageId);
+    });
+  }
+
+  forgetArrivalMessage(messageId: string): Promise<void> {
+    return this.#patiently(() => {
+      this.#sql.forgetArrivalMessage.run(messageId);
+    });
+  }
+
+  arrivalMessages(messageIds: readonly string[]): Promise<KeptArrivalMessage[]> {
+    return this.#patiently(() => this.#messages(messageIds));
+  }
+
+  #messages(messageIds: readonly string[]): KeptArrivalMessage[] {
+    if (messageIds.length === 0) return [];
+    const ids = JSON.stringify(messageIds);
+    return keptMessagesOf(this.#sql.arrivalMessages.all(ids), this.#sql.arrivalMessageItems.all(ids));
+  }
+
+  decideArrival(approvalId: string, decided: ArrivalDecided): Promise<KeptArrivalMessage[]> {
+    return this.#patiently(() => {
+      this.#sql.decideArrival.run(decidedText(decided), approvalId);
+      return this.#messages(this.#sql.messagesListing.all(approvalId).map((r) => r.message_id));
+    });
+  }
+
+  pruneArrivals(before: Date): Promise<number> {
+    return this.#patiently(() =>
+      this.#db.transaction(() => {
+        const items = this.#sql.pruneArrivalItems.run(before.getTime()).changes;
+        this.#sql.pruneArrivalMessages.run(before.getTime());
+        return items;
+      })(),
+    );
+  }
+
+  claimRelinkNotice(who: Principal, linkedAt: Date, at: Date): Promise<boolean> {
+    return this.#patiently(() => this.#sql.claimRelinkNotice.run(who.userId, linkedAt.getTime(), at.getTime()).changes === 1);
   }
 
   recordCollectStep(e: CollectEvent): Promise<void> {

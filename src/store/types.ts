@@ -104,6 +104,101 @@ export interface ReminderRelease {
   pausedAt?: Date | null;
 }
 
+/** Quiet hours in the approver's own zone: minutes after midnight; start > end wraps midnight. */
+export interface QuietMinutes {
+  startMinute: number;
+  endMinute: number;
+}
+
+/** An approver's arrival messages: on (the default) or off, and their quiet hours. */
+export interface NotifySetting {
+  enabled: boolean;
+  quiet: QuietMinutes | undefined;
+}
+
+/** A change to it: switching on makes the next check prime; `quiet: null` takes quiet hours away. */
+export type NotifySettingChange = { enabled: boolean } | { quiet: QuietMinutes | null };
+
+/** One approver whose pending list is checked for arrivals, as a claim leased it. */
+export interface ArrivalWatch extends Principal {
+  quiet: QuietMinutes | undefined;
+  /** The next check records what is there and announces nothing (first check, relinked after a pause, switched on). */
+  prime: boolean;
+  /** When this check was due: how late it is taken says how long a cycle takes. */
+  dueAt: Date;
+  /** When the next check is due (the claim moved it on). */
+  nextAt: Date;
+}
+
+/** What a DM says of one approval, as the service wrote it. */
+export interface KeptSummary {
+  approvalId: string;
+  workItemName: string;
+  requestName: string;
+  requestedBy: string;
+  dueDate: string;
+}
+
+export interface ArrivalDecided {
+  action: string;
+  /** A Slack user id. */
+  by: string;
+  at: Date;
+}
+
+/**
+ * An approval remembered on an approver's pending list. primed: there when the list was first read
+ * (never announced); held: arrived in quiet hours, to be sent when they end; announced: recorded for
+ * a DM (messageId), before it was posted.
+ */
+export interface KeptArrival {
+  approvalId: string;
+  status: 'primed' | 'held' | 'announced';
+  summary: KeptSummary;
+  /** The decision buttons its DM offers ([] = Details only). */
+  actions: string[];
+  seenAt: Date;
+  /** Seen gone from the list at a check. */
+  goneAt: Date | undefined;
+  /** Decided from Slack, as the decision's hold says. */
+  decided: ArrivalDecided | undefined;
+  messageId: string | undefined;
+}
+
+/** A DM listing arrivals: its entries are the approvals it lists, in order. */
+export interface KeptArrivalMessage {
+  id: string;
+  teamId: string;
+  userId: string;
+  /** Undefined until Slack took it (or when it never did). */
+  channel: string | undefined;
+  ts: string | undefined;
+  more: number;
+  afterQuiet: boolean;
+  at: Date;
+  entries: KeptArrival[];
+}
+
+/** What one check changed, written at once, and only while its watch is still leased to the checker. */
+export interface ArrivalCheckChanges {
+  /** The check primed: the flag is cleared. */
+  primed: boolean;
+  /** Approvals recorded without a message: there at priming, or held for quiet hours. */
+  add: Array<{ status: 'primed' | 'held'; summary: KeptSummary }>;
+  /** Remembered as gone, and on the list again. */
+  back: string[];
+  /** Gone from the list, with the decision from Slack that took it when there was one. */
+  gone: Array<{ approvalId: string; decided: ArrivalDecided | undefined }>;
+  /** New (or held, now sent) approvals announced in one message, in its order. */
+  announce?: {
+    messageId: string;
+    teamId: string;
+    approvals: Array<{ summary: KeptSummary; actions: string[] }>;
+    listed: number;
+    afterQuiet: boolean;
+  };
+}
+
 /** The database could not be reached (or went away mid-statement): worth trying again shortly. */
 export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {
@@ -466,6 +561,49 @@ export interface Store {
   releaseServiceSlot(owner: string, slot: number): Promise<void>;
   /** Extends every slot `owner` holds to `until`; returns how many. */
   renewServiceSlots(owner: string, until: Date): Promise<number>;
+
+  /** An approver's arrival setting; undefined when they never had a watch (on, no quiet hours, by default). */
+  notifySetting(userId: string): Promise<NotifySetting | undefined>;
+  /** Changes it (making the watch when there is none); switching on from off makes the next check, due at once, prime. */
+  setNotify(who: Principal, change: NotifySettingChange, at: Date): Promise<NotifySetting>;
+  /**
+   * Leases up to `limit` watches that are on and due at `now` to `owner` until `leaseUntil`, and
+   * moves their next check to `nextAt`, in one statement: as claimDueReminders, each is taken by one
+   * taker, and again once its lease runs out. A check that changes nothing writes nothing more.
+   */
+  claimDueArrivalWatches(now: Date, owner: string, leaseUntil: Date, nextAt: Date, limit: number): Promise<ArrivalWatch[]>;
+  /** Extends `owner`'s leases on these approvers' watches (checks under way) to `until`; returns how many. */
+  renewArrivalLeases(owner: string, userIds: readonly string[], until: Date): Promise<number>;
+  /**
+   * Parks the watch until the user links again (setToken for findApprovals, setIdentity) and makes
+   * that check prime. Only its lease holder can, and not once the user linked since the claim (its
+   * next check is then no longer `claimedNextAt`). False when nothing was parked.
+   */
+  pauseArrivalWatch(userId: string, owner: string, claimedNextAt: Date): Promise<boolean>;
+  /** Every approval remembered for the approver, gone ones included. */
+  arrivalItems(userId: string): Promise<KeptArrival[]>;
+  /**
+   * Writes a check's changes in one transaction, only while `owner` holds the watch: undefined when
+   * it no longer does (nothing written, nothing to send). `announced`: the approvals recorded for the
+   * message, in order (one recorded already by another check is left out); the message is recorded
+   * only when there is one.
+   */
+  saveArrivalCheck(userId: string, owner: string, at: Date, changes: ArrivalCheckChanges): Promise<{ announced: string[] } | undefined>;
+  /** The DM Slack took for a recorded message: where to redraw it. */
+  setArrivalMessage(messageId: string, channel: string, ts: string): Promise<void>;
+  /** Slack can no longer update the DM: it is redrawn no more. */
+  forgetArrivalMessage(messageId: string): Promise<void>;
+  /** Posted DMs still redrawable, with their entries. */
+  arrivalMessages(messageIds: readonly string[]): Promise<KeptArrivalMessage[]>;
+  /** Notes a decision from Slack on every approver's remembered approval; returns the posted DMs that list it. */
+  decideArrival(approvalId: string, decided: ArrivalDecided): Promise<KeptArrivalMessage[]>;
+  /** Forgets approvals gone before `before`, and DMs older than it that list none kept; returns how many approvals. */
+  pruneArrivals(before: Date): Promise<number>;
+  /**
+   * The "link again" message, once per lapse whichever feature meets it first (digests, arrivals):
+   * true the first time for the link made at `linkedAt`, false after.
+   */
+  claimRelinkNotice(who: Principal, linkedAt: Date, at: Date): Promise<boolean>;
 
   /** Appends a step of a collection attempt to the audit trail: rows are only ever added, never changed or removed. */
   recordCollectStep(event: CollectEvent): Promise<void>;

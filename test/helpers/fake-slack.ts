@@ -56,6 +56,11 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
+/** The channel Slack answers a post with: a user's DM with the app (D…) for a user id, else the channel itself. */
+export function dmChannel(channel: string): string {
+  return /^[UW]/.test(channel) ? `D${channel.slice(1)}` : channel;
+}
+
 /** A Web API call as a handler sees it: the Authorization header too, since app-level tokens travel there. */
 export type ApiHandler = (call: { params: URLSearchParams; authorization: string | undefined }) => Record<string, unknown>;
 
@@ -141,6 +146,12 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
           res.writeHead(200, { 'content-type': 'application/json' });
           return res.end(JSON.stringify({ ok: false, error: 'not_in_channel' }));
         }
+        // Slack delivers a message posted to a user id in their DM with the app, and answers with that
+        // DM's channel (D…); the DM is updated by it, never by the user id.
+        if (method === 'chat.update' && /^[UW]/.test(params.get('channel') ?? '')) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify({ ok: false, error: 'channel_not_found' }));
+        }
         if (method === 'chat.update') {
           updated.push({
             channel: params.get('channel') ?? '',
@@ -180,7 +191,11 @@ export async function startFakeSlack(options: { now?: () => number } = {}): Prom
                 : method === 'usergroups.users.list'
                   ? { ok: true, users: userGroups.get(params.get('usergroup') ?? '') ?? [] }
                   : method === 'chat.postMessage'
-                    ? { ok: true, channel: params.get('channel'), ts: `1700000000.${String(posts.length).padStart(6, '0')}` }
+                    ? {
+                        ok: true,
+                        channel: dmChannel(params.get('channel') ?? ''),
+                        ts: `1700000000.${String(posts.length).padStart(6, '0')}`,
+                      }
                     : { ok: true };
         res.writeHead(200, { 'content-type': 'application/json' });
         return res.end(JSON.stringify(answer));

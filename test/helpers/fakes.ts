@@ -6,6 +6,7 @@
 import type { RespondArguments } from '@slack/bolt';
 import { storedTokens, trustedApplication } from '../../src/accounts/credentials.js';
 import { AppSession } from '../../src/accounts/trusted-app.js';
+import type { ArrivalMessage } from '../../src/arrivals/ports.js';
 import type { CollectStatus } from '../../src/collections/runs.js';
 import { type CollectPolicy, readDecisions } from '../../src/config.js';
 import { nextOccurrence } from '../../src/reminders/schedule.js';
@@ -181,6 +182,8 @@ export interface FakeDepsOptions {
   /** DECISION_REQUEST (and its companions) as an operator would set them; unset: no decisions. */
   decisions?: Record<string, string>;
   decisionHoldMs?: number;
+  /** NOTIFY_INTERVAL; unset: arrival messages off, as with `off`. */
+  notifyIntervalMs?: number;
 }
 
 export function fakeDeps(options: FakeDepsOptions = {}) {
@@ -192,6 +195,12 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
   const posted: Array<{ channel: string; status: CollectStatus }> = [];
   /** The user groups whose members were asked of the chat port, in order. */
   const groupLookups: string[] = [];
+  /** What the arrivals' outbox was asked, in order. */
+  const arrivalCalls: Array<
+    | { kind: 'announce'; message: ArrivalMessage }
+    | { kind: 'redraw'; channel: string; ts: string; message: ArrivalMessage }
+    | { kind: 'already-waiting'; userId: string; count: number }
+  > = [];
   let responseUrlFails = false;
   const respond = async (r: RespondArguments | PreparedBody) => {
     fake.events.push('respond');
@@ -254,6 +263,20 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
         return options.groups?.[group] ?? [];
       },
     },
+    arrivals: {
+      announce: async (message) => {
+        arrivalCalls.push({ kind: 'announce', message });
+        return { channel: `D${message.userId.slice(1)}`, ts: `1700000000.${String(arrivalCalls.length).padStart(6, '0')}` };
+      },
+      redraw: async (channel, ts, message) => {
+        arrivalCalls.push({ kind: 'redraw', channel, ts, message });
+        return 'updated';
+      },
+      alreadyWaiting: async (userId, count) => {
+        arrivalCalls.push({ kind: 'already-waiting', userId, count });
+      },
+    },
+    notifyIntervalMs: options.notifyIntervalMs,
     collectPolicy: {
       allowedChannels: [],
       allowedUsers: [],
@@ -276,5 +299,5 @@ export function fakeDeps(options: FakeDepsOptions = {}) {
   const failResponseUrl = () => {
     responseUrlFails = true;
   };
-  return { deps, fake, logs, responses, posted, groupLookups, respond, link, failResponseUrl };
+  return { deps, fake, logs, responses, posted, groupLookups, arrivalCalls, respond, link, failResponseUrl };
 }

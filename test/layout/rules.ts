@@ -27,7 +27,7 @@ export interface Part {
   why: string;
 }
 
-export const USE_CASES = ['approvals/', 'collections/', 'accounts/', 'reminders/', 'home/'] as const;
+export const USE_CASES = ['approvals/', 'collections/', 'accounts/', 'reminders/', 'arrivals/', 'home/'] as const;
 
 /** Packages that do I/O: a pure part reaches none of them, nor slack/. */
 export const IO_MODULES = [

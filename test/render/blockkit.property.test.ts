@@ -10,12 +10,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DetailsOutcome } from '../../src/approvals/details.js';
 import { groupByDue } from '../../src/approvals/due.js';
+import type { ArrivalEntry } from '../../src/arrivals/ports.js';
 import type { CollectStatus, LiveStatus } from '../../src/collections/runs.js';
 import { approvalPages } from '../../src/config.js';
 import type { HomeOutcome } from '../../src/home/home.js';
 import type { DetailsOrigin, DetailsState } from '../../src/parse/details.js';
 import { buildDigest } from '../../src/reminders/digest.js';
 import { renderApprovalsPage } from '../../src/render/approvals.js';
+import { renderArrivals } from '../../src/render/arrivals.js';
 import type { Message } from '../../src/render/blocks.js';
 import {
   renderCollectConfirmation,
@@ -278,6 +280,39 @@ describe('every message, modal and Home view, over generated service data', () =
             approvalLinks: withLinks ? links : undefined,
             details: withDetails,
           });
+          expectSafeMessage(m);
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  it('an arrival message: any approvals, waiting with any actions, decided or gone, with more and after quiet hours', () => {
+    const entry = fc.record<ArrivalEntry>({
+      approval: fc.record({
+        approvalId: fc.oneof(fc.constantFrom('10001:WPDS:1', `99999999999999:${'W'.repeat(64)}:9999999999`), hostile),
+        workItemName: hostile,
+        requestName: hostile,
+        requestedBy: fc.oneof(fc.constant(''), hostile),
+        dueDate: timestamp,
+      }),
+      state: fc.oneof(
+        fc.record({ kind: fc.constant('waiting' as const), actions: fc.array(hostile, { maxLength: 25 }) }),
+        fc.record({ kind: fc.constant('decided' as const), action: hostile, by: fc.constantFrom('U0ADA', 'U0EVE'), at: fc.constant(AT) }),
+        fc.record({ kind: fc.constant('gone' as const), at: fc.constant(AT) }),
+      ),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(entry, { minLength: 1, maxLength: 7 }),
+        fc.integer({ min: 0, max: 10_000 }),
+        fc.boolean(),
+        fc.boolean(),
+        (entries, more, afterQuiet, withLinks) => {
+          const m = renderArrivals(
+            { userId: 'U0ADA', entries, more, afterQuiet },
+            { frame: FRAME, details: true, decisions: true, approvalLinks: withLinks ? links : undefined },
+          );
           expectSafeMessage(m);
         },
       ),

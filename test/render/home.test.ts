@@ -227,3 +227,31 @@ describe('Unlink’s dialog', () => {
     );
   });
 });
+
+describe('renderHome’s switch for new approvals', () => {
+  const buttonsOf = (view: { blocks: unknown[] }) =>
+    (view.blocks as Array<{ type: string; accessory?: { action_id: string; value?: string; text: { text: string } } }>).flatMap((b) =>
+      b.accessory ? [b.accessory] : [],
+    );
+
+  it('says it is on, with the quiet hours in the reader’s zone, and offers to turn it off', () => {
+    const view = renderHome({ links, commands, notify: { enabled: true, quiet: { startMinute: 19 * 60, endMinute: 8 * 60 } } });
+    expect(visible(view.blocks)).toContain('*New approvals* :bell: On: a direct message when one arrives for you');
+    expect(visible(view.blocks)).toContain('Quiet hours 19:00–08:00 London time');
+    expect(buttonsOf(view)).toEqual([
+      expect.objectContaining({ action_id: HOME_ACTIONS.notify, value: 'off', text: expect.objectContaining({ text: 'Turn off' }) }),
+    ]);
+  });
+
+  it('says it is off, and offers to turn it on', () => {
+    const view = renderHome({ links, commands, notify: { enabled: false, quiet: undefined } });
+    expect(visible(view.blocks)).toContain('*New approvals* :no_bell: Off');
+    expect(buttonsOf(view)).toEqual([expect.objectContaining({ action_id: HOME_ACTIONS.notify, value: 'on' })]);
+  });
+
+  it('says nothing of it where the installation has arrival messages off', () => {
+    const view = renderHome({ links, commands });
+    expect(visible(view.blocks)).not.toContain('New approvals');
+    expect(buttonsOf(view)).toEqual([]);
+  });
+});

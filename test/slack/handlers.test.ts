@@ -339,3 +339,34 @@ describe('the request middleware', () => {
     }
   });
 });
+
+describe('/approvals notify', () => {
+  it('shows and changes the setting, the quiet hours in the user’s zone', async () => {
+    const t = build({ zone: 'Europe/London', notifyIntervalMs: 300_000 });
+    await t.link();
+    for (const text of ['notify quiet 19:00-08:00', 'notify off', 'notify']) await approvalsCommand(t.deps)(t.commandArgs(text));
+    await t.deps.background.drain();
+    const [quiet, off, shown] = t.responses.map((r) => JSON.stringify(r));
+    expect(quiet).toContain('Quiet hours 19:00–08:00 London time: what arrives then comes in one message when they end.');
+    expect(off).toContain('Done: No messages when approvals arrive.');
+    expect(shown).toContain('No messages when approvals arrive.');
+    expect(shown).toContain('Quiet hours kept for when they are on: 19:00–08:00 London time.');
+    // Nothing of it reaches the service.
+    expect(t.fake.calls).toEqual([]);
+  });
+
+  it('names what is wrong, with the right form', async () => {
+    const t = build({ notifyIntervalMs: 300_000 });
+    await approvalsCommand(t.deps)(t.commandArgs('notify quiet 19:00'));
+    await t.deps.background.drain();
+    expect(texts(t.responses)).toContain('is not a range of hours');
+    expect(texts(t.responses)).toContain('/approvals notify quiet 19:00-08:00');
+  });
+
+  it('says so where the installation has arrival messages off (NOTIFY_INTERVAL off)', async () => {
+    const t = build();
+    await approvalsCommand(t.deps)(t.commandArgs('notify on'));
+    await t.deps.background.drain();
+    expect(texts(t.responses)).toContain('turned off for everyone in this workspace');
+  });
+});

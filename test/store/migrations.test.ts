@@ -533,6 +533,31 @@ for (const [name, backend] of Object.entries(backends)) {
   });
 }
 
+for (const [name, backend] of Object.entries(backends)) {
+  describe.skipIf(!backend.available)(`${name} migration 12, arrivals`, () => {
+    it('watches every approver linked for findApprovals already, each first check priming (a link for any workspace too), and no one else', async () => {
+      const raw = await backend.create('v3');
+      try {
+        await fill(raw);
+        const store = await raw.open();
+        try {
+          expect(await store.notifySetting('UADA')).toEqual({ enabled: true, quiet: undefined });
+          expect(await store.notifySetting('UOPS')).toBeUndefined();
+          const claimed = await store.claimDueArrivalWatches(at, 'a', new Date(ms(MINUTE)), new Date(ms(5 * MINUTE)), 10);
+          expect(claimed.map((w) => [w.userId, w.teamId, w.prime]).sort()).toEqual([
+            ['UADA', 'T1', true],
+            ['UBOB', '', true],
+          ]);
+        } finally {
+          await store.close();
+        }
+      } finally {
+        await raw.close();
+      }
+    });
+  });
+}
+
 describe.skipIf(!backends.postgres?.available)('postgres migrations, several instances', () => {
   it('lets instances starting together on an empty schema all open, each migration applied once', async () => {
     const raw = await backends.postgres?.create('empty');

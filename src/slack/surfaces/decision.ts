@@ -2,7 +2,7 @@
  * A decision's window, once it is submitted: what came of it (or what went wrong, in the translator's
  * words), then the Details underneath and the list it came from, as the approval now stands, drawn
  * from what the decision read of it and what this instance drew of them, so that no more is asked
- * of the service than the decision itself did.
+ * of the service than the decision itself did; and every arrival message that lists it, in the background.
  */
 
 import type { View } from '@slack/types';
@@ -15,6 +15,7 @@ import type { Approval, ApprovalDetails } from '../../service/schemas.js';
 import type { Principal } from '../../store/index.js';
 import type { SlackDeps } from '../deps.js';
 import { clockOf } from '../transport/payload.js';
+import { redrawArrivals } from './arrivals.js';
 import { showDetails, showKnownDetails } from './details.js';
 import { approvalsAsked, failureMessage } from './failure.js';
 import { redrawList } from './list.js';
@@ -31,6 +32,8 @@ export async function showDecided(
   comment: string,
 ): Promise<void> {
   deps.metrics.outcome(`decision_${outcome.kind.replace('-', '_')}`);
+  // Decided now, by this decision or before it: no arrival message may still offer it.
+  if (decidedNow(outcome)) redrawArrivals(deps, state.details.approvalId);
   await updateDecision(deps, client, viewId, state, await outcomeView(deps, who, state, outcome, comment));
   await drawnAgain(deps, client, who, state, outcome);
 }

@@ -23,7 +23,8 @@ export async function publishHome(
 ): Promise<void> {
   const { frame } = await clockOf(deps, who.userId);
   const windowDays = deps.reminders.windowDays;
-  const outcome = (justDecided && deps.shown.home(who.userId)) || (await loadHome(deps, who, frame, windowDays));
+  const outcome =
+    (justDecided && deps.shown.home(who.userId)) || (await loadHome(deps, who, frame, windowDays, deps.notifyIntervalMs !== undefined));
   deps.shown.drewHome(who.userId, outcome);
   const decided = new Map(outcome.decided ?? []);
   if (justDecided !== undefined) decided.set(justDecided.approval.workItemId, justDecided.hold);

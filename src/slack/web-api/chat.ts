@@ -11,16 +11,20 @@
  */
 
 import { WebClient } from '@slack/web-api';
+import type { ArrivalOutbox } from '../../arrivals/ports.js';
 import type { CollectChat } from '../../collections/ports.js';
 import type { SlackCredentials } from '../../config.js';
+import type { TimeZones } from '../../deps.js';
 import type { ReminderOutbox } from '../../reminders/scheduler.js';
 import type { ApprovalLinks } from '../../render/approvals.js';
+import { renderAlreadyWaiting, renderArrivals } from '../../render/arrivals.js';
 import type { Message } from '../../render/blocks.js';
 import { renderCollectFailedDm, renderCollectStatus } from '../../render/collect.js';
 import { renderDigest, renderReminderRelink } from '../../render/reminders.js';
 import { type Logger, SaidOncePerMinute } from '../../runtime/logger.js';
 import type { Metrics } from '../../runtime/metrics.js';
 import type { Timer } from '../../runtime/timer.js';
+import { timeFrame } from '../../time/frame.js';
 import { SlackPacing } from './slack-pacing.js';
 
 /** How long a message is tried again while Slack answers 429; past it, it is given up. */
@@ -63,15 +67,19 @@ export interface ChatOptions {
   approvalLinks: ApprovalLinks | undefined;
   /** Whether digests offer Details: while the service offers getApprovalDetails. */
   detailsOffered?: () => boolean;
-  /** COMMAND_SERVICE_TIME_ZONE: runs' lengths on the real clock. */
+  /** Whether arrival messages offer decision buttons: while DECISION_REQUEST is set and the service does not refuse it. */
+  decisionsOffered?: () => boolean;
+  /** COMMAND_SERVICE_TIME_ZONE: runs' lengths on the real clock, and due dates in each reader's zone. */
   serviceTimeZone?: string | undefined;
+  /** Users' zones: an arrival message writes due dates in its reader's (UTC when not given or not known). */
+  timeZones?: TimeZones;
   groupTtlMs?: number;
   perChannelMs?: number;
   /** What the pacing and the waits after a 429 wait on (realTimer; tests move their own). */
   timer: Timer;
 }
 
-export function createChat(client: WebClient, options: ChatOptions): CollectChat & ReminderOutbox {
+export function createChat(client: WebClient, options: ChatOptions): CollectChat & ReminderOutbox & ArrivalOutbox {
   const { logger, now, metrics, timer } = options;
   const groupTtlMs = options.groupTtlMs ?? 5 * 60_000;
   const perChannelMs = options.perChannelMs ?? 1_000;
@@ -122,26 +130,49 @@ export function createChat(client: WebClient, options: ChatOptions): CollectChat
       }
     }
   };
-  /** A bot may post to a user id: Slack delivers it in the app's Messages tab. */
+  /** A bot may post to a user id: Slack delivers it in the app's Messages tab, and answers with the DM's own channel (D…). */
   const post = async (channel: string, message: Message) => {
     const res = await paced(channel, () =>
       counted('chat.postMessage', () => client.chat.postMessage({ channel, text: message.text, blocks: message.blocks })),
     );
-    return { ts: String(res.ts ?? '') };
+    return { ts: String(res.ts ?? ''), channel: typeof res.channel === 'string' && res.channel !== '' ? res.channel : undefined };
+  };
+  const update = async (channel: string, ts: string, message: Message): Promise<'updated' | 'gone'> => {
+    try {
+      await paced(channel, () =>
+        counted('chat.update', () => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks })),
+      );
+      return 'updated';
+    } catch (error) {
+      if (MESSAGE_GONE.test((error as Error).message)) return 'gone';
+      throw error;
+    }
+  };
+  /** An arrival message as its reader reads it: due dates in their zone, the buttons the installation offers now. */
+  const arrivalMessage = async (message: Parameters<ArrivalOutbox['announce']>[0]) => {
+    const zone = await options.timeZones?.lookup(message.userId);
+    return renderArrivals(message, {
+      frame: timeFrame(now(), zone, options.serviceTimeZone),
+      details: options.detailsOffered?.() ?? false,
+      decisions: options.decisionsOffered?.() ?? false,
+      approvalLinks: options.approvalLinks,
+    });
   };
   return {
-    postStatus: (channel, status) => post(channel, renderCollectStatus(status, options.serviceTimeZone)),
-    async updateStatus(channel, ts, status) {
-      const message = renderCollectStatus(status, options.serviceTimeZone);
-      try {
-        await paced(channel, () =>
-          counted('chat.update', () => client.chat.update({ channel, ts, text: message.text, blocks: message.blocks })),
-        );
-        return 'updated';
-      } catch (error) {
-        if (MESSAGE_GONE.test((error as Error).message)) return 'gone';
-        throw error;
-      }
+    postStatus: async (channel, status) => ({ ts: (await post(channel, renderCollectStatus(status, options.serviceTimeZone))).ts }),
+    updateStatus: (channel, ts, status) => update(channel, ts, renderCollectStatus(status, options.serviceTimeZone)),
+    async announce(message) {
+      const posted = await post(message.userId, await arrivalMessage(message));
+      // chat.update takes the DM's channel, not the user id it was posted to.
+      if (posted.channel === undefined)
+        logger.warn({ user: message.userId }, 'chat.postMessage answered without a channel; the arrival message cannot be redrawn');
+      return { channel: posted.channel ?? message.userId, ts: posted.ts };
+    },
+    async redraw(channel, ts, message) {
+      return update(channel, ts, await arrivalMessage(message));
+    },
+    async alreadyWaiting(userId, count) {
+      await post(userId, renderAlreadyWaiting(count));
     },
     async tellAborted(userId, report) {
       await post(userId, renderCollectFailedDm(report));

@@ -1,10 +1,12 @@
 import type { WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArrivalMessage, ArrivalState } from '../../../src/arrivals/ports.js';
 import type { CollectStatus } from '../../../src/collections/runs.js';
 import { silentLogger } from '../../../src/runtime/logger.js';
 import { Metrics } from '../../../src/runtime/metrics.js';
 import { Secret } from '../../../src/runtime/secret.js';
 import { createChat, slackClients } from '../../../src/slack/web-api/chat.js';
+import { slackTimeZones } from '../../../src/slack/web-api/timezones.js';
 import { eventually } from '../../helpers/eventually.js';
 import { type FakeSlack, startFakeSlack } from '../../helpers/fake-slack.js';
 import { ManualTimer } from '../../helpers/timer.js';
@@ -169,5 +171,79 @@ describe('createChat against Slack’s rate limits (a real WebClient, a stand-in
       expect((postsTo(u)[0]?.at ?? 0) - limitedAt).toBeGreaterThanOrEqual(1_990);
     }
     expect(postsTo('UFIRST')).toHaveLength(2);
+  });
+});
+
+describe('createChat as the arrivals’ outbox (a real WebClient, a stand-in Slack)', () => {
+  const timer = new ManualTimer();
+  let slack: FakeSlack;
+  beforeAll(async () => {
+    slack = await startFakeSlack({ now: timer.now });
+    slack.timeZones.set('UARRIVE', 'America/New_York');
+  });
+  afterAll(async () => {
+    await slack.close();
+  });
+  const chat = () => {
+    const client = slackClients({ botToken: new Secret('xoxb-0000-1111-arrivals'), signingSecret: new Secret('x'), apiUrl: slack.apiUrl });
+    return createChat(client.messages, {
+      logger: silentLogger,
+      now: () => new Date('2026-11-23T13:30:00Z'),
+      metrics: new Metrics({ defaultMetrics: false }),
+      approvalLinks: undefined,
+      detailsOffered: () => true,
+      decisionsOffered: () => true,
+      serviceTimeZone: 'Europe/London',
+      timeZones: slackTimeZones(client.lookups, silentLogger, () => new Date('2026-11-23T13:30:00Z')),
+      perChannelMs: 0,
+      timer,
+    });
+  };
+  const message = (state: ArrivalState): ArrivalMessage => ({
+    userId: 'UARRIVE',
+    entries: [
+      {
+        approval: {
+          approvalId: '10198:WPDS:1',
+          workItemName: 'Step',
+          requestName: 'Request',
+          requestedBy: 'Jane',
+          dueDate: '2026-11-24 17:00:00.0',
+        },
+        state,
+      },
+    ],
+    more: 0,
+    afterQuiet: false,
+  });
+
+  it('posts to the user and redraws the DM by the channel Slack answered (D…), never by the user id', async () => {
+    const c = chat();
+    const sent = await timer.run(c.announce(message({ kind: 'waiting', actions: ['Accepted'] })));
+    expect(sent.channel).toBe('DARRIVE');
+    const post = slack.posted().find((p) => p.channel === 'UARRIVE');
+    expect(sent.ts).not.toBe('');
+    // Written in the reader's zone, found by users.info.
+    expect(post?.text).toContain('Due Tue 24 Nov 2026, 12:00 New York time');
+    expect(JSON.stringify(post?.blocks)).toContain('Decide: Accepted');
+    const decided = message({ kind: 'decided', action: 'Accepted', by: 'UARRIVE', at: new Date('2026-11-23T13:35:00Z') });
+    expect(await timer.run(c.redraw(sent.channel, sent.ts, decided))).toBe('updated');
+    const update = slack.updates().at(-1);
+    expect(update).toMatchObject({ channel: 'DARRIVE', ts: sent.ts });
+    expect(JSON.stringify(update?.blocks)).not.toContain('Decide: Accepted');
+    expect(update?.text).toContain('Accepted by you');
+    // Slack cannot update a DM by the user id: had the outbox kept it, the redraw would find the message gone.
+    expect(await timer.run(c.redraw('UARRIVE', sent.ts, decided))).toBe('gone');
+  });
+
+  it('says a DM is gone when Slack can no longer update it', async () => {
+    slack.handle('chat.update', () => ({ ok: false, error: 'message_not_found' }));
+    expect(await timer.run(chat().redraw('DARRIVE', '1.1', message({ kind: 'gone', at: new Date('2026-11-23T13:35:00Z') })))).toBe('gone');
+  });
+
+  it('sends the first check’s one line to the user', async () => {
+    await timer.run(chat().alreadyWaiting('UARRIVE', 3));
+    expect(slack.posted().at(-1)).toMatchObject({ channel: 'UARRIVE' });
+    expect(slack.posted().at(-1)?.text).toContain('3 approvals already wait for you');
   });
 });

@@ -15,16 +15,18 @@ import type { WebClient } from '@slack/web-api';
 import { type ChoiceCheck, checkChoice } from '../../../approvals/choose.js';
 import { recordAsked, startDecision } from '../../../approvals/decide.js';
 import { commentAsked } from '../../../approvals/decision-offer.js';
-import { type DecisionState, decodeDecisionChoice } from '../../../parse/decision.js';
-import { decodeDetailsMetadata } from '../../../parse/details.js';
+import { type DecisionChoice, type DecisionState, decodeDecisionChoice } from '../../../parse/decision.js';
+import { type DetailsState, decodeDetailsMetadata } from '../../../parse/details.js';
 import { decisionCheckingView, decisionConfirmView, decisionFailureView, decisionRefusedAtClickView } from '../../../render/decision.js';
 import { detailsNoticeView } from '../../../render/details.js';
 import { translateFailure } from '../../../render/errors.js';
-import { md, oneLine } from '../../../render/rich.js';
+import { md, oneLine, richMessage } from '../../../render/rich.js';
 import { isServiceError } from '../../../service/errors.js';
 import type { Principal } from '../../../store/index.js';
 import type { SlackDeps } from '../../deps.js';
+import { redrawArrivals } from '../../surfaces/arrivals.js';
 import { showDetails, updateDetails } from '../../surfaces/details.js';
+import { ephemeral } from '../../surfaces/messages.js';
 import { principalOf } from '../../transport/payload.js';
 
 type Args = SlackActionMiddlewareArgs<BlockButtonAction> & AllMiddlewareArgs;
@@ -40,8 +42,11 @@ export function decisionChooseAction(deps: SlackDeps) {
     await ack();
     const who = principalOf(body);
     const view = body.view;
-    const details = decodeDetailsMetadata(view?.private_metadata);
     const choice = decodeDecisionChoice(action.value);
+    // A button in a message (an arrival's) carries its approval; it opens the confirmation, as one in Details pushes it.
+    if (view === undefined && choice?.approvalId !== undefined)
+      return chooseFromMessage(deps, client, body, who, { ...choice, approvalId: choice.approvalId });
+    const details = decodeDetailsMetadata(view?.private_metadata);
     if (view?.id === undefined || details === undefined || choice === undefined) {
       deps.logger.warn({ user: who.userId }, 'unreadable decision control');
       if (view?.id !== undefined && details !== undefined)
@@ -65,41 +70,102 @@ export function decisionChooseAction(deps: SlackDeps) {
       details,
       about: { requestName: choice.requestName, requestedBy: choice.requestedBy, step: choice.step },
     };
-    const checking = checkChoice(deps, who, { approvalId: details.approvalId, action: choice.action, shownAt: choice.shownAt }).catch(
-      (error: unknown): ChoiceCheck => ({ kind: 'unchecked', error }),
-    );
-    const early = await within(checking, PUSH_WITHIN_MS);
-    let pushedId: string | undefined;
-    try {
-      // First: the trigger is good for 3 seconds only.
-      const pushed = await client.views.push({
-        trigger_id: body.trigger_id,
-        view: early === undefined ? decisionCheckingView(state) : answerView(deps, who, state, early),
-      });
-      pushedId = pushed.view?.id;
-    } catch (error) {
-      deps.logger.warn({ user: who.userId, error: (error as Error).message }, 'views.push of the decision failed');
-      const said = oneLine((error as Error).message, 200);
-      await updateDetails(
-        deps,
-        client,
-        view.id,
-        detailsNoticeView(details, [
-          ['The confirmation could not be opened (Slack said: ', said, '). Nothing was sent; open the approval again to decide it.'],
-        ]),
-        details,
-      );
-      return;
-    }
-    const check = early ?? (await checking);
-    if (early === undefined && pushedId === undefined)
-      deps.logger.warn({ user: who.userId }, 'views.push answered without a view id; the check cannot be shown');
-    if (early === undefined && pushedId !== undefined)
-      await client.views
-        .update({ view_id: pushedId, view: answerView(deps, who, state, check) })
-        .catch((error: unknown) => deps.logger.warn({ error: (error as Error).message }, 'views.update of the decision check failed'));
-    await afterCheck(deps, client, who, state, check);
+    const viewId = view.id;
+    await choose(deps, client, who, state, choice, {
+      verb: 'views.push',
+      show: (shown) => client.views.push({ trigger_id: body.trigger_id, view: shown }),
+      cannot: (said) =>
+        updateDetails(
+          deps,
+          client,
+          viewId,
+          detailsNoticeView(details, [
+            ['The confirmation could not be opened (Slack said: ', said, '). Nothing was sent; open the approval again to decide it.'],
+          ]),
+          details,
+        ),
+    });
   };
+}
+
+/**
+ * A decision button in a message: no modal underneath, so the confirmation is opened with the click's
+ * trigger (not pushed), and the click always asks the service first (a message may be clicked hours
+ * after it was drawn). Submitted, it takes the one path every decision takes.
+ */
+async function chooseFromMessage(
+  deps: SlackDeps,
+  client: WebClient,
+  body: BlockButtonAction,
+  who: Principal,
+  choice: DecisionChoice & { approvalId: string },
+): Promise<void> {
+  const responseUrl = typeof body.response_url === 'string' ? body.response_url : undefined;
+  const details: DetailsState = { approvalId: choice.approvalId, origin: { kind: 'digest' }, page: 1, responseUrl };
+  const state: DecisionState = {
+    decisionId: startDecision(deps, who, choice.approvalId),
+    action: choice.action,
+    parentViewId: undefined,
+    details,
+    about: { requestName: choice.requestName, requestedBy: choice.requestedBy, step: choice.step },
+  };
+  await choose(
+    deps,
+    client,
+    who,
+    state,
+    { ...choice, shownAt: undefined },
+    {
+      verb: 'views.open',
+      show: (shown) => client.views.open({ trigger_id: body.trigger_id, view: shown }),
+      cannot: async (said) => {
+        if (responseUrl === undefined) return;
+        await deps.responder
+          .to(responseUrl)(
+            ephemeral(
+              richMessage([
+                ['The confirmation could not be opened (Slack said: ', said, '). Nothing was sent; click the button again to decide it.'],
+              ]),
+            ),
+          )
+          .catch((error: unknown) => deps.logger.warn({ error: (error as Error).message }, 'could not say the confirmation failed'));
+      },
+    },
+  );
+}
+
+/** How a confirmation is shown where the click was: pushed over Details, or opened over a message. */
+interface Shower {
+  verb: 'views.push' | 'views.open';
+  show(view: View): Promise<{ view?: { id?: string } }>;
+  /** Slack would not show it: say so where the click was. */
+  cannot(said: string): Promise<void>;
+}
+
+async function choose(deps: SlackDeps, client: WebClient, who: Principal, state: DecisionState, choice: DecisionChoice, shower: Shower) {
+  const { approvalId } = state.details;
+  const checking = checkChoice(deps, who, { approvalId, action: choice.action, shownAt: choice.shownAt }).catch(
+    (error: unknown): ChoiceCheck => ({ kind: 'unchecked', error }),
+  );
+  const early = await within(checking, PUSH_WITHIN_MS);
+  let shownId: string | undefined;
+  try {
+    // First: the trigger is good for 3 seconds only.
+    const shown = await shower.show(early === undefined ? decisionCheckingView(state) : answerView(deps, who, state, early));
+    shownId = shown.view?.id;
+  } catch (error) {
+    deps.logger.warn({ user: who.userId, error: (error as Error).message }, `${shower.verb} of the decision failed`);
+    await shower.cannot(oneLine((error as Error).message, 200));
+    return;
+  }
+  const check = early ?? (await checking);
+  if (early === undefined && shownId === undefined)
+    deps.logger.warn({ user: who.userId }, `${shower.verb} answered without a view id; the check cannot be shown`);
+  if (early === undefined && shownId !== undefined)
+    await client.views
+      .update({ view_id: shownId, view: answerView(deps, who, state, check) })
+      .catch((error: unknown) => deps.logger.warn({ error: (error as Error).message }, 'views.update of the decision check failed'));
+  await afterCheck(deps, client, who, state, check);
 }
 
 /** The check's answer, or undefined when it has not come within `ms`. */
@@ -175,4 +241,6 @@ async function afterCheck(deps: SlackDeps, client: WebClient, who: Principal, st
     await showDetails(deps, client, state.parentViewId, who, state.details).catch((error: unknown) =>
       deps.logger.warn({ error: (error as Error).message }, 'could not draw the details again after a refused click'),
     );
+  // A button in an arrival message offered it: the messages that list it are drawn again as it now stands.
+  if (check.kind === 'refused' && state.parentViewId === undefined) redrawArrivals(deps, approvalId);
 }

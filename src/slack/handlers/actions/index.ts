@@ -11,7 +11,7 @@ import { type Route, routeByName } from '../../transport/routes.js';
 import { confirmAction } from './confirm.js';
 import { decisionChooseAction } from './decision.js';
 import { detailsButtonAction, detailsPageAction, detailsRefreshAction, detailsRelinkAction, detailsSelectAction } from './details.js';
-import { homePageAction, homeUnlinkAction } from './home.js';
+import { homeNotifyAction, homePageAction, homeUnlinkAction } from './home.js';
 import { linkWayAction } from './link-way.js';
 import { pagingAction } from './paging.js';
 import { relinkAction } from './relink.js';
@@ -38,6 +38,7 @@ function actionRoutes(): ReadonlyMap<string, Make> {
   on([LINK_WAY_ACTION], linkWayAction);
   on([HOME_ACTIONS.refresh, HOME_ACTIONS.next, HOME_ACTIONS.previous], homePageAction);
   on([HOME_ACTIONS.unlink], homeUnlinkAction);
+  on([HOME_ACTIONS.notify], homeNotifyAction);
   on([DETAILS_ACTIONS.open], detailsButtonAction);
   on([DETAILS_ACTIONS.select], detailsSelectAction);
   on([DETAILS_ACTIONS.next, DETAILS_ACTIONS.previous, DETAILS_ACTIONS.retry], detailsPageAction);

@@ -10,6 +10,7 @@ import { decisionsOffered } from '../../../approvals/decision-offer.js';
 import { searchApprovals } from '../../../approvals/search.js';
 import { resolveApprovalsCommand } from '../../../parse/approvals.js';
 import { remind } from '../../../reminders/remind.js';
+import { renderNotify } from '../../../render/arrivals.js';
 import { renderInvalid } from '../../../render/errors.js';
 import { renderApprovalsHelp, renderDecidePointer } from '../../../render/help.js';
 import { renderLoggedOut, renderWhoami } from '../../../render/link.js';
@@ -23,6 +24,7 @@ import { openLinkModal } from '../../surfaces/login.js';
 import { ephemeral } from '../../surfaces/messages.js';
 import { clockOf, principalOf } from '../../transport/payload.js';
 import type { Respond } from '../../web-api/responder.js';
+import { notifyAnswer } from './notify.js';
 import { approvalsRead } from './read.js';
 
 export function approvalsCommand(deps: SlackDeps) {
@@ -64,6 +66,8 @@ export function approvalsCommand(deps: SlackDeps) {
           }
           case 'remind':
             return void (await respond(ephemeral(renderRemind(await remind(deps, who, parsed, zone)))));
+          case 'notify':
+            return void (await respond(ephemeral(renderNotify(await notifyAnswer(deps, who, parsed, zone)))));
           case 'decide':
             return void (await respond(ephemeral(renderDecidePointer(parsed.verb, parsed.approvalId, decisionsOffered(deps)))));
           default:
