@@ -93,6 +93,8 @@ function referenceData(n: number, dir: string): { file: string; tokens: string[]
 /** Calls to the store by method, for both instances together: what one check costs. */
 class StoreCalls {
   readonly counts = new Map<string, number>();
+  /** When each approver's watch was claimed: the time between two claims of one approver is a cycle. */
+  readonly claims = new Map<string, number[]>();
   wrap(store: Store): Store {
     return new Proxy(store, {
       get: (object, property, receiver) => {
@@ -100,18 +102,33 @@ class StoreCalls {
         if (typeof value !== 'function' || property === 'close') return typeof value === 'function' ? value.bind(object) : value;
         return (...args: unknown[]) => {
           this.counts.set(String(property), (this.counts.get(String(property)) ?? 0) + 1);
-          return (value as (...a: unknown[]) => unknown).apply(object, args);
+          const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+          if (property === 'claimDueArrivalWatches')
+            void (result as Promise<Array<{ userId: string }>>).then(
+              (watches) => {
+                const at = performance.now();
+                for (const { userId } of watches) this.claims.set(userId, [...(this.claims.get(userId) ?? []), at]);
+              },
+              () => {},
+            );
+          return result;
         };
       },
     });
   }
   reset(): void {
     this.counts.clear();
+    this.claims.clear();
+  }
+
+  /** Between two claims of one approver, for every approver claimed more than once, sorted. */
+  cycles(): number[] {
+    return [...this.claims.values()].flatMap((at) => at.slice(1).map((t, i) => (t - (at[i] as number)) / 1000)).sort((a, b) => a - b);
   }
 }
 
-/** Store methods that only read; the rest write (or lease, which is a write). */
-const READS = /^(get|list|find|read|count|has|load|is)[A-Z]/;
+/** Store methods that only read (arrivalItems: the approval ids remembered for one approver); the rest write, a lease included. */
+const READS = /^(get|list|find|read|count|has|load|is|arrivalItems)[A-Z]?/;
 const SLOTS = /ServiceSlot/;
 
 /** Slack's side: counts what it is asked to do and when each approval was first announced. */
@@ -353,18 +370,26 @@ export async function arrivalsSuite(): Promise<void> {
     delays.sort((a, b) => a - b);
     const twice = [...made.keys()].filter((id) => (slack.announced.get(id)?.length ?? 0) > 1).length;
     const seen = await service.report();
-    const cycles = logLines.filter((line) => /cycle/i.test(line));
+    const logged = logLines.filter((line) => /cycle/i.test(line));
     console.log(
       `arrivals: ${fmt(made.size, 0)} made over ${fmt(ideal / 2, 0)} s, ${fmt(delays.length, 0)} messaged (${twice} more than once), in ${fmt(phaseSeconds, 0)} s; ` +
         `arrival → message p50 ${fmt(percentile(delays, 50), 1)} s, p90 ${fmt(percentile(delays, 90), 1)} s, max ${fmt(delays[delays.length - 1] ?? Number.NaN, 1)} s ` +
         `(goal: within one cycle, ${fmt(ideal, 0)} s ideal, plus Slack's ${SLACK_MS} ms)`,
     );
+    const cycles = storeCalls.cycles();
+    console.log(
+      `  the stretched cycle (between two claims of one approver, ${fmt(cycles.length, 0)} approvers claimed twice): ` +
+        `p50 ${fmt(percentile(cycles, 50), 1)} s, p90 ${fmt(percentile(cycles, 90), 1)} s, max ${fmt(cycles[cycles.length - 1] ?? Number.NaN, 1)} s ` +
+        `(ideal ${fmt(ideal, 1)} s; the interval ${SHORT_INTERVAL_MS / 1000} s)`,
+    );
     console.log(`  Slack: ${[...slack.calls].map(([m, c]) => `${m} ${fmt(c, 0)}`).join(', ') || 'no call'}`);
     console.log(
       `  service: at most ${seen.maxInFlight} in flight at once over the whole run (bound ${concurrency}); calls ${[...seen.calls].map(([c, x]) => `${c} ${fmt(x, 0)}`).join(', ')}`,
     );
-    console.log(`  the log on cycles (${cycles.length} lines): ${cycles.slice(-4).join(' | ') || 'none'}`);
-    const cycleMetric = (await metrics.registry.metrics()).split('\n').filter((l) => /arrival/.test(l) && !l.startsWith('#'));
+    console.log(`  the log on cycles (${logged.length} lines): ${logged.slice(-4).join(' | ') || 'none'}`);
+    const cycleMetric = (await metrics.registry.metrics())
+      .split('\n')
+      .filter((l) => /^countersign_arrival_(cycle_seconds|checks_total)/.test(l));
     console.log(`  metrics: ${cycleMetric.join(' | ') || 'none named arrival'}`);
     rows.push(
       `arrivals: p50 ${fmt(percentile(delays, 50), 1)} s, max ${fmt(delays[delays.length - 1] ?? Number.NaN, 1)} s; max in flight ${seen.maxInFlight}`,
@@ -392,8 +417,8 @@ async function pgTableWrites(url: string) {
   await client.connect();
   return {
     async read(): Promise<Map<string, number>> {
-      // The statistics reach the view shortly after each transaction; this waits them out.
-      await sleep(1500);
+      // A busy backend sends its statistics on within 10 s of going idle (PGSTAT_IDLE_INTERVAL): this waits them out.
+      await sleep(11_000);
       await client.query('SELECT pg_stat_clear_snapshot()');
       const { rows } = await client.query<{ relname: string; n: string }>(
         'SELECT relname, n_tup_ins + n_tup_upd + n_tup_del AS n FROM pg_stat_user_tables WHERE schemaname = current_schema()',
