@@ -134,19 +134,29 @@ const SLOTS = /ServiceSlot/;
 /** Slack's side: counts what it is asked to do and when each approval was first announced. */
 class SlackStandIn implements ArrivalOutbox, ReminderOutbox {
   readonly calls = new Map<string, number>();
-  /** approval id → the times it was announced (performance.now()), every instance's. */
-  readonly announced = new Map<string, number[]>();
+  /** approval id → when it was announced (performance.now()) and by which instance, every time. */
+  readonly announced = new Map<string, Array<{ at: number; by: string }>>();
   #ts = 0;
   async #call(method: string): Promise<void> {
     this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
     await sleep(SLACK_MS);
   }
-  async announce(message: ArrivalMessage): Promise<{ channel: string; ts: string }> {
+  /** The outbox of one instance: what it announces is told apart by its name. */
+  of(instance: string): ArrivalOutbox & ReminderOutbox {
+    return {
+      announce: (message) => this.announce(message, instance),
+      redraw: () => this.redraw(),
+      alreadyWaiting: () => this.alreadyWaiting(),
+      digest: () => this.digest(),
+      relink: () => this.relink(),
+    };
+  }
+  async announce(message: ArrivalMessage, by = ''): Promise<{ channel: string; ts: string }> {
     await this.#call('announce');
     const at = performance.now();
     for (const entry of message.entries) {
       const times = this.announced.get(entry.approval.approvalId) ?? [];
-      times.push(at);
+      times.push({ at, by });
       this.announced.set(entry.approval.approvalId, times);
     }
     return { channel: `D${message.userId}`, ts: `${Date.now() / 1000}.${String(++this.#ts).padStart(6, '0')}` };
@@ -170,6 +180,27 @@ class SlackStandIn implements ArrivalOutbox, ReminderOutbox {
   reset(): void {
     this.calls.clear();
   }
+}
+
+/** The digests' slots, timed: how long each check waited for one, by instance. */
+class TimedSlots extends ServiceSlots {
+  waits: number[] = [];
+  override async acquire(): ReturnType<ServiceSlots['acquire']> {
+    const started = performance.now();
+    const held = await super.acquire();
+    this.waits.push((performance.now() - started) / 1000);
+    return held;
+  }
+}
+
+function waitsOf(slots: readonly TimedSlots[]): string {
+  return slots
+    .map((s, i) => {
+      const w = [...s.waits].sort((a, b) => a - b);
+      s.waits = [];
+      return `instance ${i + 1}: ${fmt(w.length, 0)} waits, p50 ${fmt(percentile(w, 50), 2)} s, p99 ${fmt(percentile(w, 99), 1)} s, max ${fmt(w[w.length - 1] ?? Number.NaN, 1)} s`;
+    })
+    .join('; ');
 }
 
 function sumReports(reports: readonly ArrivalTickReport[]): Record<string, number> {
@@ -251,13 +282,15 @@ export async function arrivalsSuite(): Promise<void> {
       return { store, service: serviceClient, owner: `bench-instance-${i}` };
     }),
   );
+  const slotsOf: TimedSlots[] = [];
   const schedulers = (intervalMs: number) =>
-    instances.map(({ store, service: serviceClient, owner }) => {
+    instances.map(({ store, service: serviceClient, owner }, i) => {
       const deps = { store, service: serviceClient, credentials: storedTokens(store), logger, metrics, now, newId: randomIds() };
-      const slots = new ServiceSlots({ store, owner, limit: concurrency, now, logger });
+      const slots = new TimedSlots({ store, owner, limit: concurrency, now, logger });
+      slotsOf[i] = slots;
       return new ArrivalScheduler({
         deps,
-        outbox: slack,
+        outbox: slack.of(owner),
         timeZones: { lookup: async () => ZONE },
         owner,
         intervalMs,
@@ -279,8 +312,11 @@ export async function arrivalsSuite(): Promise<void> {
       slack.reset();
       const writesBefore = await pgWrites?.read();
       const started = performance.now();
+      const cpu = process.cpuUsage();
+      const calls = await serviceCallTime(metrics);
       const reports = await Promise.all(manual.map((s) => s.tick()));
       const seconds = (performance.now() - started) / 1000;
+      console.log(`${phase}: ${cpuSince(cpu, seconds)}; ${await callTimeSince(metrics, calls)}`);
       const sum = sumReports(reports);
       const seen = await service.report();
       const phaseFinds = (seen.calls.get('findApprovals') ?? 0) - finds;
@@ -300,13 +336,14 @@ export async function arrivalsSuite(): Promise<void> {
       console.log(
         `  service: ${fmt(phaseFinds, 0)} findApprovals, ${fmt(perCheck, 3)} per check; at most ${seen.maxInFlight} in flight at once so far (bound ${concurrency})`,
       );
+      console.log(`  waits for a service slot: ${waitsOf(slotsOf)}`);
       console.log(
         `  Slack: ${slack.total() === 0 ? 'no call' : [...slack.calls].map(([m, c]) => `${m} ${fmt(c, 0)}`).join(', ')} (${fmt(slack.total() / Math.max(1, checks), 3)} per check)`,
       );
-      const calls = [...storeCalls.counts].sort((a, b) => b[1] - a[1]);
-      const writes = calls.filter(([m]) => !READS.test(m) && !SLOTS.test(m));
+      const byMethod = [...storeCalls.counts].sort((a, b) => b[1] - a[1]);
+      const writes = byMethod.filter(([m]) => !READS.test(m) && !SLOTS.test(m));
       console.log(
-        `  store calls per check: ${calls.map(([m, c]) => `${m} ${fmt(c / Math.max(1, checks), 3)}`).join(', ')}; ` +
+        `  store calls per check: ${byMethod.map(([m, c]) => `${m} ${fmt(c / Math.max(1, checks), 3)}`).join(', ')}; ` +
           `writes but slots: ${writes.map(([m, c]) => `${m} ${fmt(c / Math.max(1, checks), 3)}`).join(', ') || 'none'}`,
       );
       if (pgWrites && writesBefore) {
@@ -337,6 +374,8 @@ export async function arrivalsSuite(): Promise<void> {
     );
     const made = new Map<string, number>();
     const started = performance.now();
+    const cpu = process.cpuUsage();
+    const calls = await serviceCallTime(metrics);
     for (const s of running) s.start();
     const who = new Set<number>();
     while (who.size < arrivals) who.add(1 + Math.floor(Math.random() * n));
@@ -361,11 +400,16 @@ export async function arrivalsSuite(): Promise<void> {
     const deadline = started + (ideal / 2 + 3 * ideal + 60) * 1000;
     while (performance.now() < deadline && [...made.keys()].some((id) => !slack.announced.has(id))) await sleep(500);
     const phaseSeconds = (performance.now() - started) / 1000;
+    console.log(`arrivals: ${cpuSince(cpu, phaseSeconds)}; ${await callTimeSince(metrics, calls)}`);
     await Promise.all(running.map((s) => s.stop()));
     db.close();
+    const byInstance = new Map<string, number[]>();
     const delays = [...made].flatMap(([id, at]) => {
       const first = slack.announced.get(id)?.[0];
-      return first === undefined ? [] : [(first - at) / 1000];
+      if (first === undefined) return [];
+      const delay = (first.at - at) / 1000;
+      byInstance.set(first.by, [...(byInstance.get(first.by) ?? []), delay]);
+      return [delay];
     });
     delays.sort((a, b) => a - b);
     const twice = [...made.keys()].filter((id) => (slack.announced.get(id)?.length ?? 0) > 1).length;
@@ -376,6 +420,16 @@ export async function arrivalsSuite(): Promise<void> {
         `arrival → message p50 ${fmt(percentile(delays, 50), 1)} s, p90 ${fmt(percentile(delays, 90), 1)} s, max ${fmt(delays[delays.length - 1] ?? Number.NaN, 1)} s ` +
         `(goal: within one cycle, ${fmt(ideal, 0)} s ideal, plus Slack's ${SLACK_MS} ms)`,
     );
+    console.log(
+      `  by the instance that messaged: ${[...byInstance]
+        .sort()
+        .map(([by, d]) => {
+          d.sort((a, b) => a - b);
+          return `${by} ${fmt(d.length, 0)}, p50 ${fmt(percentile(d, 50), 1)} s, max ${fmt(d[d.length - 1] ?? Number.NaN, 1)} s`;
+        })
+        .join('; ')}`,
+    );
+    console.log(`  waits for a service slot: ${waitsOf(slotsOf)}`);
     const cycles = storeCalls.cycles();
     console.log(
       `  the stretched cycle (between two claims of one approver, ${fmt(cycles.length, 0)} approvers claimed twice): ` +
@@ -409,6 +463,28 @@ export async function arrivalsSuite(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`arrivals suite: ${fmt((performance.now() - setupStarted) / 60_000, 1)} min in all; ${rows.join('; ')}`);
+}
+
+/** The bench process's CPU (both schedulers, their stores, Slack's stand-in) over a phase: whether it could keep up. */
+function cpuSince(start: NodeJS.CpuUsage, seconds: number): string {
+  const used = process.cpuUsage(start);
+  const cpu = (used.user + used.system) / 1e6;
+  return `the schedulers' process used ${fmt(cpu, 1)} CPU-s in ${fmt(seconds, 1)} s (${fmt((100 * cpu) / seconds, 0)} % of a core)`;
+}
+
+/** findApprovals as the schedulers' client timed it (the service's latency, its own work and the way there and back): totals so far. */
+async function serviceCallTime(metrics: Metrics): Promise<{ sum: number; count: number }> {
+  const text = await metrics.registry.metrics();
+  const total = { sum: 0, count: 0 };
+  for (const m of text.matchAll(/^countersign_service_call_seconds_(sum|count)\{[^}]*command="findApprovals"[^}]*\} (\S+)$/gm))
+    total[m[1] as 'sum' | 'count'] += Number(m[2]);
+  return total;
+}
+
+async function callTimeSince(metrics: Metrics, since: { sum: number; count: number }): Promise<string> {
+  const now = await serviceCallTime(metrics);
+  const count = now.count - since.count;
+  return `findApprovals took ${fmt((1000 * (now.sum - since.sum)) / Math.max(1, count), 1)} ms on average at the client (${fmt(count, 0)} calls)`;
 }
 
 /** Rows inserted, updated and deleted per table of the schema, as PostgreSQL counts them. */
