@@ -10,11 +10,13 @@ import { fileURLToPath } from 'node:url';
 import { storedTokens, trustedApplication } from './accounts/credentials.js';
 import { AppSession, type Backoff } from './accounts/trusted-app.js';
 import { DecisionReconciler, type ReconcilerOptions } from './approvals/reconcile.js';
+import { ArrivalScheduler, type ArrivalSchedulerOptions } from './arrivals/scheduler.js';
 import { RunWatcher, type WatcherOptions } from './collections/watcher.js';
 import { approvalPages, type Config, ConfigError, loadConfig, type SlackConfig } from './config.js';
 import type { TimeZones } from './deps.js';
 import { dataSentence, startLocal } from './playground/local.js';
 import { ReminderScheduler, type SchedulerOptions } from './reminders/scheduler.js';
+import { ServiceSlots } from './reminders/slots.js';
 import { type Background, CountedBackground } from './runtime/background.js';
 import { randomIds } from './runtime/ids.js';
 import { createLogger, type Logger } from './runtime/logger.js';
@@ -41,13 +43,15 @@ export interface Overrides {
   /** Scheduler settings (tests: no spread, short ticks; local mode: on time). */
   reminders?: Partial<Pick<SchedulerOptions, 'spreadMs' | 'tickMs' | 'leaseMs' | 'retryMs' | 'giveUpAfterMs' | 'owner'>>;
   runWatch?: Partial<Pick<WatcherOptions, 'tickMs' | 'firstPollMs' | 'maxIntervalMs' | 'leaseMs' | 'owner'>>;
+  /** The arrival scheduler (tests: ticked by hand, a short interval); `intervalMs` stands for NOTIFY_INTERVAL unless it is off. */
+  arrivals?: Partial<Pick<ArrivalSchedulerOptions, 'tickMs' | 'leaseMs' | 'owner' | 'intervalMs'>>;
   /** The reconciler of decisions left unsettled (tests: ticked by hand, a short lease). */
   reconcile?: Partial<Pick<ReconcilerOptions, 'tickMs' | 'leaseMs' | 'giveUpAfterMs'>>;
   /** Several apps in one process (tests) each keep their own. */
   metrics?: Metrics;
   /** Commands in flight past which new ones are turned away (2000). */
   maxInFlight?: number;
-  /** False: reminders and run status only move when a test calls their tick(). */
+  /** False: reminders, arrivals and run status only move when a test calls their tick(). */
   startScheduler?: boolean;
   /** How long a /collect waits for Slack to take its channel message before answering through the command (5 s). */
   announceWithinMs?: number;
@@ -64,6 +68,8 @@ export interface Running {
   slack: SlackApp;
   deps: SlackDeps;
   reminders: ReminderScheduler;
+  /** Undefined when NOTIFY_INTERVAL is off: no approver is checked. */
+  arrivals: ArrivalScheduler | undefined;
   runWatcher: RunWatcher;
   decisionReconciler: DecisionReconciler;
   /**
@@ -100,6 +106,7 @@ export const startCountersign: StartCountersign = async (config, overrides = {})
   warnOfShortStop(base);
   if (overrides.startScheduler !== false) {
     workers.reminders.start();
+    workers.arrivals?.start();
     workers.runWatcher.start();
     if (config.decisions !== undefined) decisionReconciler.start();
   }
@@ -136,7 +143,7 @@ function shutdownSequence(
     lifecycle: { stopping: boolean };
   },
 ): StopPlan {
-  const { slack, reminders, runWatcher, decisionReconciler, background, deps, lifecycle } = parts;
+  const { slack, slots, reminders, arrivals, runWatcher, decisionReconciler, background, deps, lifecycle } = parts;
   return {
     logger,
     limitMs: config.shutdownTimeoutMs,
@@ -149,7 +156,10 @@ function shutdownSequence(
           return slack.beginDraining();
         },
       ],
+      // First, so that digests and arrival checks waiting their turn at the service give up at once.
+      ['the service slots', async () => slots.stop()],
       ['the reminder scheduler', () => reminders.stop()],
+      ['the arrival scheduler', async () => arrivals?.stop()],
       ['the run-status watcher', () => runWatcher.stop()],
       ['the decision reconciler', () => decisionReconciler.stop()],
       ['work in flight', () => background.drain()],
@@ -264,10 +274,21 @@ interface WorkerParts {
   timeZones: TimeZones;
 }
 
-/** The reminder scheduler and the run-status watcher, leasing their work under this instance's name. */
-function backgroundWorkers({ config, overrides, logger, now }: Base, parts: WorkerParts) {
+/**
+ * The reminder scheduler, the arrival scheduler and the run-status watcher, leasing their work under
+ * this instance's name. Digests and arrival checks share one bound on the service (REMINDER_CONCURRENCY
+ * calls in flight on every instance together).
+ */
+function backgroundWorkers({ config, overrides, logger, now, metrics }: Base, parts: WorkerParts) {
   const owner = `${hostname()}:${process.pid}:${randomIds()()}`;
   const { store, service, credentials, chat, timeZones } = parts;
+  const slots = new ServiceSlots({
+    store,
+    owner: overrides.reminders?.owner ?? owner,
+    limit: config.reminderConcurrency,
+    now,
+    logger: logger.child({ component: 'service-slots' }),
+  });
   const reminders = new ReminderScheduler({
     store,
     service,
@@ -279,9 +300,25 @@ function backgroundWorkers({ config, overrides, logger, now }: Base, parts: Work
     windowDays: config.remindWindowDays,
     serviceTimeZone: config.serviceTimeZone,
     concurrency: config.reminderConcurrency,
+    slots,
     outbox: chat,
     ...overrides.reminders,
   });
+  const intervalMs = config.notifyIntervalMs === undefined ? undefined : (overrides.arrivals?.intervalMs ?? config.notifyIntervalMs);
+  const arrivals =
+    intervalMs === undefined
+      ? undefined
+      : new ArrivalScheduler({
+          deps: { store, service, credentials, logger: logger.child({ component: 'arrivals' }), metrics, now, newId: randomIds() },
+          outbox: chat,
+          timeZones,
+          owner,
+          slots,
+          serviceTimeZone: config.serviceTimeZone,
+          decisionActions: config.decisions !== undefined,
+          ...overrides.arrivals,
+          intervalMs,
+        });
   const runWatcher = new RunWatcher({
     store,
     service,
@@ -292,7 +329,7 @@ function backgroundWorkers({ config, overrides, logger, now }: Base, parts: Work
     owner,
     ...overrides.runWatch,
   });
-  return { reminders, runWatcher };
+  return { slots, reminders, arrivals, runWatcher };
 }
 
 function slackDeps(
@@ -306,7 +343,7 @@ function slackDeps(
       lifecycle: { stopping: boolean };
     },
 ): SlackDeps {
-  const { store, service, credentials, background, timeZones, approvalLinks, chat, reminders, runWatcher, lifecycle } = parts;
+  const { store, service, credentials, background, timeZones, approvalLinks, chat, reminders, arrivals, runWatcher, lifecycle } = parts;
   return {
     service,
     credentials,
@@ -328,8 +365,7 @@ function slackDeps(
     approvalLinks,
     chat,
     arrivals: chat,
-    // Until NOTIFY_INTERVAL is read (config.ts, part A1 of issue 33): arrival messages off.
-    notifyIntervalMs: undefined,
+    notifyIntervalMs: arrivals?.intervalMs,
     firstPollMs: runWatcher.firstPollMs,
     announceWithinMs: overrides.announceWithinMs ?? 5_000,
     collectPolicy: config.collect,
