@@ -14,7 +14,9 @@
  *   arrive at random moments of the first half of a cycle, each timed to its direct message.
  *
  * BENCH_APPROVERS (10000), BENCH_LATENCY (200ms), BENCH_CONCURRENCY (REMINDER_CONCURRENCY, 20),
- * BENCH_ARRIVALS (200), BENCH_STORE (sqlite; postgres for a fresh PostgreSQL schema).
+ * BENCH_ARRIVALS (200), BENCH_STORE (sqlite; postgres for a fresh PostgreSQL schema),
+ * BENCH_SECOND_LATE_MS (0: in the arrivals phase the second instance starts this much after the first,
+ * as one restarted while the other works through a stretched cycle).
  */
 
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -216,6 +218,7 @@ export async function arrivalsSuite(): Promise<void> {
   const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 20);
   const arrivals = Math.min(n, Number(process.env.BENCH_ARRIVALS ?? 200));
   const wantPostgres = (process.env.BENCH_STORE ?? 'sqlite') === 'postgres';
+  const secondLateMs = Number(process.env.BENCH_SECOND_LATE_MS ?? 0);
   const ideal = (n * latencyMs) / 1000 / concurrency;
   console.log(
     `\n## Arrivals at scale: ${fmt(n, 0)} approvers (about ${PER_APPROVER * 0.7} pending each), 2 instances on one ${wantPostgres ? 'PostgreSQL' : 'SQLite'} store; ` +
@@ -376,7 +379,10 @@ export async function arrivalsSuite(): Promise<void> {
     const started = performance.now();
     const cpu = process.cpuUsage();
     const calls = await serviceCallTime(metrics);
-    for (const s of running) s.start();
+    // As after a restart: the second instance comes while the first holds the slots.
+    running[0]?.start();
+    if (secondLateMs > 0) await sleep(secondLateMs);
+    running[1]?.start();
     const who = new Set<number>();
     while (who.size < arrivals) who.add(1 + Math.floor(Math.random() * n));
     const plan = [...who].map((approver) => ({ approver, atMs: Math.random() * (ideal / 2) * 1000 })).sort((a, b) => a.atMs - b.atMs);
@@ -416,7 +422,7 @@ export async function arrivalsSuite(): Promise<void> {
     const seen = await service.report();
     const logged = logLines.filter((line) => /cycle/i.test(line));
     console.log(
-      `arrivals: ${fmt(made.size, 0)} made over ${fmt(ideal / 2, 0)} s, ${fmt(delays.length, 0)} messaged (${twice} more than once), in ${fmt(phaseSeconds, 0)} s; ` +
+      `arrivals${secondLateMs > 0 ? ` (the second instance started ${secondLateMs} ms after the first)` : ''}: ${fmt(made.size, 0)} made over ${fmt(ideal / 2, 0)} s, ${fmt(delays.length, 0)} messaged (${twice} more than once), in ${fmt(phaseSeconds, 0)} s; ` +
         `arrival → message p50 ${fmt(percentile(delays, 50), 1)} s, p90 ${fmt(percentile(delays, 90), 1)} s, max ${fmt(delays[delays.length - 1] ?? Number.NaN, 1)} s ` +
         `(goal: within one cycle, ${fmt(ideal, 0)} s ideal, plus Slack's ${SLACK_MS} ms)`,
     );
