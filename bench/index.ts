@@ -8,7 +8,8 @@
  * details (a Details click to the views.update carrying the approval's details, p50/p99),
  * memory (RSS and heap after GC idle, after 100,000 requests and at 200/s, with a leak check),
  * digests (10,000 approvers' 09:00 digests against a slow service and Slack's rate limits; about
- * half an hour, so it runs only when named), parsers (the client's readers on hostile bodies and error
+ * half an hour, so it runs only when named), arrivals (10,000 approvers watched for new approvals by
+ * two instances against a slow service: a few minutes, only when named), parsers (the client's readers on hostile bodies and error
  * pages at their limits, and a Details view from megabytes of text). With no suite named, all the others run.
  */
 
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { Pool } from 'undici';
 import { openReferenceDb } from '../src/reference-service/db.js';
 import { loadBulkData } from '../src/reference-service/demo.js';
+import { arrivalsSuite } from './arrivals.js';
 import { clientSuite } from './client.js';
 import { detailsSuite } from './details.js';
 import { digestsSuite } from './digests.js';
@@ -35,10 +37,11 @@ const suites: Record<string, () => Promise<void>> = {
   floor: floorSuite,
   memory: memorySuite,
   digests: digestsSuite,
+  arrivals: arrivalsSuite,
   parsers: parsersSuite,
 };
 /** Run only when named: they take long. */
-const ON_REQUEST = new Set(['digests']);
+const ON_REQUEST = new Set(['digests', 'arrivals']);
 
 async function referenceSuite(): Promise<void> {
   const TOTAL = 1_000_000;

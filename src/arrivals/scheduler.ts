@@ -172,6 +172,11 @@ export class ArrivalScheduler {
           this.#underWay.delete(watch.userId);
         }
         this.#count(report, outcome);
+        // While the service cannot keep the interval, due watches never run out and the tick never
+        // ends: the cycle's length is told as it goes, or it would go untold exactly when it matters.
+        deps.metrics.arrivalCycle(this.cycleMs / 1000);
+        report.ms = Math.round(performance.now() - started);
+        if (report.ms >= this.#o.intervalMs) this.#log(report);
       }
     };
     try {

@@ -501,4 +501,39 @@ describe('ArrivalScheduler', () => {
     await restarted.close();
     await stores[1]?.close();
   });
+
+  it('tells the cycle’s length while a tick still runs, when the service cannot keep the interval (due watches never run out)', async () => {
+    const w = world();
+    const store = w.open();
+    const metrics = new Metrics({ defaultMetrics: false });
+    const cycle = async () => (await metrics.registry.getSingleMetric('countersign_arrival_cycle_seconds')?.get())?.values[0]?.value ?? 0;
+    // Each of the first calls takes half the interval: three approvers take one and a half.
+    let slow = 6;
+    const told: number[] = [];
+    const service = {
+      ...w.service,
+      findApprovals: async (query: ApprovalQuery, token: Secret) => {
+        told.push(await cycle());
+        if (slow-- > 0) w.clock.advance(INTERVAL / 2);
+        return w.service.findApprovals(query, token);
+      },
+    } as ServiceClient;
+    for (const u of ['UA', 'UB', 'UC']) await w.link(store, u, []);
+    const scheduler = new ArrivalScheduler({
+      deps: { store, service, credentials: storedTokens(store), logger, metrics, now: w.clock.now, newId: () => 'm' },
+      outbox: w.outbox,
+      timeZones: { lookup: async () => undefined },
+      owner: 'one',
+      intervalMs: INTERVAL,
+      slots: new ServiceSlots({ store, owner: 'one', limit: 1, now: w.clock.now, logger }),
+      serviceTimeZone: undefined,
+      decisionActions: false,
+      workers: 1,
+    });
+    const report = await scheduler.tick();
+    // One tick went round more than once: the fourth check was already told of a cycle past the interval.
+    expect(report.checked).toBeGreaterThan(3);
+    expect(told[3]).toBeGreaterThan(INTERVAL / 1000);
+    await store.close();
+  });
 });
