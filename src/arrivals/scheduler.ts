@@ -11,7 +11,7 @@
 
 import type { Deps, TimeZones } from '../deps.js';
 import type { ReminderOutbox } from '../reminders/scheduler.js';
-import type { ServiceSlots } from '../reminders/slots.js';
+import { type HeldSlot, type ServiceSlots, SlotsStoppedError } from '../reminders/slots.js';
 import { Ticker } from '../runtime/ticker.js';
 import type { ArrivalWatch } from '../store/index.js';
 import { type CheckDeps, type CheckOutcome, type CheckResult, checkApprover } from './check.js';
@@ -135,6 +135,25 @@ export class ArrivalScheduler {
     const work = async (): Promise<void> => {
       while (more && !this.#ticker.stopped) {
         let watch: ArrivalWatch | undefined;
+        // A service slot is taken before an approver is claimed: an instance the others leave no slot
+        // claims nobody (they take its share), rather than leasing approvers whose checks then wait
+        // for as long as the service stays slow. Whether one is due is read first, so that an idle
+        // tick writes nothing (no slot taken and given back, no claim).
+        let slot: HeldSlot | undefined;
+        try {
+          if (!(await deps.store.arrivalWatchDue(deps.now()))) {
+            more = false;
+            return;
+          }
+          slot = await this.#o.slots.acquire();
+        } catch (error) {
+          if (!(error instanceof SlotsStoppedError)) {
+            deps.logger.error({ error: (error as Error).message }, 'arrivals: could not read the store; trying again next tick');
+            report.failed++;
+          }
+          more = false;
+          return;
+        }
         try {
           const now = deps.now();
           [watch] = await deps.store.claimDueArrivalWatches(
@@ -149,13 +168,15 @@ export class ArrivalScheduler {
           deps.logger.error({ error: (error as Error).message }, 'arrivals: could not read the store; trying again next tick');
           report.failed++;
           more = false;
+          await slot.release();
           return;
         }
         if (watch === undefined) {
           more = false;
+          await slot.release();
           return;
         }
-        // An idle tick costs one claim; the other workers join once something is due.
+        // An idle tick costs one read; the other workers join once something is due.
         if (joined.length === 0) {
           joined = Array.from({ length: this.#o.workers - 1 }, work);
           renewal = setInterval(() => this.#renew(), this.#o.leaseMs / 3);
@@ -164,12 +185,17 @@ export class ArrivalScheduler {
         this.#underWay.add(watch.userId);
         let outcome: CheckResult;
         try {
-          outcome = await checkApprover(this.#checkDeps, watch);
+          outcome = await checkApprover(
+            slot === undefined ? this.#checkDeps : { ...this.#checkDeps, slots: heldFirst(slot, this.#o.slots) },
+            watch,
+          );
         } catch (error) {
           deps.logger.error({ user: watch.userId, error: (error as Error).message }, 'arrivals: check failed');
           outcome = { outcome: 'failed', serviceCalls: 0, announced: 0, messages: 0, redrawn: 0, held: 0 };
         } finally {
           this.#underWay.delete(watch.userId);
+          // Given back here when the check made no call (unlinked, parked); a second give-back does nothing.
+          await slot.release();
         }
         this.#count(report, outcome);
         // While the service cannot keep the interval, due watches never run out and the tick never
@@ -238,4 +264,16 @@ export class ArrivalScheduler {
       deps.logger.warn({ error: (error as Error).message }, 'arrivals: could not forget approvals gone long ago');
     }
   }
+}
+
+/** The slot a worker took before its claim, for the check's first call; any further call takes its own. */
+function heldFirst(slot: HeldSlot, slots: ServiceSlots): { acquire(): Promise<HeldSlot> } {
+  let given = false;
+  return {
+    acquire: async () => {
+      if (given) return slots.acquire();
+      given = true;
+      return slot;
+    },
+  };
 }

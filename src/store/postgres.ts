@@ -479,6 +479,14 @@ export class PostgresStore implements Store {
     return rows.map(arrivalWatchOf);
   }
 
+  async arrivalWatchDue(now: Date): Promise<boolean> {
+    const { rows } = await this.#query(
+      `SELECT 1 FROM arrival_watches WHERE enabled = 1 AND next_at <= $1 AND (lease_until IS NULL OR lease_until <= $1) LIMIT 1`,
+      [now.getTime()],
+    );
+    return rows.length > 0;
+  }
+
   async renewArrivalLeases(owner: string, userIds: readonly string[], until: Date): Promise<number> {
     if (userIds.length === 0) return 0;
     const result = await this.#query('UPDATE arrival_watches SET lease_until = $1 WHERE lease_owner = $2 AND user_id = ANY($3::TEXT[])', [

@@ -228,6 +228,10 @@ function prepare(db: Database.Database) {
          WHERE enabled = 1 AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_at LIMIT ?)
        RETURNING *`,
     ),
+    arrivalWatchDue: db.prepare<[number, number], { due: number }>(
+      `SELECT 1 AS due FROM arrival_watches
+       WHERE enabled = 1 AND next_at <= ? AND (lease_until IS NULL OR lease_until <= ?) LIMIT 1`,
+    ),
     renewArrivalLeases: db.prepare<[number, string, string]>(
       'UPDATE arrival_watches SET lease_until = ? WHERE lease_owner = ? AND user_id IN (SELECT value FROM json_each(?))',
     ),
@@ -712,6 +716,10 @@ export class SqliteStore implements Store {
         .all(owner, leaseUntil.getTime(), nextAt.getTime(), now.getTime(), now.getTime(), limit)
         .map(arrivalWatchOf),
     );
+  }
+
+  arrivalWatchDue(now: Date): Promise<boolean> {
+    return this.#patiently(() => this.#sql.arrivalWatchDue.get(now.getTime(), now.getTime()) !== undefined);
   }
 
   renewArrivalLeases(owner: string, userIds: readonly string[], until: Date): Promise<number> {

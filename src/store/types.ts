@@ -572,6 +572,11 @@ export interface Store {
    * taker, and again once its lease runs out. A check that changes nothing writes nothing more.
    */
   claimDueArrivalWatches(now: Date, owner: string, leaseUntil: Date, nextAt: Date, limit: number): Promise<ArrivalWatch[]>;
+  /**
+   * Whether a watch is due at `now` and not leased, read without claiming it: a checker asks this
+   * before it takes a service slot, so that an idle tick writes nothing.
+   */
+  arrivalWatchDue(now: Date): Promise<boolean>;
   /** Extends `owner`'s leases on these approvers' watches (checks under way) to `until`; returns how many. */
   renewArrivalLeases(owner: string, userIds: readonly string[], until: Date): Promise<number>;
   /**

@@ -31,6 +31,7 @@ import {
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Store } from '../../src/store/types.js';
 import { TestClock } from '../helpers/clock.js';
+import { eventually } from '../helpers/eventually.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'countersign-arrivals-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -140,7 +141,7 @@ function world(start = '2026-11-23T12:00:00Z') {
     },
   };
   let ids = 0;
-  const scheduler = (store: Store, owner = 'one', options: { decisionActions?: boolean } = {}) =>
+  const scheduler = (store: Store, owner = 'one', options: { decisionActions?: boolean; slots?: ServiceSlots } = {}) =>
     new ArrivalScheduler({
       deps: {
         store,
@@ -155,7 +156,7 @@ function world(start = '2026-11-23T12:00:00Z') {
       timeZones,
       owner,
       intervalMs: INTERVAL,
-      slots: new ServiceSlots({ store, owner, limit: 2, now: clock.now, logger }),
+      slots: options.slots ?? new ServiceSlots({ store, owner, limit: 2, now: clock.now, logger }),
       serviceTimeZone: undefined,
       decisionActions: options.decisionActions ?? false,
       tickMs: 60_000,
@@ -209,20 +210,20 @@ describe('ArrivalScheduler', () => {
     const before = { sent: w.sent.length, calls: w.serviceCalls.length };
     calls.length = 0;
     expect(await scheduler.tick()).toMatchObject({ checked: 1, unchanged: 1, serviceCalls: 1, messages: 0, redrawn: 0 });
-    // (The idle workers' claims find nothing: they are the tick's, not the check's.)
-    expect(calls.filter((c) => c !== 'claimDueArrivalWatches')).toEqual([
+    // (Whether one is due, and the claim, are the tick's, not the check's: the slot is taken before the claim.)
+    expect(calls.filter((c) => c !== 'claimDueArrivalWatches' && c !== 'arrivalWatchDue')).toEqual([
+      'takeServiceSlot',
       'getToken',
       'arrivalItems',
-      'takeServiceSlot',
       'releaseServiceSlot',
     ]);
     expect(w.sent).toHaveLength(before.sent);
     expect(w.serviceCalls).toHaveLength(before.calls + 1);
     expect(w.zoneLookups).toEqual([]);
-    // Not due again until the interval has passed.
+    // Not due again until the interval has passed: an idle tick is one read, and writes nothing.
     calls.length = 0;
     expect(await scheduler.tick()).toMatchObject({ checked: 0 });
-    expect(calls).toEqual(['claimDueArrivalWatches']);
+    expect(calls).toEqual(['arrivalWatchDue']);
     await store.close();
   });
 
@@ -471,6 +472,32 @@ describe('ArrivalScheduler', () => {
     expect(await scheduler.tick()).toMatchObject({ checked: 1, primed: 1 });
     expect(w.sent).toEqual([{ kind: 'waiting', userId: 'UADA', count: 1 }]);
     await store.close();
+  });
+
+  it('claims no more approvers than it can check: an instance the others leave no service slot leaves their approvers to them', async () => {
+    const w = world();
+    const { store, calls } = counted(w.open());
+    const users = Array.from({ length: 6 }, (_, i) => `U${i}`);
+    for (const u of users) await w.link(store, u, []);
+    // Another instance holds both slots (REMINDER_CONCURRENCY 2) for as long as the service is slow.
+    const until = new Date(w.clock.now().getTime() + 3_600_000);
+    const held = [
+      await store.takeServiceSlot('other', 2, w.clock.now(), until),
+      await store.takeServiceSlot('other', 2, w.clock.now(), until),
+    ];
+    const slots = new ServiceSlots({ store, owner: 'b', limit: 2, now: w.clock.now, logger, pollMs: 5 });
+    const b = w.scheduler(store, 'b', { slots });
+    const tick = b.tick();
+    // It asks for a slot again and again, and claims nobody meanwhile.
+    await eventually('the scheduler asking for a service slot', () => calls.filter((c) => c === 'takeServiceSlot').length >= 5);
+    const now = w.clock.now();
+    const left = await store.claimDueArrivalWatches(now, 'other', new Date(now.getTime() + 60_000), new Date(now.getTime() + INTERVAL), 10);
+    expect(left).toHaveLength(6);
+    // The other instance checked them all: once its slots come free, this one finds nothing due.
+    for (const slot of held) await store.releaseServiceSlot('other', slot as number);
+    expect(await tick).toMatchObject({ checked: 0 });
+    slots.stop();
+    await b.stop();
   });
 
   it('checks each approver on one instance at a time and messages each arrival once, with two schedulers on one store and after a restart', async () => {
