@@ -129,8 +129,8 @@ class StoreCalls {
   }
 }
 
-/** Store methods that only read (arrivalItems: the approval ids remembered for one approver); the rest write, a lease included. */
-const READS = /^(get|list|find|read|count|has|load|is|arrivalItems)[A-Z]?/;
+/** Store methods that only read (arrivalItems: the approval ids remembered for one approver; arrivalWatchDue: whether one is due); the rest write, a lease included. */
+const READS = /^(get|list|find|read|count|has|load|is|arrivalItems|arrivalWatchDue)[A-Z]?/;
 const SLOTS = /ServiceSlot/;
 
 /** Slack's side: counts what it is asked to do and when each approval was first announced. */

@@ -9,6 +9,7 @@
  * later than due, and how much later says how long a cycle takes (the metrics and the log say it).
  */
 
+import { setMaxListeners } from 'node:events';
 import type { Deps, TimeZones } from '../deps.js';
 import type { ReminderOutbox } from '../reminders/scheduler.js';
 import { type HeldSlot, type ServiceSlots, SlotsStoppedError } from '../reminders/slots.js';
@@ -88,6 +89,8 @@ export class ArrivalScheduler {
   #lateMs = 0;
 
   constructor(options: ArrivalSchedulerOptions) {
+    // One signal for every call under way (a worker each, up to four times the bound): not a leak.
+    setMaxListeners(0, this.#stopping.signal);
     this.#o = {
       tickMs: 5_000,
       // Within the interval: a lease outliving it would hold the approver's next check back.

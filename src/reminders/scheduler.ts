@@ -10,6 +10,7 @@
  * are taken one after another, not once per tick.
  */
 
+import { setMaxListeners } from 'node:events';
 import { DUE_FETCH, type DueGroups, fetchByDue } from '../approvals/due.js';
 import type { TimeZones } from '../deps.js';
 import { DEFAULT_PAGE_SIZE } from '../parse/approvals.js';
@@ -115,6 +116,8 @@ export class ReminderScheduler implements ReminderPlanner {
   readonly #ownSlots: boolean;
 
   constructor({ slots, ...options }: SchedulerOptions) {
+    // One signal for every call under way (a worker each, up to four times the bound): not a leak.
+    setMaxListeners(0, this.#stopping.signal);
     // REMINDER_CONCURRENCY's default, for a scheduler built without configuration (tests).
     const concurrency = slots?.limit ?? options.concurrency ?? 4;
     this.#o = {
