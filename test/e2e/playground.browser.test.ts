@@ -167,8 +167,10 @@ describe.skipIf(!available)('local mode in a browser', () => {
 
   it('decides an approval in three clicks and a comment: Details, the action, its Send; the list then says so', async () => {
     const modal = page.locator('#modal');
+    // This command's own list, not an earlier one on the page: under load it comes after the first looks.
+    const lists = await page.locator('.msg.ephemeral .bk-header').count();
     await type('/approvals');
-    await page.waitForSelector('.msg.ephemeral .bk-header');
+    await expect.poll(() => page.locator('.msg.ephemeral .bk-header').count(), { timeout: 15_000 }).toBe(lists + 1);
     const list = page.locator('.msg.ephemeral').last();
     const details = list.locator('button[data-action-id="approval:details"]');
     let action: string | undefined;
