@@ -74,8 +74,10 @@ describe('oversized requests', () => {
     expect(await healthy()).toBe(200);
     if (measured && before !== undefined && after !== undefined) {
       // Buffered, any one of these would be hundreds of megabytes; 100 bodies of 3 MiB read to the
-      // end (as a 4 MiB limit did) grew the process by about 170 MB.
-      expect(after.peakMb - before.rssMb).toBeLessThan(100);
+      // end (as a 4 MiB limit did) grew the process by about 170 MB. Not buffered: 71 MB on Node 24
+      // alone, 102 MB once with the whole suite running beside it (the collector runs later under
+      // load), so the line is drawn between those and the buffering's 170.
+      expect(after.peakMb - before.rssMb).toBeLessThan(130);
     }
   }, 120_000);
 });
