@@ -25,6 +25,7 @@ import {
   LIMITS,
   linkButton,
   type Message,
+  NOT_PLAIN,
   plainContext,
   QUOTE_OR_BACKSLASH,
   section,
@@ -131,7 +132,8 @@ function statusRuns(approval: Approval, frame: TimeFrame, mark?: string): Run[] 
 const NEEDS_CARE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]/;
 
 /** Whether oneLine(text, max) and revealHidden of it would both give the text itself (the invisible characters it may mark too). */
-const asIs = (text: string, max: number) => text.length <= max && !NEEDS_CARE.test(text) && !MAYBE_INVISIBLE.test(text);
+const asIs = (text: string, max: number) =>
+  text.length <= max && (!NOT_PLAIN.test(text) || (!NEEDS_CARE.test(text) && !MAYBE_INVISIBLE.test(text)));
 
 /**
  * A JSON text being written, piece by piece onto the end of one string: V8 keeps such a string as
