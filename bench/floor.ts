@@ -14,9 +14,15 @@
  * grows with the commands answered shows. Then the user-facing figure at low load: one command
  * in flight, from the signed POST to the answer arriving at response_url, p50 / p99, per app.
  *
+ * Background work counts against the app whose process does it: the arrival scheduler's first check
+ * of every user is let finish before the rounds (the users are linked as the app starts; a
+ * deployment's checks are spread over NOTIFY_INTERVAL), and each round says what fell in it (the
+ * service calls beyond one per answered command, and the arrival checks), read from the app's /metrics.
+ *
  * BENCH_BASELINE=<checkout>: that checkout's countersign takes part in the rounds too, to show what
  * a change bought. BENCH_CPU_PROFILE=<dir>: a CPU profile of this checkout's countersign over its
- * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor); BENCH_ALLOCATION_PROFILE=<dir>:
+ * rounds, summed up at the end (BENCH_CPU_PROFILE_APP=floor: of the floor; countersign,baseline: of both, under
+ * the same load); BENCH_ALLOCATION_PROFILE=<dir>:
  * where its bytes are allocated over the rounds, the same way (V8's sampling heap profiler;
  * BENCH_ALLOCATION_KIND=promoted: only what outlived the young generation, the old space's garbage).
  * BENCH_HEAP_SNAPSHOTS=<dir>: a heap snapshot of each app after its warm-up and after the last round,
@@ -73,11 +79,14 @@ async function startSink(): Promise<Sink> {
         waiting.delete(Number(id[2]));
         done?.(bytes);
       }
+      // chat.postMessage: the arrival scheduler's first check tells each new approver what already waits.
       const body = url.includes('auth.test')
         ? '{"ok":true,"user_id":"UBOT","bot_id":"BBOT","team_id":"T0001"}'
         : url.includes('users.info')
           ? '{"ok":true,"user":{"tz":"Europe/Berlin"}}'
-          : 'ok';
+          : url.includes('chat.postMessage')
+            ? '{"ok":true,"channel":"DBENCH","ts":"1700000000.000100"}'
+            : 'ok';
       res.writeHead(200, { 'content-type': body === 'ok' ? 'text/plain' : 'application/json' });
       res.end(body);
     });
@@ -130,6 +139,8 @@ interface Contender {
   /** A heap snapshot written to `file`; the heap used and RSS just after it, garbage collected. */
   snapshot(file: string): Promise<{ heap: number; rss: number }>;
   ask(line: string, answerPrefix: string): Promise<string>;
+  /** Its calls to the service and its arrival checks so far (undefined: no arrivals), from its /metrics (undefined: the floor has none). */
+  calls(): Promise<{ service: number; arrivalChecks: number | undefined } | undefined>;
   stop(): Promise<void>;
 }
 
@@ -193,6 +204,20 @@ async function startContender(
       return { heap: Number(heap), rss: Number(rss) };
     },
     ask,
+    calls: async () => {
+      if (kind === 'floor') return undefined;
+      const res = await pool.request({ path: '/metrics', method: 'GET' });
+      const text = await res.body.text();
+      const sum = (pattern: RegExp) =>
+        text
+          .split('\n')
+          .filter((l) => pattern.test(l))
+          .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+      return {
+        service: sum(/^countersign_service_call_seconds_count\b/),
+        arrivalChecks: text.includes('countersign_arrival_checks_total') ? sum(/^countersign_arrival_checks_total\b/) : undefined,
+      };
+    },
     stop: async () => {
       await pool.close();
       await new Promise<void>((r) => {
@@ -246,10 +271,15 @@ interface Round {
   heapMb: number;
   errors: number;
   bytesEach: number;
+  /** Service calls the app made in the round beyond one per answered command (arrival checks, digests, the reconciler), and arrival checks. */
+  backgroundCalls: number;
+  arrivalChecks: number;
 }
 
 /** `CONCURRENCY` workers, each with one command in flight, for `seconds` (and until `atLeast` are done); the round ends when the last answer is in. */
 async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): Promise<Round> {
+  // Read outside the CPU window: serving /metrics costs the app CPU of its own.
+  const callsBefore = await app.calls();
   const before = await app.usage();
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -271,6 +301,7 @@ async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): 
   );
   const elapsed = (performance.now() - started) / 1000;
   const after = await app.usage();
+  const callsAfter = await app.calls();
   const cpuS = (after.cpuUs - before.cpuUs) / 1e6;
   return {
     answered,
@@ -282,6 +313,8 @@ async function round(app: Contender, sink: Sink, seconds: number, atLeast = 0): 
     heapMb: after.heap / 1e6,
     errors,
     bytesEach: bytes / answered,
+    backgroundCalls: callsBefore && callsAfter ? callsAfter.service - callsBefore.service - answered : 0,
+    arrivalChecks: (callsAfter?.arrivalChecks ?? 0) - (callsBefore?.arrivalChecks ?? 0),
   };
 }
 
@@ -307,7 +340,7 @@ const spread = (values: readonly number[]) => {
 };
 
 const describe = (r: Round) =>
-  `${fmt(r.perSecond, 0).padStart(5)} answered/s, ${fmt(r.cpuMsEach, 3)} ms CPU each (${fmt(r.perCpuSecond, 0)}/CPU-s), GC ${fmt(r.gcUsEach, 0)} µs each, heap ${fmt(r.heapMb, 0)} MB, RSS ${fmt(r.rssMb, 0)} MB${r.errors ? `, ${r.errors} errors` : ''}`;
+  `${fmt(r.perSecond, 0).padStart(5)} answered/s, ${fmt(r.cpuMsEach, 3)} ms CPU each (${fmt(r.perCpuSecond, 0)}/CPU-s), GC ${fmt(r.gcUsEach, 0)} µs each, heap ${fmt(r.heapMb, 0)} MB, RSS ${fmt(r.rssMb, 0)} MB${r.errors ? `, ${r.errors} errors` : ''}${r.backgroundCalls || r.arrivalChecks ? `, background: ${r.backgroundCalls} service calls, ${r.arrivalChecks} arrival checks` : ''}`;
 
 export async function floorSuite(): Promise<void> {
   const ROUNDS = Number(process.env.BENCH_FLOOR_ROUNDS ?? 9);
@@ -373,6 +406,20 @@ export async function floorSuite(): Promise<void> {
       const warm = await round(app, sink, 0, Math.max(WARMUP, 2 * USERS.length));
       console.log(`warm-up ${app.label}: ${fmt(Math.max(WARMUP, 2 * USERS.length), 0)} commands, ${describe(warm)}`);
     }
+    // The arrival scheduler checks every seeded user as the app starts (all were linked just before),
+    // where a deployment's checks are spread over NOTIFY_INTERVAL: that first cycle is let finish
+    // before the rounds, and what background work still falls in a round is counted in it.
+    for (const app of apps.filter((a) => a.label !== 'floor')) {
+      const waited = performance.now();
+      let checks = (await app.calls())?.arrivalChecks;
+      while (checks !== undefined && checks < USERS.length && performance.now() - waited < 60_000) {
+        await new Promise((r) => setTimeout(r, 250));
+        checks = (await app.calls())?.arrivalChecks;
+      }
+      console.log(
+        `${app.label}: ${checks === undefined ? 'no arrival checks (none in this code)' : `${fmt(checks, 0)} arrival checks of ${USERS.length} users before the rounds, waited ${fmt((performance.now() - waited) / 1000, 1)} s for them`}`,
+      );
+    }
     const snapshot = async (app: Contender, when: string) => {
       if (snapshotDir === undefined) return;
       mkdirSync(snapshotDir, { recursive: true });
@@ -381,12 +428,15 @@ export async function floorSuite(): Promise<void> {
       console.log(`${app.label} ${when}: heap after GC ${fmt(heap / 1e6, 1)} MB, RSS ${fmt(rss / 1e6, 0)} MB (${file})`);
     };
     for (const app of apps) await snapshot(app, 'early');
-    // BENCH_CPU_PROFILE_APP=floor profiles the floor instead, to compare where the two spend.
-    const profiled = (process.env.BENCH_CPU_PROFILE_APP === 'floor' ? apps[0] : apps[1]) as Contender;
+    // BENCH_CPU_PROFILE_APP names the apps profiled (floor, countersign, baseline; comma-separated):
+    // several in one run compare where each spends under the same load. Allocations: the first named.
+    const named = (process.env.BENCH_CPU_PROFILE_APP ?? 'countersign').split(',').map((n) => n.trim());
+    const cpuProfiled = apps.filter((a) => named.includes(a.label));
+    const profiled = (cpuProfiled[0] ?? apps[1]) as Contender;
     if (profileDir !== undefined) {
       mkdirSync(profileDir, { recursive: true });
-      await profiled.ask('profile-start', 'PROFILING');
-      console.log(`(profiling ${profiled.label}: its figures below include the profiler’s overhead)`);
+      for (const app of cpuProfiled) await app.ask('profile-start', 'PROFILING');
+      console.log(`(profiling ${cpuProfiled.map((a) => a.label).join(', ')}: their figures below include the profiler’s overhead)`);
     }
     if (allocationDir !== undefined) {
       mkdirSync(allocationDir, { recursive: true });
@@ -413,11 +463,13 @@ export async function floorSuite(): Promise<void> {
     for (const app of apps) console.log(`${app.label} after the rounds: ${await app.spaces()}`);
     for (const app of apps) await snapshot(app, 'late');
     // The profile covers the rounds only, not the low-load latencies below.
-    let profileFile: string | undefined;
-    if (profileDir !== undefined) {
-      profileFile = join(profileDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
-      await profiled.ask(`profile-stop ${profileFile}`, 'PROFILED');
-    }
+    const profileFiles: string[] = [];
+    if (profileDir !== undefined)
+      for (const app of cpuProfiled) {
+        const file = join(profileDir, `${app.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+        await app.ask(`profile-stop ${file}`, 'PROFILED');
+        profileFiles.push(file);
+      }
     let allocationFile: string | undefined;
     if (allocationDir !== undefined) {
       allocationFile = join(allocationDir, `${profiled.label}-${new Date().toISOString().replace(/[:.]/g, '-')}.heapprofile`);
@@ -454,6 +506,15 @@ export async function floorSuite(): Promise<void> {
       const heap = (results.get(app.label) ?? []).map((r) => r.heapMb);
       console.log(
         `${app.label.padEnd(11)} CPU per command, first ${third} rounds → last ${third}: ${fmt(median(cpu.slice(0, third)), 3)} → ${fmt(median(cpu.slice(-third)), 3)} ms (${fmt((100 * median(cpu.slice(-third))) / median(cpu.slice(0, third)) - 100)} %); GC ${fmt(median(gc.slice(0, third)), 0)} → ${fmt(median(gc.slice(-third)), 0)} µs each; RSS ${fmt(rss[0] as number, 0)} → ${fmt(rss[rss.length - 1] as number, 0)} MB (rounds' max ${fmt(Math.max(...rss), 0)}); heap used ${fmt(heap[0] as number, 0)} → ${fmt(heap[heap.length - 1] as number, 0)} MB`,
+      );
+    }
+    // Background work (arrival checks, digests, the reconciler) in the measured rounds: its CPU counts against the app.
+    for (const app of apps.filter((a) => a.label !== 'floor')) {
+      const rs = results.get(app.label) ?? [];
+      const calls = rs.reduce((n, r) => n + r.backgroundCalls, 0);
+      const checks = rs.reduce((n, r) => n + r.arrivalChecks, 0);
+      console.log(
+        `${app.label.padEnd(11)} background work in the rounds: ${fmt(calls, 0)} service calls beyond one per answered command, ${fmt(checks, 0)} arrival checks${calls || checks ? ` (in rounds ${rs.flatMap((r, i) => (r.backgroundCalls || r.arrivalChecks ? [i + 1] : [])).join(', ')})` : ''}`,
       );
     }
     const ratio = ratios('countersign', 'floor');
@@ -511,7 +572,11 @@ export async function floorSuite(): Promise<void> {
     };
     if (process.env.BENCH_SHOW_ANSWER) console.log(sink.firstBody('ours'), sink.firstBody('floor'));
     console.log(`countersign's answer: ${shape(sink.firstBody('ours'))}; the floor's: ${shape(sink.firstBody('floor'))}`);
-    if (profileFile !== undefined) console.log(summarize(profileFile, 30));
+    for (const file of profileFiles) {
+      const app = cpuProfiled[profileFiles.indexOf(file)] as Contender;
+      const answered = (results.get(app.label) ?? []).reduce((n, r) => n + r.answered, 0);
+      console.log(`${app.label}, ${fmt(answered, 0)} commands answered over its profile:\n${summarize(file, 30)}`);
+    }
     if (snapshotDir !== undefined)
       for (const app of apps)
         console.log(

@@ -6,9 +6,10 @@
 
 import { describe, expect, it } from 'vitest';
 import { printable } from '../../src/admin/output.js';
-import { header, inert, plain, revealHidden } from '../../src/render/blocks.js';
+import { header, inert, NOT_PLAIN, plain, revealHidden } from '../../src/render/blocks.js';
 import { renderCollectFailedDm, renderCollectStatus } from '../../src/render/collect.js';
 import { plainOf, richText } from '../../src/render/rich.js';
+import { MAYBE_INVISIBLE } from '../../src/service/query.js';
 
 const RAW = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
@@ -17,6 +18,14 @@ describe('hidden characters from the service', () => {
     expect(revealHidden('Invoice \u202Egpj.exe')).toBe('Invoice [U+202E]gpj.exe');
     expect(revealHidden('a\u0000b\u001bc\u0085d\u2066e\u2069f\u200fg')).toBe('a[U+0000]b[U+001B]c[U+0085]d[U+2066]e[U+2069]f[U+200F]g');
     expect(revealHidden('two\nlines\r\nand\ta tab, Ünïcödé, 👩‍💻, עברית')).toBe('two\nlines\r\nand\ta tab, Ünïcödé, 👩‍💻, עברית');
+  });
+
+  it('are none of the characters text is shown as it is for without a longer look', () => {
+    for (let c = 0; c <= 0xffff; c++) {
+      const char = String.fromCharCode(c);
+      if (NOT_PLAIN.test(char)) continue;
+      expect(RAW.test(char) || MAYBE_INVISIBLE.test(char), `U+${c.toString(16)}`).toBe(false);
+    }
   });
 
   it('never reach Slack raw, in rich text, plain text, mrkdwn, headers or the fallback', () => {

@@ -50,6 +50,18 @@ describe('approvalsCommand', () => {
     expect(t.fake.calls).toEqual([{ command: 'findApprovals', query: { state: 'completed', 'page-size': 10 }, token: 'token-of-UADA' }]);
   });
 
+  it('keeps the page it drew for a decision’s redraw only where decisions can be taken', async () => {
+    for (const decisions of [undefined, { DECISION_REQUEST: 'POST performWorkItem?workitem-id={id}&action={action}&comment={comment}' }]) {
+      const t = build(decisions === undefined ? {} : { decisions });
+      await t.link();
+      await approvalsCommand(t.deps)(t.commandArgs('completed'));
+      await t.deps.background.drain();
+      expect(t.deps.shown.page('UADA', { state: 'completed', 'page-size': 10 }) !== undefined, String(decisions !== undefined)).toBe(
+        decisions !== undefined,
+      );
+    }
+  });
+
   it('counts relative dates from the user’s today in their time zone', async () => {
     const t = build({ zone: 'America/Los_Angeles', now: '2026-11-22T06:30:00Z' });
     await t.link();

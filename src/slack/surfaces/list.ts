@@ -4,7 +4,7 @@
  */
 
 import type { WebClient } from '@slack/web-api';
-import { decidedAmong } from '../../approvals/decision-offer.js';
+import { decidedAmong, decisionsOffered } from '../../approvals/decision-offer.js';
 import { detailsOffered } from '../../approvals/details.js';
 import { type ApprovalsOutcome, searchApprovals } from '../../approvals/search.js';
 import type { DetailsState } from '../../parse/details.js';
@@ -51,7 +51,9 @@ export async function answerApprovals(
   const { respond, how } = target;
   switch (outcome.kind) {
     case 'page': {
-      deps.shown.drewPage(who.userId, { query: outcome.query, approvals: outcome.approvals });
+      // Kept for the redraw after a decision taken from it (redrawList), and for nothing else: where
+      // no decision can be taken, keeping it was a fiftieth of an answered /approvals' CPU for nothing.
+      if (decisionsOffered(deps)) deps.shown.drewPage(who.userId, { query: outcome.query, approvals: outcome.approvals });
       const listed = justDecided !== undefined && outcome.approvals.some((a) => a.workItemId === justDecided.approval.workItemId);
       const decided = new Map<string, DecidedMark>();
       for (const [id, hold] of outcome.decided) decided.set(id, markOf(hold));
