@@ -37,7 +37,7 @@ export interface ArrivalMessage {
   more: number; // how many more arrived with them than are listed (the message says `/approvals`)
   afterQuiet: boolean; // sent when quiet hours ended
 }
-/** Where arrival messages go: the Slack side renders and sends them (A2 implements, A1 calls). */
+/** Where arrival messages go: the Slack side renders and sends them; the checks and afterDecision call it. */
 export interface ArrivalOutbox {
   /** Posts the DM; returns the channel id Slack's answer gave (D…) and the message ts: the DM is updated by those. */
   announce(message: ArrivalMessage): Promise<{ channel: string; ts: string }>;

@@ -9,15 +9,14 @@
 
 import type { Button, KnownBlock } from '@slack/types';
 import { ARRIVALS_LISTED, type ArrivalEntry, type ArrivalMessage, type NotifySettings, type QuietHours } from '../arrivals/ports.js';
-import type { DecisionChoiceWire } from '../parse/decision.js';
 import { isCarriableApprovalId } from '../parse/details.js';
 import type { Approval } from '../service/schemas.js';
 import type { TimeFrame } from '../time/frame.js';
 import { formatMinuteOfDay, readableInstant } from '../time/write.js';
 import { zoneLabel, zoneOrUtc } from '../time/zones.js';
 import { approvalParagraphs, OPEN_ACTION } from './approvals.js';
-import { type ApprovalLinks, actions, button, context, header, LIMITS, linkButton, type Message, truncate } from './blocks.js';
-import { DECISION_ACTIONS, decidedLine, decisionButtonText } from './decision.js';
+import { type ApprovalLinks, actions, button, context, header, LIMITS, linkButton, type Message } from './blocks.js';
+import { DECISION_ACTIONS, decidedLine, decisionButtonText, decisionChoiceValue } from './decision.js';
 import { detailsButton } from './details-controls.js';
 import { code, emoji, md, type Paragraph, plainOf, richText } from './rich.js';
 
@@ -35,23 +34,6 @@ export interface ArrivalRenderOptions {
 }
 
 const STOP_NOTE = '`/approvals notify off` stops these messages; `/approvals notify quiet 19:00-08:00` holds them during the night.';
-
-/**
- * A decision button in a message: the same action id and value as the Details modal's, with the
- * approval's id (`a`), which a modal carries in its own metadata and a message cannot. No time of
- * drawing (`t`): a message may be clicked hours later, so the click is always checked with the service.
- */
-export function arrivalChoiceValue(approvalId: string, action: string, entry: ArrivalEntry['approval']): string | undefined {
-  const wire: DecisionChoiceWire = {
-    a: approvalId,
-    x: action,
-    ...(entry.requestName ? { r: truncate(entry.requestName, 150) } : {}),
-    ...(entry.requestedBy ? { b: truncate(entry.requestedBy, 80) } : {}),
-    ...(entry.workItemName ? { n: truncate(entry.workItemName, 80) } : {}),
-  };
-  const value = JSON.stringify(wire);
-  return value.length <= LIMITS.buttonValue ? value : undefined;
-}
 
 /** The approval as the lists draw one: the DM writes its request, step, requester and due date as every list does. */
 function asApproval(entry: ArrivalEntry): Approval {
@@ -102,7 +84,8 @@ function entryButtons(entry: ArrivalEntry, options: ArrivalRenderOptions): Butto
   // An id the click could not carry back exactly would only ever answer that the button no longer works.
   if (options.decisions && isCarriableApprovalId(approval.workItemId)) {
     for (const action of entry.state.actions.slice(0, MAX_DECISION_BUTTONS)) {
-      const value = arrivalChoiceValue(approval.workItemId, action, entry.approval);
+      // The same value as the Details modal's, with the approval's id and no time of drawing.
+      const value = decisionChoiceValue(action, entry.approval, { approvalId: approval.workItemId });
       const actionId = DECISION_ACTIONS.choose[buttons.length] as string;
       if (value !== undefined) buttons.push(button({ actionId, text: decisionButtonText(action), value }));
     }

@@ -67,20 +67,24 @@ export function decidedLine(mark: DecidedMark, reader: Reader): Paragraph {
 
 /**
  * The words of an action's button value, each cut so that the whole holds in a button's 2,000
- * characters, and when the Details were drawn: a click soon after is checked against countersign's
- * records alone, a later one with the service (approvals/choose.ts).
+ * characters, and where the click is checked from: a Details modal's button carries when the
+ * Details were drawn (`t`: a click soon after is checked against countersign's records alone, a
+ * later one with the service, approvals/choose.ts); a message's carries the approval's id (`a`),
+ * which a modal keeps in its own metadata and a message cannot, and no time (a message may be
+ * clicked hours later, so its click is always checked with the service).
  */
-function choiceValue(
+export function decisionChoiceValue(
   action: string,
-  d: Pick<ApprovalDetails, 'requestName' | 'requestedByName' | 'workItemName'>,
-  shownAt: Date,
+  about: { requestName: string; requestedBy: string; workItemName: string },
+  carried: { approvalId: string } | { shownAt: Date },
 ): string | undefined {
   const wire: DecisionChoiceWire = {
+    ...('approvalId' in carried ? { a: carried.approvalId } : {}),
     x: action,
-    ...(d.requestName ? { r: truncate(d.requestName, 150) } : {}),
-    ...(d.requestedByName ? { b: truncate(d.requestedByName, 80) } : {}),
-    ...(d.workItemName ? { n: truncate(d.workItemName, 80) } : {}),
-    t: Math.floor(shownAt.getTime() / 1000),
+    ...(about.requestName ? { r: truncate(about.requestName, 150) } : {}),
+    ...(about.requestedBy ? { b: truncate(about.requestedBy, 80) } : {}),
+    ...(about.workItemName ? { n: truncate(about.workItemName, 80) } : {}),
+    ...('shownAt' in carried ? { t: Math.floor(carried.shownAt.getTime() / 1000) } : {}),
   };
   const value = JSON.stringify(wire);
   return value.length <= LIMITS.buttonValue ? value : undefined;
@@ -113,7 +117,11 @@ export function decisionButtons(offer: DecisionOffer, d: ApprovalDetails, open: 
   if (offer.kind !== 'actions') return open === undefined ? [] : [actions('details:open', [open])];
   const buttons: Button[] = [];
   for (const action of offer.actions.slice(0, MAX_ACTION_BUTTONS)) {
-    const value = choiceValue(action, d, shownAt);
+    const value = decisionChoiceValue(
+      action,
+      { requestName: d.requestName, requestedBy: d.requestedByName, workItemName: d.workItemName },
+      { shownAt },
+    );
     // An action whose name cannot be carried is one countersign cannot offer: the service still can.
     const actionId = DECISION_ACTIONS.choose[buttons.length] as string;
     if (value !== undefined) buttons.push(button({ actionId, text: decisionButtonText(action), value }));

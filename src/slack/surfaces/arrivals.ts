@@ -11,9 +11,6 @@ import type { SlackDeps } from '../deps.js';
 export function redrawArrivals(deps: SlackDeps, approvalId: string): void {
   // Where arrival messages are off there are none to redraw.
   if (deps.notifyIntervalMs === undefined) return;
-  deps.background.run('arrival messages redrawn', () =>
-    afterDecision(deps, approvalId).catch((error: unknown) =>
-      deps.logger.warn({ approval: approvalId, error: (error as Error).message }, 'could not redraw the arrival messages of a decision'),
-    ),
-  );
+  // afterDecision logs what it could not do and never throws: the decision is done whatever happens here.
+  deps.background.run('arrival messages redrawn', () => afterDecision(deps, approvalId));
 }
