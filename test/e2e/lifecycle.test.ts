@@ -117,23 +117,28 @@ describe('stopping', () => {
   let slack: FakeSlack;
   let hanging: StubServer;
 
-  it('ends within SHUTDOWN_TIMEOUT while service calls hang, and logs how many requests of which kinds it gave up', async () => {
+  /** The app, with Ada linked, in front of a service that takes every call and never answers. */
+  async function appOnHangingService(name: string, env: Record<string, string>) {
     slack = await startFakeSlack();
     cleanups.push(() => slack.close());
-    // A service that takes every call and never answers.
     hanging = await startStubServer(() => {});
     cleanups.push(() => hanging.close());
-    const path = join(dir, 'stopping', 'countersign.db');
-    mkdirSync(join(dir, 'stopping'), { recursive: true });
+    const path = join(dir, name, 'countersign.db');
+    mkdirSync(join(dir, name), { recursive: true });
     const store = new SqliteStore(path, new Secret(NEW_KEY));
     await store.setToken({ teamId: TEAM, userId: 'UADA' }, ['findApprovals'], new Secret(TOKEN), 'admin', new Date());
     await store.close();
-
-    const app = await spawnApp({
+    return spawnApp({
       ...base(path),
       SLACK_API_URL: slack.apiUrl,
       COMMAND_SERVICE_URL: hanging.url,
       TOKEN_ENCRYPTION_KEY: NEW_KEY,
+      ...env,
+    });
+  }
+
+  it('ends within SHUTDOWN_TIMEOUT while service calls hang, and logs how many requests of which kinds it gave up', async () => {
+    const app = await appOnHangingService('stopping', {
       SHUTDOWN_TIMEOUT: '2s',
       // The three commands are what hangs here; an arrival check's call would be a fourth (below, its own test).
       NOTIFY_INTERVAL: 'off',
@@ -169,23 +174,7 @@ describe('stopping', () => {
   }, 40_000);
 
   it('stops at once while an arrival check waits on a service that never answers: its call is cancelled, and the exit is clean', async () => {
-    slack = await startFakeSlack();
-    cleanups.push(() => slack.close());
-    hanging = await startStubServer(() => {});
-    cleanups.push(() => hanging.close());
-    const path = join(dir, 'stopping-arrivals', 'countersign.db');
-    mkdirSync(join(dir, 'stopping-arrivals'), { recursive: true });
-    const store = new SqliteStore(path, new Secret(NEW_KEY));
-    await store.setToken({ teamId: TEAM, userId: 'UADA' }, ['findApprovals'], new Secret(TOKEN), 'admin', new Date());
-    await store.close();
-
-    const app = await spawnApp({
-      ...base(path),
-      SLACK_API_URL: slack.apiUrl,
-      COMMAND_SERVICE_URL: hanging.url,
-      TOKEN_ENCRYPTION_KEY: NEW_KEY,
-      SHUTDOWN_TIMEOUT: '10s',
-    });
+    const app = await appOnHangingService('stopping-arrivals', { SHUTDOWN_TIMEOUT: '10s' });
     // Ada is linked: the first arrival check asks for her list, and the service keeps it.
     await eventually('the arrival check waiting on the service', () => hanging.requests.length >= 1, 15_000);
 
