@@ -136,6 +136,24 @@ const asIs = (text: string, max: number) =>
   text.length <= max && (!NOT_PLAIN.test(text) || (!NEEDS_CARE.test(text) && !MAYBE_INVISIBLE.test(text)));
 
 /**
+ * NOT_PLAIN, a quote and a backslash: text with none of them (nearly all a page holds) is shown as
+ * it is and stands in JSON as it is, found in one look rather than one for each question.
+ */
+const NOT_PLAIN_OR_ESCAPED = /[^\u0020\u0021\u0023-\u005b\u005d-\u007e\u00a0-\u00ac\u00ae-\u00ff\u2013\u2014\u2018\u2019\u201c\u201d\u2026]/;
+
+/** How a text goes into an entry written directly: `plain` as it is, `quoted` escaped for JSON, `no` not this way at all. */
+function plainness(text: string, max: number): 'plain' | 'quoted' | 'no' {
+  if (text.length <= max && !NOT_PLAIN_OR_ESCAPED.test(text)) return 'plain';
+  return asIs(text, max) ? 'quoted' : 'no';
+}
+
+/** The text as it stands inside a JSON string, given its plainness. */
+function pushText(out: JsonOut, text: string, how: 'plain' | 'quoted'): void {
+  if (how === 'plain') out.json += text;
+  else pushContent(out, text);
+}
+
+/**
  * A JSON text being written, piece by piece onto the end of one string: V8 keeps such a string as
  * a rope and lays it out once, when it is sent. An array joined at the end cost twice as much, and
  * building each block as a string of its own copied each entry several times over.
@@ -159,28 +177,37 @@ export function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFra
   const request = approval.requestName || '(unnamed request)';
   const step = approval.workItemName || 'Approval';
   const requester = approval.fields.RequestedByName;
+  if (approval.workItemId === '') return false;
+  const idIs = plainness(approval.workItemId, 80);
+  const requestIs = plainness(request, 150);
+  const stepIs = plainness(step, 80);
+  const requesterIs = typeof requester === 'string' ? plainness(requester, 80) : 'plain';
+  // Quoted when they are not times: checked whether or not they are, which costs less than reading them twice.
+  const dueIs = plainness(approval.dueDate, 40);
+  const completedIs = plainness(approval.completedDate, 40);
   if (
-    approval.workItemId === '' ||
-    !asIs(approval.workItemId, 80) ||
-    !asIs(request, 150) ||
-    !asIs(step, 80) ||
-    // Quoted when they are not times: checked whether or not they are, which costs less than reading them twice.
-    !asIs(approval.dueDate, 40) ||
-    !asIs(approval.completedDate, 40) ||
-    (typeof requester === 'string' && !asIs(requester, 80))
+    idIs === 'no' ||
+    requestIs === 'no' ||
+    stepIs === 'no' ||
+    requesterIs === 'no' ||
+    dueIs === 'no' ||
+    completedIs === 'no'
   )
     return false;
+  // The status is our own words, with a date as the service wrote it where it is not a time: no
+  // quote or backslash in it unless the dates have one.
+  const statusIs = dueIs === 'plain' && completedIs === 'plain' ? 'plain' : 'quoted';
   const status = statusRuns(approval, frame);
   // An emoji, or styled words (how overdue): nothing else stands in a status.
   for (const run of status) if (typeof run !== 'string' && !('emoji' in run) && !('style' in run)) return false;
   out.json += '{"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":"';
-  pushContent(out, request);
+  pushText(out, request, requestIs);
   // Unstyled text runs on until an element of another kind comes, as richTextJson merges it.
   out.json += '","style":{"bold":true}},{"type":"text","text":"\\n';
-  pushContent(out, step);
+  pushText(out, step, stepIs);
   if (typeof requester === 'string' && requester !== '') {
     out.json += ' · requested by ';
-    pushContent(out, requester);
+    pushText(out, requester, requesterIs as 'plain' | 'quoted');
   }
   out.json += '\\n';
   let open = true;
@@ -189,23 +216,23 @@ export function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFra
       if (run === '') continue;
       if (!open) out.json += ',{"type":"text","text":"';
       open = true;
-      pushContent(out, run);
+      pushText(out, run, statusIs);
       continue;
     }
     if (open) out.json += '"}';
     open = false;
     if ('emoji' in run) {
       out.json += ',{"type":"emoji","name":"';
-      pushContent(out, run.emoji);
+      pushText(out, run.emoji, statusIs);
       out.json += '"}';
     } else if ('style' in run) {
       out.json += ',{"type":"text","text":"';
-      pushContent(out, run.text);
+      pushText(out, run.text, statusIs);
       out.json += `","style":${styleJson(run.style)}}`;
     }
   }
   out.json += open ? '\\n"},{"type":"text","text":"' : ',{"type":"text","text":"\\n"},{"type":"text","text":"';
-  pushContent(out, approval.workItemId);
+  pushText(out, approval.workItemId, idIs);
   out.json += '","style":{"code":true}}]}]}';
   return true;
 }
