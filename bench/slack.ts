@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { parseApprovalsCommand } from '../src/parse/approvals.js';
-import { renderApprovalsPage } from '../src/render/approvals.js';
+import { approvalsPageJson, renderApprovalsPage } from '../src/render/approvals.js';
 import { Secret } from '../src/runtime/secret.js';
 import { createServiceClient } from '../src/service/index.js';
 import { SqliteStore } from '../src/store/sqlite.js';
@@ -297,6 +297,37 @@ async function ownWork(dir: string): Promise<void> {
   times.sort((a, b) => a - b);
   console.log(
     `own work per /approvals (parse + decrypt token + record outcome + render 10 approvals + JSON), service excluded: median ${fmt(percentile(times, 50), 3)} ms, p99 ${fmt(percentile(times, 99), 3)} ms (goal < 2 ms median)`,
+  );
+  pageAlone(page.approvals);
+}
+
+/**
+ * The page as /approvals posts it (approvalsPageJson), drawn alone in a loop: the part of an
+ * answered command that the floor does in a line (bench/floor.ts), in a figure steady enough to
+ * tell a change of a few microseconds. The floor's frame (no zone known) and its Details buttons.
+ */
+function pageAlone(approvals: Parameters<typeof approvalsPageJson>[0]['approvals']): void {
+  const PAGES = 100_000;
+  const input = {
+    query: { 'page-size': 10 },
+    approvals,
+    userId: 'UFLOOR0016',
+    frame: timeFrame(new Date('2026-11-22T12:00:00Z'), undefined, undefined),
+    details: true,
+  };
+  let characters = 0;
+  for (let i = 0; i < 20_000; i++) characters = approvalsPageJson(input).length;
+  const rounds: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    const before = process.cpuUsage();
+    // Its bytes counted as a post counts them, which lays the written string out once.
+    for (let i = 0; i < PAGES / 5; i++) Buffer.byteLength(approvalsPageJson(input));
+    const used = process.cpuUsage(before);
+    rounds.push((used.user + used.system) / (PAGES / 5));
+  }
+  rounds.sort((a, b) => a - b);
+  console.log(
+    `the page as posted (${approvals.length} approvals, Details buttons, ${fmt(characters, 0)} characters), drawn ${fmt(PAGES, 0)} times: median of 5 rounds ${fmt(percentile(rounds, 50), 1)} µs of CPU each (rounds ${fmt(rounds[0] ?? 0, 1)}–${fmt(rounds.at(-1) ?? 0, 1)})`,
   );
 }
 

@@ -139,7 +139,9 @@ const asIs = (text: string, max: number) =>
  * NOT_PLAIN, a quote and a backslash: text with none of them (nearly all a page holds) is shown as
  * it is and stands in JSON as it is, found in one look rather than one for each question.
  */
-const NOT_PLAIN_OR_ESCAPED = /[^\u0020\u0021\u0023-\u005b\u005d-\u007e\u00a0-\u00ac\u00ae-\u00ff\u2013\u2014\u2018\u2019\u201c\u201d\u2026]/;
+const NOT_PLAIN_OR_ESCAPED = new RegExp(NOT_PLAIN.source.replace('\\u0020-\\u007e', '\\u0020\\u0021\\u0023-\\u005b\\u005d-\\u007e'));
+// Made from NOT_PLAIN so that the two cannot drift apart; a NOT_PLAIN written otherwise must fail here, not pass quotes.
+if (NOT_PLAIN_OR_ESCAPED.source === NOT_PLAIN.source) throw new Error('NOT_PLAIN no longer holds the printable ASCII range');
 
 /** How a text goes into an entry written directly: `plain` as it is, `quoted` escaped for JSON, `no` not this way at all. */
 function plainness(text: string, max: number): 'plain' | 'quoted' | 'no' {
@@ -185,14 +187,7 @@ export function writePlainEntry(out: JsonOut, approval: Approval, frame: TimeFra
   // Quoted when they are not times: checked whether or not they are, which costs less than reading them twice.
   const dueIs = plainness(approval.dueDate, 40);
   const completedIs = plainness(approval.completedDate, 40);
-  if (
-    idIs === 'no' ||
-    requestIs === 'no' ||
-    stepIs === 'no' ||
-    requesterIs === 'no' ||
-    dueIs === 'no' ||
-    completedIs === 'no'
-  )
+  if (idIs === 'no' || requestIs === 'no' || stepIs === 'no' || requesterIs === 'no' || dueIs === 'no' || completedIs === 'no')
     return false;
   // The status is our own words, with a date as the service wrote it where it is not a time: no
   // quote or backslash in it unless the dates have one.

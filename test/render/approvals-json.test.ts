@@ -279,6 +279,10 @@ describe('an approval written straight into the page', () => {
       plain({ completedDate: '2026-11-21 10:00:00.0' }),
       plain({ dueDate: '' }),
       plain({ dueDate: 'next week' }),
+      // A date the service wrote as words, with a quote and a backslash: the status line escapes them.
+      plain({ dueDate: 'by "Q4" \\ end' }),
+      plain({ completedDate: 'done "early"' }),
+      plain({ workItemId: '10114:WP"DS:2', fields: { RequestedByName: 'Tim \\ "T"' } }),
       plain({ dueDate: '2026-12-24 09:00:00.0' }),
       plain({ fields: {} }),
       plain({ fields: { RequestedByName: 42 } }),
