@@ -13,7 +13,7 @@ import { setMaxListeners } from 'node:events';
 import type { Deps, TimeZones } from '../deps.js';
 import type { ReminderOutbox } from '../reminders/scheduler.js';
 import { type HeldSlot, type ServiceSlots, SlotsStoppedError } from '../reminders/slots.js';
-import { Ticker } from '../runtime/ticker.js';
+import { leasedWorkers, Ticker } from '../runtime/ticker.js';
 import type { ArrivalWatch } from '../store/index.js';
 import { type CheckDeps, type CheckOutcome, type CheckResult, checkApprover } from './check.js';
 import type { ArrivalOutbox } from './ports.js';
@@ -132,88 +132,73 @@ export class ArrivalScheduler {
     const { deps, owner } = this.#o;
     const report = emptyReport();
     const started = performance.now();
-    let more = true;
-    let joined: Promise<void>[] = [];
-    let renewal: NodeJS.Timeout | undefined;
-    const work = async (): Promise<void> => {
-      while (more && !this.#ticker.stopped) {
-        let watch: ArrivalWatch | undefined;
-        // A service slot is taken before an approver is claimed: an instance the others leave no slot
-        // claims nobody (they take its share), rather than leasing approvers whose checks then wait
-        // for as long as the service stays slow. Whether one is due is read first, so that an idle
-        // tick writes nothing (no slot taken and given back, no claim).
-        let slot: HeldSlot | undefined;
-        try {
-          if (!(await deps.store.arrivalWatchDue(deps.now()))) {
-            more = false;
-            return;
-          }
-          slot = await this.#o.slots.acquire();
-        } catch (error) {
-          if (!(error instanceof SlotsStoppedError)) {
-            deps.logger.error({ error: (error as Error).message }, 'arrivals: could not read the store; trying again next tick');
-            report.failed++;
-          }
-          more = false;
-          return;
-        }
-        try {
-          const now = deps.now();
-          [watch] = await deps.store.claimDueArrivalWatches(
-            now,
-            owner,
-            new Date(now.getTime() + this.#o.leaseMs),
-            new Date(now.getTime() + this.#o.intervalMs),
-            1,
-          );
-          if (watch !== undefined) this.#lateMs = Math.max(0, now.getTime() - watch.dueAt.getTime());
-        } catch (error) {
+    const crew = {
+      workers: this.#o.workers,
+      renewMs: this.#o.leaseMs / 3,
+      renew: () => this.#renew(),
+      stopped: () => this.#ticker.stopped,
+    };
+    await leasedWorkers(crew, async (found): Promise<boolean> => {
+      let watch: ArrivalWatch | undefined;
+      // A service slot is taken before an approver is claimed: an instance the others leave no slot
+      // claims nobody (they take its share), rather than leasing approvers whose checks then wait
+      // for as long as the service stays slow. Whether one is due is read first, so that an idle
+      // tick writes nothing (no slot taken and given back, no claim).
+      let slot: HeldSlot | undefined;
+      try {
+        if (!(await deps.store.arrivalWatchDue(deps.now()))) return false;
+        slot = await this.#o.slots.acquire();
+      } catch (error) {
+        if (!(error instanceof SlotsStoppedError)) {
           deps.logger.error({ error: (error as Error).message }, 'arrivals: could not read the store; trying again next tick');
           report.failed++;
-          more = false;
-          await slot.release();
-          return;
         }
-        if (watch === undefined) {
-          more = false;
-          await slot.release();
-          return;
-        }
-        // An idle tick costs one read; the other workers join once something is due.
-        if (joined.length === 0) {
-          joined = Array.from({ length: this.#o.workers - 1 }, work);
-          renewal = setInterval(() => this.#renew(), this.#o.leaseMs / 3);
-          renewal.unref();
-        }
-        this.#underWay.add(watch.userId);
-        let outcome: CheckResult;
-        try {
-          outcome = await checkApprover(
-            slot === undefined ? this.#checkDeps : { ...this.#checkDeps, slots: heldFirst(slot, this.#o.slots) },
-            watch,
-          );
-        } catch (error) {
-          deps.logger.error({ user: watch.userId, error: (error as Error).message }, 'arrivals: check failed');
-          outcome = { outcome: 'failed', serviceCalls: 0, announced: 0, messages: 0, redrawn: 0, held: 0 };
-        } finally {
-          this.#underWay.delete(watch.userId);
-          // Given back here when the check made no call (unlinked, parked); a second give-back does nothing.
-          await slot.release();
-        }
-        this.#count(report, outcome);
-        // While the service cannot keep the interval, due watches never run out and the tick never
-        // ends: the cycle's length is told as it goes, or it would go untold exactly when it matters.
-        deps.metrics.arrivalCycle(this.cycleMs / 1000);
-        report.ms = Math.round(performance.now() - started);
-        if (report.ms >= this.#o.intervalMs) this.#log(report);
+        return false;
       }
-    };
-    try {
-      await work();
-      await Promise.all(joined);
-    } finally {
-      if (renewal !== undefined) clearInterval(renewal);
-    }
+      try {
+        const now = deps.now();
+        [watch] = await deps.store.claimDueArrivalWatches(
+          now,
+          owner,
+          new Date(now.getTime() + this.#o.leaseMs),
+          new Date(now.getTime() + this.#o.intervalMs),
+          1,
+        );
+        if (watch !== undefined) this.#lateMs = Math.max(0, now.getTime() - watch.dueAt.getTime());
+      } catch (error) {
+        deps.logger.error({ error: (error as Error).message }, 'arrivals: could not read the store; trying again next tick');
+        report.failed++;
+        await slot.release();
+        return false;
+      }
+      if (watch === undefined) {
+        await slot.release();
+        return false;
+      }
+      found();
+      this.#underWay.add(watch.userId);
+      let outcome: CheckResult;
+      try {
+        outcome = await checkApprover(
+          slot === undefined ? this.#checkDeps : { ...this.#checkDeps, slots: heldFirst(slot, this.#o.slots) },
+          watch,
+        );
+      } catch (error) {
+        deps.logger.error({ user: watch.userId, error: (error as Error).message }, 'arrivals: check failed');
+        outcome = { outcome: 'failed', serviceCalls: 0, announced: 0, messages: 0, redrawn: 0, held: 0 };
+      } finally {
+        this.#underWay.delete(watch.userId);
+        // Given back here when the check made no call (unlinked, parked); a second give-back does nothing.
+        await slot.release();
+      }
+      this.#count(report, outcome);
+      // While the service cannot keep the interval, due watches never run out and the tick never
+      // ends: the cycle's length is told as it goes, or it would go untold exactly when it matters.
+      deps.metrics.arrivalCycle(this.cycleMs / 1000);
+      report.ms = Math.round(performance.now() - started);
+      if (report.ms >= this.#o.intervalMs) this.#log(report);
+      return true;
+    });
     report.ms = Math.round(performance.now() - started);
     deps.metrics.arrivalCycle(this.cycleMs / 1000);
     this.#log(report);

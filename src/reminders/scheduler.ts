@@ -16,7 +16,7 @@ import type { TimeZones } from '../deps.js';
 import { DEFAULT_PAGE_SIZE } from '../parse/approvals.js';
 import { serviceDateFilter } from '../parse/dates.js';
 import type { Logger } from '../runtime/logger.js';
-import { Ticker } from '../runtime/ticker.js';
+import { leasedWorkers, Ticker } from '../runtime/ticker.js';
 import { type CredentialSource, LinkOutdatedError, RefusedForUserError } from '../service/credentials.js';
 import { isServiceError } from '../service/errors.js';
 import type { ApprovalQuery, ServiceClient } from '../service/index.js';
@@ -174,60 +174,47 @@ export class ReminderScheduler implements ReminderPlanner {
     const report: TickReport = { taken: 0, sent: 0, quiet: 0, relinkAsked: 0, retried: 0, skipped: 0, failed: 0 };
     const started = performance.now();
     let progressAt = started;
-    let more = true;
-    let joined: Promise<void>[] = [];
-    let renewal: NodeJS.Timeout | undefined;
     // Each worker takes one due reminder at a time. A digest waiting its turn at the service keeps
     // its reminder: the leases this instance holds are renewed while the tick runs, so none runs
     // out under a long queue (and an instance that dies lets its reminders go when they do).
-    const work = async (): Promise<void> => {
-      while (more && !this.#ticker.stopped) {
-        let r: Reminder | undefined;
-        try {
-          const now = this.#o.now();
-          [r] = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), 1);
-        } catch (error) {
-          this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
-          report.failed++;
-          more = false;
-          return;
-        }
-        if (r === undefined) {
-          more = false;
-          return;
-        }
-        report.taken++;
-        // An idle tick costs one claim; the other workers join once something is due.
-        if (joined.length === 0) {
-          joined = Array.from({ length: this.#o.workers - 1 }, work);
-          renewal = setInterval(() => {
-            const until = new Date(this.#o.now().getTime() + this.#o.leaseMs);
-            void this.#o.store.renewReminderLeases(this.#o.owner, until).catch((error: unknown) => {
-              this.#o.logger.warn({ error: (error as Error).message }, 'reminders: could not renew their leases');
-            });
-          }, this.#o.leaseMs / 3);
-          renewal.unref();
-        }
-        let outcome: Exclude<keyof TickReport, 'taken'>;
-        try {
-          outcome = await this.#handle(r);
-        } catch (error) {
-          this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
-          outcome = 'failed';
-        }
-        report[outcome]++;
-        if (performance.now() - progressAt > 60_000) {
-          progressAt = performance.now();
-          this.#o.logger.info({ ...report, seconds: Math.round((progressAt - started) / 1000) }, 'reminders: still handling');
-        }
-      }
+    const crew = {
+      workers: this.#o.workers,
+      renewMs: this.#o.leaseMs / 3,
+      renew: () => {
+        const until = new Date(this.#o.now().getTime() + this.#o.leaseMs);
+        void this.#o.store.renewReminderLeases(this.#o.owner, until).catch((error: unknown) => {
+          this.#o.logger.warn({ error: (error as Error).message }, 'reminders: could not renew their leases');
+        });
+      },
+      stopped: () => this.#ticker.stopped,
     };
-    try {
-      await work();
-      await Promise.all(joined);
-    } finally {
-      if (renewal !== undefined) clearInterval(renewal);
-    }
+    await leasedWorkers(crew, async (found): Promise<boolean> => {
+      let r: Reminder | undefined;
+      try {
+        const now = this.#o.now();
+        [r] = await this.#o.store.claimDueReminders(now, this.#o.owner, new Date(now.getTime() + this.#o.leaseMs), 1);
+      } catch (error) {
+        this.#o.logger.error({ error: (error as Error).message }, 'reminders: could not read the store; trying again next tick');
+        report.failed++;
+        return false;
+      }
+      if (r === undefined) return false;
+      report.taken++;
+      found();
+      let outcome: Exclude<keyof TickReport, 'taken'>;
+      try {
+        outcome = await this.#handle(r);
+      } catch (error) {
+        this.#o.logger.error({ user: r.userId, team: r.teamId, error: (error as Error).message }, 'reminder failed');
+        outcome = 'failed';
+      }
+      report[outcome]++;
+      if (performance.now() - progressAt > 60_000) {
+        progressAt = performance.now();
+        this.#o.logger.info({ ...report, seconds: Math.round((progressAt - started) / 1000) }, 'reminders: still handling');
+      }
+      return true;
+    });
     if (report.taken > 0) this.#o.logger.info({ ...report }, 'reminders handled');
     return report;
   }

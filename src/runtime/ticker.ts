@@ -54,3 +54,35 @@ export async function eachLimited<T>(items: readonly T[], concurrency: number, h
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
+
+/**
+ * The workers of one tick of a leased job (arrival checks, digests): one takes work until it finds
+ * some, so an idle tick costs one look; then the others join it, and `renew` keeps the leases this
+ * instance holds from running out under a long queue, every `renewMs` until the last worker is done.
+ * `step` takes and handles one item, calls `found` once it holds one, and returns false when there
+ * is nothing more to take, which ends every worker's loop after its current item.
+ */
+export async function leasedWorkers(
+  o: { workers: number; renewMs: number; renew: () => void; stopped: () => boolean },
+  step: (found: () => void) => Promise<boolean>,
+): Promise<void> {
+  let more = true;
+  let joined: Promise<void>[] = [];
+  // Started once, by the first item found: with one worker as with many, one renewal for the tick.
+  let renewal: NodeJS.Timeout | undefined;
+  const found = () => {
+    if (renewal !== undefined) return;
+    renewal = setInterval(o.renew, o.renewMs);
+    renewal.unref();
+    joined = Array.from({ length: o.workers - 1 }, work);
+  };
+  const work = async (): Promise<void> => {
+    while (more && !o.stopped()) if (!(await step(found))) more = false;
+  };
+  try {
+    await work();
+    await Promise.all(joined);
+  } finally {
+    if (renewal !== undefined) clearInterval(renewal);
+  }
+}

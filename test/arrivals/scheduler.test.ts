@@ -9,7 +9,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { storedTokens } from '../../src/accounts/credentials.js';
 import { afterDecision } from '../../src/arrivals/decided.js';
 import { inQuietHours } from '../../src/arrivals/message.js';
@@ -527,6 +527,42 @@ describe('ArrivalScheduler', () => {
     expect(announced(w.sent)).toHaveLength(12);
     await restarted.close();
     await stores[1]?.close();
+  });
+
+  it('leaves no lease renewal running after a tick, with one worker as with several', async () => {
+    // Only the interval timers are the test's: a tick's renewal must be gone when the tick is.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      for (const workers of [1, 3]) {
+        const w = world();
+        const store = w.open();
+        for (const u of ['UA', 'UB', 'UC']) await w.link(store, u, [approval(1)]);
+        const scheduler = new ArrivalScheduler({
+          deps: {
+            store,
+            service: w.service,
+            credentials: storedTokens(store),
+            logger,
+            metrics: new Metrics({ defaultMetrics: false }),
+            now: w.clock.now,
+            newId: () => 'm',
+          },
+          outbox: w.outbox,
+          timeZones: { lookup: async () => undefined },
+          owner: 'one',
+          intervalMs: INTERVAL,
+          slots: new ServiceSlots({ store, owner: 'one', limit: 1, now: w.clock.now, logger }),
+          serviceTimeZone: undefined,
+          decisionActions: false,
+          workers,
+        });
+        expect((await scheduler.tick()).checked).toBe(3);
+        expect(vi.getTimerCount()).toBe(0);
+        await store.close();
+      }
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('tells the cycle’s length while a tick still runs, when the service cannot keep the interval (due watches never run out)', async () => {
