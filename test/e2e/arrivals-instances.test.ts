@@ -5,13 +5,11 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSlackConfig } from '../../src/config.js';
-import { type Running, startCountersign } from '../../src/main.js';
+import type { Running } from '../../src/main.js';
 import { PERFORM_WORK_ITEM_REQUEST } from '../../src/reference-service/server.js';
-import { createLogger } from '../../src/runtime/logger.js';
 import { checksOf, dmsWith, readOf } from '../helpers/arrivals.js';
 import { TestClock } from '../helpers/clock.js';
-import { type Harness, SIGNING_SECRET, startHarness } from '../helpers/harness.js';
+import { type Harness, startHarness } from '../helpers/harness.js';
 import { freshSchema, postgresAvailable } from '../helpers/postgres.js';
 import { settled } from '../helpers/settled.js';
 
@@ -33,22 +31,7 @@ beforeAll(async () => {
     startScheduler: false,
   });
   // The second instance: the harness's configuration, on the same database, service and Slack.
-  const config = loadSlackConfig({
-    SLACK_BOT_TOKEN: 'xoxb-0000-1111-e2etestbot',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: h.slack.apiUrl,
-    COMMAND_SERVICE_URL: h.service.url,
-    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    PORT: '0',
-    DATABASE_URL: schema.url,
-    ...env,
-  });
-  other = await startCountersign(config, {
-    logger: createLogger({ level: 'error', write: () => {} }),
-    host: '127.0.0.1',
-    now: clock.now,
-    startScheduler: false,
-  });
+  other = await h.startInstance({ now: clock.now, startScheduler: false });
   h.slack.timeZones.set('UADA', 'Europe/London');
   h.slack.timeZones.set('UGRACE', 'America/Los_Angeles');
 });

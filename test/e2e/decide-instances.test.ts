@@ -6,12 +6,10 @@
 
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSlackConfig } from '../../src/config.js';
-import { type Running, startCountersign } from '../../src/main.js';
+import type { Running } from '../../src/main.js';
 import { HOSTILE_REQUEST_NAMES } from '../../src/reference-service/demo.js';
 import { type ApprovalRowForRequest, sketchRequest } from '../../src/reference-service/requests.js';
 import { COMMENT_FIELD, DECISION_ACTIONS } from '../../src/render/decision.js';
-import { createLogger } from '../../src/runtime/logger.js';
 import { until } from '../helpers/deciding.js';
 import { viewsSent } from '../helpers/fake-slack.js';
 import { type Harness, SIGNING_SECRET, sign, startHarness, TEAM } from '../helpers/harness.js';
@@ -33,20 +31,7 @@ beforeAll(async () => {
   h = await startHarness({ env });
   await h.link('UADA', 'approver');
   // The second instance: the same configuration as the harness's, on the same database, service and Slack.
-  const config = loadSlackConfig({
-    SLACK_BOT_TOKEN: 'xoxb-0000-1111-e2etestbot',
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
-    SLACK_API_URL: h.slack.apiUrl,
-    COMMAND_SERVICE_URL: h.service.url,
-    TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    PORT: '0',
-    ...env,
-  });
-  other = await startCountersign(config, {
-    logger: createLogger({ level: 'error', write: () => {} }),
-    host: '127.0.0.1',
-    startScheduler: false,
-  });
+  other = await h.startInstance({ startScheduler: false });
 });
 afterAll(async () => {
   await other?.shutdown();

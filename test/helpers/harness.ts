@@ -25,6 +25,11 @@ export interface Harness {
   readonly app: Running;
   /** Stops the app as SIGTERM would and starts it again on the same database. */
   restart(): Promise<void>;
+  /**
+   * One more instance with the harness's configuration, on the same database, service and Slack,
+   * logging only errors (nowhere); the caller stops it. `startScheduler` and `now` as for startCountersign.
+   */
+  startInstance(overrides?: Pick<Overrides, 'now' | 'startScheduler'>): Promise<Running>;
   readonly url: string;
   slack: FakeSlack;
   service: ReferenceService;
@@ -196,6 +201,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     get app() {
       return app;
     },
+    startInstance: (overrides = {}) =>
+      startCountersign(config, { logger: createLogger({ level: 'error', write: () => {} }), host: '127.0.0.1', ...overrides }),
     async restart() {
       await app.shutdown();
       app = await start();
